@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The control protocol between the shim (lib/, the "driver") and rocemud
+ * (the "hardware"): fixed, versioned binary messages over a Unix
+ * SOCK_SEQPACKET socket, one connection per opened context (plus short
+ * connections for device listing and the CLI). File descriptors travel as
+ * SCM_RIGHTS ancillary data. Every request gets exactly one response with
+ * the same op and seq; status is 0 or a negative errno.
+ *
+ * Verbs attribute structs come from <infiniband/verbs.h> and are carried
+ * as they are (they hold no pointers); nothing here re-declares them.
+ */
+#ifndef ROCEMU_CTRL_H
+#define ROCEMU_CTRL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
+#define ROCEMU_CTRL_VERSION 1
+#define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
+#define ROCEMU_CTRL_LOCK "autostart.lock"
+#define ROCEMU_MAX_DEVICES 16
+#define ROCEMU_DEV_NAME_MAX 64
+#define ROCEMU_CTRL_MAX_FDS 4
+/* Largest message: the status text of a busy daemon. */
+#define ROCEMU_CTRL_MSG_MAX (256 * 1024)
+#define ROCEMU_NO_HANDLE 0xffffffffu
+
+enum rocemu_ctrl_op {
+	ROCEMU_OP_HELLO = 1,		/* list devices; no fds */
+	ROCEMU_OP_OPEN_DEVICE,		/* binds the connection to a device; fds: async pipe, kick eventfd, context page memfd */
+	ROCEMU_OP_QUERY_DEVICE,
+	ROCEMU_OP_QUERY_PORT,
+	ROCEMU_OP_ALLOC_PD,
+	ROCEMU_OP_DEALLOC_PD,
+	ROCEMU_OP_REG_MR,
+	ROCEMU_OP_REREG_MR,
+	ROCEMU_OP_DEREG_MR,
+	ROCEMU_OP_CREATE_COMP_CHANNEL,	/* fd: read end of the event pipe */
+	ROCEMU_OP_DESTROY_COMP_CHANNEL,
+	ROCEMU_OP_CREATE_CQ,		/* fd: memfd holding CQE ring and doorbell record */
+	ROCEMU_OP_RESIZE_CQ,		/* fd: the new memfd */
+	ROCEMU_OP_DESTROY_CQ,
+	ROCEMU_OP_CREATE_QP,		/* fd: memfd holding SQ, RQ, doorbell record, BlueFlame page */
+	ROCEMU_OP_MODIFY_QP,
+	ROCEMU_OP_QUERY_QP,
+	ROCEMU_OP_DESTROY_QP,
+	ROCEMU_OP_STATUS,		/* text report for `rocemu status` */
+	ROCEMU_OP_SET_PORT_STATE,	/* `rocemu up|down DEV` */
+	ROCEMU_OP_SHUTDOWN,		/* ask the daemon to exit */
+	ROCEMU_OP__COUNT
+};
+
+struct rocemu_msg_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t op;
+	uint32_t seq;
+	int32_t status;		/* responses: 0 or -errno; requests: 0 */
+	uint32_t len;		/* bytes of body after this header */
+	uint32_t reserved;
+};
+
+/* --- bodies: *_req sent by the shim, *_resp by the daemon --- */
+
+struct rocemu_hello_req {
+	uint32_t pid;
+	uint32_t flags;
+};
+
+struct rocemu_dev_info {
+	char name[ROCEMU_DEV_NAME_MAX];
+	uint32_t index;
+	uint32_t ipv4;		/* network byte order */
+	uint32_t netdev_mtu;	/* the Ethernet MTU the port is configured with */
+	uint32_t active_mtu;	/* enum ibv_mtu */
+	uint32_t port_state;	/* enum ibv_port_state */
+	uint32_t reserved;
+	uint64_t node_guid;	/* network byte order, as ibv_get_device_guid() returns */
+	uint8_t mac[6];
+	uint8_t pad[2];
+};
+
+struct rocemu_hello_resp {
+	uint32_t daemon_pid;
+	uint32_t num_devices;
+	char ibdev_root[128];	/* dir holding <dev>/board_id, fw_ver... (ibdev_path) */
+	struct rocemu_dev_info devices[ROCEMU_MAX_DEVICES];
+};
+
+struct rocemu_open_device_req {
+	uint32_t dev_index;
+	uint32_t pid;
+};
+
+/* fds: [0] async event pipe (read end), [1] kick eventfd, [2] context page memfd */
+struct rocemu_open_device_resp {
+	struct rocemu_dev_info dev;
+	uint32_t context_page_size;
+	uint32_t reserved;
+};
+
+/* Layout of the context page shared between shim and daemon. */
+struct rocemu_context_page {
+	/* Written by the daemon, read by the shim: nonzero while the daemon
+	 * sleeps, so a post must write the kick eventfd to wake it. */
+	uint32_t daemon_sleeping;
+	uint32_t reserved[15];
+};
+
+struct rocemu_query_device_resp {
+	struct ibv_device_attr attr;
+};
+
+struct rocemu_query_port_req {
+	uint32_t port_num;
+	uint32_t reserved;
+};
+
+struct rocemu_query_port_resp {
+	struct ibv_port_attr attr;
+};
+
+struct rocemu_handle_req {	/* dealloc_pd, dereg_mr, destroy_cq, destroy_qp, destroy channel */
+	uint32_t handle;
+	uint32_t reserved;
+};
+
+struct rocemu_alloc_pd_resp {
+	uint32_t pdn;
+	uint32_t reserved;
+};
+
+struct rocemu_reg_mr_req {
+	uint32_t pdn;
+	uint32_t access;	/* enum ibv_access_flags */
+	uint64_t addr;		/* address in the client's address space */
+	uint64_t length;
+	uint64_t iova;		/* address the keys are used with on the wire */
+};
+
+struct rocemu_reg_mr_resp {
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t reserved;
+};
+
+struct rocemu_rereg_mr_req {
+	uint32_t handle;
+	uint32_t flags;		/* enum ibv_rereg_mr_flags */
+	uint32_t pdn;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+	uint64_t iova;
+};
+
+struct rocemu_create_comp_channel_resp {
+	uint32_t handle;
+	uint32_t reserved;
+};
+
+struct rocemu_create_cq_req {
+	uint32_t cqe;		/* as the app asked */
+	uint32_t channel;	/* comp channel handle or ROCEMU_NO_HANDLE */
+	uint32_t comp_vector;
+	uint32_t reserved;
+	uint64_t user_cq;	/* the app's struct ibv_cq *, written to the channel per event */
+};
+
+/*
+ * The memfd holds ring (ncqe * 64 bytes of struct mlx5_cqe64) at
+ * buf_offset and the two 32-bit big-endian doorbell words (consumer index,
+ * arm) at dbrec_offset.
+ */
+struct rocemu_cq_layout {
+	uint32_t cqn;
+	uint32_t ncqe;		/* power of two; the app sees cqe = ncqe - 1 */
+	uint64_t size;		/* bytes to mmap */
+	uint64_t buf_offset;
+	uint64_t dbrec_offset;
+};
+
+struct rocemu_create_cq_resp {
+	struct rocemu_cq_layout layout;
+};
+
+struct rocemu_resize_cq_req {
+	uint32_t cqn;
+	uint32_t cqe;
+};
+
+struct rocemu_resize_cq_resp {
+	struct rocemu_cq_layout layout;
+};
+
+struct rocemu_create_qp_req {
+	uint32_t pdn;
+	uint32_t qp_type;	/* enum ibv_qp_type */
+	uint32_t send_cqn;
+	uint32_t recv_cqn;
+	uint32_t srqn;		/* ROCEMU_NO_HANDLE when none */
+	uint32_t sq_sig_all;
+	struct ibv_qp_cap cap;
+	uint64_t user_qp;	/* the app's struct ibv_qp *, reported in async events */
+};
+
+/*
+ * The memfd holds the SQ (sq_wqe_cnt basic blocks of 64 bytes) at
+ * sq_offset, the RQ (rq_wqe_cnt entries of 1 << rq_wqe_shift bytes) at
+ * rq_offset, the doorbell record (MLX5_RCV_DBR, MLX5_SND_DBR words) at
+ * dbrec_offset and the BlueFlame page at bf_offset.
+ */
+struct rocemu_qp_layout {
+	uint32_t qpn;
+	uint32_t sq_wqe_cnt;
+	uint32_t rq_wqe_cnt;
+	uint32_t rq_wqe_shift;
+	uint64_t size;
+	uint64_t sq_offset;
+	uint64_t rq_offset;
+	uint64_t dbrec_offset;
+	uint64_t bf_offset;
+	uint32_t bf_size;
+	uint32_t reserved;
+};
+
+struct rocemu_create_qp_resp {
+	struct rocemu_qp_layout layout;
+	struct ibv_qp_cap cap;	/* what was granted, rounded up */
+};
+
+struct rocemu_modify_qp_req {
+	uint32_t qpn;
+	uint32_t attr_mask;	/* enum ibv_qp_attr_mask */
+	struct ibv_qp_attr attr;
+};
+
+struct rocemu_query_qp_req {
+	uint32_t qpn;
+	uint32_t attr_mask;
+};
+
+struct rocemu_query_qp_resp {
+	struct ibv_qp_attr attr;
+	struct ibv_qp_cap cap;
+	uint32_t sq_sig_all;
+	uint32_t qp_type;
+};
+
+struct rocemu_set_port_state_req {
+	char dev_name[ROCEMU_DEV_NAME_MAX];
+	uint32_t port_state;	/* IBV_PORT_ACTIVE or IBV_PORT_DOWN */
+	uint32_t reserved;
+};
+
+/* STATUS response body: NUL-terminated text, at most ROCEMU_CTRL_MSG_MAX. */
+
+/*
+ * Async event record, as the kernel's uverbs writes it to async_fd:
+ * element is the app's object pointer (struct ibv_qp *, struct ibv_cq *,
+ * struct ibv_srq *) or the port number, per event type.
+ * Completion channels carry one uint64_t per event: the app's struct ibv_cq *.
+ */
+struct rocemu_async_record {
+	uint64_t element;
+	uint32_t event_type;	/* enum ibv_event_type */
+	uint32_t reserved;
+};
+
+/* Body sizes by op: [0] request, [1] response. ~0 means variable length. */
+#define ROCEMU_VARLEN UINT32_MAX
+static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
+	[ROCEMU_OP_HELLO] = { sizeof(struct rocemu_hello_req), sizeof(struct rocemu_hello_resp) },
+	[ROCEMU_OP_OPEN_DEVICE] = { sizeof(struct rocemu_open_device_req), sizeof(struct rocemu_open_device_resp) },
+	[ROCEMU_OP_QUERY_DEVICE] = { 0, sizeof(struct rocemu_query_device_resp) },
+	[ROCEMU_OP_QUERY_PORT] = { sizeof(struct rocemu_query_port_req), sizeof(struct rocemu_query_port_resp) },
+	[ROCEMU_OP_ALLOC_PD] = { 0, sizeof(struct rocemu_alloc_pd_resp) },
+	[ROCEMU_OP_DEALLOC_PD] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_REG_MR] = { sizeof(struct rocemu_reg_mr_req), sizeof(struct rocemu_reg_mr_resp) },
+	[ROCEMU_OP_REREG_MR] = { sizeof(struct rocemu_rereg_mr_req), sizeof(struct rocemu_reg_mr_resp) },
+	[ROCEMU_OP_DEREG_MR] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_CREATE_COMP_CHANNEL] = { 0, sizeof(struct rocemu_create_comp_channel_resp) },
+	[ROCEMU_OP_DESTROY_COMP_CHANNEL] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_CREATE_CQ] = { sizeof(struct rocemu_create_cq_req), sizeof(struct rocemu_create_cq_resp) },
+	[ROCEMU_OP_RESIZE_CQ] = { sizeof(struct rocemu_resize_cq_req), sizeof(struct rocemu_resize_cq_resp) },
+	[ROCEMU_OP_DESTROY_CQ] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_CREATE_QP] = { sizeof(struct rocemu_create_qp_req), sizeof(struct rocemu_create_qp_resp) },
+	[ROCEMU_OP_MODIFY_QP] = { sizeof(struct rocemu_modify_qp_req), 0 },
+	[ROCEMU_OP_QUERY_QP] = { sizeof(struct rocemu_query_qp_req), sizeof(struct rocemu_query_qp_resp) },
+	[ROCEMU_OP_DESTROY_QP] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_STATUS] = { 0, ROCEMU_VARLEN },
+	[ROCEMU_OP_SET_PORT_STATE] = { sizeof(struct rocemu_set_port_state_req), 0 },
+	[ROCEMU_OP_SHUTDOWN] = { 0, 0 },
+};
+
+static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
+	[ROCEMU_OP_HELLO] = "HELLO",
+	[ROCEMU_OP_OPEN_DEVICE] = "OPEN_DEVICE",
+	[ROCEMU_OP_QUERY_DEVICE] = "QUERY_DEVICE",
+	[ROCEMU_OP_QUERY_PORT] = "QUERY_PORT",
+	[ROCEMU_OP_ALLOC_PD] = "ALLOC_PD",
+	[ROCEMU_OP_DEALLOC_PD] = "DEALLOC_PD",
+	[ROCEMU_OP_REG_MR] = "REG_MR",
+	[ROCEMU_OP_REREG_MR] = "REREG_MR",
+	[ROCEMU_OP_DEREG_MR] = "DEREG_MR",
+	[ROCEMU_OP_CREATE_COMP_CHANNEL] = "CREATE_COMP_CHANNEL",
+	[ROCEMU_OP_DESTROY_COMP_CHANNEL] = "DESTROY_COMP_CHANNEL",
+	[ROCEMU_OP_CREATE_CQ] = "CREATE_CQ",
+	[ROCEMU_OP_RESIZE_CQ] = "RESIZE_CQ",
+	[ROCEMU_OP_DESTROY_CQ] = "DESTROY_CQ",
+	[ROCEMU_OP_CREATE_QP] = "CREATE_QP",
+	[ROCEMU_OP_MODIFY_QP] = "MODIFY_QP",
+	[ROCEMU_OP_QUERY_QP] = "QUERY_QP",
+	[ROCEMU_OP_DESTROY_QP] = "DESTROY_QP",
+	[ROCEMU_OP_STATUS] = "STATUS",
+	[ROCEMU_OP_SET_PORT_STATE] = "SET_PORT_STATE",
+	[ROCEMU_OP_SHUTDOWN] = "SHUTDOWN",
+};
+
+/* Fill a header for op with a body of len bytes. */
+static inline void rocemu_msg_init(struct rocemu_msg_hdr *h, uint16_t op,
+				   uint32_t seq, int32_t status, uint32_t len)
+{
+	h->magic = ROCEMU_CTRL_MAGIC;
+	h->version = ROCEMU_CTRL_VERSION;
+	h->op = op;
+	h->seq = seq;
+	h->status = status;
+	h->len = len;
+	h->reserved = 0;
+}
+
+/*
+ * Validate a received message of n bytes: magic, version, op, and a body
+ * length that matches the op (is_response picks the column). A failed
+ * response carries no body. Returns 0 or a negative errno: -EPROTO for a
+ * foreign or truncated message, -EPROTONOSUPPORT for another version,
+ * -EOPNOTSUPP for an unknown op, -EMSGSIZE for a wrong body size.
+ */
+static inline int rocemu_msg_check(const void *buf, size_t n, int is_response)
+{
+	const struct rocemu_msg_hdr *h = (const struct rocemu_msg_hdr *)buf;
+	uint32_t want;
+
+	if (n < sizeof(*h) || h->magic != ROCEMU_CTRL_MAGIC)
+		return -EPROTO;
+	if (h->version != ROCEMU_CTRL_VERSION)
+		return -EPROTONOSUPPORT;
+	if (h->op == 0 || h->op >= ROCEMU_OP__COUNT)
+		return -EOPNOTSUPP;
+	if ((size_t)h->len != n - sizeof(*h))
+		return -EPROTO;
+	if (is_response && h->status != 0)
+		return h->len == 0 ? 0 : -EMSGSIZE;
+	want = rocemu_ctrl_body_size[h->op][is_response ? 1 : 0];
+	if (want == ROCEMU_VARLEN)
+		return h->len <= ROCEMU_CTRL_MSG_MAX ? 0 : -EMSGSIZE;
+	return h->len == want ? 0 : -EMSGSIZE;
+}
+
+#endif /* ROCEMU_CTRL_H */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* A device's RoCEv2 UDP socket: bound to its address, port 4791. */
+#ifndef ROCEMU_NET_UDP_PORT_H
+#define ROCEMU_NET_UDP_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ROCEMU_ROCEV2_PORT 4791
+
+/*
+ * Open an unconnected UDP socket bound to ipv4_be:port with
+ * IP_PMTUDISC_DO (so the kernel writes IPv4 ID 0 and DF, which the ICRC
+ * covers), large buffers and UDP_GRO where the kernel has it. On failure
+ * returns -errno and writes a one-line explanation to err; when the
+ * address is taken it names the process holding it where /proc tells.
+ */
+int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen);
+
+#endif /* ROCEMU_NET_UDP_PORT_H */
