@@ -108,7 +108,10 @@ struct rocemu_context_page {
 	/* Written by the daemon, read by the shim: nonzero while the daemon
 	 * sleeps, so a post must write the kick eventfd to wake it. */
 	uint32_t daemon_sleeping;
-	uint32_t reserved[15];
+	/* Written by the shim after each doorbell record or CQ arm: the
+	 * daemon scans only the contexts whose value changed. */
+	uint32_t doorbell_seq;
+	uint32_t reserved[14];
 };
 
 struct rocemu_query_device_resp {

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "emulator/comp_channel.h"
+#include "emulator/cq.h"
+#include "emulator/pd_mr.h"
+#include "emulator/qp.h"
+#include "rocemu/log.h"
+
+static void read_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, comm, len - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		snprintf(comm, len, "?");
+		return;
+	}
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
+struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid)
+{
+	struct rocemu_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->emu = emu;
+	c->sock = sock;
+	c->pid = pid;
+	c->uid = uid;
+	c->async_fd = -1;
+	c->kick_fd = -1;
+	read_comm(pid, c->comm, sizeof(c->comm));
+	rocemu_list_init(&c->pds);
+	rocemu_list_init(&c->mrs);
+	rocemu_list_init(&c->channels);
+	rocemu_list_init(&c->cqs);
+	rocemu_list_init(&c->qps);
+	rocemu_list_add_tail(&emu->clients, &c->node);
+	return c;
+}
+
+const char *rocemu_client_dev_name(const struct rocemu_client *c)
+{
+	return c->dev ? c->dev->name : "-";
+}
+
+/* The data path is not there yet: a kick only has to be consumed. */
+static void client_kick(void *arg, int fd, uint32_t revents)
+{
+	struct rocemu_client *c = arg;
+	uint64_t count;
+
+	if (read(fd, &count, sizeof(count)) == sizeof(count))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s pid %d kick", rocemu_client_dev_name(c), (int)c->pid);
+}
+
+int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
+			      struct rocemu_open_device_resp *resp, int *fds, int *nfds)
+{
+	struct rocemu_emu *emu = c->emu;
+	struct rocemu_context_page *page;
+	struct rocemu_shm shm;
+	int pipefd[2], kick, kick_copy, page_fd, err;
+
+	if (c->dev)
+		return -EBUSY;
+	if (dev_index >= emu->num_devices)
+		return -ENODEV;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	/* A client that never reads its events must not stall the daemon. */
+	if (fcntl(pipefd[1], F_SETFL, O_NONBLOCK))
+		goto fail_errno_pipe;
+	kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (kick < 0)
+		goto fail_errno_pipe;
+	kick_copy = fcntl(kick, F_DUPFD_CLOEXEC, 0);
+	if (kick_copy < 0) {
+		err = -errno;
+		goto fail_kick;
+	}
+	page_fd = rocemu_shm_create("rocemu-context", sizeof(struct rocemu_context_page), &shm);
+	if (page_fd < 0) {
+		err = page_fd;
+		goto fail_kick_copy;
+	}
+	err = rocemu_loop_watch_fd(emu->loop, kick, client_kick, c);
+	if (err)
+		goto fail_shm;
+
+	page = shm.addr;
+	/* Until the data path scans doorbells, the daemon always waits for a kick. */
+	__atomic_store_n(&page->daemon_sleeping, 1, __ATOMIC_RELEASE);
+	c->dev = &emu->devices[dev_index];
+	c->async_fd = pipefd[1];
+	c->kick_fd = kick;
+	c->context_page = shm;
+	memset(resp, 0, sizeof(*resp));
+	rocemu_device_info(c->dev, &resp->dev);
+	resp->context_page_size = (uint32_t)shm.size;
+	fds[0] = pipefd[0];
+	fds[1] = kick_copy;
+	fds[2] = page_fd;
+	*nfds = 3;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s open by pid %d (%s)", c->dev->name, (int)c->pid, c->comm);
+	return 0;
+
+fail_shm:
+	rocemu_shm_destroy(&shm);
+	close(page_fd);
+fail_kick_copy:
+	close(kick_copy);
+fail_kick:
+	close(kick);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return err;
+fail_errno_pipe:
+	err = -errno;
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return err;
+}
+
+void rocemu_client_async_event(struct rocemu_client *c, uint64_t element,
+			       enum ibv_event_type type)
+{
+	struct rocemu_async_record rec = { .element = element, .event_type = type };
+
+	if (c->async_fd < 0)
+		return;
+	if (write(c->async_fd, &rec, sizeof(rec)) != sizeof(rec))
+		rocemu_log(ROCEMU_LOG_WARN, "%s pid %d: async event %d dropped (%s)",
+			   rocemu_client_dev_name(c), (int)c->pid, (int)type, strerror(errno));
+}
+
+void rocemu_client_free(struct rocemu_client *c)
+{
+	struct rocemu_emu *emu = c->emu;
+	struct rocemu_qp *qp, *qp_tmp;
+	struct rocemu_cq *cq, *cq_tmp;
+	struct rocemu_channel *ch, *ch_tmp;
+	struct rocemu_mr *mr, *mr_tmp;
+	struct rocemu_pd *pd, *pd_tmp;
+
+	/* Users before what they use, as uverbs release does. */
+	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
+		rocemu_qp_free(emu, qp);
+	rocemu_list_for_each_safe(cq, cq_tmp, &c->cqs, struct rocemu_cq, node)
+		rocemu_cq_free(emu, cq);
+	rocemu_list_for_each_safe(ch, ch_tmp, &c->channels, struct rocemu_channel, node)
+		rocemu_channel_free(emu, ch);
+	rocemu_list_for_each_safe(mr, mr_tmp, &c->mrs, struct rocemu_mr, node)
+		rocemu_mr_free(emu, mr);
+	rocemu_list_for_each_safe(pd, pd_tmp, &c->pds, struct rocemu_pd, node)
+		rocemu_pd_free(emu, pd);
+	if (c->kick_fd >= 0) {
+		rocemu_loop_unwatch_fd(emu->loop, c->kick_fd);
+		close(c->kick_fd);
+	}
+	if (c->async_fd >= 0)
+		close(c->async_fd);
+	rocemu_shm_destroy(&c->context_page);
+	if (c->dev)
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s closed by pid %d (%s)", c->dev->name,
+			   (int)c->pid, c->comm);
+	rocemu_list_del(&c->node);
+	rocemu_loop_unwatch_fd(emu->loop, c->sock);
+	close(c->sock);
+	free(c);
+}

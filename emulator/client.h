@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * One control connection. After OPEN_DEVICE it is one ibv_context: it owns
+ * the objects it creates and they die with it (as with the kernel's uverbs
+ * release), whether the client closed, exited or was killed.
+ */
+#ifndef ROCEMU_EMULATOR_CLIENT_H
+#define ROCEMU_EMULATOR_CLIENT_H
+
+#include <sys/types.h>
+
+#include "emulator/emu.h"
+#include "emulator/shm.h"
+
+struct rocemu_client {
+	struct rocemu_emu *emu;
+	struct rocemu_list node;	/* in emu->clients */
+	int sock;
+	pid_t pid;			/* SO_PEERCRED at accept */
+	uid_t uid;
+	char comm[17];
+	struct rocemu_device *dev;	/* NULL until OPEN_DEVICE */
+	int async_fd;			/* write end of the async event pipe */
+	int kick_fd;			/* eventfd the client writes to wake the daemon */
+	struct rocemu_shm context_page;
+	struct rocemu_list pds, mrs, channels, cqs, qps;
+};
+
+/* A client for accepted socket sock of process pid. NULL on allocation failure. */
+struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid);
+
+/*
+ * Bind c to device dev_index: make its async pipe, kick eventfd and
+ * context page, and return the client's ends in fds[0..2] (to be sent and
+ * closed). Returns 0, -ENODEV for no such device, -EBUSY when already
+ * bound, or -errno.
+ */
+int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
+			      struct rocemu_open_device_resp *resp, int *fds, int *nfds);
+
+/* Write an async event record to c's pipe (dropped with a log line when the pipe is full). */
+void rocemu_client_async_event(struct rocemu_client *c, uint64_t element,
+			       enum ibv_event_type type);
+
+/* Destroy every object of c, close its descriptors and free it. */
+void rocemu_client_free(struct rocemu_client *c);
+
+/* Name for logs: the device name, or "-" before OPEN_DEVICE. */
+const char *rocemu_client_dev_name(const struct rocemu_client *c);
+
+#endif /* ROCEMU_EMULATOR_CLIENT_H */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/cq.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/comp_channel.h"
+#include "rocemu/log.h"
+
+#define CQ_DBREC_BYTES 64	/* two big-endian words, on their own cache line */
+
+static uint32_t next_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Make a ring for cqe entries: all CQEs invalid and owned by hardware. */
+static int cq_ring_create(uint32_t cqn, uint32_t cqe, struct rocemu_cq_layout *layout,
+			  struct rocemu_shm *ring)
+{
+	struct mlx5_cqe64 *cqes;
+	uint32_t ncqe = next_pow2(cqe + 1), i;
+	int fd;
+
+	if (ncqe < 2)
+		ncqe = 2;
+	layout->cqn = cqn;
+	layout->ncqe = ncqe;
+	layout->buf_offset = 0;
+	layout->dbrec_offset = (uint64_t)ncqe * sizeof(struct mlx5_cqe64);
+	fd = rocemu_shm_create("rocemu-cq", layout->dbrec_offset + CQ_DBREC_BYTES, ring);
+	if (fd < 0)
+		return fd;
+	layout->size = ring->size;
+	cqes = ring->addr;
+	for (i = 0; i < ncqe; i++)
+		cqes[i].op_own = MLX5_CQE_INVALID << 4;
+	return fd;
+}
+
+static int cq_size_check(uint32_t cqe)
+{
+	return cqe < 1 || cqe > ROCEMU_MAX_CQE ? -EINVAL : 0;
+}
+
+int rocemu_cq_create(struct rocemu_client *c, const struct rocemu_create_cq_req *req,
+		     struct rocemu_cq_layout *layout, int *fd)
+{
+	struct rocemu_channel *ch = NULL;
+	struct rocemu_cq *cq;
+	int err, ring_fd;
+
+	err = cq_size_check(req->cqe);
+	if (err)
+		return err;
+	if (req->channel != ROCEMU_NO_HANDLE) {
+		ch = rocemu_channel_lookup(c, req->channel);
+		if (!ch)
+			return -EINVAL;
+	}
+	if (c->dev->num_cq >= ROCEMU_MAX_CQ)
+		return -ENOMEM;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -ENOMEM;
+	err = rocemu_idtable_alloc(&c->emu->cqs, cq, &cq->cqn);
+	if (err)
+		goto fail;
+	ring_fd = cq_ring_create(cq->cqn, req->cqe, &cq->layout, &cq->ring);
+	if (ring_fd < 0) {
+		err = ring_fd;
+		rocemu_idtable_remove(&c->emu->cqs, cq->cqn);
+		goto fail;
+	}
+	cq->owner = c;
+	cq->channel = ch;
+	cq->comp_vector = req->comp_vector;
+	cq->user_cq = req->user_cq;
+	if (ch)
+		ch->users++;
+	c->dev->num_cq++;
+	rocemu_list_add_tail(&c->cqs, &cq->node);
+	*layout = cq->layout;
+	*fd = ring_fd;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x create cqe %u", c->dev->name, cq->cqn,
+		   cq->layout.ncqe - 1);
+	return 0;
+
+fail:
+	free(cq);
+	return err;
+}
+
+struct rocemu_cq *rocemu_cq_lookup(struct rocemu_client *c, uint32_t cqn)
+{
+	struct rocemu_cq *cq = rocemu_idtable_get(&c->emu->cqs, cqn);
+
+	return cq && cq->owner == c ? cq : NULL;
+}
+
+int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req *req,
+		     struct rocemu_cq_layout *layout, int *fd)
+{
+	struct rocemu_cq *cq = rocemu_cq_lookup(c, req->cqn);
+	struct rocemu_cq_layout new_layout;
+	struct rocemu_shm new_ring;
+	int err, ring_fd;
+
+	if (!cq)
+		return -EINVAL;
+	err = cq_size_check(req->cqe);
+	if (err)
+		return err;
+	/* No CQE is outstanding while the data path is absent: the new ring starts empty. */
+	ring_fd = cq_ring_create(cq->cqn, req->cqe, &new_layout, &new_ring);
+	if (ring_fd < 0)
+		return ring_fd;
+	rocemu_shm_destroy(&cq->ring);
+	cq->ring = new_ring;
+	cq->layout = new_layout;
+	*layout = new_layout;
+	*fd = ring_fd;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x resize cqe %u", c->dev->name, cq->cqn,
+		   new_layout.ncqe - 1);
+	return 0;
+}
+
+void rocemu_cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
+{
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x destroy", cq->owner->dev->name, cq->cqn);
+	rocemu_idtable_remove(&emu->cqs, cq->cqn);
+	rocemu_list_del(&cq->node);
+	if (cq->channel)
+		cq->channel->users--;
+	cq->owner->dev->num_cq--;
+	rocemu_shm_destroy(&cq->ring);
+	free(cq);
+}
+
+int rocemu_cq_destroy(struct rocemu_client *c, uint32_t cqn)
+{
+	struct rocemu_cq *cq = rocemu_cq_lookup(c, cqn);
+
+	if (!cq)
+		return -EINVAL;
+	if (cq->users)
+		return -EBUSY;
+	rocemu_cq_free(c->emu, cq);
+	return 0;
+}

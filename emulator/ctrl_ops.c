@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/ctrl_ops.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emulator/comp_channel.h"
+#include "emulator/cq.h"
+#include "emulator/pd_mr.h"
+#include "emulator/qp.h"
+#include "emulator/status.h"
+#include "rocemu/log.h"
+
+typedef int (*ctrl_handler)(struct rocemu_client *c, const void *req,
+			    struct rocemu_ctrl_reply *reply);
+
+static int op_hello(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_emu *emu = c->emu;
+	struct rocemu_hello_resp *resp = reply->body;
+	unsigned int i;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->daemon_pid = (uint32_t)getpid();
+	resp->num_devices = emu->num_devices;
+	/* rocemu_emu_init made sure the root fits. */
+	memcpy(resp->ibdev_root, emu->sysfs_root,
+	       strnlen(emu->sysfs_root, sizeof(resp->ibdev_root) - 1));
+	for (i = 0; i < emu->num_devices; i++)
+		rocemu_device_info(&emu->devices[i], &resp->devices[i]);
+	return 0;
+}
+
+static int op_open_device(struct rocemu_client *c, const void *req,
+			  struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_open_device_req *r = req;
+
+	return rocemu_client_open_device(c, r->dev_index, reply->body, reply->fds, &reply->nfds);
+}
+
+static int op_query_device(struct rocemu_client *c, const void *req,
+			   struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_query_device_resp *resp = reply->body;
+
+	rocemu_device_query(c->dev, &resp->attr);
+	return 0;
+}
+
+static int op_query_port(struct rocemu_client *c, const void *req,
+			 struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_query_port_req *r = req;
+	struct rocemu_query_port_resp *resp = reply->body;
+
+	if (r->port_num != ROCEMU_PORT_NUM)
+		return -EINVAL;
+	rocemu_port_query(c->dev, &resp->attr);
+	return 0;
+}
+
+static int op_alloc_pd(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_alloc_pd_resp *resp = reply->body;
+
+	memset(resp, 0, sizeof(*resp));
+	return rocemu_pd_alloc(c, &resp->pdn);
+}
+
+static int op_dealloc_pd(struct rocemu_client *c, const void *req,
+			 struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_pd_dealloc(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_reg_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mr_reg(c, req, reply->body);
+}
+
+static int op_rereg_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mr_rereg(c, req, reply->body);
+}
+
+static int op_dereg_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mr_dereg(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_create_comp_channel(struct rocemu_client *c, const void *req,
+				  struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_create_comp_channel_resp *resp = reply->body;
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	err = rocemu_channel_create(c, &resp->handle, &reply->fds[0]);
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_destroy_comp_channel(struct rocemu_client *c, const void *req,
+				   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_channel_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_create_cq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_create_cq_resp *resp = reply->body;
+	int err;
+
+	err = rocemu_cq_create(c, req, &resp->layout, &reply->fds[0]);
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_resize_cq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_resize_cq_resp *resp = reply->body;
+	int err;
+
+	err = rocemu_cq_resize(c, req, &resp->layout, &reply->fds[0]);
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_destroy_cq(struct rocemu_client *c, const void *req,
+			 struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_cq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_create_qp(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err;
+
+	err = rocemu_qp_create(c, req, reply->body, &reply->fds[0]);
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_modify_qp(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_qp_modify(c, req);
+}
+
+static int op_query_qp(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_qp_query(c, req, reply->body);
+}
+
+static int op_destroy_qp(struct rocemu_client *c, const void *req,
+			 struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_qp_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int n = rocemu_status_text(c->emu, reply->body, ROCEMU_CTRL_MSG_MAX);
+
+	if (n < 0)
+		return n;
+	reply->len = (uint32_t)n;
+	return 0;
+}
+
+static int op_set_port_state(struct rocemu_client *c, const void *req,
+			     struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_set_port_state_req *r = req;
+	char name[ROCEMU_DEV_NAME_MAX + 1];
+	struct rocemu_device *dev;
+
+	memcpy(name, r->dev_name, ROCEMU_DEV_NAME_MAX);
+	name[ROCEMU_DEV_NAME_MAX] = '\0';
+	dev = rocemu_emu_device_by_name(c->emu, name);
+	if (!dev)
+		return -ENODEV;
+	return rocemu_emu_set_port_state(c->emu, dev, r->port_state);
+}
+
+static int op_shutdown(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	rocemu_log(ROCEMU_LOG_INFO, "shutdown asked by pid %d (%s)", (int)c->pid, c->comm);
+	c->emu->stop_requested = true;
+	return 0;
+}
+
+static const struct {
+	ctrl_handler run;
+	bool needs_context;	/* only after OPEN_DEVICE */
+} ctrl_ops[ROCEMU_OP__COUNT] = {
+	[ROCEMU_OP_HELLO] = { op_hello, false },
+	[ROCEMU_OP_OPEN_DEVICE] = { op_open_device, false },
+	[ROCEMU_OP_QUERY_DEVICE] = { op_query_device, true },
+	[ROCEMU_OP_QUERY_PORT] = { op_query_port, true },
+	[ROCEMU_OP_ALLOC_PD] = { op_alloc_pd, true },
+	[ROCEMU_OP_DEALLOC_PD] = { op_dealloc_pd, true },
+	[ROCEMU_OP_REG_MR] = { op_reg_mr, true },
+	[ROCEMU_OP_REREG_MR] = { op_rereg_mr, true },
+	[ROCEMU_OP_DEREG_MR] = { op_dereg_mr, true },
+	[ROCEMU_OP_CREATE_COMP_CHANNEL] = { op_create_comp_channel, true },
+	[ROCEMU_OP_DESTROY_COMP_CHANNEL] = { op_destroy_comp_channel, true },
+	[ROCEMU_OP_CREATE_CQ] = { op_create_cq, true },
+	[ROCEMU_OP_RESIZE_CQ] = { op_resize_cq, true },
+	[ROCEMU_OP_DESTROY_CQ] = { op_destroy_cq, true },
+	[ROCEMU_OP_CREATE_QP] = { op_create_qp, true },
+	[ROCEMU_OP_MODIFY_QP] = { op_modify_qp, true },
+	[ROCEMU_OP_QUERY_QP] = { op_query_qp, true },
+	[ROCEMU_OP_DESTROY_QP] = { op_destroy_qp, true },
+	[ROCEMU_OP_STATUS] = { op_status, false },
+	[ROCEMU_OP_SET_PORT_STATE] = { op_set_port_state, false },
+	[ROCEMU_OP_SHUTDOWN] = { op_shutdown, false },
+};
+
+int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,
+			 const void *body, struct rocemu_ctrl_reply *reply)
+{
+	uint32_t want = rocemu_ctrl_body_size[hdr->op][1];
+	int err;
+
+	if (!ctrl_ops[hdr->op].run)
+		return -EOPNOTSUPP;
+	if (ctrl_ops[hdr->op].needs_context && !c->dev)
+		return -EINVAL;
+	reply->len = want == ROCEMU_VARLEN ? 0 : want;
+	reply->nfds = 0;
+	err = ctrl_ops[hdr->op].run(c, body, reply);
+	if (err) {
+		reply->len = 0;
+		reply->nfds = 0;
+	}
+	return err;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * An emulated adapter: one port, one RoCEv2 GID (::ffff:<ipv4>), the
+ * identity and limits of a ConnectX-5, and the counts of objects held
+ * against those limits.
+ */
+#ifndef ROCEMU_EMULATOR_DEVICE_H
+#define ROCEMU_EMULATOR_DEVICE_H
+
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "rocemu/ctrl.h"
+
+/* Limits enforced and reported (struct ibv_device_attr). */
+#define ROCEMU_MAX_QP 16384
+#define ROCEMU_MAX_QP_WR 32768
+#define ROCEMU_MAX_SGE 30
+#define ROCEMU_MAX_CQ 16384
+#define ROCEMU_MAX_CQE 4194303
+#define ROCEMU_MAX_MR 65536
+#define ROCEMU_MAX_PD 65536
+#define ROCEMU_MAX_RD_ATOM 16
+#define ROCEMU_MAX_INLINE 512
+#define ROCEMU_PORT_NUM 1
+#define ROCEMU_DEFAULT_NETDEV_MTU 9000
+
+struct rocemu_device {
+	char name[ROCEMU_DEV_NAME_MAX];
+	uint32_t index;
+	uint32_t ipv4;			/* network byte order */
+	uint32_t netdev_mtu;
+	enum ibv_mtu active_mtu;
+	enum ibv_port_state port_state;
+	uint8_t mac[6];
+	uint64_t node_guid;		/* network byte order */
+	int udp_fd;
+	uint64_t rx_datagrams;
+	uint32_t num_pd, num_mr, num_cq, num_qp;
+};
+
+/* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */
+void rocemu_device_init(struct rocemu_device *dev, uint32_t index, const char *name,
+			uint32_t ipv4_be, uint32_t netdev_mtu);
+
+void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr *attr);
+void rocemu_port_query(const struct rocemu_device *dev, struct ibv_port_attr *attr);
+void rocemu_device_info(const struct rocemu_device *dev, struct rocemu_dev_info *info);
+
+/* Bytes of an IB MTU (256 .. 4096), 0 for a value that is none. */
+unsigned int rocemu_mtu_bytes(enum ibv_mtu mtu);
+/* "ACTIVE", "DOWN"... */
+const char *rocemu_port_state_name(enum ibv_port_state state);
+/* Dotted IPv4 text of dev into buf (16 bytes). */
+const char *rocemu_device_ipv4_text(const struct rocemu_device *dev, char *buf);
+
+#endif /* ROCEMU_EMULATOR_DEVICE_H */

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/emu.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emulator/client.h"
+#include "emulator/comp_channel.h"
+#include "emulator/ibdev_sysfs.h"
+#include "net/udp_port.h"
+#include "rocemu/log.h"
+
+/* No data path yet: a received datagram is counted and logged. */
+static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)
+{
+	struct rocemu_device *dev = arg;
+	char src[INET_ADDRSTRLEN];
+
+	dev->rx_datagrams++;
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s rx %zu bytes from %s:%u", dev->name, d->len,
+			   inet_ntop(AF_INET, &d->src.sin_addr, src, sizeof(src)),
+			   ntohs(d->src.sin_port));
+}
+
+static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
+			    char *err, size_t errlen)
+{
+	char why[256] = "";
+	int fd, ret;
+
+	fd = rocemu_udp_port_open(dev->ipv4, ROCEMU_ROCEV2_PORT, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", dev->name, why);
+		return fd;
+	}
+	ret = rocemu_loop_add_udp(emu->loop, fd, device_rx, dev);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot receive on its UDP port: %s", dev->name,
+			 strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	dev->udp_fd = fd;
+	return 0;
+}
+
+static void device_port_close(struct rocemu_emu *emu, struct rocemu_device *dev)
+{
+	if (dev->udp_fd < 0)
+		return;
+	rocemu_loop_remove_udp(emu->loop, dev->udp_fd);
+	close(dev->udp_fd);
+	dev->udp_fd = -1;
+}
+
+int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char *runtime_dir,
+		    const struct rocemu_device *devs, unsigned int num_devs,
+		    char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	memset(emu, 0, sizeof(*emu));
+	emu->loop = loop;
+	emu->listen_fd = -1;
+	rocemu_list_init(&emu->clients);
+	rocemu_idtable_init(&emu->pds, 1, ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->mrs, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
+	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
+	if (snprintf(emu->runtime_dir, sizeof(emu->runtime_dir), "%s", runtime_dir) >=
+		    (int)sizeof(emu->runtime_dir) ||
+	    /* HELLO carries the ibdev_path root in a fixed field. */
+	    snprintf(emu->sysfs_root, sizeof(emu->sysfs_root), "%s/sys", runtime_dir) >=
+		    (int)sizeof(((struct rocemu_hello_resp *)0)->ibdev_root)) {
+		snprintf(err, errlen, "runtime directory name too long");
+		return -ENAMETOOLONG;
+	}
+	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
+	if (!emu->reply_buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < num_devs; i++) {
+		emu->devices[i] = devs[i];
+		emu->devices[i].udp_fd = -1;
+	}
+	emu->num_devices = num_devs;
+	for (i = 0; i < num_devs; i++) {
+		struct rocemu_device *dev = &emu->devices[i];
+
+		ret = device_port_open(emu, dev, err, errlen);
+		if (ret)
+			goto fail;
+		ret = rocemu_ibdev_sysfs_create(emu->sysfs_root, dev);
+		if (ret) {
+			snprintf(err, errlen, "%s: cannot write %s/%s: %s", dev->name,
+				 emu->sysfs_root, dev->name, strerror(-ret));
+			goto fail;
+		}
+	}
+	return 0;
+
+fail:
+	rocemu_emu_fini(emu);
+	return ret;
+}
+
+void rocemu_emu_fini(struct rocemu_emu *emu)
+{
+	struct rocemu_client *c, *tmp;
+	unsigned int i;
+
+	rocemu_list_for_each_safe(c, tmp, &emu->clients, struct rocemu_client, node)
+		rocemu_client_free(c);
+	for (i = 0; i < emu->num_devices; i++) {
+		device_port_close(emu, &emu->devices[i]);
+		rocemu_ibdev_sysfs_remove(emu->sysfs_root, &emu->devices[i]);
+	}
+	/* Hand the removals to the kernel now: a stopped loop would leave the ports bound. */
+	rocemu_loop_flush(emu->loop);
+	emu->num_devices = 0;
+	rocemu_idtable_free(&emu->pds);
+	rocemu_idtable_free(&emu->mrs);
+	rocemu_idtable_free(&emu->channels);
+	rocemu_idtable_free(&emu->cqs);
+	rocemu_idtable_free(&emu->qps);
+	free(emu->reply_buf);
+	emu->reply_buf = NULL;
+}
+
+struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < emu->num_devices; i++)
+		if (!strncmp(emu->devices[i].name, name, ROCEMU_DEV_NAME_MAX))
+			return &emu->devices[i];
+	return NULL;
+}
+
+int rocemu_emu_set_port_state(struct rocemu_emu *emu, struct rocemu_device *dev,
+			      enum ibv_port_state state)
+{
+	struct rocemu_client *c;
+	enum ibv_event_type event;
+
+	if (state != IBV_PORT_ACTIVE && state != IBV_PORT_DOWN)
+		return -EINVAL;
+	if (dev->port_state == state)
+		return 0;
+	dev->port_state = state;
+	event = state == IBV_PORT_ACTIVE ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR;
+	rocemu_log(ROCEMU_LOG_INFO, "%s port 1 %s", dev->name, rocemu_port_state_name(state));
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+		if (c->dev == dev)
+			rocemu_client_async_event(c, ROCEMU_PORT_NUM, event);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The soft NIC as a whole: its devices, the event loop that drives it,
+ * its client connections and the daemon-wide handle tables (handles are
+ * unique per daemon; each object records the connection that owns it).
+ */
+#ifndef ROCEMU_EMULATOR_EMU_H
+#define ROCEMU_EMULATOR_EMU_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emulator/device.h"
+#include "emulator/idtable.h"
+#include "emulator/list.h"
+#include "net/loop.h"
+
+#define ROCEMU_FIRST_QPN 0x000100
+#define ROCEMU_QPN_MASK 0xffffff
+
+struct rocemu_emu {
+	struct rocemu_loop *loop;
+	char runtime_dir[PATH_MAX];
+	char sysfs_root[PATH_MAX];	/* <runtime_dir>/sys, the ibdev_path root */
+	struct rocemu_device devices[ROCEMU_MAX_DEVICES];
+	unsigned int num_devices;
+	struct rocemu_list clients;	/* struct rocemu_client.node */
+	unsigned int num_connections;
+	struct rocemu_idtable pds, mrs, channels, cqs, qps;
+	uint8_t mr_key_variant;		/* low byte of the next MR key */
+	int listen_fd;
+	uint64_t idle_exit_ns;		/* 0: never exit when idle */
+	uint64_t idle_timer;
+	bool stop_requested;		/* SHUTDOWN received */
+	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
+};
+
+/*
+ * Set up emu for devs (copied), create the ibdev_path files, open every
+ * device's UDP port and register it with loop. On failure returns -errno
+ * and a one-line reason in err; nothing stays open.
+ */
+int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char *runtime_dir,
+		    const struct rocemu_device *devs, unsigned int num_devs,
+		    char *err, size_t errlen);
+/* Destroy every client and its objects, close ports, remove the ibdev_path files. */
+void rocemu_emu_fini(struct rocemu_emu *emu);
+
+struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const char *name);
+
+/*
+ * Change a device's port state (IBV_PORT_ACTIVE or IBV_PORT_DOWN) and tell
+ * every context open on it (IBV_EVENT_PORT_ACTIVE / IBV_EVENT_PORT_ERR).
+ * Returns 0, -EINVAL for another state.
+ */
+int rocemu_emu_set_port_state(struct rocemu_emu *emu, struct rocemu_device *dev,
+			      enum ibv_port_state state);
+
+#endif /* ROCEMU_EMULATOR_EMU_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Handle tables: small integer ids (first .. first + max - 1) mapping to
+ * objects in O(1). Ids are handed out next-fit so a freed id is not reused
+ * at once (a late packet or a stale handle then misses instead of hitting
+ * a new object).
+ */
+#ifndef ROCEMU_EMULATOR_IDTABLE_H
+#define ROCEMU_EMULATOR_IDTABLE_H
+
+#include <stdint.h>
+
+struct rocemu_idtable {
+	void **slots;
+	uint32_t first;		/* id of slots[0] */
+	uint32_t max;		/* most ids ever */
+	uint32_t cap;		/* allocated slots */
+	uint32_t used;
+	uint32_t cursor;	/* next slot to try */
+};
+
+void rocemu_idtable_init(struct rocemu_idtable *t, uint32_t first, uint32_t max);
+void rocemu_idtable_free(struct rocemu_idtable *t);
+/* Store obj under a new id. Returns 0, or -ENOMEM when full or out of memory. */
+int rocemu_idtable_alloc(struct rocemu_idtable *t, void *obj, uint32_t *id);
+/* The object of id, or NULL. */
+void *rocemu_idtable_get(const struct rocemu_idtable *t, uint32_t id);
+void rocemu_idtable_remove(struct rocemu_idtable *t, uint32_t id);
+
+#endif /* ROCEMU_EMULATOR_IDTABLE_H */

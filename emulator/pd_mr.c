@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/pd_mr.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "emulator/proc_maps.h"
+#include "rocemu/log.h"
+
+#define MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+			     IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
+			     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
+#define MR_ACCESS_WRITES (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			  IBV_ACCESS_REMOTE_ATOMIC)
+#define MR_REREG_FLAGS (IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_PD | \
+			IBV_REREG_MR_CHANGE_ACCESS)
+
+int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn)
+{
+	struct rocemu_pd *pd;
+	int err;
+
+	if (c->dev->num_pd >= ROCEMU_MAX_PD)
+		return -ENOMEM;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return -ENOMEM;
+	err = rocemu_idtable_alloc(&c->emu->pds, pd, &pd->pdn);
+	if (err) {
+		free(pd);
+		return err;
+	}
+	pd->owner = c;
+	rocemu_list_add_tail(&c->pds, &pd->node);
+	c->dev->num_pd++;
+	*pdn = pd->pdn;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u alloc", c->dev->name, pd->pdn);
+	return 0;
+}
+
+struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn)
+{
+	struct rocemu_pd *pd = rocemu_idtable_get(&c->emu->pds, pdn);
+
+	return pd && pd->owner == c ? pd : NULL;
+}
+
+void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd)
+{
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u dealloc", pd->owner->dev->name, pd->pdn);
+	rocemu_idtable_remove(&emu->pds, pd->pdn);
+	rocemu_list_del(&pd->node);
+	pd->owner->dev->num_pd--;
+	free(pd);
+}
+
+int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn)
+{
+	struct rocemu_pd *pd = rocemu_pd_lookup(c, pdn);
+
+	if (!pd)
+		return -EINVAL;
+	if (pd->users)
+		return -EBUSY;
+	rocemu_pd_free(c->emu, pd);
+	return 0;
+}
+
+/* IBTA 10.6.3.1 (C10-20): remote write or atomic needs local write. */
+static int mr_access_check(uint32_t access)
+{
+	access &= ~IBV_ACCESS_OPTIONAL_RANGE;	/* best effort bits, ignored */
+	if (access & ~MR_ACCESS_SUPPORTED)
+		return -EINVAL;
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+static int mr_range_check(struct rocemu_client *c, uint64_t addr, uint64_t length,
+			  uint32_t access)
+{
+	if (length == 0)
+		return -EINVAL;
+	return rocemu_proc_range_check(c->pid, addr, length, access & MR_ACCESS_WRITES);
+}
+
+static struct rocemu_mr *mr_lookup(struct rocemu_client *c, uint32_t handle)
+{
+	struct rocemu_mr *mr = rocemu_idtable_get(&c->emu->mrs, handle);
+
+	return mr && mr->owner == c ? mr : NULL;
+}
+
+static void mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
+{
+	resp->handle = mr->handle;
+	resp->lkey = mr->lkey;
+	resp->rkey = mr->rkey;
+	resp->reserved = 0;
+}
+
+int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
+		  struct rocemu_reg_mr_resp *resp)
+{
+	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
+	struct rocemu_mr *mr;
+	int err;
+
+	if (!pd)
+		return -EINVAL;
+	err = mr_access_check(req->access);
+	if (err)
+		return err;
+	err = mr_range_check(c, req->addr, req->length, req->access);
+	if (err)
+		return err;
+	if (c->dev->num_mr >= ROCEMU_MAX_MR)
+		return -ENOMEM;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	err = rocemu_idtable_alloc(&c->emu->mrs, mr, &mr->handle);
+	if (err) {
+		free(mr);
+		return err;
+	}
+	/* mlx5 style keys: index in the high 24 bits, a rolling variant below. */
+	mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
+	mr->owner = c;
+	mr->pd = pd;
+	mr->access = req->access;
+	mr->addr = req->addr;
+	mr->length = req->length;
+	mr->iova = req->iova;
+	pd->users++;
+	c->dev->num_mr++;
+	rocemu_list_add_tail(&c->mrs, &mr->node);
+	mr_resp(mr, resp);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u pd %u lkey 0x%08x addr 0x%llx len %llu access 0x%x",
+		   c->dev->name, mr->handle, pd->pdn, mr->lkey, (unsigned long long)mr->addr,
+		   (unsigned long long)mr->length, mr->access);
+	return 0;
+}
+
+int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *req,
+		    struct rocemu_reg_mr_resp *resp)
+{
+	struct rocemu_mr *mr = mr_lookup(c, req->handle);
+	struct rocemu_pd *pd;
+	uint64_t addr, length, iova;
+	uint32_t access;
+	int err;
+
+	if (!mr || !req->flags || (req->flags & ~MR_REREG_FLAGS))
+		return -EINVAL;
+	pd = mr->pd;
+	access = mr->access;
+	addr = mr->addr;
+	length = mr->length;
+	iova = mr->iova;
+	if (req->flags & IBV_REREG_MR_CHANGE_PD) {
+		pd = rocemu_pd_lookup(c, req->pdn);
+		if (!pd)
+			return -EINVAL;
+	}
+	if (req->flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		err = mr_access_check(req->access);
+		if (err)
+			return err;
+		access = req->access;
+	}
+	if (req->flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		addr = req->addr;
+		length = req->length;
+		iova = req->iova;
+	}
+	err = mr_range_check(c, addr, length, access);
+	if (err)
+		return err;
+
+	mr->pd->users--;
+	pd->users++;
+	mr->pd = pd;
+	mr->access = access;
+	mr->addr = addr;
+	mr->length = length;
+	mr->iova = iova;
+	mr_resp(mr, resp);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u rereg pd %u addr 0x%llx len %llu access 0x%x",
+		   c->dev->name, mr->handle, pd->pdn, (unsigned long long)addr,
+		   (unsigned long long)length, access);
+	return 0;
+}
+
+void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
+{
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u dereg", mr->owner->dev->name, mr->handle);
+	rocemu_idtable_remove(&emu->mrs, mr->handle);
+	rocemu_list_del(&mr->node);
+	mr->pd->users--;
+	mr->owner->dev->num_mr--;
+	free(mr);
+}
+
+int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle)
+{
+	struct rocemu_mr *mr = mr_lookup(c, handle);
+
+	if (!mr)
+		return -EINVAL;
+	rocemu_mr_free(c->emu, mr);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Protection domains and memory regions. An MR records (pid, address,
+ * length, access) of the client's memory; the DMA engine later reaches it
+ * with process_vm_readv/writev after checking bounds, PD and access.
+ * Functions return 0 or -errno; a handle the connection does not own is
+ * -EINVAL.
+ */
+#ifndef ROCEMU_EMULATOR_PD_MR_H
+#define ROCEMU_EMULATOR_PD_MR_H
+
+#include <stdint.h>
+
+#include "emulator/client.h"
+
+struct rocemu_pd {
+	struct rocemu_client *owner;
+	struct rocemu_list node;	/* in owner->pds */
+	uint32_t pdn;
+	uint32_t users;			/* MRs and QPs on it */
+};
+
+struct rocemu_mr {
+	struct rocemu_client *owner;
+	struct rocemu_list node;	/* in owner->mrs */
+	uint32_t handle;
+	uint32_t lkey, rkey;
+	struct rocemu_pd *pd;
+	uint32_t access;
+	uint64_t addr;			/* in the owner's address space */
+	uint64_t length;
+	uint64_t iova;
+};
+
+int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn);
+/* -EBUSY while MRs or QPs use it. */
+int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn);
+/* c's PD pdn, or NULL. */
+struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn);
+void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
+
+/*
+ * Register req->addr/length: -EINVAL for a bad PD, access or length 0,
+ * -EFAULT for memory not mapped (or not writable when write access is asked).
+ */
+int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
+		  struct rocemu_reg_mr_resp *resp);
+/* Change translation, PD and/or access per req->flags; the keys stay. */
+int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *req,
+		    struct rocemu_reg_mr_resp *resp);
+int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle);
+void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr);
+
+#endif /* ROCEMU_EMULATOR_PD_MR_H */

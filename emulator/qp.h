@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Queue pairs: creation with mlx5 ring layout, the attributes
+ * ibv_modify_qp sets (validated completely before any is changed), query
+ * and destruction. Functions return 0 or -errno.
+ */
+#ifndef ROCEMU_EMULATOR_QP_H
+#define ROCEMU_EMULATOR_QP_H
+
+#include <stdint.h>
+
+#include "emulator/client.h"
+
+struct rocemu_qp {
+	struct rocemu_client *owner;
+	struct rocemu_list node;	/* in owner->qps */
+	uint32_t qpn;
+	enum ibv_qp_type type;
+	struct rocemu_pd *pd;
+	struct rocemu_cq *send_cq, *recv_cq;
+	uint32_t sq_sig_all;
+	uint64_t user_qp;		/* reported in async events */
+	struct ibv_qp_cap cap;		/* granted */
+	struct ibv_qp_attr attr;	/* current state and attributes */
+	struct rocemu_qp_layout layout;
+	struct rocemu_shm rings;
+};
+
+/*
+ * Create a QP: -EOPNOTSUPP for a type other than RC, -EINVAL for a PD, CQ
+ * or SRQ c does not own or capabilities over the limits, -ENOMEM at the
+ * device limit. On success *fd is the rings' memfd (to be sent and closed).
+ */
+int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req *req,
+		     struct rocemu_create_qp_resp *resp, int *fd);
+/* Modify per IBTA: state machine masks first, then values; -EINVAL changes nothing. */
+int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req *req);
+int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *req,
+		    struct rocemu_query_qp_resp *resp);
+int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn);
+struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn);
+void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp);
+
+/* "RC", "UC", "UD"... for logs and status. */
+const char *rocemu_qp_type_name(enum ibv_qp_type type);
+
+#endif /* ROCEMU_EMULATOR_QP_H */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/status.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "emulator/client.h"
+#include "emulator/comp_channel.h"
+#include "emulator/cq.h"
+#include "emulator/pd_mr.h"
+#include "emulator/qp.h"
+#include "emulator/qp_state.h"
+
+struct text {
+	char *buf;
+	size_t len, used;
+	bool overflow;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= t->len - t->used)
+		t->overflow = true;
+	else
+		t->used += n;
+}
+
+static void client_status(struct text *t, struct rocemu_client *c)
+{
+	struct rocemu_pd *pd;
+	struct rocemu_mr *mr;
+	struct rocemu_channel *ch;
+	struct rocemu_cq *cq;
+	struct rocemu_qp *qp;
+
+	text_add(t, "client pid %d comm %s device %s\n", (int)c->pid, c->comm, c->dev->name);
+	rocemu_list_for_each(pd, &c->pds, struct rocemu_pd, node)
+		text_add(t, "  pd %u\n", pd->pdn);
+	rocemu_list_for_each(mr, &c->mrs, struct rocemu_mr, node)
+		text_add(t, "  mr %u pd %u lkey 0x%08x len %llu\n", mr->handle, mr->pd->pdn,
+			 mr->lkey, (unsigned long long)mr->length);
+	rocemu_list_for_each(ch, &c->channels, struct rocemu_channel, node)
+		text_add(t, "  channel %u\n", ch->handle);
+	rocemu_list_for_each(cq, &c->cqs, struct rocemu_cq, node)
+		text_add(t, "  cq 0x%06x cqe %u\n", cq->cqn, cq->layout.ncqe - 1);
+	rocemu_list_for_each(qp, &c->qps, struct rocemu_qp, node)
+		text_add(t, "  qp 0x%06x %s %s pd %u\n", qp->qpn, rocemu_qp_type_name(qp->type),
+			 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);
+}
+
+int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
+{
+	struct text t = { .buf = buf, .len = len };
+	struct rocemu_client *c;
+	char ip[INET_ADDRSTRLEN];
+	unsigned int i;
+
+	text_add(&t, "rocemud pid %d backend %s runtime %s\n", (int)getpid(),
+		 rocemu_loop_backend_name(emu->loop), emu->runtime_dir);
+	for (i = 0; i < emu->num_devices; i++) {
+		const struct rocemu_device *dev = &emu->devices[i];
+
+		text_add(&t, "device %s %s port %s mtu %u\n", dev->name,
+			 rocemu_device_ipv4_text(dev, ip), rocemu_port_state_name(dev->port_state),
+			 rocemu_mtu_bytes(dev->active_mtu));
+	}
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+		if (c->dev)
+			client_status(&t, c);
+	if (t.overflow)
+		return -EMSGSIZE;
+	return (int)t.used + 1;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * One control connection per context: a request, then its response with
+ * the same op and seq, under the connection's mutex so threads sharing a
+ * context never interleave.
+ */
+#include "shim.h"
+
+#include <unistd.h>
+
+#include "rocemu/ctrl_io.h"
+#include "rocemu/log.h"
+
+/* Large enough for every fixed-size response body. */
+union rocemu_any_resp {
+	struct rocemu_hello_resp hello;
+	struct rocemu_open_device_resp open_device;
+	struct rocemu_query_device_resp query_device;
+	struct rocemu_query_port_resp query_port;
+	struct rocemu_alloc_pd_resp alloc_pd;
+	struct rocemu_reg_mr_resp reg_mr;
+	struct rocemu_create_comp_channel_resp create_comp_channel;
+	struct rocemu_create_cq_resp create_cq;
+	struct rocemu_resize_cq_resp resize_cq;
+	struct rocemu_create_qp_resp create_qp;
+	struct rocemu_query_qp_resp query_qp;
+};
+
+int rocemu_conn_open(struct rocemu_conn *conn)
+{
+	int fd = rocemu_daemon_connect();
+
+	if (fd < 0)
+		return fd;
+	conn->fd = fd;
+	conn->seq = 0;
+	pthread_mutex_init(&conn->lock, NULL);
+	return 0;
+}
+
+void rocemu_conn_close(struct rocemu_conn *conn)
+{
+	close(conn->fd);
+	conn->fd = -1;
+	pthread_mutex_destroy(&conn->lock);
+}
+
+static void close_fds(int *fds, int n)
+{
+	while (n > 0)
+		close(fds[--n]);
+}
+
+/* Receive the response to (op, seq) into resp; caller holds the lock. */
+static int conn_recv(struct rocemu_conn *conn, enum rocemu_ctrl_op op, uint32_t seq,
+		     void *resp, int *fds, int nfds)
+{
+	union {
+		struct rocemu_msg_hdr hdr;
+		char bytes[sizeof(struct rocemu_msg_hdr) + sizeof(union rocemu_any_resp)];
+	} msg;
+	int got_fds[ROCEMU_CTRL_MAX_FDS], got = ROCEMU_CTRL_MAX_FDS, err;
+	ssize_t n;
+
+	n = rocemu_ctrl_recv(conn->fd, &msg, sizeof(msg), got_fds, &got);
+	if (n == 0 || n == -ECONNRESET)
+		return -EIO;	/* the daemon is gone */
+	if (n < 0)
+		return (int)n;
+	err = rocemu_msg_check(&msg, n, 1);
+	if (!err && (msg.hdr.op != op || msg.hdr.seq != seq))
+		err = -EPROTO;
+	if (!err && msg.hdr.status == 0 && got != nfds)
+		err = -EPROTO;
+	if (err) {
+		rocemu_log(ROCEMU_LOG_ERROR, "bad %s response from rocemud: %s",
+			   rocemu_ctrl_op_names[op], strerror(-err));
+		close_fds(got_fds, got);
+		return err;
+	}
+	if (msg.hdr.status) {
+		close_fds(got_fds, got);
+		return msg.hdr.status > 0 ? -EPROTO : msg.hdr.status;
+	}
+	if (msg.hdr.len)
+		memcpy(resp, msg.bytes + sizeof(msg.hdr), msg.hdr.len);
+	if (nfds)
+		memcpy(fds, got_fds, sizeof(int) * nfds);
+	return 0;
+}
+
+int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
+		     const void *req, void *resp, int *fds, int nfds)
+{
+	struct rocemu_msg_hdr hdr;
+	int err;
+
+	if (rocemu_ctrl_body_size[op][1] > sizeof(union rocemu_any_resp))
+		return -EMSGSIZE;
+	pthread_mutex_lock(&conn->lock);
+	rocemu_msg_init(&hdr, op, ++conn->seq, 0, rocemu_ctrl_body_size[op][0]);
+	err = rocemu_ctrl_send(conn->fd, &hdr, req, NULL, 0);
+	if (err)
+		err = (err == -EPIPE || err == -ECONNRESET) ? -EIO : err;
+	else
+		err = conn_recv(conn, op, hdr.seq, resp, fds, nfds);
+	pthread_mutex_unlock(&conn->lock);
+	return err;
+}

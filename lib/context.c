@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Opening an emulated device: a control connection of its own, bound by
+ * OPEN_DEVICE, and a struct verbs_context whose op tables carry the inline
+ * verbs of verbs.h to the shim. cmd_fd is the control socket, async_fd the
+ * daemon's event pipe.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "rocemu/log.h"
+
+void *rocemu_map_shared(int fd, uint64_t size)
+{
+	void *p;
+	int saved;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	saved = errno;
+	close(fd);
+	if (p == MAP_FAILED) {
+		errno = saved;
+		return NULL;
+	}
+	return p;
+}
+
+void rocemu_ctx_doorbell(struct rocemu_context *rctx)
+{
+	static const uint64_t one = 1;
+
+	/* Tells the daemon which context to scan; release orders the doorbell before it. */
+	__atomic_fetch_add(&rctx->page->doorbell_seq, 1, __ATOMIC_RELEASE);
+	/* Pairs with the daemon's store of daemon_sleeping before it rescans and sleeps. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rctx->page->daemon_sleeping, __ATOMIC_RELAXED) &&
+	    write(rctx->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		rocemu_log(ROCEMU_LOG_WARN, "%s kick: %s", rctx->info.name, strerror(errno));
+}
+
+static void context_fill_ops(struct rocemu_context *rctx)
+{
+	struct verbs_context *vctx = &rctx->vctx;
+	struct ibv_context_ops *ops = &vctx->context.ops;
+
+	ops->_compat_query_device = ibv_query_device;
+	ops->_compat_query_port = ibv_query_port;
+	ops->poll_cq = rocemu_poll_cq_op;
+	ops->req_notify_cq = rocemu_req_notify_cq_op;
+	ops->post_send = rocemu_post_send_op;
+	ops->post_recv = rocemu_post_recv_op;
+	vctx->query_port = rocemu_query_port_op;
+	vctx->query_device_ex = rocemu_query_device_ex_op;
+	vctx->create_cq_ex = rocemu_create_cq_ex_op;
+	vctx->create_qp_ex = rocemu_create_qp_ex_op;
+	vctx->sz = sizeof(*vctx);
+	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+}
+
+/* fds from OPEN_DEVICE: async pipe, kick eventfd, context page memfd. */
+enum { OPEN_FD_ASYNC, OPEN_FD_KICK, OPEN_FD_PAGE, OPEN_FD__COUNT };
+
+static struct ibv_context *context_open(struct rocemu_device *dev)
+{
+	struct rocemu_open_device_req req = { .dev_index = dev->info.index,
+					      .pid = (uint32_t)getpid() };
+	struct rocemu_open_device_resp resp;
+	struct rocemu_context *rctx;
+	struct ibv_context *ctx;
+	int fds[OPEN_FD__COUNT], err;
+
+	rctx = calloc(1, sizeof(*rctx));
+	if (!rctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = rocemu_conn_open(&rctx->conn);
+	if (err)
+		goto err_free;
+	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_OPEN_DEVICE, &req, &resp, fds,
+			       OPEN_FD__COUNT);
+	if (err)
+		goto err_conn;
+	rctx->page_size = resp.context_page_size;
+	if (rctx->page_size < sizeof(*rctx->page)) {
+		close(fds[OPEN_FD_PAGE]);
+		err = -EPROTO;
+		goto err_fds;
+	}
+	rctx->page = rocemu_map_shared(fds[OPEN_FD_PAGE], rctx->page_size);
+	if (!rctx->page) {
+		err = -errno;
+		goto err_fds;
+	}
+	rctx->dev = dev;
+	rctx->info = resp.dev;
+	rctx->kick_fd = fds[OPEN_FD_KICK];
+	ctx = &rctx->vctx.context;
+	ctx->device = &dev->ibdev;
+	ctx->cmd_fd = rctx->conn.fd;
+	ctx->async_fd = fds[OPEN_FD_ASYNC];
+	ctx->num_comp_vectors = 1;
+	pthread_mutex_init(&ctx->mutex, NULL);
+	context_fill_ops(rctx);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s opened", rctx->info.name);
+	return ctx;
+
+err_fds:
+	close(fds[OPEN_FD_ASYNC]);
+	close(fds[OPEN_FD_KICK]);
+err_conn:
+	rocemu_conn_close(&rctx->conn);
+err_free:
+	free(rctx);
+	errno = -err;
+	return NULL;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct rocemu_device *dev = rocemu_device_of(device);
+
+	if (!dev)
+		return REAL(ibv_open_device)(device);
+	return context_open(dev);
+}
+
+int ibv_close_device(struct ibv_context *context)
+{
+	struct rocemu_context *rctx;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(ibv_close_device)(context);
+	rctx = to_rctx(context);
+	/* Closing the connection makes the daemon destroy what is left. */
+	rocemu_conn_close(&rctx->conn);
+	munmap(rctx->page, rctx->page_size);
+	close(rctx->kick_fd);
+	close(context->async_fd);
+	pthread_mutex_destroy(&context->mutex);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s closed", rctx->info.name);
+	free(rctx);
+	return 0;
+}

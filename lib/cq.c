@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Completion queues: the daemon creates the CQE ring and doorbell record
+ * in a memfd that both sides map; the shim keeps the consumer index and
+ * arms the CQ by writing the arm word of the doorbell record as the mlx5
+ * provider does.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "rocemu/log.h"
+
+/* Completion-entry fields ibv_cq_ex can report on this device. */
+#define CQ_SUPPORTED_WC_FLAGS ((uint64_t)IBV_WC_STANDARD_FLAGS)
+#define CQ_SUPPORTED_COMP_MASK ((uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
+#define CQ_SUPPORTED_CREATE_FLAGS ((uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
+
+static bool layout_fits(uint64_t offset, uint64_t len, uint64_t size)
+{
+	return offset <= size && len <= size - offset;
+}
+
+/* Map the ring described by layout (fd consumed) into cq. Returns 0 or errno. */
+static int cq_map(struct rocemu_cq *cq, const struct rocemu_cq_layout *layout, int fd)
+{
+	void *map;
+
+	if (layout->ncqe < 2 || (layout->ncqe & (layout->ncqe - 1)) ||
+	    !layout_fits(layout->buf_offset, (uint64_t)layout->ncqe * 64, layout->size) ||
+	    !layout_fits(layout->dbrec_offset, 2 * sizeof(__be32), layout->size)) {
+		close(fd);
+		return EPROTO;
+	}
+	map = rocemu_map_shared(fd, layout->size);
+	if (!map)
+		return errno;
+	cq->map = map;
+	cq->map_size = layout->size;
+	cq->ncqe = layout->ncqe;
+	cq->buf = (struct mlx5_cqe64 *)((char *)map + layout->buf_offset);
+	cq->dbrec = (__be32 *)((char *)map + layout->dbrec_offset);
+	cq->ibcq.cqe = (int)layout->ncqe - 1;
+	return 0;
+}
+
+static void cq_destroy_in_daemon(struct rocemu_context *rctx, uint32_t cqn)
+{
+	struct rocemu_handle_req req = { .handle = cqn };
+
+	rocemu_conn_call(&rctx->conn, ROCEMU_OP_DESTROY_CQ, &req, NULL, NULL, 0);
+}
+
+static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *cq_context,
+				   struct ibv_comp_channel *channel, uint32_t comp_vector,
+				   uint64_t wc_flags)
+{
+	struct rocemu_context *rctx = to_rctx(context);
+	struct rocemu_create_cq_req req;
+	struct rocemu_create_cq_resp resp;
+	struct rocemu_cq *cq;
+	int fd, err;
+
+	/* A channel of another context (or a real one) cannot carry our events. */
+	if (channel && channel->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	req = (struct rocemu_create_cq_req){
+		.cqe = cqe < 0 ? 0 : (uint32_t)cqe,
+		.channel = channel ? to_rchannel(channel)->handle : ROCEMU_NO_HANDLE,
+		.comp_vector = comp_vector,
+		.user_cq = (uintptr_t)&cq->ibcq,
+	};
+	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_CREATE_CQ, &req, &resp, &fd, 1);
+	if (err) {
+		free(cq);
+		errno = -err;
+		return NULL;
+	}
+	err = cq_map(cq, &resp.layout, fd);
+	if (err) {
+		cq_destroy_in_daemon(rctx, resp.layout.cqn);
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	cq->cqn = resp.layout.cqn;
+	cq->wc_flags = wc_flags;
+	cq->ibcq.context = context;
+	cq->ibcq.channel = channel;
+	cq->ibcq.cq_context = cq_context;
+	cq->ibcq.handle = cq->cqn;
+	pthread_mutex_init(&cq->ibcq.mutex, NULL);
+	pthread_cond_init(&cq->ibcq.cond, NULL);
+	rocemu_cq_ex_set_poll_ops(&cq->ibcq);
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt++;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x cqe %d", rctx->info.name, cq->cqn,
+		   cq->ibcq.cqe);
+	return cq;
+}
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct rocemu_cq *cq;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
+	if (comp_vector < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
+		       IBV_WC_STANDARD_FLAGS);
+	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;
+}
+
+struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *attr)
+{
+	struct rocemu_cq *cq;
+
+	if (attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->wc_flags & ~CQ_SUPPORTED_WC_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~CQ_SUPPORTED_CREATE_FLAGS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,
+		       attr->comp_vector, attr->wc_flags);
+	return cq ? &cq->ibcq : NULL;
+}
+
+int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct rocemu_cq *cq, resized;
+	struct rocemu_resize_cq_req req;
+	struct rocemu_resize_cq_resp resp;
+	int fd, err;
+
+	if (!rocemu_ctx_is_ours(ibcq->context))
+		return REAL(ibv_resize_cq)(ibcq, cqe);
+	cq = to_rcq(ibcq);
+	req = (struct rocemu_resize_cq_req){ .cqn = cq->cqn, .cqe = cqe < 0 ? 0 : (uint32_t)cqe };
+	err = rocemu_conn_call(&to_rctx(ibcq->context)->conn, ROCEMU_OP_RESIZE_CQ, &req, &resp,
+			       &fd, 1);
+	if (err)
+		return rocemu_errno_value(err);
+	memset(&resized, 0, sizeof(resized));
+	err = cq_map(&resized, &resp.layout, fd);
+	if (err)
+		return err;
+	munmap(cq->map, cq->map_size);
+	cq->map = resized.map;
+	cq->map_size = resized.map_size;
+	cq->ncqe = resized.ncqe;
+	cq->buf = resized.buf;
+	cq->dbrec = resized.dbrec;
+	ibcq->cqe = resized.ibcq.cqe;
+	/* The daemon moved the unpolled CQEs and says where polling resumes. */
+	cq->cons_index = be32toh(cq->dbrec[ROCEMU_CQ_DBR_SET_CI]) & 0xffffff;
+	return 0;
+}
+
+int ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct ibv_comp_channel *channel = ibcq->channel;
+	struct ibv_context *context = ibcq->context;
+	struct rocemu_handle_req req;
+	struct rocemu_cq *cq;
+	int err;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(ibv_destroy_cq)(ibcq);
+	cq = to_rcq(ibcq);
+	req = (struct rocemu_handle_req){ .handle = cq->cqn };
+	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_DESTROY_CQ, &req, NULL,
+			       NULL, 0);
+	if (err)
+		return rocemu_errno_value(err);
+	if (channel) {
+		pthread_mutex_lock(&context->mutex);
+		channel->refcnt--;
+		pthread_mutex_unlock(&context->mutex);
+	}
+	munmap(cq->map, cq->map_size);
+	pthread_cond_destroy(&ibcq->cond);
+	pthread_mutex_destroy(&ibcq->mutex);
+	free(cq);
+	return 0;
+}
+
+int rocemu_req_notify_cq_op(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct rocemu_cq *cq = to_rcq(ibcq);
+	uint32_t sn = __atomic_load_n(&cq->arm_sn, __ATOMIC_RELAXED) & 3;
+	uint32_t ci = cq->cons_index & 0xffffff;
+	uint32_t cmd = solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
+
+	/* Release: the daemon that sees the arm also sees the consumer index. */
+	__atomic_store_n(&cq->dbrec[ROCEMU_CQ_DBR_ARM], htobe32(sn << 28 | cmd | ci),
+			 __ATOMIC_RELEASE);
+	rocemu_ctx_doorbell(to_rctx(ibcq->context));
+	return 0;
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Queue pairs: the daemon sizes the queues (the caps it grants are
+ * written back to the app) and creates SQ, RQ, doorbell record and
+ * BlueFlame area in one memfd that both sides map. The daemon validates
+ * every QP attribute and state transition; the shim keeps its own record
+ * of what ibv_query_qp reports in init_attr.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "rocemu/log.h"
+
+#define QP_KNOWN_COMP_MASK ((uint32_t)IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
+#define QP_SUPPORTED_COMP_MASK ((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+
+static const char *const qp_state_names[] = {
+	[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT", [IBV_QPS_RTR] = "RTR",
+	[IBV_QPS_RTS] = "RTS", [IBV_QPS_SQD] = "SQD", [IBV_QPS_SQE] = "SQE",
+	[IBV_QPS_ERR] = "ERR",
+};
+
+static const char *qp_state_name(enum ibv_qp_state state)
+{
+	return (unsigned int)state <= IBV_QPS_ERR ? qp_state_names[state] : "?";
+}
+
+static bool cq_of(struct ibv_context *context, struct ibv_cq *cq)
+{
+	return cq && cq->context == context;
+}
+
+/* libibverbs/mlx5 checks of init_attr; returns 0 or the errno value. */
+static int qp_init_attr_check(struct ibv_context *context,
+			      const struct ibv_qp_init_attr_ex *attr)
+{
+	if (attr->comp_mask & ~QP_KNOWN_COMP_MASK)
+		return EINVAL;
+	if (attr->comp_mask & ~QP_SUPPORTED_COMP_MASK)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+		return EINVAL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context)
+		return EINVAL;
+	/* No SRQ exists on this device yet (max_srq 0). */
+	if (attr->srq || !cq_of(context, attr->send_cq) || !cq_of(context, attr->recv_cq))
+		return EINVAL;
+	return 0;
+}
+
+static bool qp_layout_ok(const struct rocemu_qp_layout *l)
+{
+	return l->rq_wqe_shift < 32 &&
+	       l->sq_offset <= l->size && (uint64_t)l->sq_wqe_cnt * 64 <= l->size - l->sq_offset &&
+	       l->rq_offset <= l->size &&
+	       ((uint64_t)l->rq_wqe_cnt << l->rq_wqe_shift) <= l->size - l->rq_offset &&
+	       l->dbrec_offset <= l->size && 2 * sizeof(__be32) <= l->size - l->dbrec_offset &&
+	       l->bf_offset <= l->size && l->bf_size <= l->size - l->bf_offset;
+}
+
+static void qp_destroy_in_daemon(struct rocemu_context *rctx, uint32_t qpn)
+{
+	struct rocemu_handle_req req = { .handle = qpn };
+
+	rocemu_conn_call(&rctx->conn, ROCEMU_OP_DESTROY_QP, &req, NULL, NULL, 0);
+}
+
+static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+{
+	struct rocemu_context *rctx = to_rctx(context);
+	struct rocemu_create_qp_req req;
+	struct rocemu_create_qp_resp resp;
+	struct rocemu_qp *qp;
+	struct ibv_qp *ibqp;
+	int fd, err;
+
+	err = qp_init_attr_check(context, attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ibqp = &qp->qpx.qp_base;
+	req = (struct rocemu_create_qp_req){
+		.pdn = to_rpd(attr->pd)->pdn,
+		.qp_type = attr->qp_type,
+		.send_cqn = to_rcq(attr->send_cq)->cqn,
+		.recv_cqn = to_rcq(attr->recv_cq)->cqn,
+		.srqn = ROCEMU_NO_HANDLE,
+		.sq_sig_all = attr->sq_sig_all ? 1 : 0,
+		.cap = attr->cap,
+		.user_qp = (uintptr_t)ibqp,
+	};
+	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_CREATE_QP, &req, &resp, &fd, 1);
+	if (err) {
+		free(qp);
+		errno = -err;
+		return NULL;
+	}
+	if (!qp_layout_ok(&resp.layout)) {
+		close(fd);
+		errno = EPROTO;
+		goto err_daemon;
+	}
+	qp->map = rocemu_map_shared(fd, resp.layout.size);
+	if (!qp->map)
+		goto err_daemon;
+	qp->qpn = resp.layout.qpn;
+	qp->layout = resp.layout;
+	qp->cap = resp.cap;
+	qp->sq_sig_all = req.sq_sig_all;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		qp->has_qpx = true;
+		qp->send_ops_flags = attr->send_ops_flags;
+	}
+	ibqp->context = context;
+	ibqp->qp_context = attr->qp_context;
+	ibqp->pd = attr->pd;
+	ibqp->send_cq = attr->send_cq;
+	ibqp->recv_cq = attr->recv_cq;
+	ibqp->srq = NULL;
+	ibqp->handle = qp->qpn;
+	ibqp->qp_num = qp->qpn;
+	ibqp->state = IBV_QPS_RESET;
+	ibqp->qp_type = attr->qp_type;
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	attr->cap = resp.cap;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x created (sq %u rq %u)", rctx->info.name,
+		   qp->qpn, resp.cap.max_send_wr, resp.cap.max_recv_wr);
+	return ibqp;
+
+err_daemon:
+	err = errno;
+	qp_destroy_in_daemon(rctx, resp.layout.qpn);
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
+				      struct ibv_qp_init_attr_ex *attr)
+{
+	return qp_create(context, attr);
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex;
+	struct ibv_qp *qp;
+
+	if (!pd || !rocemu_ctx_is_ours(pd->context))
+		return REAL(ibv_create_qp)(pd, qp_init_attr);
+	memset(&attr_ex, 0, sizeof(attr_ex));
+	memcpy(&attr_ex, qp_init_attr, sizeof(*qp_init_attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = pd;
+	qp = qp_create(pd->context, &attr_ex);
+	if (qp)
+		qp_init_attr->cap = attr_ex.cap;
+	return qp;
+}
+
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *ibqp)
+{
+	struct rocemu_qp *qp;
+
+	if (!rocemu_ctx_is_ours(ibqp->context))
+		return REAL(ibv_qp_to_qp_ex)(ibqp);
+	qp = to_rqp(ibqp);
+	return qp->has_qpx ? &qp->qpx : NULL;
+}
+
+int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr)
+{
+	struct rocemu_query_qp_req req;
+	struct rocemu_query_qp_resp resp;
+	struct rocemu_qp *qp;
+	int err;
+
+	if (!rocemu_ctx_is_ours(ibqp->context))
+		return REAL(ibv_query_qp)(ibqp, attr, attr_mask, init_attr);
+	qp = to_rqp(ibqp);
+	req = (struct rocemu_query_qp_req){ .qpn = qp->qpn, .attr_mask = (uint32_t)attr_mask };
+	err = rocemu_conn_call(&to_rctx(ibqp->context)->conn, ROCEMU_OP_QUERY_QP, &req, &resp,
+			       NULL, 0);
+	if (err)
+		return rocemu_errno_value(err);
+	*attr = resp.attr;
+	attr->cap = resp.cap;
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = qp->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	/* The daemon may have moved the QP (to ERR) on its own. */
+	ibqp->state = resp.attr.qp_state;
+	return 0;
+}
+
+int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct rocemu_modify_qp_req req;
+	int err;
+
+	if (!rocemu_ctx_is_ours(ibqp->context))
+		return REAL(ibv_modify_qp)(ibqp, attr, attr_mask);
+	memset(&req, 0, sizeof(req));
+	req.qpn = to_rqp(ibqp)->qpn;
+	req.attr_mask = (uint32_t)attr_mask;
+	req.attr = *attr;
+	err = rocemu_conn_call(&to_rctx(ibqp->context)->conn, ROCEMU_OP_MODIFY_QP, &req, NULL,
+			       NULL, 0);
+	if (err)
+		return rocemu_errno_value(err);
+	if (attr_mask & IBV_QP_STATE) {
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s->%s",
+			   to_rctx(ibqp->context)->info.name, ibqp->qp_num,
+			   qp_state_name(ibqp->state), qp_state_name(attr->qp_state));
+		ibqp->state = attr->qp_state;
+	}
+	return 0;
+}
+
+int ibv_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct rocemu_handle_req req;
+	struct rocemu_qp *qp;
+	int err;
+
+	if (!rocemu_ctx_is_ours(ibqp->context))
+		return REAL(ibv_destroy_qp)(ibqp);
+	qp = to_rqp(ibqp);
+	req = (struct rocemu_handle_req){ .handle = qp->qpn };
+	err = rocemu_conn_call(&to_rctx(ibqp->context)->conn, ROCEMU_OP_DESTROY_QP, &req, NULL,
+			       NULL, 0);
+	if (err)
+		return rocemu_errno_value(err);
+	munmap(qp->map, qp->layout.size);
+	pthread_cond_destroy(&ibqp->cond);
+	pthread_mutex_destroy(&ibqp->mutex);
+	free(qp);
+	return 0;
+}

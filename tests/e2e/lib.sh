@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# shellcheck shell=bash disable=SC2034
+# Sourced by every end-to-end test. A test gets its own runtime directory
+# per backend and its own loopback addresses (so tests run in parallel),
+# a timeout on every process, and on failure the commands it ran with
+# their output and the daemon log. Exit codes: 0 pass, 1 fail, 77 skip.
+
+set -u
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${top_srcdir:=$(cd "$E2E_DIR/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+ROCEMU=$top_builddir/tools/rocemu
+ROCEMUD=$top_builddir/tools/rocemud
+VERBS_CONTROL=$top_builddir/tests/e2e/verbs_control
+URING_PROBE=$top_builddir/tests/e2e/uring_probe
+TEST_NAME=$(basename "$0" .sh)
+
+# Every setting comes from the test itself, none from the caller's shell.
+unset ROCEMU_DEVICES ROCEMU_RUNTIME_DIR ROCEMU_NET ROCEMU_LOG ROCEMU_ONLY \
+	ROCEMU_DAEMON ROCEMU_SHIM ROCEMU_IDLE_EXIT ROCEMU_PCAP
+
+WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rocemu-$TEST_NAME.XXXXXX") || exit 99
+COMMANDS_LOG=$WORK_DIR/commands.log
+OUT=$WORK_DIR/out		# output of the last `capture`
+RUNTIME_DIRS=()
+BACKGROUND_PIDS=()
+TEST_NET=
+BACKEND=
+BACKEND_INDEX=0
+: >"$COMMANDS_LOG"
+
+dump_logs() {
+	local dir
+
+	echo "---- commands run, with their output"
+	cat "$COMMANDS_LOG"
+	for dir in "${RUNTIME_DIRS[@]}"; do
+		if [ -s "$dir/rocemud.log" ]; then
+			echo "---- daemon log $dir/rocemud.log"
+			cat "$dir/rocemud.log"
+		fi
+	done
+}
+
+fail() {
+	echo "FAIL: $TEST_NAME${BACKEND:+ ($BACKEND)}: $*"
+	dump_logs
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $TEST_NAME: $*"
+	exit 77
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# run_with_timeout SECS CMD...: CMD killed after SECS (and -9 five seconds later).
+run_with_timeout() {
+	local secs=$1
+
+	shift
+	timeout -k 5 "$secs" "$@"
+}
+
+# capture SECS CMD...: run CMD under a timeout; stdout and stderr go to $OUT and the log.
+capture() {
+	local secs=$1 rc
+
+	shift
+	echo "+ ${ROCEMU_NET:+ROCEMU_NET=$ROCEMU_NET }${ROCEMU_DEVICES:+ROCEMU_DEVICES=$ROCEMU_DEVICES }$*" >>"$COMMANDS_LOG"
+	run_with_timeout "$secs" "$@" >"$OUT" 2>&1
+	rc=$?
+	cat "$OUT" >>"$COMMANDS_LOG"
+	[ "$rc" -eq 0 ] || echo "(exit status $rc)" >>"$COMMANDS_LOG"
+	return "$rc"
+}
+
+# expect ERE WHAT: a line of the last output matches ERE.
+expect() {
+	grep -Eq -- "$1" "$OUT" || fail "$2: no line matches /$1/"
+	ok "$2"
+}
+
+# expect_fixed TEXT WHAT: a line of the last output contains TEXT as it is.
+expect_fixed() {
+	grep -Fq -- "$1" "$OUT" || fail "$2: no line contains '$1'"
+	ok "$2"
+}
+
+# expect_none ERE WHAT: no line of the last output matches ERE.
+expect_none() {
+	! grep -Eq -- "$1" "$OUT" || fail "$2: a line matches /$1/"
+	ok "$2"
+}
+
+require_programs() {
+	local prog
+
+	for prog in "$@"; do
+		command -v "$prog" >/dev/null || skip "$prog not installed (Debian package ibverbs-utils)"
+	done
+}
+
+require_built() {
+	local file
+
+	for file in "$@"; do
+		[ -x "$file" ] || fail "$file is not built"
+	done
+}
+
+# use_test_net N: this test's addresses are 127.0.N.x; every test picks its own N.
+use_test_net() {
+	TEST_NET=$1
+}
+
+# addr I: the I-th address of this test; each backend gets its own range.
+addr() {
+	echo "127.0.$TEST_NET.$((BACKEND_INDEX * 100 + $1))"
+}
+
+# node_guid_of A.B.C.D: the node GUID (EUI-64 of MAC 02:00:A:B:C:D) as ibv_devinfo prints it.
+node_guid_of() {
+	local IFS=.
+
+	# shellcheck disable=SC2086
+	set -- $1
+	printf '0200:%02xff:fe%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
+}
+
+# stop_daemon DIR: ask the daemon of runtime dir DIR, if any, to exit.
+stop_daemon() {
+	ROCEMU_RUNTIME_DIR=$1 run_with_timeout 10 "$ROCEMU" stop >/dev/null 2>&1 || true
+}
+
+# daemon_answers: `rocemu status` gets an answer in the current runtime dir.
+daemon_answers() {
+	run_with_timeout 5 "$ROCEMU" status >/dev/null 2>&1
+}
+
+# start_daemon: run tools/rocemud for the current runtime dir in the
+# background and wait (bounded) until it answers. Sets DAEMON_PID.
+start_daemon() {
+	echo "+ rocemud & (ROCEMU_NET=$ROCEMU_NET ROCEMU_DEVICES=${ROCEMU_DEVICES:-})" >>"$COMMANDS_LOG"
+	run_with_timeout 300 "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
+	DAEMON_PID=$!
+	BACKGROUND_PIDS+=("$DAEMON_PID")
+	for _ in $(seq 100); do
+		daemon_answers && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || fail "rocemud exited before answering"
+		sleep 0.1
+	done
+	fail "rocemud does not answer after 10 s"
+}
+
+io_uring_usable() {
+	require_built "$URING_PROBE"
+	"$URING_PROBE" 2>"$WORK_DIR/uring_probe.err"
+}
+
+# for_each_backend FUNCTION: run FUNCTION with ROCEMU_NET=io_uring (when
+# this machine allows io_uring) and with ROCEMU_NET=epoll, each time with a
+# fresh runtime dir whose daemon is stopped afterwards.
+for_each_backend() {
+	local fn=$1 backend ran=0
+
+	[ -n "$TEST_NET" ] || fail "use_test_net was not called"
+	for backend in io_uring epoll; do
+		if [ "$backend" = io_uring ] && ! io_uring_usable; then
+			echo "skip io_uring backend: $(cat "$WORK_DIR/uring_probe.err")"
+			continue
+		fi
+		BACKEND=$backend
+		BACKEND_INDEX=$([ "$backend" = io_uring ] && echo 0 || echo 1)
+		export ROCEMU_NET=$backend
+		export ROCEMU_RUNTIME_DIR=$WORK_DIR/run-$backend
+		mkdir -m 0700 "$ROCEMU_RUNTIME_DIR" || fail "mkdir $ROCEMU_RUNTIME_DIR"
+		RUNTIME_DIRS+=("$ROCEMU_RUNTIME_DIR")
+		echo "== $TEST_NAME with the $backend backend"
+		"$fn"
+		stop_daemon "$ROCEMU_RUNTIME_DIR"
+		ran=$((ran + 1))
+	done
+	BACKEND=
+	[ "$ran" -gt 0 ] || skip "no network backend can run here"
+}
+
+cleanup() {
+	local dir pid
+
+	for dir in "${RUNTIME_DIRS[@]}"; do
+		stop_daemon "$dir"
+	done
+	for pid in "${BACKGROUND_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${BACKGROUND_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	rm -rf "$WORK_DIR"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+require_built "$ROCEMU" "$ROCEMUD"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# The control-path verbs (tests/e2e/verbs_control.c) against the emulator.
+# MTU 1500 gives an active MTU of 1024, so a larger path MTU must be refused.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_built "$VERBS_CONTROL"
+use_test_net 4
+
+verbs_control() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1)/1500"
+	export ROCEMU_DEVICES
+	capture 120 "$ROCEMU" run -- "$VERBS_CONTROL" rocemu0 || fail "verbs_control failed"
+	expect "^ok: INIT -> RTR with path_mtu above active_mtu" "path MTU above the active MTU checked"
+	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+}
+
+for_each_backend verbs_control

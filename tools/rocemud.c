@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * rocemud: the emulated RoCE adapters of this host (network namespace).
+ * Runs in the foreground; logs go to stderr (ROCEMU_LOG sets the level).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "emulator/ctrl_server.h"
+#include "emulator/device_config.h"
+#include "emulator/emu.h"
+#include "rocemu/ctrl_io.h"
+#include "rocemu/log.h"
+
+#define DEFAULT_AUTOSTART_IDLE_EXIT 10
+#define MAX_IDLE_EXIT 86400
+
+struct options {
+	bool autostarted;
+	long idle_exit_s;	/* -1: not given */
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: rocemud [OPTIONS]\n"
+		"Emulated RoCEv2 RDMA adapters (ConnectX look) for libibverbs programs.\n"
+		"\n"
+		"  -f, --foreground     run in the foreground (the default)\n"
+		"      --autostarted    started by a program on demand: exit after\n"
+		"                       ROCEMU_IDLE_EXIT seconds (default %d) without clients\n"
+		"      --idle-exit S    exit after S seconds without any connection\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Environment: ROCEMU_DEVICES (default %s), ROCEMU_RUNTIME_DIR,\n"
+		"ROCEMU_NET (io_uring|epoll), ROCEMU_LOG (error|warn|info|debug), ROCEMU_IDLE_EXIT.\n",
+		DEFAULT_AUTOSTART_IDLE_EXIT, ROCEMU_DEFAULT_DEVICES);
+}
+
+static int parse_seconds(const char *text, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < 0 || v > MAX_IDLE_EXIT)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	enum { OPT_AUTOSTARTED = 256, OPT_IDLE_EXIT };
+	static const struct option longopts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "autostarted", no_argument, NULL, OPT_AUTOSTARTED },
+		{ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opt->autostarted = false;
+	opt->idle_exit_s = -1;
+	while ((c = getopt_long(argc, argv, "fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			break;
+		case OPT_AUTOSTARTED:
+			opt->autostarted = true;
+			break;
+		case OPT_IDLE_EXIT:
+			if (parse_seconds(optarg, &opt->idle_exit_s)) {
+				fprintf(stderr, "rocemud: --idle-exit wants seconds from 0 to %d, not \"%s\"\n",
+					MAX_IDLE_EXIT, optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rocemud: unexpected argument \"%s\"\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Seconds without connections before exiting; 0: never. */
+static long idle_exit_seconds(const struct options *opt)
+{
+	const char *env = getenv("ROCEMU_IDLE_EXIT");
+	long s = DEFAULT_AUTOSTART_IDLE_EXIT;
+
+	if (opt->idle_exit_s >= 0)
+		return opt->idle_exit_s;
+	if (!opt->autostarted)
+		return 0;
+	if (env && *env && parse_seconds(env, &s))
+		fprintf(stderr, "rocemud: ignoring ROCEMU_IDLE_EXIT=\"%s\" (not seconds)\n", env);
+	return s;
+}
+
+/*
+ * Is a daemon answering on dir's socket? Returns its pid, 0 when none
+ * (a stale socket file is removed), or -errno.
+ */
+static long running_daemon(const char *dir)
+{
+	struct rocemu_hello_req req = { .pid = (uint32_t)getpid() };
+	struct {
+		struct rocemu_msg_hdr hdr;
+		struct rocemu_hello_resp body;
+	} resp;
+	struct rocemu_msg_hdr hdr;
+	struct sockaddr_un sun;
+	long pid = 0;
+	ssize_t n;
+	int sock;
+
+	sock = rocemu_ctrl_connect(dir);
+	if (sock < 0) {
+		if (sock != -ECONNREFUSED && sock != -ENOENT)
+			return sock;
+		if (sock == -ECONNREFUSED && !rocemu_ctrl_addr(&sun, dir)) {
+			rocemu_log(ROCEMU_LOG_INFO, "removing stale socket %s", sun.sun_path);
+			unlink(sun.sun_path);
+		}
+		return 0;
+	}
+	rocemu_msg_init(&hdr, ROCEMU_OP_HELLO, 1, 0, sizeof(req));
+	if (!rocemu_ctrl_send(sock, &hdr, &req, NULL, 0)) {
+		n = rocemu_ctrl_recv(sock, &resp, sizeof(resp), NULL, NULL);
+		if (n > 0 && !rocemu_msg_check(&resp, (size_t)n, 1) && !resp.hdr.status)
+			pid = resp.body.daemon_pid;
+	}
+	close(sock);
+	return pid ? pid : -EBUSY;	/* something listens there, but not a daemon of ours */
+}
+
+static void on_signal(void *arg, int fd, uint32_t revents)
+{
+	struct rocemu_emu *emu = arg;
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	rocemu_log(ROCEMU_LOG_INFO, "%s received, exiting", strsignal((int)si.ssi_signo));
+	rocemu_loop_stop(emu->loop);
+}
+
+/* SIGTERM and SIGINT arrive through the loop; SIGPIPE never (a client may vanish). */
+static int signals_setup(void)
+{
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int run(const struct options *opt)
+{
+	static struct rocemu_device devs[ROCEMU_MAX_DEVICES];
+	static struct rocemu_emu emu;
+	char dir[PATH_MAX], err[512];
+	unsigned int num_devs;
+	struct rocemu_loop *loop;
+	long other;
+	int sigfd, ret;
+
+	if (rocemu_devices_parse(getenv("ROCEMU_DEVICES"), devs, &num_devs, err, sizeof(err))) {
+		fprintf(stderr, "rocemud: ROCEMU_DEVICES: %s\n", err);
+		return 1;
+	}
+	ret = rocemu_runtime_dir(dir, sizeof(dir));
+	if (!ret)
+		ret = rocemu_runtime_dir_make(dir);
+	if (ret) {
+		fprintf(stderr, "rocemud: runtime directory %s: %s\n", dir,
+			ret == -EPERM ? "not a directory of this user" : strerror(-ret));
+		return 1;
+	}
+	other = running_daemon(dir);
+	if (other > 0) {
+		fprintf(stderr, "rocemud: another daemon (pid %ld) is running in %s\n", other, dir);
+		return 1;
+	}
+	if (other < 0) {
+		fprintf(stderr, "rocemud: %s/%s is in use: %s\n", dir, ROCEMU_CTRL_SOCKET,
+			strerror((int)-other));
+		return 1;
+	}
+	sigfd = signals_setup();
+	if (sigfd < 0) {
+		fprintf(stderr, "rocemud: signals: %s\n", strerror(-sigfd));
+		return 1;
+	}
+	loop = rocemu_loop_new(ROCEMU_LOOP_AUTO);
+	if (!loop) {
+		fprintf(stderr, "rocemud: event loop: %s\n", strerror(errno));
+		close(sigfd);
+		return 1;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "event loop backend %s", rocemu_loop_backend_name(loop));
+	ret = rocemu_emu_init(&emu, loop, dir, devs, num_devs, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "rocemud: %s\n", err);
+		goto out_loop;
+	}
+	ret = rocemu_loop_watch_fd(loop, sigfd, on_signal, &emu);
+	if (!ret)
+		ret = rocemu_ctrl_server_start(&emu, (unsigned int)idle_exit_seconds(opt), err,
+					       sizeof(err));
+	else
+		snprintf(err, sizeof(err), "cannot watch signals: %s", strerror(-ret));
+	if (ret) {
+		fprintf(stderr, "rocemud: %s\n", err);
+		goto out_emu;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "started: %u device(s), runtime %s%s", num_devs, dir,
+		   opt->autostarted ? " (autostarted)" : "");
+	ret = rocemu_loop_run(loop);
+	if (ret)
+		rocemu_log(ROCEMU_LOG_ERROR, "event loop failed: %s", strerror(-ret));
+	/* Ports close before the socket goes: whoever waits for the socket may rebind them. */
+	rocemu_emu_fini(&emu);
+	rocemu_ctrl_server_stop(&emu);
+	rocemu_log(ROCEMU_LOG_INFO, "stopped");
+	goto out_signals;
+out_emu:
+	rocemu_emu_fini(&emu);
+out_signals:
+	rocemu_loop_unwatch_fd(loop, sigfd);
+out_loop:
+	rocemu_loop_free(loop);
+	close(sigfd);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+
+	if (parse_options(argc, argv, &opt))
+		return 2;
+	return run(&opt);
+}
