@@ -252,6 +252,24 @@ static void reg_put_if_idle(struct uring_state *st, struct reg *r)
 		reg_free(st, r);
 }
 
+/*
+ * Cancel r's request before returning, so the kernel drops its reference
+ * to the socket now: a port closed right after is free to bind again at
+ * once (an async cancel leaves it held until the ring's teardown ends).
+ * The -ECANCELED completion still arrives and frees r. Returns false when
+ * the kernel has no synchronous cancel (before 6.0).
+ */
+static bool reg_cancel_now(struct uring_state *st, struct reg *r)
+{
+	struct io_uring_sync_cancel_reg cancel = {
+		.addr = (uintptr_t)r,
+		.timeout = { .tv_sec = -1, .tv_nsec = -1 },
+	};
+	int rc = io_uring_register_sync_cancel(&st->ring, &cancel);
+
+	return rc == 0 || rc == -ENOENT || rc == -EALREADY;
+}
+
 static int reg_remove(struct uring_state *st, enum reg_kind kind, int fd, uint32_t gen)
 {
 	struct io_uring_sqe *sqe;
@@ -262,7 +280,7 @@ static int reg_remove(struct uring_state *st, enum reg_kind kind, int fd, uint32
 			break;
 	if (!r)
 		return -ENOENT;
-	if (r->armed) {
+	if (r->armed && !reg_cancel_now(st, r)) {
 		sqe = sqe_get(st);
 		if (!sqe)
 			return -EBUSY;
