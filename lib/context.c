@@ -141,6 +141,7 @@ int ibv_close_device(struct ibv_context *context)
 	munmap(rctx->page, rctx->page_size);
 	close(rctx->kick_fd);
 	close(context->async_fd);
+	rocemu_qp_table_free(rctx);
 	pthread_mutex_destroy(&context->mutex);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s closed", rctx->info.name);
 	free(rctx);

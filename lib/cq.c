@@ -94,6 +94,8 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 		return NULL;
 	}
 	cq->cqn = resp.layout.cqn;
+	/* The daemon's fired_sn starts at 0: the first arm must carry another sn. */
+	cq->arm_sn = 1;
 	cq->wc_flags = wc_flags;
 	cq->ibcq.context = context;
 	cq->ibcq.channel = channel;
@@ -101,6 +103,7 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 	cq->ibcq.handle = cq->cqn;
 	pthread_mutex_init(&cq->ibcq.mutex, NULL);
 	pthread_cond_init(&cq->ibcq.cond, NULL);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	rocemu_cq_ex_set_poll_ops(&cq->ibcq);
 	if (channel) {
 		pthread_mutex_lock(&context->mutex);
@@ -167,6 +170,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	err = cq_map(&resized, &resp.layout, fd);
 	if (err)
 		return err;
+	pthread_spin_lock(&cq->lock);
 	munmap(cq->map, cq->map_size);
 	cq->map = resized.map;
 	cq->map_size = resized.map_size;
@@ -176,6 +180,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	ibcq->cqe = resized.ibcq.cqe;
 	/* The daemon moved the unpolled CQEs and says where polling resumes. */
 	cq->cons_index = be32toh(cq->dbrec[ROCEMU_CQ_DBR_SET_CI]) & 0xffffff;
+	pthread_spin_unlock(&cq->lock);
 	return 0;
 }
 
@@ -201,6 +206,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_mutex_unlock(&context->mutex);
 	}
 	munmap(cq->map, cq->map_size);
+	pthread_spin_destroy(&cq->lock);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);
 	free(cq);

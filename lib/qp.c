@@ -45,6 +45,9 @@ static int qp_init_attr_check(struct ibv_context *context,
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
 		return EINVAL;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~ROCEMU_QP_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
 		return EINVAL;
@@ -122,7 +125,11 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		qp->has_qpx = true;
 		qp->send_ops_flags = attr->send_ops_flags;
+		rocemu_qp_wr_ops_init(qp);
 	}
+	err = rocemu_qp_queues_init(qp);
+	if (err)
+		goto err_unmap;
 	ibqp->context = context;
 	ibqp->qp_context = attr->qp_context;
 	ibqp->pd = attr->pd;
@@ -133,6 +140,9 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;
 	ibqp->qp_type = attr->qp_type;
+	err = rocemu_qp_table_insert(rctx, qp);
+	if (err)
+		goto err_queues;
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
 	attr->cap = resp.cap;
@@ -140,6 +150,11 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		   qp->qpn, resp.cap.max_send_wr, resp.cap.max_recv_wr);
 	return ibqp;
 
+err_queues:
+	rocemu_qp_queues_free(qp);
+err_unmap:
+	munmap(qp->map, resp.layout.size);
+	errno = err;
 err_daemon:
 	err = errno;
 	qp_destroy_in_daemon(rctx, resp.layout.qpn);
@@ -250,6 +265,8 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 			       NULL, 0);
 	if (err)
 		return rocemu_errno_value(err);
+	rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
+	rocemu_qp_queues_free(qp);
 	munmap(qp->map, qp->layout.size);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);

@@ -111,6 +111,14 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 
 /* ---- objects ---- */
 
+struct rocemu_qp;
+
+/* qpn (24 bits) = chunk index << ROCEMU_QP_TABLE_SHIFT | slot */
+enum {
+	ROCEMU_QP_TABLE_SHIFT = 12,
+	ROCEMU_QP_TABLE_CHUNKS = 1 << (24 - ROCEMU_QP_TABLE_SHIFT),
+};
+
 struct rocemu_device {
 	struct ibv_device ibdev;
 	struct rocemu_dev_info info;
@@ -125,6 +133,8 @@ struct rocemu_context {
 	struct rocemu_context_page *page;
 	size_t page_size;
 	bool fatal_reported;		/* IBV_EVENT_DEVICE_FATAL given once */
+	/* QPs by qpn for the poller: chunks of 4096 slots, changed under context mutex. */
+	struct rocemu_qp **qp_table[ROCEMU_QP_TABLE_CHUNKS];
 };
 
 struct rocemu_pd {
@@ -155,6 +165,72 @@ struct rocemu_cq {
 	size_t map_size;
 	struct mlx5_cqe64 *buf;
 	__be32 *dbrec;
+	pthread_spinlock_t lock;	/* one poller at a time, as mlx5's cq->lock */
+	uint32_t empty_polls;		/* consecutive empty polls by empty_poller */
+	pthread_t empty_poller;
+	struct ibv_wc ex_wc;		/* the CQE start_poll/next_poll parsed, for read_*() */
+	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
+};
+
+/*
+ * One send WQE as both posting APIs describe it. Data is sge[num]
+ * or, for inline data, sge[num] (ibv_post_send) or buf[num] (wr API).
+ */
+struct rocemu_wqe {
+	uint64_t wr_id;
+	unsigned int flags;		/* enum ibv_send_flags */
+	enum ibv_wr_opcode opcode;
+	__be32 imm;			/* imm_data, or htobe32(rkey) to invalidate */
+	uint32_t rkey;
+	uint64_t raddr;
+	uint64_t compare_add;		/* atomics: compare (CS) or add (FA) */
+	uint64_t swap;
+	size_t num;
+	const struct ibv_sge *sge;
+	const struct ibv_data_buf *buf;
+};
+
+/*
+ * Send queue, in basic blocks (BBs) of 64 bytes. cur_post is the
+ * poster's free-running BB counter; tail the poller's (the BB after the
+ * last completed WQE). Per BB index of a WQE's first BB: wrid, wqe_head
+ * (counter of the WQE's last BB, so tail = wqe_head + 1 on completion)
+ * and the WR opcode.
+ */
+struct rocemu_sq {
+	pthread_spinlock_t lock;	/* posters, ibv_post_send or wr_start..wr_complete */
+	char *buf;
+	char *qend;
+	uint32_t wqe_cnt;		/* BBs, a power of two (0: no send queue) */
+	uint32_t max_wqe_bbs;		/* BBs of the largest WQE the granted caps allow */
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t cur_post;		/* written by the poster */
+	uint32_t tail;			/* written by the poller (release), read by the poster */
+	uint64_t *wrid;
+	uint32_t *wqe_head;
+	uint8_t *wr_opcode;
+	struct mlx5_wqe_ctrl_seg *last_ctrl;	/* the WQE the BlueFlame copy carries */
+	char *bf;
+	uint32_t bf_toggle;		/* offset of the BlueFlame half to write next */
+	uint32_t bf_half;
+	/* wr_start..wr_complete batch of the ibv_qp_ex API (lib/wr.c) */
+	uint32_t batch_start;		/* cur_post at wr_start: wr_abort rolls back to it */
+	int batch_err;			/* first error of the batch */
+	bool wr_pending;		/* a builder ran, its data setter not yet */
+	struct rocemu_wqe pending;	/* what the builder recorded */
+};
+
+/* Receive queue: head is the poster's WQE counter, tail the poller's. */
+struct rocemu_rq {
+	pthread_spinlock_t lock;
+	char *buf;
+	uint32_t wqe_cnt;		/* a power of two (0: no receive queue) */
+	uint32_t wqe_shift;
+	uint32_t max_sge;
+	uint32_t head;			/* written by the poster */
+	uint32_t tail;			/* written by the poller (release), read by the poster */
+	uint64_t *wrid;
 };
 
 struct rocemu_qp {
@@ -166,6 +242,9 @@ struct rocemu_qp {
 	int sq_sig_all;
 	struct rocemu_qp_layout layout;
 	void *map;
+	__be32 *dbrec;			/* [MLX5_RCV_DBR], [MLX5_SND_DBR] */
+	struct rocemu_sq sq;
+	struct rocemu_rq rq;
 };
 
 static inline struct rocemu_context *to_rctx(struct ibv_context *ctx)
@@ -193,9 +272,19 @@ static inline struct rocemu_cq *to_rcq(struct ibv_cq *cq)
 	return container_of((struct ibv_cq_ex *)cq, struct rocemu_cq, ibcq);
 }
 
+static inline struct rocemu_cq *to_rcq_ex(struct ibv_cq_ex *cq)
+{
+	return container_of(cq, struct rocemu_cq, ibcq);
+}
+
 static inline struct rocemu_qp *to_rqp(struct ibv_qp *qp)
 {
 	return container_of(qp, struct rocemu_qp, qpx.qp_base);
+}
+
+static inline struct rocemu_qp *to_rqp_ex(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct rocemu_qp, qpx);
 }
 
 /* device.c: the emulated device behind dev, or NULL for a real one. */
@@ -233,12 +322,54 @@ struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
 
-/* datapath.c: rings not yet driven; these answer "nothing done". */
-int rocemu_poll_cq_op(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+/* ---- data path ---- */
+
+/* post.c: ibv_post_send / ibv_post_recv. */
 int rocemu_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr);
 int rocemu_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+
+/* wqe.c: the send queue writer both posting APIs share, and queue set-up. */
+/* Set up the queues of a mapped QP (qp->layout, qp->cap). Returns 0 or errno. */
+int rocemu_qp_queues_init(struct rocemu_qp *qp);
+void rocemu_qp_queues_free(struct rocemu_qp *qp);
+/*
+ * With sq.lock held: write wqe at cur_post and advance it (no doorbell).
+ * Returns 0, EINVAL (bad opcode, too many SGEs, inline too long) or
+ * ENOMEM (queue full); on error nothing is written.
+ */
+int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe);
+/* With sq.lock held, after at least one rocemu_sq_write: tell the daemon. */
+void rocemu_sq_ring(struct rocemu_qp *qp);
+
+/* wr.c: fill the ibv_qp_ex work-request ops. */
+#define ROCEMU_QP_SEND_OPS_FLAGS						\
+	((uint64_t)(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+		    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+		    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV))
+void rocemu_qp_wr_ops_init(struct rocemu_qp *qp);
+
+/* qp_table.c: the context's QPs by qpn. Insert returns 0 or ENOMEM. */
+int rocemu_qp_table_insert(struct rocemu_context *rctx, struct rocemu_qp *qp);
+void rocemu_qp_table_remove(struct rocemu_context *rctx, struct rocemu_qp *qp);
+struct rocemu_qp *rocemu_qp_table_find(struct rocemu_context *rctx, uint32_t qpn);
+void rocemu_qp_table_free(struct rocemu_context *rctx);
+
+/* poll.c: ibv_poll_cq, and the CQE parser the extended polling shares. */
+int rocemu_poll_cq_op(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+/*
+ * With cq->lock held: parse the CQE at the consumer index into wc and
+ * consume it. Returns false when the CQ is empty. *qp caches the last QP.
+ */
+bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **qp);
+/* With cq->lock held: the consumer index record, written once per poll. */
+void rocemu_cq_update_ci(struct rocemu_cq *cq);
+/* With cq->lock held: count a poll; true when the caller should yield the CPU. */
+bool rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty);
+
+/* cq_ex.c: start_poll/next_poll/end_poll and read_*() of ibv_cq_ex. */
 void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq);
 
 #pragma GCC visibility pop

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Extended polling of ibv_cq_ex: start_poll takes the CQ lock and parses
+ * the first CQE with the parser of ibv_poll_cq (into the CQ's own ibv_wc,
+ * which the read_*() functions return fields of), next_poll parses the
+ * next, end_poll writes the consumer index and unlocks. When start_poll
+ * finds nothing it unlocks itself and end_poll is not called.
+ */
+#include "shim.h"
+
+#include <sched.h>
+
+static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct rocemu_cq *cq = to_rcq_ex(ibcq);
+	uint32_t start;
+	bool yield;
+
+	if (__builtin_expect(attr->comp_mask != 0, 0))
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	cq->ex_qp = NULL;
+	start = cq->cons_index;
+	if (rocemu_cq_poll_one(cq, &cq->ex_wc, &cq->ex_qp)) {
+		rocemu_cq_count_poll(cq, false);
+		ibcq->wr_id = cq->ex_wc.wr_id;
+		ibcq->status = cq->ex_wc.status;
+		return 0;
+	}
+	/* CQEs of destroyed QPs may have been dropped: report the index anyway. */
+	if (cq->cons_index != start)
+		rocemu_cq_update_ci(cq);
+	yield = rocemu_cq_count_poll(cq, true);
+	pthread_spin_unlock(&cq->lock);
+	if (__builtin_expect(yield, 0))
+		sched_yield();
+	return ENOENT;
+}
+
+static int cq_ex_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct rocemu_cq *cq = to_rcq_ex(ibcq);
+
+	if (!rocemu_cq_poll_one(cq, &cq->ex_wc, &cq->ex_qp))
+		return ENOENT;
+	ibcq->wr_id = cq->ex_wc.wr_id;
+	ibcq->status = cq->ex_wc.status;
+	return 0;
+}
+
+static void cq_ex_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct rocemu_cq *cq = to_rcq_ex(ibcq);
+
+	rocemu_cq_update_ci(cq);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.opcode;
+}
+
+static uint32_t cq_ex_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.vendor_err;
+}
+
+static uint32_t cq_ex_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.byte_len;
+}
+
+/* imm_data, or the invalidated rkey (host order) that shares its place */
+static __be32 cq_ex_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.imm_data;
+}
+
+static uint32_t cq_ex_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.qp_num;
+}
+
+static uint32_t cq_ex_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.src_qp;
+}
+
+static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.wc_flags;
+}
+
+static uint32_t cq_ex_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.slid;
+}
+
+static uint8_t cq_ex_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.sl;
+}
+
+static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_wc.dlid_path_bits;
+}
+
+/* No completion timestamps on this device (create refuses to promise them). */
+static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	(void)ibcq;
+	return 0;
+}
+
+void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq)
+{
+	cq->start_poll = cq_ex_start_poll;
+	cq->next_poll = cq_ex_next_poll;
+	cq->end_poll = cq_ex_end_poll;
+	cq->read_opcode = cq_ex_read_opcode;
+	cq->read_vendor_err = cq_ex_read_vendor_err;
+	cq->read_byte_len = cq_ex_read_byte_len;
+	cq->read_imm_data = cq_ex_read_imm_data;
+	cq->read_qp_num = cq_ex_read_qp_num;
+	cq->read_src_qp = cq_ex_read_src_qp;
+	cq->read_wc_flags = cq_ex_read_wc_flags;
+	cq->read_slid = cq_ex_read_slid;
+	cq->read_sl = cq_ex_read_sl;
+	cq->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+	cq->read_completion_ts = cq_ex_read_completion_ts;
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * ibv_poll_cq and the one CQE parser it shares with the extended polling
+ * of ibv_cq_ex. The daemon owns the producer side of the ring and writes
+ * op_own last (release); the shim owns the consumer index, and reports it
+ * in the doorbell record once per poll call, as the mlx5 provider does.
+ */
+#include "shim.h"
+
+#include <sched.h>
+
+#include "rocemu/log.h"
+
+/* Empty polls in a row after which the poller yields its CPU (DESIGN.md: 2-core machines). */
+#define POLL_YIELD_EVERY 16
+
+/* Requester completions by mlx5 opcode (rdma-core mlx5 handle_good_req). */
+enum { REQ_LEN_NONE, REQ_LEN_CQE, REQ_LEN_ATOMIC };
+
+struct req_op {
+	uint8_t wc_opcode;	/* enum ibv_wc_opcode */
+	uint8_t wc_flags;
+	uint8_t byte_len;	/* REQ_LEN_* */
+};
+
+static const struct req_op req_ops[] = {
+	[MLX5_OPCODE_RDMA_WRITE] = { IBV_WC_RDMA_WRITE, 0, REQ_LEN_NONE },
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = { IBV_WC_RDMA_WRITE, IBV_WC_WITH_IMM, REQ_LEN_NONE },
+	[MLX5_OPCODE_SEND] = { IBV_WC_SEND, 0, REQ_LEN_NONE },
+	[MLX5_OPCODE_SEND_IMM] = { IBV_WC_SEND, IBV_WC_WITH_IMM, REQ_LEN_NONE },
+	[MLX5_OPCODE_SEND_INVAL] = { IBV_WC_SEND, 0, REQ_LEN_NONE },
+	[MLX5_OPCODE_RDMA_READ] = { IBV_WC_RDMA_READ, 0, REQ_LEN_CQE },
+	[MLX5_OPCODE_ATOMIC_CS] = { IBV_WC_COMP_SWAP, 0, REQ_LEN_ATOMIC },
+	[MLX5_OPCODE_ATOMIC_FA] = { IBV_WC_FETCH_ADD, 0, REQ_LEN_ATOMIC },
+	[MLX5_OPCODE_LOCAL_INVAL] = { IBV_WC_LOCAL_INV, 0, REQ_LEN_NONE },
+};
+
+/* Responder completions by CQE opcode (rdma-core mlx5 handle_responder). */
+struct resp_op {
+	uint8_t wc_opcode;
+	uint8_t wc_flags;
+};
+
+static const struct resp_op resp_ops[] = {
+	[MLX5_CQE_RESP_WR_IMM] = { IBV_WC_RECV_RDMA_WITH_IMM, IBV_WC_WITH_IMM },
+	[MLX5_CQE_RESP_SEND] = { IBV_WC_RECV, 0 },
+	[MLX5_CQE_RESP_SEND_IMM] = { IBV_WC_RECV, IBV_WC_WITH_IMM },
+	[MLX5_CQE_RESP_SEND_INV] = { IBV_WC_RECV, IBV_WC_WITH_INV },
+};
+
+/* Error CQE syndrome -> status (rdma-core mlx5_handle_error_cqe); 0: general error. */
+static const uint8_t syndrome_status[] = {
+	[MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR] = IBV_WC_LOC_LEN_ERR,
+	[MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR] = IBV_WC_LOC_QP_OP_ERR,
+	[MLX5_CQE_SYNDROME_LOCAL_PROT_ERR] = IBV_WC_LOC_PROT_ERR,
+	[MLX5_CQE_SYNDROME_WR_FLUSH_ERR] = IBV_WC_WR_FLUSH_ERR,
+	[MLX5_CQE_SYNDROME_MW_BIND_ERR] = IBV_WC_MW_BIND_ERR,
+	[MLX5_CQE_SYNDROME_BAD_RESP_ERR] = IBV_WC_BAD_RESP_ERR,
+	[MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR] = IBV_WC_LOC_ACCESS_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR] = IBV_WC_REM_INV_REQ_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR] = IBV_WC_REM_ACCESS_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_OP_ERR] = IBV_WC_REM_OP_ERR,
+	[MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR] = IBV_WC_RETRY_EXC_ERR,
+	[MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR] = IBV_WC_RNR_RETRY_EXC_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR] = IBV_WC_REM_ABORT_ERR,
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static enum ibv_wc_status error_status(uint8_t syndrome)
+{
+	uint8_t status = syndrome < ARRAY_SIZE(syndrome_status) ? syndrome_status[syndrome] : 0;
+
+	return status ? (enum ibv_wc_status)status : IBV_WC_GENERAL_ERR;
+}
+
+static const struct req_op *req_op_of(uint8_t mlx5_opcode)
+{
+	static const struct req_op unknown = { IBV_WC_SEND, 0, REQ_LEN_NONE };
+
+	return mlx5_opcode < ARRAY_SIZE(req_ops) ? &req_ops[mlx5_opcode] : &unknown;
+}
+
+/* The SQ entry a requester CQE names; its WQE and those before it are done. */
+static uint32_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
+{
+	uint32_t tail = sq->tail;
+	/* The CQE carries 16 bits of the BB counter: extend them from the tail. */
+	uint32_t idx = (tail + (uint16_t)(wqe_counter - (uint16_t)tail)) & (sq->wqe_cnt - 1);
+
+	/* Release: the poster reuses these BBs only after this point. */
+	__atomic_store_n(&sq->tail, sq->wqe_head[idx] + 1, __ATOMIC_RELEASE);
+	return idx;
+}
+
+/* The receive entry completed next: the daemon consumes the RQ in order. */
+static uint64_t rq_complete(struct rocemu_rq *rq)
+{
+	uint64_t wr_id = rq->wrid[rq->tail & (rq->wqe_cnt - 1)];
+
+	/* Release: the poster reuses the entry only after this point. */
+	__atomic_store_n(&rq->tail, rq->tail + 1, __ATOMIC_RELEASE);
+	return wr_id;
+}
+
+static void parse_req(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
+{
+	const struct req_op *op = req_op_of(be32toh(cqe->sop_drop_qpn) >> 24);
+
+	wc->wr_id = qp->sq.wrid[sq_complete(&qp->sq, be16toh(cqe->wqe_counter))];
+	wc->status = IBV_WC_SUCCESS;
+	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
+	wc->wc_flags = op->wc_flags;
+	wc->byte_len = op->byte_len == REQ_LEN_CQE ? be32toh(cqe->byte_cnt) :
+		       op->byte_len == REQ_LEN_ATOMIC ? 8 : 0;
+}
+
+static void parse_resp(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
+		       struct ibv_wc *wc)
+{
+	const struct resp_op *op = &resp_ops[opcode];
+	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
+
+	wc->wr_id = rq_complete(&qp->rq);
+	wc->status = IBV_WC_SUCCESS;
+	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
+	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
+	wc->byte_len = be32toh(cqe->byte_cnt);
+	if (op->wc_flags & IBV_WC_WITH_IMM)
+		wc->imm_data = cqe->imm_inval_pkey;	/* stays big-endian, as on the wire */
+	else if (op->wc_flags & IBV_WC_WITH_INV)
+		wc->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
+	wc->src_qp = flags_rqpn & 0xffffff;
+	wc->sl = (flags_rqpn >> 24) & 0xf;
+	wc->slid = be16toh(cqe->slid);
+	wc->dlid_path_bits = cqe->ml_path & 0x7f;
+}
+
+static void parse_err(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
+		      struct ibv_wc *wc)
+{
+	const struct mlx5_err_cqe *ecqe = (const struct mlx5_err_cqe *)cqe;
+
+	wc->status = error_status(ecqe->syndrome);
+	wc->vendor_err = ecqe->vendor_err_synd;
+	if (opcode == MLX5_CQE_REQ_ERR) {
+		wc->wr_id = qp->sq.wrid[sq_complete(&qp->sq, be16toh(cqe->wqe_counter))];
+		wc->opcode = (enum ibv_wc_opcode)req_op_of(be32toh(cqe->sop_drop_qpn) >> 24)->wc_opcode;
+	} else {
+		wc->wr_id = rq_complete(&qp->rq);
+		wc->opcode = IBV_WC_RECV;
+	}
+	if (ecqe->syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s error CQE syndrome 0x%02x vendor 0x%02x",
+			   to_rctx(qp->qpx.qp_base.context)->info.name, qp->qpn,
+			   opcode == MLX5_CQE_REQ_ERR ? "send" : "recv", ecqe->syndrome,
+			   ecqe->vendor_err_synd);
+}
+
+/* The QP of qpn, through the one-entry cache of this poll call. */
+static struct rocemu_qp *cqe_qp(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_qp **cache)
+{
+	if (__builtin_expect(!*cache || (*cache)->qpn != qpn, 0))
+		*cache = rocemu_qp_table_find(to_rctx(cq->ibcq.context), qpn);
+	return *cache;
+}
+
+bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **cache)
+{
+	struct mlx5_cqe64 *cqe;
+	struct rocemu_qp *qp;
+	uint8_t op_own, opcode;
+	uint32_t qpn;
+
+	for (;;) {
+		cqe = &cq->buf[cq->cons_index & (cq->ncqe - 1)];
+		/* Acquire: pairs with the daemon's release store of op_own, written last. */
+		op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+		opcode = op_own >> 4;
+		if (opcode == MLX5_CQE_INVALID ||
+		    (op_own & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->ncqe))
+			return false;
+		cq->cons_index++;
+		qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+		qp = cqe_qp(cq, qpn, cache);
+		if (__builtin_expect(qp != NULL, 1))
+			break;
+		/* A CQE of a QP destroyed since (mlx5 cleans them from the CQ): dropped. */
+		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: CQE of unknown qp 0x%06x dropped",
+			   cq->cqn, qpn);
+	}
+
+	wc->qp_num = qpn;
+	wc->vendor_err = 0;
+	wc->src_qp = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+	wc->imm_data = 0;
+	wc->wc_flags = 0;
+	wc->byte_len = 0;
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+		parse_req(qp, cqe, wc);
+		break;
+	case MLX5_CQE_RESP_WR_IMM:
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_SEND_INV:
+		parse_resp(qp, cqe, opcode, wc);
+		break;
+	case MLX5_CQE_REQ_ERR:
+	case MLX5_CQE_RESP_ERR:
+		parse_err(qp, cqe, opcode, wc);
+		break;
+	default:
+		/* Not a CQE this device writes: report it, consume nothing else. */
+		rocemu_log(ROCEMU_LOG_WARN, "cq 0x%06x: qp 0x%06x unexpected CQE opcode %u",
+			   cq->cqn, qpn, opcode);
+		wc->wr_id = 0;
+		wc->status = IBV_WC_GENERAL_ERR;
+		wc->opcode = IBV_WC_SEND;
+		break;
+	}
+	return true;
+}
+
+void rocemu_cq_update_ci(struct rocemu_cq *cq)
+{
+	/* Release: the daemon reuses the slots only after we have read them. */
+	__atomic_store_n(&cq->dbrec[ROCEMU_CQ_DBR_SET_CI], htobe32(cq->cons_index & 0xffffff),
+			 __ATOMIC_RELEASE);
+}
+
+bool rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty)
+{
+	pthread_t self;
+
+	if (!empty) {
+		cq->empty_polls = 0;
+		return false;
+	}
+	self = pthread_self();
+	if (!pthread_equal(cq->empty_poller, self)) {
+		cq->empty_poller = self;
+		cq->empty_polls = 0;
+	}
+	if (++cq->empty_polls < POLL_YIELD_EVERY)
+		return false;
+	cq->empty_polls = 0;
+	return true;
+}
+
+int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rocemu_cq *cq = to_rcq(ibcq);
+	struct rocemu_qp *cache = NULL;
+	uint32_t start;
+	bool yield;
+	int n;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->cons_index;
+	for (n = 0; n < num_entries; n++)
+		if (!rocemu_cq_poll_one(cq, wc + n, &cache))
+			break;
+	if (cq->cons_index != start)
+		rocemu_cq_update_ci(cq);
+	yield = rocemu_cq_count_poll(cq, n == 0);
+	pthread_spin_unlock(&cq->lock);
+	if (__builtin_expect(yield, 0))
+		sched_yield();
+	return n;
+}

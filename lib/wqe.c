@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The send queue writer: one mlx5 WQE (ctrl, raddr, atomic, data or
+ * inline segments, big-endian) per work request, for ibv_post_send and the
+ * ibv_qp_ex API alike, and the doorbell that hands a batch to the daemon.
+ * Also the set-up of both queues of a QP. The ring is shared with the
+ * daemon: the shim owns cur_post and the BBs between tail and cur_post
+ * until the doorbell record says otherwise.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BB_SIZE MLX5_SEND_WQE_BB
+#define SEG_SIZE 16
+
+/* Segments an opcode carries after ctrl, and whether data may be inline. */
+enum {
+	WR_OP_VALID = 1 << 0,
+	WR_OP_RADDR = 1 << 1,
+	WR_OP_ATOMIC = 1 << 2,
+	WR_OP_INLINE = 1 << 3,
+};
+
+struct wr_op {
+	uint8_t mlx5_opcode;
+	uint8_t flags;
+};
+
+/* RC work-request opcodes: mlx5 opcode and segment layout. */
+static const struct wr_op wr_ops[] = {
+	[IBV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, WR_OP_VALID | WR_OP_RADDR | WR_OP_INLINE },
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM,
+					 WR_OP_VALID | WR_OP_RADDR | WR_OP_INLINE },
+	[IBV_WR_SEND] = { MLX5_OPCODE_SEND, WR_OP_VALID | WR_OP_INLINE },
+	[IBV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, WR_OP_VALID | WR_OP_INLINE },
+	[IBV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, WR_OP_VALID | WR_OP_RADDR },
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS,
+					WR_OP_VALID | WR_OP_RADDR | WR_OP_ATOMIC },
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA,
+					  WR_OP_VALID | WR_OP_RADDR | WR_OP_ATOMIC },
+	[IBV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, WR_OP_VALID | WR_OP_INLINE },
+};
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* Bytes of inline data element i of wqe, and where they are. */
+static size_t inline_elem(const struct rocemu_wqe *wqe, size_t i, const void **addr)
+{
+	if (wqe->buf) {
+		*addr = wqe->buf[i].addr;
+		return wqe->buf[i].length;
+	}
+	*addr = (const void *)(uintptr_t)wqe->sge[i].addr;
+	return wqe->sge[i].length;
+}
+
+/* Size in 16-byte units of the data part, or 0 with *err set. */
+static uint32_t data_ds(const struct rocemu_sq *sq, const struct rocemu_wqe *wqe, bool inl,
+			size_t *inl_len, int *err)
+{
+	const void *addr;
+	uint32_t ds = 0;
+	size_t i, len, total = 0;
+
+	if (__builtin_expect(wqe->sge && wqe->num > sq->max_sge, 0)) {
+		*err = EINVAL;
+		return 0;
+	}
+	if (!inl) {
+		for (i = 0; i < wqe->num; i++)
+			ds += wqe->sge[i].length != 0;	/* zero-length SGEs are skipped */
+		return ds;
+	}
+	for (i = 0; i < wqe->num; i++) {
+		len = inline_elem(wqe, i, &addr);
+		if (__builtin_expect(len > sq->max_inline - total, 0)) {
+			*err = EINVAL;
+			return 0;
+		}
+		total += len;
+	}
+	*inl_len = total;
+	/* mlx5: no inline segment at all for zero bytes */
+	return total ? align_up(sizeof(struct mlx5_wqe_inl_data_seg) + total, SEG_SIZE) / SEG_SIZE
+		     : 0;
+}
+
+static void *wrap(const struct rocemu_sq *sq, void *seg)
+{
+	return seg == sq->qend ? sq->buf : seg;
+}
+
+static void *set_raddr_seg(void *seg, uint64_t raddr, uint32_t rkey)
+{
+	struct mlx5_wqe_raddr_seg *r = seg;
+
+	r->raddr = htobe64(raddr);
+	r->rkey = htobe32(rkey);
+	r->reserved = 0;
+	return r + 1;
+}
+
+static void *set_atomic_seg(void *seg, const struct rocemu_wqe *wqe)
+{
+	struct mlx5_wqe_atomic_seg *a = seg;
+
+	if (wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		a->swap_add = htobe64(wqe->swap);
+		a->compare = htobe64(wqe->compare_add);
+	} else {
+		a->swap_add = htobe64(wqe->compare_add);
+		a->compare = 0;
+	}
+	return a + 1;
+}
+
+static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg)
+{
+	struct mlx5_wqe_data_seg *d = wrap(sq, seg);
+
+	d->byte_count = htobe32(sg->length);
+	d->lkey = htobe32(sg->lkey);
+	d->addr = htobe64(sg->addr);
+	return d + 1;
+}
+
+/* Copy len bytes into the ring at dst, going on at BB 0 past the end. */
+static char *ring_copy(const struct rocemu_sq *sq, char *dst, const void *src, size_t len)
+{
+	size_t room = (size_t)(sq->qend - dst);
+
+	if (__builtin_expect(len > room, 0)) {
+		memcpy(dst, src, room);
+		src = (const char *)src + room;
+		len -= room;
+		dst = sq->buf;
+	}
+	memcpy(dst, src, len);
+	return dst + len;
+}
+
+static void set_inline_seg(const struct rocemu_sq *sq, void *seg, const struct rocemu_wqe *wqe,
+			   size_t total)
+{
+	struct mlx5_wqe_inl_data_seg *hdr = wrap(sq, seg);
+	char *dst = (char *)(hdr + 1);
+	const void *addr;
+	size_t i, len;
+
+	hdr->byte_count = htobe32((uint32_t)total | MLX5_INLINE_SEG);
+	for (i = 0; i < wqe->num; i++) {
+		len = inline_elem(wqe, i, &addr);
+		if (len)
+			dst = ring_copy(sq, dst, addr, len);
+	}
+}
+
+int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
+{
+	struct rocemu_sq *sq = &qp->sq;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	const struct wr_op *op;
+	uint32_t ds, bbs, idx, tail;
+	size_t i, inl_len = 0;
+	int err = 0;
+	bool inl;
+	void *seg;
+
+	if (__builtin_expect((unsigned int)wqe->opcode >= sizeof(wr_ops) / sizeof(wr_ops[0]) ||
+			     !(wr_ops[wqe->opcode].flags & WR_OP_VALID), 0))
+		return EINVAL;
+	op = &wr_ops[wqe->opcode];
+	/* Inline data from a buffer list (wr API) only where the opcode sends data. */
+	if (__builtin_expect(wqe->buf && !(op->flags & WR_OP_INLINE), 0))
+		return EINVAL;
+	/* IBV_SEND_INLINE means nothing to READ and atomics: their data comes back. */
+	inl = wqe->buf || ((wqe->flags & IBV_SEND_INLINE) && (op->flags & WR_OP_INLINE));
+	ds = data_ds(sq, wqe, inl, &inl_len, &err);
+	if (__builtin_expect(err, 0))
+		return err;
+	ds += 1 + !!(op->flags & WR_OP_RADDR) + !!(op->flags & WR_OP_ATOMIC);
+	bbs = (ds * SEG_SIZE + BB_SIZE - 1) / BB_SIZE;
+	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
+		return EINVAL;
+	/* Acquire: the daemon finished reading the BBs the poller freed. */
+	tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(sq->cur_post - tail + bbs > sq->wqe_cnt, 0))
+		return ENOMEM;
+
+	idx = sq->cur_post & (sq->wqe_cnt - 1);
+	ctrl = (struct mlx5_wqe_ctrl_seg *)(sq->buf + (size_t)idx * BB_SIZE);
+	ctrl->opmod_idx_opcode = htobe32((sq->cur_post & 0xffff) << 8 | op->mlx5_opcode);
+	ctrl->qpn_ds = htobe32(qp->qpn << 8 | ds);
+	ctrl->signature = 0;
+	ctrl->dci_stream_channel_id = 0;
+	ctrl->fm_ce_se = ((wqe->flags & IBV_SEND_SIGNALED) || qp->sq_sig_all ?
+			  MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+			 (wqe->flags & IBV_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
+			 (wqe->flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
+	ctrl->imm = wqe->imm;
+	/* ctrl, raddr and atomic segments fit the first BB: no wrap before the data */
+	seg = ctrl + 1;
+	if (op->flags & WR_OP_RADDR)
+		seg = set_raddr_seg(seg, wqe->raddr, wqe->rkey);
+	if (op->flags & WR_OP_ATOMIC)
+		seg = set_atomic_seg(seg, wqe);
+	if (inl) {
+		if (inl_len)
+			set_inline_seg(sq, seg, wqe, inl_len);
+	} else {
+		for (i = 0; i < wqe->num; i++)
+			if (wqe->sge[i].length)
+				seg = set_data_seg(sq, seg, &wqe->sge[i]);
+	}
+
+	sq->wrid[idx] = wqe->wr_id;
+	sq->wqe_head[idx] = sq->cur_post + bbs - 1;
+	sq->wr_opcode[idx] = (uint8_t)wqe->opcode;
+	sq->last_ctrl = ctrl;
+	sq->cur_post += bbs;
+	return 0;
+}
+
+void rocemu_sq_ring(struct rocemu_qp *qp)
+{
+	struct rocemu_sq *sq = &qp->sq;
+
+	/* Release: a daemon that reads the new counter reads whole WQEs. */
+	__atomic_store_n(&qp->dbrec[MLX5_SND_DBR], htobe32(sq->cur_post & 0xffff),
+			 __ATOMIC_RELEASE);
+	/* Full barrier: the record is visible before the BlueFlame copy (mlx5 mmio_wc_start). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (sq->bf_half >= BB_SIZE) {
+		memcpy(sq->bf + sq->bf_toggle, sq->last_ctrl, BB_SIZE);
+		sq->bf_toggle ^= sq->bf_half;
+	}
+	rocemu_ctx_doorbell(to_rctx(qp->qpx.qp_base.context));
+}
+
+/* BBs of the largest WQE the granted caps allow (the daemon's sizing rule). */
+static uint32_t sq_max_wqe_bbs(const struct ibv_qp_cap *cap)
+{
+	uint32_t data = cap->max_send_sge * SEG_SIZE;
+	uint32_t inl = align_up(sizeof(struct mlx5_wqe_inl_data_seg) + cap->max_inline_data,
+				SEG_SIZE);
+
+	return align_up(sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg) +
+			(data > inl ? data : inl), BB_SIZE) / BB_SIZE;
+}
+
+int rocemu_qp_queues_init(struct rocemu_qp *qp)
+{
+	const struct rocemu_qp_layout *l = &qp->layout;
+	struct rocemu_sq *sq = &qp->sq;
+	struct rocemu_rq *rq = &qp->rq;
+	char *map = qp->map;
+
+	if ((l->sq_wqe_cnt & (l->sq_wqe_cnt - 1)) || (l->rq_wqe_cnt & (l->rq_wqe_cnt - 1)))
+		return EPROTO;
+	pthread_spin_init(&sq->lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&rq->lock, PTHREAD_PROCESS_PRIVATE);
+	/* one spare entry: a queue of 0 entries still gets an allocation */
+	sq->wrid = calloc(l->sq_wqe_cnt + 1, sizeof(*sq->wrid));
+	sq->wqe_head = calloc(l->sq_wqe_cnt + 1, sizeof(*sq->wqe_head));
+	sq->wr_opcode = calloc(l->sq_wqe_cnt + 1, sizeof(*sq->wr_opcode));
+	rq->wrid = calloc(l->rq_wqe_cnt + 1, sizeof(*rq->wrid));
+	if (!sq->wrid || !sq->wqe_head || !sq->wr_opcode || !rq->wrid) {
+		rocemu_qp_queues_free(qp);
+		return ENOMEM;
+	}
+	qp->dbrec = (__be32 *)(map + l->dbrec_offset);
+	sq->buf = map + l->sq_offset;
+	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
+	sq->wqe_cnt = l->sq_wqe_cnt;
+	sq->max_wqe_bbs = sq_max_wqe_bbs(&qp->cap);
+	sq->max_sge = qp->cap.max_send_sge;
+	sq->max_inline = qp->cap.max_inline_data;
+	sq->bf = map + l->bf_offset;
+	sq->bf_half = l->bf_size / 2;
+	rq->buf = map + l->rq_offset;
+	rq->wqe_cnt = l->rq_wqe_cnt;
+	rq->wqe_shift = l->rq_wqe_shift;
+	rq->max_sge = qp->cap.max_recv_sge;
+	return 0;
+}
+
+void rocemu_qp_queues_free(struct rocemu_qp *qp)
+{
+	free(qp->sq.wrid);
+	free(qp->sq.wqe_head);
+	free(qp->sq.wr_opcode);
+	free(qp->rq.wrid);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+}
