@@ -11,6 +11,7 @@
 
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
+#include "emulator/doorbell.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "rocemu/log.h"
@@ -62,7 +63,7 @@ const char *rocemu_client_dev_name(const struct rocemu_client *c)
 	return c->dev ? c->dev->name : "-";
 }
 
-/* The data path is not there yet: a kick only has to be consumed. */
+/* A kick only wakes the loop; the idle hook then scans the doorbells. */
 static void client_kick(void *arg, int fd, uint32_t revents)
 {
 	struct rocemu_client *c = arg;
@@ -70,6 +71,7 @@ static void client_kick(void *arg, int fd, uint32_t revents)
 
 	if (read(fd, &count, sizeof(count)) == sizeof(count))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s pid %d kick", rocemu_client_dev_name(c), (int)c->pid);
+	rocemu_doorbell_kick(c);
 }
 
 int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
@@ -107,7 +109,7 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 		goto fail_shm;
 
 	page = shm.addr;
-	/* Until the data path scans doorbells, the daemon always waits for a kick. */
+	/* The idle hook clears it while the daemon runs; a spare kick costs little. */
 	__atomic_store_n(&page->daemon_sleeping, 1, __ATOMIC_RELEASE);
 	c->dev = &emu->devices[dev_index];
 	c->async_fd = pipefd[1];

@@ -23,6 +23,7 @@ struct rocemu_client {
 	int async_fd;			/* write end of the async event pipe */
 	int kick_fd;			/* eventfd the client writes to wake the daemon */
 	struct rocemu_shm context_page;
+	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
 	struct rocemu_list pds, mrs, channels, cqs, qps;
 };
 

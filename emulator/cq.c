@@ -124,6 +124,7 @@ int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req 
 	rocemu_shm_destroy(&cq->ring);
 	cq->ring = new_ring;
 	cq->layout = new_layout;
+	cq->pi = 0;
 	*layout = new_layout;
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x resize cqe %u", c->dev->name, cq->cqn,

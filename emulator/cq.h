@@ -20,6 +20,9 @@ struct rocemu_cq {
 	struct rocemu_cq_layout layout;
 	struct rocemu_shm ring;
 	uint32_t users;			/* QPs completing to it */
+	uint32_t pi;			/* producer index (free-running), cqe.c */
+	uint8_t fired_sn;		/* arm sequence number of the last event */
+	uint64_t overruns;
 };
 
 /*

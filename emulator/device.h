@@ -25,7 +25,10 @@
 #define ROCEMU_PORT_NUM 1
 #define ROCEMU_DEFAULT_NETDEV_MTU 9000
 
+struct rocemu_emu;
+
 struct rocemu_device {
+	struct rocemu_emu *emu;
 	char name[ROCEMU_DEV_NAME_MAX];
 	uint32_t index;
 	uint32_t ipv4;			/* network byte order */
@@ -36,6 +39,8 @@ struct rocemu_device {
 	uint64_t node_guid;		/* network byte order */
 	int udp_fd;
 	uint64_t rx_datagrams;
+	uint64_t rx_dropped;		/* malformed, bad ICRC, no such QP */
+	uint64_t rx_icrc_errors;
 	uint32_t num_pd, num_mr, num_cq, num_qp;
 };
 

@@ -10,21 +10,15 @@
 
 #include "emulator/client.h"
 #include "emulator/comp_channel.h"
+#include "emulator/doorbell.h"
 #include "emulator/ibdev_sysfs.h"
+#include "emulator/rx.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
-/* No data path yet: a received datagram is counted and logged. */
 static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)
 {
-	struct rocemu_device *dev = arg;
-	char src[INET_ADDRSTRLEN];
-
-	dev->rx_datagrams++;
-	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s rx %zu bytes from %s:%u", dev->name, d->len,
-			   inet_ntop(AF_INET, &d->src.sin_addr, src, sizeof(src)),
-			   ntohs(d->src.sin_port));
+	rocemu_rx_datagram(arg, d);
 }
 
 static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
@@ -89,9 +83,11 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 	}
 	for (i = 0; i < num_devs; i++) {
 		emu->devices[i] = devs[i];
+		emu->devices[i].emu = emu;
 		emu->devices[i].udp_fd = -1;
 	}
 	emu->num_devices = num_devs;
+	rocemu_doorbell_start(emu);
 	for (i = 0; i < num_devs; i++) {
 		struct rocemu_device *dev = &emu->devices[i];
 

@@ -17,7 +17,6 @@
 #include "net/loop.h"
 
 #define ROCEMU_FIRST_QPN 0x000100
-#define ROCEMU_QPN_MASK 0xffffff
 
 struct rocemu_emu {
 	struct rocemu_loop *loop;
@@ -33,6 +32,8 @@ struct rocemu_emu {
 	uint64_t idle_exit_ns;		/* 0: never exit when idle */
 	uint64_t idle_timer;
 	bool stop_requested;		/* SHUTDOWN received */
+	bool sleeping;			/* daemon_sleeping published to the clients */
+	uint64_t last_work_ns;		/* doorbell.c: spin a little after work */
 	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
 };
 

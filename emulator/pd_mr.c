@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <infiniband/mlx5dv.h>
 
 #include "emulator/proc_maps.h"
 #include "rocemu/log.h"
@@ -129,6 +130,9 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 	}
 	/* mlx5 style keys: index in the high 24 bits, a rolling variant below. */
 	mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
+	/* 0x100 ends a receive WQE's SGE list (MLX5_INVALID_LKEY): never hand it out. */
+	if (mr->lkey == MLX5_INVALID_LKEY)
+		mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
 	mr->owner = c;
 	mr->pd = pd;
 	mr->access = req->access;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emulator/cq.h"
 #include "emulator/pd_mr.h"
@@ -86,6 +87,14 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		goto fail;
 	}
 	resp->layout.qpn = qp->qpn;
+	qp->layout = resp->layout;
+	err = rocemu_rc_qp_init(qp);
+	if (err) {
+		rocemu_shm_destroy(&qp->rings);
+		close(ring_fd);
+		rocemu_idtable_remove(&c->emu->qps, qp->qpn);
+		goto fail;
+	}
 	qp->owner = c;
 	qp->type = req->qp_type;
 	qp->pd = pd;
@@ -142,6 +151,7 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x destroy", qp->owner->dev->name, qp->qpn);
+	rocemu_rc_qp_fini(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);
 	qp->pd->users--;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "emulator/client.h"
+#include "emulator/rc.h"
 
 struct rocemu_qp {
 	struct rocemu_client *owner;
@@ -24,6 +25,7 @@ struct rocemu_qp {
 	struct ibv_qp_attr attr;	/* current state and attributes */
 	struct rocemu_qp_layout layout;
 	struct rocemu_shm rings;
+	struct rocemu_rc rc;		/* the data path's state */
 };
 
 /*

@@ -112,7 +112,7 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 	struct rocemu_qp *qp = rocemu_qp_lookup(c, req->qpn);
 	const struct ibv_qp_attr *attr = &req->attr;
 	int mask = (int)req->attr_mask, err;
-	enum ibv_qp_state cur, next;
+	enum ibv_qp_state cur, next, prev;
 	unsigned int i;
 
 	if (!qp)
@@ -134,6 +134,7 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 	}
 
 	/* Commit. Reset forgets every attribute, as a fresh QP. */
+	prev = qp->attr.qp_state;
 	if (next == IBV_QPS_RESET)
 		memset(&qp->attr, 0, sizeof(qp->attr));
 	for (i = 0; i < QP_ATTR_FIELD_COUNT; i++) {
@@ -148,5 +149,6 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 	qp->attr.cur_qp_state = next;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s->%s mask 0x%x", c->dev->name, qp->qpn,
 		   rocemu_qp_state_name(cur), rocemu_qp_state_name(next), mask);
+	rocemu_rc_qp_modified(qp, prev, next);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,15 @@ static void on_signal(void *arg, int fd, uint32_t revents)
 	rocemu_loop_stop(emu->loop);
 }
 
+/* A real-time priority keeps the data path off the scheduler tick; silently none when not allowed. */
+static void priority_raise(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (!sched_setscheduler(0, SCHED_FIFO, &sp))
+		rocemu_log(ROCEMU_LOG_INFO, "running with SCHED_FIFO priority 1");
+}
+
 /* SIGTERM and SIGINT arrive through the loop; SIGPIPE never (a client may vanish). */
 static int signals_setup(void)
 {
@@ -223,6 +233,7 @@ static int run(const struct options *opt)
 		return 1;
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "event loop backend %s", rocemu_loop_backend_name(loop));
+	priority_raise();
 	ret = rocemu_emu_init(&emu, loop, dir, devs, num_devs, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "rocemud: %s\n", err);

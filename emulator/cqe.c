@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/cqe.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/comp_channel.h"
+#include "emulator/cq.h"
+#include "rocemu/log.h"
+
+/* The CQ doorbell record: [0] consumer index (set_ci), [1] arm word; both big-endian. */
+enum { CQ_DB_SET_CI = 0, CQ_DB_ARM = 1 };
+#define CQ_INDEX_MASK 0xffffffu
+#define ARM_SN(w) (((w) >> 28) & 3)
+#define ARM_CMD(w) ((w) & (7u << 24))
+
+static const __be32 *cq_dbrec(const struct rocemu_cq *cq)
+{
+	return (const __be32 *)((const uint8_t *)cq->ring.addr + cq->layout.dbrec_offset);
+}
+
+static uint32_t cq_db_read(const struct rocemu_cq *cq, int word)
+{
+	/* Acquire: the shim wrote its index after consuming the CQEs before it. */
+	return be32toh(__atomic_load_n(&cq_dbrec(cq)[word], __ATOMIC_ACQUIRE));
+}
+
+/* Write the 8-byte user_cq into the channel, as uverbs does per event. */
+static void cq_fire(struct rocemu_cq *cq, uint32_t arm)
+{
+	cq->fired_sn = (uint8_t)ARM_SN(arm);
+	if (!cq->channel)
+		return;
+	if (write(cq->channel->event_fd, &cq->user_cq, sizeof(cq->user_cq)) !=
+	    sizeof(cq->user_cq))
+		rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x: completion event dropped (%s)",
+			   cq->owner->dev->name, cq->cqn, strerror(errno));
+	else
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x event", cq->owner->dev->name, cq->cqn);
+}
+
+static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
+{
+	return ARM_SN(arm) != cq->fired_sn;
+}
+
+void rocemu_cqe_arm_check(struct rocemu_cq *cq)
+{
+	uint32_t arm = cq_db_read(cq, CQ_DB_ARM);
+
+	if (cq_armed(cq, arm) && ((arm ^ cq->pi) & CQ_INDEX_MASK))
+		cq_fire(cq, arm);
+}
+
+static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
+{
+	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
+
+	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
+	if (info->op == MLX5_CQE_REQ_ERR || info->op == MLX5_CQE_RESP_ERR) {
+		err->syndrome = info->syndrome;
+		err->s_wqe_opcode_qpn = htobe32((uint32_t)info->wqe_opcode << 24 | info->qpn);
+		err->wqe_counter = htobe16(info->wqe_counter);
+		return;
+	}
+	cqe->byte_cnt = htobe32(info->byte_cnt);
+	cqe->wqe_counter = htobe16(info->wqe_counter);
+	if (info->op == MLX5_CQE_REQ) {
+		cqe->sop_drop_qpn = htobe32((uint32_t)info->wqe_opcode << 24 | info->qpn);
+		return;
+	}
+	cqe->imm_inval_pkey = info->imm;
+	cqe->sop_drop_qpn = htobe32(info->qpn);
+	cqe->flags_rqpn = htobe32(info->src_qp);
+}
+
+void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
+{
+	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, CQ_DB_SET_CI), arm;
+	struct mlx5_cqe64 *cqe;
+	bool error = info->op == MLX5_CQE_REQ_ERR || info->op == MLX5_CQE_RESP_ERR;
+
+	if (((cq->pi - ci) & CQ_INDEX_MASK) >= ncqe) {
+		cq->overruns++;
+		rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u, CQE of qp 0x%06x lost",
+			   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
+		return;
+	}
+	cqe = (struct mlx5_cqe64 *)cq->ring.addr + (cq->pi & (ncqe - 1));
+	fill_cqe(cqe, info);
+	/* Release: every field is visible before the owner bit hands the CQE over. */
+	__atomic_store_n(&cqe->op_own, (uint8_t)(info->op << 4 | !!(cq->pi & ncqe)),
+			 __ATOMIC_RELEASE);
+	cq->pi++;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
+		   cq->owner->dev->name, info->qpn, cq->cqn, info->op, info->wqe_counter,
+		   info->byte_cnt, error ? info->syndrome : 0);
+	arm = cq_db_read(cq, CQ_DB_ARM);
+	if (cq_armed(cq, arm) &&
+	    (ARM_CMD(arm) == MLX5_CQ_DB_REQ_NOT || info->solicited || error))
+		cq_fire(cq, arm);
+}

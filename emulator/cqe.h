@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The CQE writer: requester, responder and error CQEs in mlx5 format
+ * (owner bit last, with release), and completion events for armed CQs
+ * into the completion channel's pipe.
+ */
+#ifndef ROCEMU_EMULATOR_CQE_H
+#define ROCEMU_EMULATOR_CQE_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+struct rocemu_cq;
+
+/* One completion, whatever its kind (op MLX5_CQE_*). */
+struct rocemu_cqe_info {
+	uint8_t op;			/* MLX5_CQE_REQ, _RESP_*, _REQ_ERR, _RESP_ERR */
+	uint8_t syndrome;		/* error CQEs: MLX5_CQE_SYNDROME_* */
+	uint8_t wqe_opcode;		/* requester CQEs: MLX5_OPCODE_* of the WQE */
+	uint32_t qpn;
+	uint16_t wqe_counter;
+	uint32_t byte_cnt;
+	__be32 imm;			/* responder: as on the wire */
+	uint32_t src_qp;
+	bool solicited;
+};
+
+/* Write one CQE at the producer index and raise an event if the CQ is armed for it. */
+void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
+
+/* The shim armed cq (or it may have): fire now if CQEs past the arm's index exist. */
+void rocemu_cqe_arm_check(struct rocemu_cq *cq);
+
+#endif /* ROCEMU_EMULATOR_CQE_H */

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/doorbell.h"
+
+#include "emulator/client.h"
+#include "emulator/cq.h"
+#include "emulator/cqe.h"
+#include "emulator/qp.h"
+#include "emulator/rc.h"
+#include "rocemu/log.h"
+
+/* Spin this long after the last work before sleeping: saves a wake-up per round trip. */
+#define SPIN_NS 2000u
+
+static struct rocemu_context_page *page_of(const struct rocemu_client *c)
+{
+	return c->context_page.addr;
+}
+
+static void sleeping_set(struct rocemu_emu *emu, uint32_t v)
+{
+	struct rocemu_client *c;
+
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+		if (c->dev)
+			__atomic_store_n(&page_of(c)->daemon_sleeping, v, __ATOMIC_RELAXED);
+	emu->sleeping = v;
+}
+
+void rocemu_doorbell_awake(struct rocemu_emu *emu)
+{
+	emu->last_work_ns = rocemu_now_ns();
+	if (emu->sleeping)
+		sleeping_set(emu, 0);
+}
+
+void rocemu_doorbell_kick(struct rocemu_client *c)
+{
+	rocemu_doorbell_awake(c->emu);
+}
+
+static void scan_qp(struct rocemu_qp *qp)
+{
+	if (qp->attr.qp_state == IBV_QPS_RTS)
+		rocemu_rc_req_run(qp);
+	else if (qp->attr.qp_state == IBV_QPS_ERR)
+		rocemu_rc_qp_flush(qp);
+}
+
+/* Work for c's QPs and CQs if its doorbell_seq moved. Returns whether it did. */
+static bool scan_client(struct rocemu_client *c)
+{
+	uint32_t seq = __atomic_load_n(&page_of(c)->doorbell_seq, __ATOMIC_ACQUIRE);
+	struct rocemu_qp *qp, *qp_tmp;
+	struct rocemu_cq *cq;
+
+	if (seq == c->doorbell_seq_seen)
+		return false;
+	c->doorbell_seq_seen = seq;
+	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
+		scan_qp(qp);
+	rocemu_list_for_each(cq, &c->cqs, struct rocemu_cq, node)
+		rocemu_cqe_arm_check(cq);
+	return true;
+}
+
+static bool scan_all(struct rocemu_emu *emu)
+{
+	struct rocemu_client *c;
+	bool work = false;
+
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+		if (c->dev)
+			work |= scan_client(c);
+	return work;
+}
+
+static int doorbell_idle(void *arg)
+{
+	struct rocemu_emu *emu = arg;
+
+	if (emu->sleeping)
+		sleeping_set(emu, 0);
+	if (scan_all(emu)) {
+		emu->last_work_ns = rocemu_now_ns();
+		return 1;
+	}
+	if (rocemu_now_ns() - emu->last_work_ns < SPIN_NS)
+		return 1;
+	sleeping_set(emu, 1);
+	/* Full barrier: the flag is visible before we read the doorbells again (Dekker). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (scan_all(emu)) {
+		sleeping_set(emu, 0);
+		emu->last_work_ns = rocemu_now_ns();
+		return 1;
+	}
+	return 0;
+}
+
+void rocemu_doorbell_start(struct rocemu_emu *emu)
+{
+	rocemu_loop_set_idle_hook(emu->loop, doorbell_idle, emu);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Learning of new work without a system call: before the loop sleeps,
+ * scan the contexts whose doorbell_seq changed (their QPs' doorbell
+ * records, their CQs' arm words), spin ~2 us after work, then publish
+ * daemon_sleeping, rescan, and only then sleep (no lost wake-up: the shim
+ * stores its doorbell, fences, and kicks if it sees the flag).
+ */
+#ifndef ROCEMU_EMULATOR_DOORBELL_H
+#define ROCEMU_EMULATOR_DOORBELL_H
+
+struct rocemu_emu;
+struct rocemu_client;
+
+/* Install the scan as emu's loop idle hook. */
+void rocemu_doorbell_start(struct rocemu_emu *emu);
+/* The loop woke up (packet, kick): clear the sleeping flags. */
+void rocemu_doorbell_awake(struct rocemu_emu *emu);
+/* A client's kick eventfd fired (already drained). */
+void rocemu_doorbell_kick(struct rocemu_client *c);
+
+#endif /* ROCEMU_EMULATOR_DOORBELL_H */

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The RC transport of one QP: the state its requester (rc_req.c),
+ * responder (rc_resp.c) and completer (rc_comp.c) keep, the packet
+ * transmitter they share (rc_tx.c) and the error/flush rules (rc_qp.c).
+ * Packets come in through rx.c. Everything runs on the daemon's one loop.
+ */
+#ifndef ROCEMU_EMULATOR_RC_H
+#define ROCEMU_EMULATOR_RC_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "emulator/wqe.h"
+#include "net/icrc.h"
+
+struct rocemu_qp;
+struct rocemu_device;
+
+/* Packets sent but not yet acknowledged, at most: a huge post must not flood. */
+#define ROCEMU_RC_WINDOW 512u
+/* The requester asks for an ACK at least this often within a message. */
+#define ROCEMU_RC_ACK_EVERY 64u
+
+/* A requester WQE in flight, in posting order; the WQE itself stays in the SQ ring. */
+struct rocemu_rc_wqe {
+	uint32_t bb;			/* free-running counter of its first BB */
+	uint32_t first_psn, last_psn;
+	uint32_t length;
+	uint16_t wqe_counter;
+	uint8_t opcode;			/* MLX5_OPCODE_* */
+	bool signaled;
+};
+
+/*
+ * Requester and completer. fifo holds the fetched WQEs [tail, head)
+ * (free-running); cursor is the one being sent and cursor_psn its next
+ * PSN, so a rewind (NAK, RNR, later a timeout) only moves the cursor back.
+ */
+struct rocemu_rc_req {
+	struct rocemu_rc_wqe *fifo;	/* sq_wqe_cnt entries */
+	uint32_t fifo_mask;
+	uint32_t tail, cursor, head;
+	uint32_t sq_bb;			/* next BB to fetch from the SQ ring */
+	uint32_t cursor_psn;
+	uint32_t next_psn;		/* first PSN of the next fetched WQE */
+	uint32_t una_psn;		/* oldest PSN not acknowledged */
+	uint32_t reads_out;		/* READ requests sent, not completed */
+	uint32_t rnr_retries;		/* RNR NAKs in a row */
+	uint64_t rnr_timer;		/* pending RNR wait, 0 if none */
+	uint64_t retry_timer;		/* local ACK timeout, 0 if none */
+	uint32_t retry_una;		/* una_psn when it was armed */
+	uint32_t retries;		/* timeouts in a row */
+	struct rocemu_send_wqe wqe;	/* parse cache of the WQE at the cursor */
+	struct rocemu_send_wqe comp_wqe;	/* parse cache of the READ being filled */
+};
+
+enum rocemu_rc_msg_kind { RC_MSG_NONE, RC_MSG_SEND, RC_MSG_WRITE };
+
+/* Responder: expected PSN, MSN and the message in progress. */
+struct rocemu_rc_resp {
+	uint32_t epsn;
+	uint32_t msn;
+	bool nak_sent;			/* PSN sequence NAK sent; quiet until epsn comes */
+	enum rocemu_rc_msg_kind in_msg;
+	uint32_t rq_ci;			/* next receive WQE counter */
+	bool has_recv;			/* recv holds the consumed WQE of the message */
+	struct rocemu_recv_wqe recv;
+	uint32_t offset;		/* bytes of the message so far */
+	uint64_t write_va;		/* RDMA WRITE: next address, rkey, bytes left */
+	uint32_t write_rkey;
+	uint32_t write_left;
+};
+
+struct rocemu_rc {
+	struct rocemu_rc_req req;
+	struct rocemu_rc_resp resp;
+	struct sockaddr_in peer;	/* from the AV at RTR */
+	struct rocemu_ipv4_udp flow;	/* for the ICRC of what we send */
+	uint32_t mtu;			/* path MTU in bytes */
+};
+
+/* What rx.c found in a datagram, for the engines. */
+struct rocemu_rc_pkt {
+	struct rocemu_device *dev;
+	const uint8_t *bth;
+	const struct rocemu_opcode_info *info;
+	uint8_t opcode;
+	uint32_t psn;
+	const uint8_t *payload;
+	uint32_t paylen;
+};
+
+/*
+ * Errors as values, mapped in one place (rc_qp.c) to the CQE syndrome,
+ * the NAK the responder sends and the log name.
+ */
+enum rocemu_rc_err {
+	RC_ERR_NONE,
+	RC_ERR_LOC_LEN,
+	RC_ERR_LOC_QP_OP,
+	RC_ERR_LOC_PROT,
+	RC_ERR_WR_FLUSH,
+	RC_ERR_BAD_RESP,
+	RC_ERR_REM_INV_REQ,
+	RC_ERR_REM_ACCESS,
+	RC_ERR_REM_OP,
+	RC_ERR_RETRY_EXC,
+	RC_ERR_RNR_RETRY_EXC,
+	RC_ERR__COUNT,
+};
+
+/* ---- rc_qp.c ---- */
+int rocemu_rc_qp_init(struct rocemu_qp *qp);
+void rocemu_rc_qp_fini(struct rocemu_qp *qp);
+/* After ibv_modify_qp committed cur -> next: set the engines up, or flush on ERR. */
+void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next);
+/* Move qp to ERR (logged with why) and flush both queues. */
+void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
+/* WQE at FIFO position pos failed with err: earlier ones flush, then the QP goes to ERR. */
+void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err);
+/* In ERR: complete every WQE posted since the last flush with WR_FLUSH_ERR. */
+void rocemu_rc_qp_flush(struct rocemu_qp *qp);
+/* CQE syndrome, AETH NAK code (-1: none) and name of an error. */
+uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err);
+int rocemu_rc_err_nak(enum rocemu_rc_err err);
+const char *rocemu_rc_err_name(enum rocemu_rc_err err);
+/* Requester CQE (err RC_ERR_NONE: success) for e, unless success of an unsignaled WQE. */
+void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
+			     enum rocemu_rc_err err);
+
+/* ---- rc_req.c ---- */
+/* Send what the window allows of the SQ. */
+void rocemu_rc_req_run(struct rocemu_qp *qp);
+/* Resend from psn (go-back-N), which must lie in a WQE in flight. */
+void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn);
+/* Cancel the RNR wait and the local ACK timeout. */
+void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp);
+
+/* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
+void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt);
+void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt);
+
+/* ---- rc_tx.c ---- */
+
+/* Where a message's payload comes from. */
+enum rocemu_rc_src { RC_SRC_NONE, RC_SRC_SGL, RC_SRC_INLINE, RC_SRC_MR };
+
+/* One message for the segmenter: SEND, WRITE, READ request or READ response. */
+struct rocemu_rc_msg {
+	const uint8_t *ops;		/* [first, middle, last, only] opcodes */
+	uint32_t psn;			/* PSN of byte 0 */
+	uint32_t length;
+	enum rocemu_rc_src src;
+	const struct rocemu_send_wqe *wqe;	/* SGL, INLINE */
+	uint64_t mr_addr;		/* MR: checked address in the owner's memory */
+	uint64_t reth_va;		/* RETH of the first packet */
+	uint32_t reth_rkey, reth_len;
+	__be32 imm;			/* ImmDt of the last packet */
+	uint8_t syndrome;		/* AETH of a READ response */
+	uint32_t msn;
+	bool se;			/* solicited event on the last packet */
+	bool ackreq;			/* request ACKs (last packet, and every ACK_EVERY) */
+};
+
+/* Opcode rows for rocemu_rc_msg.ops. */
+extern const uint8_t rocemu_rc_ops_send[4], rocemu_rc_ops_send_imm[4],
+	rocemu_rc_ops_write[4], rocemu_rc_ops_write_imm[4], rocemu_rc_ops_read_req[4],
+	rocemu_rc_ops_read_resp[4];
+
+/*
+ * Send packets of m from byte offset (a multiple of the MTU) on, at most
+ * max_pkts of them; *sent counts them. Returns 0, or -errno of the DMA
+ * read (rocemu_dma_* codes) with nothing of the failing batch sent.
+ */
+int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
+		       uint32_t max_pkts, uint32_t *sent);
+/* Send an ACK, RNR NAK or NAK (syndrome) for psn with msn. */
+void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
+/* Packets of a message of len bytes at this QP's MTU (at least 1). */
+uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len);
+
+#endif /* ROCEMU_EMULATOR_RC_H */

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The RC completer: ACKs, NAKs and READ responses coming back to a
+ * requester. Retires WQEs in order once their last PSN is acknowledged
+ * (writing CQEs for signaled ones), scatters READ response data into the
+ * WQE's SGEs, resends from a NAK'd PSN (go-back-N) or after an RNR wait,
+ * and fails the QP on the other NAKs.
+ */
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/dma.h"
+#include "emulator/qp.h"
+#include "emulator/rc.h"
+#include "net/roce_hdr.h"
+#include "rocemu/log.h"
+
+#define RNR_RETRY_INFINITE 7
+
+enum comp_state {
+	COMP_CHECK_PSN,
+	COMP_CHECK_ACK,		/* what the AETH says */
+	COMP_READ,		/* READ response data */
+	COMP_RETIRE,		/* ACK: complete what it covers */
+	COMP_RNR,		/* RNR NAK: wait, then resend */
+	COMP_NAK_SEQ,		/* PSN sequence error: go back */
+	COMP_ERROR,		/* the WQE at the PSN fails, the QP goes to ERR */
+	COMP_DONE,
+};
+
+static const char *const comp_state_names[] = {
+	[COMP_CHECK_PSN] = "CHECK_PSN",
+	[COMP_CHECK_ACK] = "CHECK_ACK",
+	[COMP_READ] = "READ",
+	[COMP_RETIRE] = "RETIRE",
+	[COMP_RNR] = "RNR",
+	[COMP_NAK_SEQ] = "NAK_SEQ",
+	[COMP_ERROR] = "ERROR",
+	[COMP_DONE] = "DONE",
+};
+
+/* AETH NAK codes -> requester error (IBTA 9.7.5.2). */
+static const enum rocemu_rc_err nak_errors[] = {
+	[ROCEMU_NAK_INVALID_REQUEST] = RC_ERR_REM_INV_REQ,
+	[ROCEMU_NAK_REMOTE_ACCESS_ERROR] = RC_ERR_REM_ACCESS,
+	[ROCEMU_NAK_REMOTE_OP_ERROR] = RC_ERR_REM_OP,
+	[ROCEMU_NAK_INVALID_RD_REQUEST] = RC_ERR_REM_INV_REQ,
+};
+
+struct comp_ctx {
+	struct rocemu_qp *qp;
+	struct rocemu_rc_req *req;
+	const struct rocemu_rc_pkt *pkt;
+	uint8_t syndrome;
+	enum rocemu_rc_err err;
+	bool run_req;		/* the window may have opened */
+};
+
+static bool is_read(const struct rocemu_rc_wqe *e)
+{
+	return e->opcode == MLX5_OPCODE_RDMA_READ;
+}
+
+/* Complete WQEs whose last PSN is at or before psn; a READ waits for its data. */
+static void retire_upto(struct comp_ctx *c, uint32_t psn)
+{
+	struct rocemu_rc_req *req = c->req;
+
+	while (req->tail != req->head) {
+		struct rocemu_rc_wqe *e = &req->fifo[req->tail & req->fifo_mask];
+
+		if (rocemu_psn_diff(e->last_psn, psn) > 0 || is_read(e))
+			break;
+		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
+		req->tail++;
+	}
+	if (rocemu_psn_diff(psn, req->una_psn) >= 0)
+		req->una_psn = rocemu_psn_add(psn, 1);
+	/* An ACK for packets sent before a rewind: no need to send them again. */
+	if (rocemu_psn_diff(req->cursor_psn, req->una_psn) < 0) {
+		req->cursor = req->tail;
+		req->cursor_psn = req->una_psn;
+	}
+	if (req->cursor - req->tail > req->head - req->tail)
+		req->cursor = req->tail;
+}
+
+static enum comp_state comp_check_psn(struct comp_ctx *c)
+{
+	const struct rocemu_rc_pkt *pkt = c->pkt;
+	int32_t d = rocemu_psn_diff(pkt->psn, c->req->una_psn);
+
+	if (rocemu_psn_diff(pkt->psn, c->req->next_psn) >= 0)
+		return COMP_DONE;	/* answers nothing we sent */
+	if (!(pkt->info->flags & ROCEMU_OPF_READ))
+		return COMP_CHECK_ACK;
+	if (d < 0)
+		return COMP_DONE;	/* a duplicate response */
+	if (d > 0) {
+		/* Response packets were lost: ask again from the first missing one. */
+		rocemu_rc_req_rewind(c->qp, c->req->una_psn);
+		c->run_req = true;
+		return COMP_DONE;
+	}
+	return COMP_READ;
+}
+
+static enum comp_state comp_check_ack(struct comp_ctx *c)
+{
+	const uint8_t *aeth = rocemu_pkt_aeth((uint8_t *)c->pkt->bth);
+	uint8_t value;
+
+	c->syndrome = rocemu_aeth_syndrome(aeth);
+	value = rocemu_aeth_syndrome_value(c->syndrome);
+	switch (rocemu_aeth_syndrome_type(c->syndrome)) {
+	case ROCEMU_AETH_ACK:
+		return COMP_RETIRE;
+	case ROCEMU_AETH_RNR_NAK:
+		return COMP_RNR;
+	case ROCEMU_AETH_NAK:
+		if (value == ROCEMU_NAK_PSN_SEQ_ERROR)
+			return COMP_NAK_SEQ;
+		c->err = value < sizeof(nak_errors) / sizeof(nak_errors[0]) && nak_errors[value]
+			 ? nak_errors[value] : RC_ERR_REM_INV_REQ;
+		retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));
+		return COMP_ERROR;
+	default:
+		c->err = RC_ERR_BAD_RESP;
+		return COMP_ERROR;
+	}
+}
+
+static enum comp_state comp_retire(struct comp_ctx *c)
+{
+	retire_upto(c, c->pkt->psn);
+	c->req->rnr_retries = 0;
+	c->run_req = true;
+	return COMP_DONE;
+}
+
+/* Scatter one READ response packet into the head WQE's SGEs. */
+static enum comp_state comp_read(struct comp_ctx *c)
+{
+	struct rocemu_rc_req *req = c->req;
+	const struct rocemu_rc_pkt *pkt = c->pkt;
+	struct rocemu_send_wqe *w = &req->comp_wqe;
+	struct iovec remote[ROCEMU_MAX_SGE], local;
+	struct rocemu_rc_wqe *e;
+	uint32_t offset;
+	unsigned int n;
+
+	retire_upto(c, rocemu_psn_add(pkt->psn, -1u));	/* a response acknowledges what came before */
+	c->err = RC_ERR_BAD_RESP;
+	if (req->tail == req->head)
+		return COMP_ERROR;
+	e = &req->fifo[req->tail & req->fifo_mask];
+	if (!is_read(e) || rocemu_psn_diff(pkt->psn, e->first_psn) < 0 ||
+	    rocemu_psn_diff(pkt->psn, e->last_psn) > 0)
+		return COMP_ERROR;
+	offset = (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->rc.mtu;
+	if (pkt->paylen > e->length - offset ||
+	    (!(pkt->info->flags & ROCEMU_OPF_END) && pkt->paylen != c->qp->rc.mtu) ||
+	    ((pkt->info->flags & ROCEMU_OPF_END) && offset + pkt->paylen != e->length))
+		return COMP_ERROR;
+	if (!w->bbs || w->bb != e->bb) {
+		c->err = RC_ERR_LOC_QP_OP;
+		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
+			return COMP_ERROR;
+	}
+	c->err = RC_ERR_LOC_PROT;
+	local.iov_base = (void *)pkt->payload;
+	local.iov_len = pkt->paylen;
+	if (pkt->paylen &&
+	    (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, pkt->paylen,
+			    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n) ||
+	     rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true)))
+		return COMP_ERROR;
+	req->una_psn = rocemu_psn_add(pkt->psn, 1);
+	if (pkt->info->flags & ROCEMU_OPF_END) {
+		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
+		req->tail++;
+		req->reads_out--;
+		c->run_req = true;
+	}
+	return COMP_DONE;
+}
+
+static void rnr_expired(void *arg)
+{
+	struct rocemu_qp *qp = arg;
+
+	qp->rc.req.rnr_timer = 0;
+	rocemu_rc_req_run(qp);
+}
+
+static enum comp_state comp_rnr(struct comp_ctx *c)
+{
+	struct rocemu_qp *qp = c->qp;
+	uint32_t us = rocemu_rnr_timer_to_us(rocemu_aeth_syndrome_value(c->syndrome));
+
+	retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));
+	if (qp->attr.rnr_retry != RNR_RETRY_INFINITE &&
+	    ++c->req->rnr_retries > qp->attr.rnr_retry) {
+		c->err = RC_ERR_RNR_RETRY_EXC;
+		return COMP_ERROR;
+	}
+	rocemu_rc_req_rewind(qp, c->pkt->psn);
+	if (!c->req->rnr_timer)
+		c->req->rnr_timer = rocemu_loop_timer_add(qp->owner->emu->loop,
+							  rocemu_now_ns() + us * 1000ull,
+							  rnr_expired, qp);
+	return COMP_DONE;
+}
+
+static enum comp_state comp_nak_seq(struct comp_ctx *c)
+{
+	retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));
+	rocemu_rc_req_rewind(c->qp, c->pkt->psn);
+	c->run_req = true;
+	return COMP_DONE;
+}
+
+static enum comp_state comp_error(struct comp_ctx *c)
+{
+	if (c->req->tail != c->req->head)
+		rocemu_rc_req_fail(c->qp, c->req->tail, c->err);
+	else
+		rocemu_rc_qp_error(c->qp, c->err);
+	return COMP_DONE;
+}
+
+void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt)
+{
+	struct comp_ctx c = { .qp = qp, .req = &qp->rc.req, .pkt = pkt };
+	enum comp_state state = COMP_CHECK_PSN;
+
+	if (qp->attr.qp_state != IBV_QPS_RTS)
+		return;
+	while (state != COMP_DONE) {
+		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x comp %s",
+				   qp->owner->dev->name, qp->qpn, pkt->psn, comp_state_names[state]);
+		switch (state) {
+		case COMP_CHECK_PSN:
+			state = comp_check_psn(&c);
+			break;
+		case COMP_CHECK_ACK:
+			state = comp_check_ack(&c);
+			break;
+		case COMP_READ:
+			state = comp_read(&c);
+			break;
+		case COMP_RETIRE:
+			state = comp_retire(&c);
+			break;
+		case COMP_RNR:
+			state = comp_rnr(&c);
+			break;
+		case COMP_NAK_SEQ:
+			state = comp_nak_seq(&c);
+			break;
+		case COMP_ERROR:
+			state = comp_error(&c);
+			break;
+		case COMP_DONE:
+			break;
+		}
+	}
+	if (c.run_req)
+		rocemu_rc_req_run(qp);
+}

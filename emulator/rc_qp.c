@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * RC per QP: setting the engines up on state changes, the one table that
+ * maps each error to its CQE syndrome and NAK, and the move to ERR with
+ * the flush of both queues (every outstanding WQE completes with
+ * WR_FLUSH_ERR, signaled or not, as mlx5 hardware does).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/cq.h"
+#include "emulator/cqe.h"
+#include "emulator/qp.h"
+#include "emulator/qp_state.h"
+#include "emulator/rc.h"
+#include "net/roce_hdr.h"
+#include "net/udp_port.h"
+#include "rocemu/log.h"
+
+static const struct {
+	const char *name;
+	uint8_t syndrome;	/* MLX5_CQE_SYNDROME_* */
+	int nak;		/* what the responder answers, -1: nothing */
+} rc_errors[RC_ERR__COUNT] = {
+	[RC_ERR_NONE] = { "none", 0, -1 },
+	[RC_ERR_LOC_LEN] = { "local length error", MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+			     ROCEMU_NAK_INVALID_REQUEST },
+	[RC_ERR_LOC_QP_OP] = { "local QP operation error", MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+			       ROCEMU_NAK_REMOTE_OP_ERROR },
+	[RC_ERR_LOC_PROT] = { "local protection error", MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			      ROCEMU_NAK_REMOTE_OP_ERROR },
+	[RC_ERR_WR_FLUSH] = { "flushed", MLX5_CQE_SYNDROME_WR_FLUSH_ERR, -1 },
+	[RC_ERR_BAD_RESP] = { "bad response", MLX5_CQE_SYNDROME_BAD_RESP_ERR, -1 },
+	[RC_ERR_REM_INV_REQ] = { "remote invalid request",
+				 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				 ROCEMU_NAK_INVALID_REQUEST },
+	[RC_ERR_REM_ACCESS] = { "remote access error", MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				ROCEMU_NAK_REMOTE_ACCESS_ERROR },
+	[RC_ERR_REM_OP] = { "remote operational error", MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
+			    ROCEMU_NAK_REMOTE_OP_ERROR },
+	[RC_ERR_RETRY_EXC] = { "transport retry counter exceeded",
+			       MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, -1 },
+	[RC_ERR_RNR_RETRY_EXC] = { "RNR retry counter exceeded",
+				   MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, -1 },
+};
+
+uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err)
+{
+	return rc_errors[err].syndrome;
+}
+
+int rocemu_rc_err_nak(enum rocemu_rc_err err)
+{
+	return rc_errors[err].nak;
+}
+
+const char *rocemu_rc_err_name(enum rocemu_rc_err err)
+{
+	return rc_errors[err].name;
+}
+
+int rocemu_rc_qp_init(struct rocemu_qp *qp)
+{
+	uint32_t n = qp->layout.sq_wqe_cnt ? qp->layout.sq_wqe_cnt : 1;
+
+	memset(&qp->rc, 0, sizeof(qp->rc));
+	qp->rc.req.fifo = calloc(n, sizeof(*qp->rc.req.fifo));
+	if (!qp->rc.req.fifo)
+		return -ENOMEM;
+	qp->rc.req.fifo_mask = n - 1;
+	return 0;
+}
+
+void rocemu_rc_qp_fini(struct rocemu_qp *qp)
+{
+	rocemu_rc_req_timers_cancel(qp);
+	free(qp->rc.req.fifo);
+	qp->rc.req.fifo = NULL;
+}
+
+/* Forget every queue position: the shim starts its rings from 0 again too. */
+static void rc_reset(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_wqe *fifo = qp->rc.req.fifo;
+	uint32_t mask = qp->rc.req.fifo_mask;
+
+	rocemu_rc_req_timers_cancel(qp);
+	memset(&qp->rc.req, 0, offsetof(struct rocemu_rc_req, wqe));
+	qp->rc.req.fifo = fifo;
+	qp->rc.req.fifo_mask = mask;
+	memset(&qp->rc.resp, 0, sizeof(qp->rc.resp));
+	rocemu_wqe_doorbell_reset(qp);
+}
+
+/* RoCE: the peer is GID ::ffff:a.b.c.d of the AV (IPv4-mapped), port 4791. */
+static void rc_peer_set(struct rocemu_qp *qp)
+{
+	const uint8_t *gid = qp->attr.ah_attr.grh.dgid.raw;
+	uint32_t daddr;
+
+	memcpy(&daddr, gid + 12, sizeof(daddr));
+	qp->rc.peer = (struct sockaddr_in){ .sin_family = AF_INET,
+					    .sin_port = htons(ROCEMU_ROCEV2_PORT),
+					    .sin_addr.s_addr = daddr };
+	qp->rc.flow = (struct rocemu_ipv4_udp){ .saddr = qp->owner->dev->ipv4, .daddr = daddr,
+						.sport = htons(ROCEMU_ROCEV2_PORT),
+						.dport = htons(ROCEMU_ROCEV2_PORT) };
+	qp->rc.mtu = rocemu_mtu_bytes(qp->attr.path_mtu);
+	if (!qp->rc.mtu)
+		qp->rc.mtu = 256;
+}
+
+void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
+{
+	switch (next) {
+	case IBV_QPS_RESET:
+		rc_reset(qp);
+		break;
+	case IBV_QPS_RTR:
+		if (cur == IBV_QPS_INIT) {
+			rc_peer_set(qp);
+			qp->rc.resp.epsn = qp->attr.rq_psn;
+		}
+		break;
+	case IBV_QPS_RTS:
+		if (cur == IBV_QPS_RTR) {
+			qp->rc.req.cursor_psn = qp->attr.sq_psn;
+			qp->rc.req.next_psn = qp->attr.sq_psn;
+			qp->rc.req.una_psn = qp->attr.sq_psn;
+		}
+		rocemu_rc_req_run(qp);
+		break;
+	case IBV_QPS_ERR:
+		if (cur != IBV_QPS_ERR)
+			rocemu_rc_qp_flush(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
+			     enum rocemu_rc_err err)
+{
+	struct rocemu_cqe_info info = {
+		.op = err ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ,
+		.syndrome = rocemu_rc_err_syndrome(err),
+		.wqe_opcode = e->opcode,
+		.qpn = qp->qpn,
+		.wqe_counter = e->wqe_counter,
+		.byte_cnt = e->opcode == MLX5_OPCODE_RDMA_READ ? e->length : 0,
+	};
+
+	if (err || e->signaled)
+		rocemu_cqe_write(qp->send_cq, &info);
+}
+
+/* Complete every SQ WQE (in flight, then still in the ring) with WR_FLUSH_ERR. */
+static void flush_sq(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+	uint16_t db = rocemu_wqe_sq_doorbell(qp);
+	struct rocemu_rc_wqe e;
+
+	rocemu_rc_req_timers_cancel(qp);
+	for (; req->tail != req->head; req->tail++)
+		rocemu_rc_complete_send(qp, &req->fifo[req->tail & req->fifo_mask], RC_ERR_WR_FLUSH);
+	req->cursor = req->head;
+	req->reads_out = 0;
+	while ((uint16_t)req->sq_bb != db) {
+		if (rocemu_wqe_parse_send(qp, req->sq_bb, &req->wqe) && !req->wqe.bbs)
+			req->wqe.bbs = 1;	/* a broken ctrl: step one BB */
+		e = (struct rocemu_rc_wqe){ .opcode = req->wqe.opcode,
+					    .wqe_counter = req->wqe.wqe_counter };
+		rocemu_rc_complete_send(qp, &e, RC_ERR_WR_FLUSH);
+		req->sq_bb += req->wqe.bbs;
+	}
+}
+
+static void flush_rq(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	uint16_t db = rocemu_wqe_rq_doorbell(qp);
+	struct rocemu_cqe_info info = {
+		.op = MLX5_CQE_RESP_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.qpn = qp->qpn,
+	};
+
+	if (!qp->layout.rq_wqe_cnt)
+		return;
+	if (resp->has_recv) {	/* consumed by a message that never ended */
+		info.wqe_counter = (uint16_t)resp->recv.counter;
+		rocemu_cqe_write(qp->recv_cq, &info);
+		resp->has_recv = false;
+	}
+	resp->in_msg = RC_MSG_NONE;
+	for (; (uint16_t)resp->rq_ci != db; resp->rq_ci++) {
+		info.wqe_counter = (uint16_t)resp->rq_ci;
+		rocemu_cqe_write(qp->recv_cq, &info);
+	}
+}
+
+void rocemu_rc_qp_flush(struct rocemu_qp *qp)
+{
+	flush_sq(qp);
+	flush_rq(qp);
+}
+
+void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+
+	/* CQEs in SQ order: the shim's tail follows the last one written. */
+	for (; req->tail != pos; req->tail++)
+		rocemu_rc_complete_send(qp, &req->fifo[req->tail & req->fifo_mask], RC_ERR_WR_FLUSH);
+	rocemu_rc_complete_send(qp, &req->fifo[pos & req->fifo_mask], err);
+	req->tail = pos + 1;
+	if (req->cursor - req->tail > req->head - req->tail)
+		req->cursor = req->tail;
+	rocemu_rc_qp_error(qp, err);
+}
+
+void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
+{
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		return;
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x %s->ERR: %s", qp->owner->dev->name, qp->qpn,
+		   rocemu_qp_state_name(qp->attr.qp_state), rocemu_rc_err_name(why));
+	qp->attr.qp_state = IBV_QPS_ERR;
+	qp->attr.cur_qp_state = IBV_QPS_ERR;
+	rocemu_rc_qp_flush(qp);
+}

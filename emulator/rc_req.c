@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The RC requester: takes send WQEs in order, gives each its PSN range
+ * and sends its packets (SEND, RDMA WRITE, READ request) within the
+ * window and the READ credits (max_rd_atomic). WQEs stay in the FIFO
+ * until the completer retires them, so a resend only moves the cursor.
+ */
+#include <errno.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/dma.h"
+#include "emulator/qp.h"
+#include "emulator/rc.h"
+#include "net/roce_hdr.h"
+#include "rocemu/log.h"
+
+enum req_state {
+	REQ_FETCH,		/* the WQE at the cursor, or a new one from the SQ ring */
+	REQ_LIMITS,		/* window and READ credits */
+	REQ_LOAD,		/* its parsed form */
+	REQ_CHECK_LOCAL,	/* lkeys, bounds, rights before the first packet */
+	REQ_SEND,
+	REQ_ADVANCE,
+	REQ_ERR_LOCAL,
+	REQ_DONE,
+};
+
+static const char *const req_state_names[] = {
+	[REQ_FETCH] = "FETCH",
+	[REQ_LIMITS] = "LIMITS",
+	[REQ_LOAD] = "LOAD",
+	[REQ_CHECK_LOCAL] = "CHECK_LOCAL",
+	[REQ_SEND] = "SEND",
+	[REQ_ADVANCE] = "ADVANCE",
+	[REQ_ERR_LOCAL] = "ERR_LOCAL",
+	[REQ_DONE] = "DONE",
+};
+
+/* How each send opcode goes on the wire. */
+static const struct {
+	const uint8_t *ops;
+	bool imm;
+} req_ops[256] = {
+	[MLX5_OPCODE_SEND] = { rocemu_rc_ops_send, false },
+	[MLX5_OPCODE_SEND_IMM] = { rocemu_rc_ops_send_imm, true },
+	[MLX5_OPCODE_RDMA_WRITE] = { rocemu_rc_ops_write, false },
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = { rocemu_rc_ops_write_imm, true },
+	[MLX5_OPCODE_RDMA_READ] = { rocemu_rc_ops_read_req, false },
+};
+
+struct req_ctx {
+	struct rocemu_qp *qp;
+	struct rocemu_rc_req *req;
+	struct rocemu_rc_wqe *e;
+	enum rocemu_rc_err err;
+};
+
+static bool is_read(const struct rocemu_rc_wqe *e)
+{
+	return e->opcode == MLX5_OPCODE_RDMA_READ;
+}
+
+static uint32_t inflight(const struct rocemu_rc_req *req)
+{
+	return (uint32_t)rocemu_psn_diff(req->cursor_psn, req->una_psn);
+}
+
+static enum req_state req_fetch(struct req_ctx *c)
+{
+	struct rocemu_rc_req *req = c->req;
+	struct rocemu_send_wqe *w = &req->wqe;
+	struct rocemu_rc_wqe *e;
+	uint32_t npkts;
+	int err;
+
+	if (req->cursor != req->head) {
+		c->e = &req->fifo[req->cursor & req->fifo_mask];
+		return REQ_LIMITS;
+	}
+	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp))
+		return REQ_DONE;
+	err = rocemu_wqe_parse_send(c->qp, req->sq_bb, w);
+	e = c->e = &req->fifo[req->head & req->fifo_mask];
+	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
+				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
+				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) };
+	req->head++;
+	req->sq_bb += w->bbs ? w->bbs : 1;
+	if (err) {
+		w->bbs = 0;	/* nothing valid cached */
+		c->err = RC_ERR_LOC_QP_OP;
+		return REQ_ERR_LOCAL;
+	}
+	npkts = rocemu_rc_npkts(c->qp, w->length);
+	e->first_psn = req->next_psn;
+	e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
+	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
+	return REQ_LIMITS;
+}
+
+static enum req_state req_limits(struct req_ctx *c)
+{
+	uint32_t credits = c->qp->attr.max_rd_atomic ? c->qp->attr.max_rd_atomic : 1;
+
+	if (inflight(c->req) >= ROCEMU_RC_WINDOW)
+		return REQ_DONE;
+	if (is_read(c->e) && c->req->reads_out >= credits)
+		return REQ_DONE;
+	return REQ_LOAD;
+}
+
+static enum req_state req_load(struct req_ctx *c)
+{
+	struct rocemu_send_wqe *w = &c->req->wqe;
+
+	if (!w->bbs || w->bb != c->e->bb) {
+		if (rocemu_wqe_parse_send(c->qp, c->e->bb, w)) {
+			w->bbs = 0;
+			c->err = RC_ERR_LOC_QP_OP;
+			return REQ_ERR_LOCAL;
+		}
+	}
+	return c->req->cursor_psn == c->e->first_psn ? REQ_CHECK_LOCAL : REQ_SEND;
+}
+
+static enum req_state req_check_local(struct req_ctx *c)
+{
+	const struct rocemu_send_wqe *w = &c->req->wqe;
+	struct iovec remote[ROCEMU_MAX_SGE];
+	unsigned int n;
+
+	if (w->is_inline || !w->length)
+		return REQ_SEND;
+	/* READ data lands in these SGEs: they need local write access. */
+	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length,
+			   is_read(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, remote, ROCEMU_MAX_SGE, &n)) {
+		c->err = RC_ERR_LOC_PROT;
+		return REQ_ERR_LOCAL;
+	}
+	return REQ_SEND;
+}
+
+static enum req_state req_send(struct req_ctx *c)
+{
+	struct rocemu_rc_req *req = c->req;
+	const struct rocemu_send_wqe *w = &req->wqe;
+	uint32_t offset = (uint32_t)rocemu_psn_diff(req->cursor_psn, c->e->first_psn) * c->qp->rc.mtu;
+	struct rocemu_rc_msg m = {
+		.ops = req_ops[w->opcode].ops,
+		.psn = c->e->first_psn,
+		.length = w->length,
+		.src = w->is_inline ? RC_SRC_INLINE : RC_SRC_SGL,
+		.wqe = w,
+		.reth_va = w->raddr,
+		.reth_rkey = w->rkey,
+		.reth_len = w->length,
+		.imm = w->imm,
+		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
+		.ackreq = true,
+	};
+	uint32_t sent;
+
+	if (is_read(c->e)) {
+		/* One request for what is still missing of the READ. */
+		m.psn = req->cursor_psn;
+		m.length = 0;
+		m.src = RC_SRC_NONE;
+		m.reth_va = w->raddr + offset;
+		m.reth_len = w->length - offset;
+		offset = 0;
+	}
+	if (rocemu_rc_send_msg(c->qp, &m, offset, ROCEMU_RC_WINDOW - inflight(req), &sent)) {
+		c->err = RC_ERR_LOC_PROT;
+		return REQ_ERR_LOCAL;
+	}
+	if (is_read(c->e)) {
+		req->cursor_psn = rocemu_psn_add(c->e->last_psn, 1);
+		req->reads_out++;
+	} else {
+		req->cursor_psn = rocemu_psn_add(req->cursor_psn, sent);
+	}
+	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_ADVANCE : REQ_DONE;
+}
+
+static enum req_state req_advance(struct req_ctx *c)
+{
+	c->req->cursor++;
+	return REQ_FETCH;
+}
+
+static enum req_state req_err_local(struct req_ctx *c)
+{
+	rocemu_rc_req_fail(c->qp, c->req->cursor, c->err);
+	return REQ_DONE;
+}
+
+static bool outstanding(const struct rocemu_rc_req *req)
+{
+	return req->tail != req->cursor || rocemu_psn_diff(req->cursor_psn, req->una_psn) > 0;
+}
+
+/* Local ACK timeout 4.096 us * 2^timeout (IBTA 9.7.6.1.3); 0 is infinite: only complain. */
+#define RETRY_LOG_NS 1000000000ull
+#define RETRY_INFINITE_TIMEOUT 0
+
+static void retry_expired(void *arg);
+
+static void retry_arm(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+	uint64_t ns = rocemu_ack_timeout_ns(qp->attr.timeout);
+
+	if (req->retry_timer || !outstanding(req))
+		return;
+	req->retry_una = req->una_psn;
+	req->retry_timer = rocemu_loop_timer_add(qp->owner->emu->loop,
+						 rocemu_now_ns() + (ns ? ns : RETRY_LOG_NS),
+						 retry_expired, qp);
+}
+
+static void retry_expired(void *arg)
+{
+	struct rocemu_qp *qp = arg;
+	struct rocemu_rc_req *req = &qp->rc.req;
+
+	req->retry_timer = 0;
+	if (qp->attr.qp_state != IBV_QPS_RTS || !outstanding(req))
+		return;
+	if (req->una_psn != req->retry_una || req->rnr_timer) {
+		req->retries = 0;	/* progress, or waiting for the responder */
+		retry_arm(qp);
+		return;
+	}
+	if (qp->attr.timeout == RETRY_INFINITE_TIMEOUT) {
+		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x psn 0x%06x: no ACK for 1 s (timeout infinite)",
+			   qp->owner->dev->name, qp->qpn, req->una_psn);
+		retry_arm(qp);
+		return;
+	}
+	if (++req->retries > qp->attr.retry_cnt) {
+		rocemu_rc_req_fail(qp, req->tail, RC_ERR_RETRY_EXC);
+		return;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: local ACK timeout, resend (retry %u of %u)",
+		   qp->owner->dev->name, qp->qpn, req->una_psn, req->retries, qp->attr.retry_cnt);
+	rocemu_rc_req_rewind(qp, req->una_psn);
+	rocemu_rc_req_run(qp);
+}
+
+void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+
+	if (req->rnr_timer)
+		rocemu_loop_timer_cancel(qp->owner->emu->loop, req->rnr_timer);
+	if (req->retry_timer)
+		rocemu_loop_timer_cancel(qp->owner->emu->loop, req->retry_timer);
+	req->rnr_timer = 0;
+	req->retry_timer = 0;
+}
+
+void rocemu_rc_req_run(struct rocemu_qp *qp)
+{
+	struct req_ctx c = { .qp = qp, .req = &qp->rc.req };
+	enum req_state state = REQ_FETCH;
+
+	if (qp->attr.qp_state != IBV_QPS_RTS || qp->rc.req.rnr_timer || !qp->layout.sq_wqe_cnt)
+		return;
+	while (state != REQ_DONE) {
+		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x req %s",
+				   qp->owner->dev->name, qp->qpn, c.req->cursor_psn,
+				   req_state_names[state]);
+		switch (state) {
+		case REQ_FETCH:
+			state = req_fetch(&c);
+			break;
+		case REQ_LIMITS:
+			state = req_limits(&c);
+			break;
+		case REQ_LOAD:
+			state = req_load(&c);
+			break;
+		case REQ_CHECK_LOCAL:
+			state = req_check_local(&c);
+			break;
+		case REQ_SEND:
+			state = req_send(&c);
+			break;
+		case REQ_ADVANCE:
+			state = req_advance(&c);
+			break;
+		case REQ_ERR_LOCAL:
+			state = req_err_local(&c);
+			break;
+		case REQ_DONE:
+			break;
+		}
+	}
+	if (qp->attr.qp_state == IBV_QPS_RTS)
+		retry_arm(qp);
+}
+
+/* READs the requester has sent and not completed: those in [tail, cursor). */
+static uint32_t reads_before_cursor(const struct rocemu_rc_req *req)
+{
+	uint32_t pos, n = 0;
+
+	for (pos = req->tail; pos != req->cursor; pos++)
+		n += is_read(&req->fifo[pos & req->fifo_mask]);
+	return n;
+}
+
+void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+	uint32_t pos;
+
+	for (pos = req->tail; pos != req->head; pos++) {
+		const struct rocemu_rc_wqe *e = &req->fifo[pos & req->fifo_mask];
+
+		if (rocemu_psn_diff(psn, e->first_psn) >= 0 && rocemu_psn_diff(psn, e->last_psn) <= 0)
+			break;
+	}
+	if (pos == req->head || rocemu_psn_diff(psn, req->cursor_psn) > 0) {
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x: nothing to resend there",
+			   qp->owner->dev->name, qp->qpn, psn);
+		return;
+	}
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x resend (was at 0x%06x)",
+		   qp->owner->dev->name, qp->qpn, psn, req->cursor_psn);
+	req->cursor = pos;
+	req->cursor_psn = psn;
+	req->reads_out = reads_before_cursor(req);
+}

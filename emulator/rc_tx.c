@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * What RC puts on the wire: the one segmenter of SEND, RDMA WRITE, READ
+ * request and READ response messages (path MTU, opcode by position,
+ * headers the opcode table says it carries, payload by DMA, ICRC), and
+ * acknowledges. Runs of equal-sized packets leave as one UDP_SEGMENT send.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "emulator/dma.h"
+#include "emulator/qp.h"
+#include "emulator/rc.h"
+#include "net/roce_hdr.h"
+#include "rocemu/log.h"
+
+#define STAGE_BYTES 65507u	/* the largest UDP payload over IPv4 */
+#define GSO_MAX_SEGS 64u	/* the kernel's UDP_MAX_SEGMENTS */
+#define ROCE_PKEY_DEFAULT 0xffff
+
+enum { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
+
+#define OPS(prefix, last, only) { ROCEMU_OP_RC_##prefix##_FIRST, ROCEMU_OP_RC_##prefix##_MIDDLE, \
+				  ROCEMU_OP_RC_##last, ROCEMU_OP_RC_##only }
+const uint8_t rocemu_rc_ops_send[4] = OPS(SEND, SEND_LAST, SEND_ONLY);
+const uint8_t rocemu_rc_ops_send_imm[4] = OPS(SEND, SEND_LAST_WITH_IMMEDIATE,
+					      SEND_ONLY_WITH_IMMEDIATE);
+const uint8_t rocemu_rc_ops_write[4] = OPS(RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY);
+const uint8_t rocemu_rc_ops_write_imm[4] = OPS(RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+					       RDMA_WRITE_ONLY_WITH_IMMEDIATE);
+const uint8_t rocemu_rc_ops_read_req[4] = {
+	ROCEMU_OP_RC_RDMA_READ_REQUEST, ROCEMU_OP_RC_RDMA_READ_REQUEST,
+	ROCEMU_OP_RC_RDMA_READ_REQUEST, ROCEMU_OP_RC_RDMA_READ_REQUEST,
+};
+const uint8_t rocemu_rc_ops_read_resp[4] = OPS(RDMA_READ_RESPONSE, RDMA_READ_RESPONSE_LAST,
+					       RDMA_READ_RESPONSE_ONLY);
+#undef OPS
+
+/* One datagram batch is built here: the daemon is single-threaded. */
+static uint8_t stage[STAGE_BYTES];
+
+uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len)
+{
+	return len ? (len + qp->rc.mtu - 1) / qp->rc.mtu : 1;
+}
+
+static void tx_log(const struct rocemu_qp *qp, const uint8_t *pkt, uint32_t paylen)
+{
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s len %u%s",
+			   qp->owner->dev->name, qp->qpn, rocemu_bth_psn(pkt),
+			   rocemu_opcode_name(rocemu_bth_opcode(pkt)), paylen,
+			   rocemu_bth_ackreq(pkt) ? " ackreq" : "");
+}
+
+static void bth_fill(const struct rocemu_qp *qp, uint8_t *pkt, uint8_t opcode, uint32_t psn,
+		     uint32_t paylen, bool ackreq, bool se)
+{
+	rocemu_bth_set_opcode(pkt, opcode);
+	rocemu_bth_set_se(pkt, se);
+	rocemu_bth_set_padcnt(pkt, rocemu_pad_bytes(paylen));
+	rocemu_bth_set_tver(pkt, ROCEMU_BTH_TVER);
+	rocemu_bth_set_pkey(pkt, ROCE_PKEY_DEFAULT);
+	rocemu_bth_set_destqp(pkt, qp->attr.dest_qp_num);
+	rocemu_bth_set_ackreq(pkt, ackreq);
+	rocemu_bth_set_psn(pkt, psn);
+}
+
+/* Headers of packet idx of npkts of m at pkt; returns the opcode's info. */
+static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
+						      const struct rocemu_rc_msg *m, uint8_t *pkt,
+						      uint32_t idx, uint32_t npkts, uint32_t paylen)
+{
+	int pos = npkts == 1 ? POS_ONLY : !idx ? POS_FIRST : idx == npkts - 1 ? POS_LAST
+						: POS_MIDDLE;
+	const struct rocemu_opcode_info *info = rocemu_opcode_info(m->ops[pos]);
+	bool last = idx == npkts - 1;
+	uint8_t *h;
+
+	memset(pkt, 0, info->length);
+	bth_fill(qp, pkt, m->ops[pos], rocemu_psn_add(m->psn, idx), paylen,
+		 m->ackreq && (last || idx % ROCEMU_RC_ACK_EVERY == ROCEMU_RC_ACK_EVERY - 1),
+		 m->se && last);
+	if ((h = rocemu_pkt_reth(pkt))) {
+		rocemu_reth_set_va(h, m->reth_va);
+		rocemu_reth_set_rkey(h, m->reth_rkey);
+		rocemu_reth_set_dma_len(h, m->reth_len);
+	}
+	if ((h = rocemu_pkt_immdt(pkt)))
+		memcpy(h, &m->imm, sizeof(m->imm));
+	if ((h = rocemu_pkt_aeth(pkt))) {
+		rocemu_aeth_set_syndrome(h, m->syndrome);
+		rocemu_aeth_set_msn(h, m->msn);
+	}
+	return info;
+}
+
+/* Fill the payload slots (local) with bytes [off, off + len) of m's source. */
+static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
+			  uint32_t off, uint32_t len, const struct iovec *local, unsigned int nlocal)
+{
+	struct iovec remote[ROCEMU_MAX_SGE];
+	unsigned int n = 0, i;
+	int err;
+
+	if (!len)
+		return 0;
+	switch (m->src) {
+	case RC_SRC_INLINE:
+		for (i = 0; i < nlocal; off += local[i].iov_len, i++)
+			memcpy(local[i].iov_base, m->wqe->inline_data + off, local[i].iov_len);
+		return 0;
+	case RC_SRC_SGL:
+		err = rocemu_dma_sgl(qp, m->wqe->sge, m->wqe->num_sge, off, len, 0, remote,
+				     ROCEMU_MAX_SGE, &n);
+		if (err)
+			return err;
+		break;
+	case RC_SRC_MR:
+		remote[0].iov_base = (void *)(uintptr_t)(m->mr_addr + off);
+		remote[0].iov_len = len;
+		n = 1;
+		break;
+	case RC_SRC_NONE:
+	default:
+		return -EINVAL;
+	}
+	return rocemu_dma_copy(qp->owner->pid, local, nlocal, remote, n, false);
+}
+
+static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	int err = rocemu_loop_send(qp->owner->emu->loop, qp->owner->dev->udp_fd, &qp->rc.peer,
+				   &iov, 1, gso);
+
+	if (err)
+		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x: send of %zu bytes failed: %s",
+			   qp->owner->dev->name, qp->qpn, len, strerror(-err));
+}
+
+int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
+		       uint32_t max_pkts, uint32_t *sent)
+{
+	uint32_t mtu = qp->rc.mtu, npkts = rocemu_rc_npkts(qp, m->length), idx = offset / mtu;
+	struct iovec local[GSO_MAX_SEGS];
+	size_t wire[GSO_MAX_SEGS];
+	int err;
+
+	*sent = 0;
+	while (idx < npkts && *sent < max_pkts) {
+		uint32_t nseg = 0, group_off = idx * mtu, group_bytes = 0, i;
+		size_t used = 0, seg_len = 0;
+
+		/* Equal-sized packets, the last of a batch possibly shorter (UDP_SEGMENT rule). */
+		while (idx < npkts && *sent + nseg < max_pkts && nseg < GSO_MAX_SEGS) {
+			uint32_t paylen = m->length - idx * mtu < mtu ? m->length - idx * mtu : mtu;
+			const struct rocemu_opcode_info *info;
+			size_t len;
+
+			if (nseg && used + mtu + 64 > STAGE_BYTES)
+				break;
+			info = headers_fill(qp, m, stage + used, idx, npkts, paylen);
+			len = rocemu_pkt_wire_len(info, paylen);
+			if (nseg && len > seg_len)
+				break;	/* a longer packet starts the next batch */
+			local[nseg].iov_base = stage + used + info->length;
+			local[nseg].iov_len = paylen;
+			memset(stage + used + info->length + paylen, 0, rocemu_pad_bytes(paylen));
+			wire[nseg] = len;
+			if (!nseg)
+				seg_len = len;
+			used += len;
+			group_bytes += paylen;
+			idx++;
+			if (wire[nseg++] < seg_len)
+				break;	/* a shorter one ends the batch */
+		}
+		err = payload_gather(qp, m, group_off, group_bytes, local, nseg);
+		if (err)
+			return err;
+		for (i = 0, used = 0; i < nseg; used += wire[i], i++) {
+			rocemu_icrc_append_v4(&qp->rc.flow, stage + used, wire[i] - ROCEMU_ICRC_BYTES);
+			tx_log(qp, stage + used, (uint32_t)local[i].iov_len);
+		}
+		datagram_send(qp, stage, used, nseg > 1 ? (uint16_t)seg_len : 0);
+		*sent += nseg;
+	}
+	return 0;
+}
+
+void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	uint8_t pkt[ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ICRC_BYTES] = { 0 };
+	size_t len;
+
+	bth_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE, psn, 0, false, false);
+	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES, syndrome);
+	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
+	len = rocemu_icrc_append_v4(&qp->rc.flow, pkt, ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES);
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx RC Acknowledge syndrome 0x%02x msn %u",
+			   qp->owner->dev->name, qp->qpn, psn, syndrome, msn);
+	datagram_send(qp, pkt, len, 0);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/wqe.h"
+
+#include <errno.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/qp.h"
+
+#define BB_SIZE MLX5_SEND_WQE_BB
+#define SEG_SIZE 16
+/* ctrl + raddr + inline header and data of the largest WQE, in BBs */
+#define MAX_WQE_BBS 16
+
+/* Segments after ctrl per send opcode; 0: not implemented. */
+enum { OP_OK = 1, OP_RADDR = 2, OP_DATA = 4 };
+static const uint8_t send_op_segs[256] = {
+	[MLX5_OPCODE_SEND] = OP_OK | OP_DATA,
+	[MLX5_OPCODE_SEND_IMM] = OP_OK | OP_DATA,
+	[MLX5_OPCODE_RDMA_WRITE] = OP_OK | OP_RADDR | OP_DATA,
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = OP_OK | OP_RADDR | OP_DATA,
+	[MLX5_OPCODE_RDMA_READ] = OP_OK | OP_RADDR | OP_DATA,
+};
+
+static uint8_t *sq_bb_addr(const struct rocemu_qp *qp, uint32_t bb)
+{
+	return (uint8_t *)qp->rings.addr + qp->layout.sq_offset +
+	       (size_t)(bb & (qp->layout.sq_wqe_cnt - 1)) * BB_SIZE;
+}
+
+static const __be32 *dbrec(const struct rocemu_qp *qp)
+{
+	return (const __be32 *)((const uint8_t *)qp->rings.addr + qp->layout.dbrec_offset);
+}
+
+uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp)
+{
+	/* Acquire: pairs with the shim's release store after writing WQEs. */
+	return (uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_SND_DBR], __ATOMIC_ACQUIRE));
+}
+
+uint16_t rocemu_wqe_rq_doorbell(const struct rocemu_qp *qp)
+{
+	return (uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
+}
+
+void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp)
+{
+	__be32 *db = (__be32 *)dbrec(qp);
+
+	__atomic_store_n(&db[MLX5_RCV_DBR], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&db[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);
+}
+
+/* Data segments (zero-length ones skipped) or one inline segment, from seg on. */
+static int parse_data(const uint8_t *seg, const uint8_t *end, struct rocemu_send_wqe *w)
+{
+	const struct mlx5_wqe_data_seg *d;
+	uint32_t count;
+
+	w->num_sge = 0;
+	w->length = 0;
+	w->is_inline = false;
+	if (seg >= end)
+		return 0;
+	memcpy(&count, seg, sizeof(count));
+	count = be32toh(count);
+	if (count & MLX5_INLINE_SEG) {
+		count &= ~MLX5_INLINE_SEG;
+		if (count > ROCEMU_MAX_INLINE || count > (size_t)(end - seg) - 4)
+			return -EINVAL;
+		memcpy(w->inline_data, seg + 4, count);
+		w->is_inline = true;
+		w->length = count;
+		return 0;
+	}
+	for (; seg + SEG_SIZE <= end; seg += SEG_SIZE) {
+		d = (const struct mlx5_wqe_data_seg *)seg;
+		if (!d->byte_count)
+			continue;
+		if (w->num_sge == ROCEMU_MAX_SGE)
+			return -EINVAL;
+		w->sge[w->num_sge].length = be32toh(d->byte_count);
+		w->sge[w->num_sge].key = be32toh(d->lkey);
+		w->sge[w->num_sge].addr = be64toh(d->addr);
+		if (w->sge[w->num_sge].length > UINT32_MAX - w->length)
+			return -EINVAL;
+		w->length += w->sge[w->num_sge].length;
+		w->num_sge++;
+	}
+	return 0;
+}
+
+int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w)
+{
+	uint8_t buf[MAX_WQE_BBS * BB_SIZE];
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)buf;
+	uint32_t opmod_idx_opcode, qpn_ds, ds, i;
+	const uint8_t *seg;
+	uint8_t segs;
+
+	/* One BB at a time: a WQE may wrap past the end of the ring into BB 0. */
+	memcpy(buf, sq_bb_addr(qp, bb), BB_SIZE);
+	opmod_idx_opcode = be32toh(ctrl->opmod_idx_opcode);
+	qpn_ds = be32toh(ctrl->qpn_ds);
+	ds = qpn_ds & 0x3f;
+	w->bb = bb;
+	w->bbs = (ds * SEG_SIZE + BB_SIZE - 1) / BB_SIZE;
+	w->opcode = (uint8_t)opmod_idx_opcode;
+	w->wqe_counter = (uint16_t)(opmod_idx_opcode >> 8);
+	w->fm_ce_se = ctrl->fm_ce_se;
+	w->imm = ctrl->imm;
+	if (!ds || w->bbs > MAX_WQE_BBS || w->bbs > qp->layout.sq_wqe_cnt ||
+	    (qpn_ds >> 8) != qp->qpn)
+		return -EINVAL;
+	for (i = 1; i < w->bbs; i++)
+		memcpy(buf + i * BB_SIZE, sq_bb_addr(qp, bb + i), BB_SIZE);
+	segs = send_op_segs[w->opcode];
+	if (!segs)
+		return -EOPNOTSUPP;
+	seg = buf + sizeof(*ctrl);
+	if (segs & OP_RADDR) {
+		const struct mlx5_wqe_raddr_seg *r = (const void *)seg;
+
+		if (ds < 2)
+			return -EINVAL;
+		w->raddr = be64toh(r->raddr);
+		w->rkey = be32toh(r->rkey);
+		seg += sizeof(*r);
+	}
+	return parse_data(seg, buf + ds * SEG_SIZE, w);
+}
+
+int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w)
+{
+	uint32_t stride = 1u << qp->layout.rq_wqe_shift, n = stride / SEG_SIZE, i;
+	const uint8_t *base = (const uint8_t *)qp->rings.addr + qp->layout.rq_offset +
+			      (size_t)(counter & (qp->layout.rq_wqe_cnt - 1)) * stride;
+	struct mlx5_wqe_data_seg d;
+
+	w->counter = counter;
+	w->num_sge = 0;
+	w->length = 0;
+	for (i = 0; i < n && i < ROCEMU_MAX_SGE; i++) {
+		memcpy(&d, base + i * SEG_SIZE, sizeof(d));
+		if (be32toh(d.lkey) == MLX5_INVALID_LKEY)
+			break;
+		if (!d.byte_count)
+			continue;
+		w->sge[w->num_sge].length = be32toh(d.byte_count);
+		w->sge[w->num_sge].key = be32toh(d.lkey);
+		w->sge[w->num_sge].addr = be64toh(d.addr);
+		w->length += w->sge[w->num_sge].length;
+		w->num_sge++;
+	}
+	return 0;
+}

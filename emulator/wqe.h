@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Reading the rings the shim writes (docs: the data path contract): mlx5
+ * send WQEs (ctrl, raddr, data or inline segments, wrapping past the
+ * ring's end) and receive WQEs into neutral structs, and the doorbell
+ * records. The ring stays the application's memory: everything is copied
+ * out and checked before use.
+ */
+#ifndef ROCEMU_EMULATOR_WQE_H
+#define ROCEMU_EMULATOR_WQE_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "emulator/device.h"
+
+struct rocemu_qp;
+
+/* One scatter/gather element: an address in the key's iova space. */
+struct rocemu_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t key;
+};
+
+struct rocemu_send_wqe {
+	uint32_t bb;			/* free-running counter of the first BB */
+	uint32_t bbs;			/* BBs it spans */
+	uint16_t wqe_counter;		/* from the ctrl segment */
+	uint8_t opcode;			/* MLX5_OPCODE_* */
+	uint8_t fm_ce_se;
+	__be32 imm;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t length;		/* bytes of data */
+	bool is_inline;
+	unsigned int num_sge;
+	struct rocemu_sge sge[ROCEMU_MAX_SGE];
+	uint8_t inline_data[ROCEMU_MAX_INLINE];
+};
+
+struct rocemu_recv_wqe {
+	uint32_t counter;
+	uint64_t length;		/* room in all SGEs */
+	unsigned int num_sge;
+	struct rocemu_sge sge[ROCEMU_MAX_SGE];
+};
+
+/*
+ * Parse the send WQE whose ctrl segment is at BB counter bb. Returns 0,
+ * -EINVAL for a malformed WQE (size, opcode, QPN, inline length) or
+ * -EOPNOTSUPP for an opcode not implemented.
+ */
+int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w);
+/* Parse receive WQE number counter. Returns 0 (no failure is possible). */
+int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
+
+/* The 16-bit producer counters of the doorbell record (acquire: WQEs are complete). */
+uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp);
+uint16_t rocemu_wqe_rq_doorbell(const struct rocemu_qp *qp);
+/* Zero the doorbell record (QP reset, as mlx5 does). */
+void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp);
+
+#endif /* ROCEMU_EMULATOR_WQE_H */

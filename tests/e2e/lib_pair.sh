@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# shellcheck shell=bash
+# Sourced by the tests that run an unmodified server and client as two
+# processes (ibv_rc_pingpong, perftest). Each pair gets a TCP port nobody
+# listens on; the client starts once the server listens (polled, bounded);
+# both run under `rocemu run` and a timeout; both outputs go to the log.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SERVER_OUT=$WORK_DIR/server.out
+CLIENT_OUT=$WORK_DIR/client.out
+PAIR_PORT=
+NEXT_PORT=
+
+# use_ports BASE: this test's TCP ports count up from BASE; every test picks its own BASE.
+use_ports() {
+	NEXT_PORT=$1
+}
+
+# port_listening PORT: some socket listens on TCP port PORT.
+port_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# next_port: PAIR_PORT becomes the next port of this test that nobody listens on.
+next_port() {
+	[ -n "$NEXT_PORT" ] || fail "use_ports was not called"
+	while port_listening "$NEXT_PORT"; do
+		NEXT_PORT=$((NEXT_PORT + 1))
+	done
+	PAIR_PORT=$NEXT_PORT
+	NEXT_PORT=$((NEXT_PORT + 1))
+}
+
+# wait_listening PORT PID: wait (at most 20 s) until PORT listens; fails when PID exits first.
+wait_listening() {
+	for _ in $(seq 200); do
+		port_listening "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_exit PID SECS: wait (at most SECS) until PID has exited.
+wait_exit() {
+	for _ in $(seq $(($2 * 50))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# log_side NAME FILE STATUS: one side's output into the commands log.
+log_side() {
+	echo "---- $1 output (exit status $3)" >>"$COMMANDS_LOG"
+	cat "$2" >>"$COMMANDS_LOG"
+}
+
+# forget_pid PID: PID is reaped; cleanup must not signal it (the number may be reused).
+forget_pid() {
+	local pid kept=()
+
+	for pid in "${BACKGROUND_PIDS[@]}"; do
+		[ "$pid" = "$1" ] || kept+=("$pid")
+	done
+	BACKGROUND_PIDS=("${kept[@]}")
+}
+
+# run_pair WHAT SECS SERVER_CMD... --client CLIENT_CMD...: the server
+# in the background, then, once it listens on PAIR_PORT, the client; each
+# under `rocemu run` and a SECS timeout. The test fails unless both exit 0.
+# Outputs stay in SERVER_OUT and CLIENT_OUT for the caller's checks.
+run_pair() {
+	local what=$1 secs=$2 server=() client=() server_pid client_pid server_rc client_rc grace
+
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != --client ]; do
+		server+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] || fail "run_pair $what: no --client"
+	shift
+	client=("$@")
+
+	# stdbuf: a side stopped on its time limit still shows how far it got.
+	echo "+ [$what] server: ${server[*]} &" >>"$COMMANDS_LOG"
+	run_with_timeout $((secs + 10)) "$ROCEMU" run -- stdbuf -oL "${server[@]}" >"$SERVER_OUT" 2>&1 &
+	server_pid=$!
+	BACKGROUND_PIDS+=("$server_pid")
+	if ! wait_listening "$PAIR_PORT" "$server_pid"; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid"
+		server_rc=$?
+		forget_pid "$server_pid"
+		log_side server "$SERVER_OUT" "$server_rc"
+		fail "$what: the server never listened on port $PAIR_PORT"
+	fi
+
+	echo "+ [$what] client: ${client[*]}" >>"$COMMANDS_LOG"
+	run_with_timeout $((secs + 10)) "$ROCEMU" run -- stdbuf -oL "${client[@]}" >"$CLIENT_OUT" 2>&1 &
+	client_pid=$!
+	BACKGROUND_PIDS+=("$client_pid")
+	if ! wait_exit "$client_pid" "$secs"; then
+		# Both ends still hold their QPs: the daemon shows where they stand.
+		echo "---- rocemu status: the client still runs after $secs s" >>"$COMMANDS_LOG"
+		run_with_timeout 5 "$ROCEMU" status >>"$COMMANDS_LOG" 2>&1
+		kill "$client_pid" 2>/dev/null
+	fi
+	wait "$client_pid"
+	client_rc=$?
+	forget_pid "$client_pid"
+	# A server whose client failed may wait for it forever: a short grace, then stop it.
+	grace=$([ "$client_rc" -eq 0 ] && echo "$secs" || echo 3)
+	wait_exit "$server_pid" "$grace" || kill "$server_pid" 2>/dev/null
+	wait "$server_pid"
+	server_rc=$?
+	forget_pid "$server_pid"
+	log_side server "$SERVER_OUT" "$server_rc"
+	log_side client "$CLIENT_OUT" "$client_rc"
+	if [ "$server_rc" -ne 0 ] || [ "$client_rc" -ne 0 ]; then
+		fail "$what: server exit status $server_rc, client $client_rc (143: stopped on the time limit)"
+	fi
+	ok "$what: server and client exit 0"
+}
+
+# expect_server ERE WHAT, expect_client ERE WHAT: a line of that side's output matches ERE.
+expect_server() {
+	local OUT=$SERVER_OUT
+
+	expect "$1" "$2 (server)"
+}
+
+expect_client() {
+	local OUT=$CLIENT_OUT
+
+	expect "$1" "$2 (client)"
+}
+
+# expect_both ERE WHAT: both sides have a matching line.
+expect_both() {
+	expect_server "$@"
+	expect_client "$@"
+}
+
+# expect_neither ERE WHAT: no line of either side matches ERE.
+expect_neither() {
+	local OUT
+
+	for OUT in "$SERVER_OUT" "$CLIENT_OUT"; do
+		expect_none "$1" "$2 ($([ "$OUT" = "$SERVER_OUT" ] && echo server || echo client))"
+	done
+}
