@@ -3,9 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include "rocemu/log.h"
 
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -139,11 +136,8 @@ int rocemu_dma_copy(pid_t pid, const struct iovec *local, unsigned int nlocal,
 		cursor_take(&rc, bytes, rbuf, &nr);
 		done = to_remote ? process_vm_writev(pid, lbuf, nl, rbuf, nr, 0)
 				 : process_vm_readv(pid, lbuf, nl, rbuf, nr, 0);
-		if (done != (ssize_t)bytes) {
-			rocemu_log(ROCEMU_LOG_WARN, "XXX pid %d done %zd of %zu errno %d r0 %p+%zu nr %u nl %u", (int)pid, done, bytes, errno, rbuf[0].iov_base, rbuf[0].iov_len, nr, nl);
-			{ char cmd[128]; snprintf(cmd, sizeof cmd, "cat /proc/%d/maps > /tmp/rc/maps.txt", (int)pid); if (system(cmd)) {} }
+		if (done != (ssize_t)bytes)
 			return -EFAULT;
-		}
 		cursor_advance(&lc, bytes);
 		cursor_advance(&rc, bytes);
 	}
