@@ -51,6 +51,10 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_STATUS,		/* text report for `rocemu status` */
 	ROCEMU_OP_SET_PORT_STATE,	/* `rocemu up|down DEV` */
 	ROCEMU_OP_SHUTDOWN,		/* ask the daemon to exit */
+	ROCEMU_OP_ALLOC_MW,
+	ROCEMU_OP_DEALLOC_MW,
+	ROCEMU_OP_SET_FAULTS,		/* `rocemu fault DEV SPEC` */
+	ROCEMU_OP_STATS,		/* text report for `rocemu stats` */
 	ROCEMU_OP__COUNT
 };
 
@@ -261,6 +265,23 @@ struct rocemu_set_port_state_req {
 	uint32_t reserved;
 };
 
+struct rocemu_alloc_mw_req {
+	uint32_t pdn;
+	uint32_t type;		/* enum ibv_mw_type */
+};
+
+struct rocemu_alloc_mw_resp {
+	uint32_t handle;
+	uint32_t rkey;
+};
+
+struct rocemu_set_faults_req {
+	char dev_name[ROCEMU_DEV_NAME_MAX];
+	char spec[256];		/* "drop=0.05,dup=0.02,...,seed=7"; "" clears */
+};
+
+/* STATS response body: NUL-terminated text, like STATUS. */
+
 /* STATUS response body: NUL-terminated text, at most ROCEMU_CTRL_MSG_MAX. */
 
 /*
@@ -299,6 +320,10 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_STATUS] = { 0, ROCEMU_VARLEN },
 	[ROCEMU_OP_SET_PORT_STATE] = { sizeof(struct rocemu_set_port_state_req), 0 },
 	[ROCEMU_OP_SHUTDOWN] = { 0, 0 },
+	[ROCEMU_OP_ALLOC_MW] = { sizeof(struct rocemu_alloc_mw_req), sizeof(struct rocemu_alloc_mw_resp) },
+	[ROCEMU_OP_DEALLOC_MW] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_SET_FAULTS] = { sizeof(struct rocemu_set_faults_req), 0 },
+	[ROCEMU_OP_STATS] = { 0, ROCEMU_VARLEN },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -323,6 +348,10 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_STATUS] = "STATUS",
 	[ROCEMU_OP_SET_PORT_STATE] = "SET_PORT_STATE",
 	[ROCEMU_OP_SHUTDOWN] = "SHUTDOWN",
+	[ROCEMU_OP_ALLOC_MW] = "ALLOC_MW",
+	[ROCEMU_OP_DEALLOC_MW] = "DEALLOC_MW",
+	[ROCEMU_OP_SET_FAULTS] = "SET_FAULTS",
+	[ROCEMU_OP_STATS] = "STATS",
 };
 
 /* Fill a header for op with a body of len bytes. */
