@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Slice-by-16 CRC-32 and the RoCEv2 ICRC over the masked pseudo header. */
+/* CRC-32 (PCLMULQDQ folding on x86-64, slice-by-16 elsewhere and for tails)
+ * and the RoCEv2 ICRC over the masked pseudo header. */
 #include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
+#include <stdbool.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "net/icrc.h"
 #include "net/roce_opcode.h"
@@ -18,7 +23,10 @@
 #define SLICES 16
 static uint32_t crc_table[SLICES][256];
 
-__attribute__((constructor, cold)) static void crc_table_init(void)
+/* Set once before main(): a constant, well-predicted branch per call. */
+static bool crc_use_clmul;
+
+__attribute__((constructor, cold)) static void crc_init(void)
 {
 	for (uint32_t b = 0; b < 256; b++) {
 		uint32_t c = b;
@@ -33,10 +41,14 @@ __attribute__((constructor, cold)) static void crc_table_init(void)
 
 			crc_table[k][b] = (prev >> 8) ^ crc_table[0][prev & 0xff];
 		}
+#if defined(__x86_64__)
+	__builtin_cpu_init();	/* constructors may run before libgcc's */
+	crc_use_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#endif
 }
 
 /* The register without the initial and final inversions. */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t len)
+static uint32_t crc32_update_table(uint32_t crc, const uint8_t *p, size_t len)
 {
 	for (; len >= SLICES; len -= SLICES, p += SLICES) {
 		uint64_t lo, hi;
@@ -59,9 +71,93 @@ static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
+#if defined(__x86_64__)
+/*
+ * Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ",
+ * bit-reflected: constants are x^k mod P(x), reflected and shifted one bit
+ * (as in Linux crc32-pclmul and zlib-ng). In a reflected register the low
+ * qword holds the earlier (higher-degree) bits.
+ */
+#define CLMUL_MIN_BYTES 64
+#define K_FOLD_512_LO 0x154442bd4ull	/* x^(4*128+32) mod P */
+#define K_FOLD_512_HI 0x1c6e41596ull	/* x^(4*128-32) mod P */
+#define K_FOLD_128_LO 0x1751997d0ull	/* x^(128+32) mod P */
+#define K_FOLD_128_HI 0x0ccaa009eull	/* x^(128-32) mod P */
+#define K_FOLD_64 0x163cd6124ull	/* x^64 mod P */
+#define K_POLY 0x1db710641ull		/* P(x), reflected */
+#define K_BARRETT_MU 0x1f7011641ull	/* floor(x^64 / P(x)), reflected */
+
+/* acc * x^(distance) mod P, plus next: one 128-bit fold step. */
+__attribute__((target("pclmul,sse4.1"), always_inline)) static inline __m128i
+clmul_fold(__m128i acc, __m128i k, __m128i next)
+{
+	__m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
+	__m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
+
+	return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
+}
+
+/* The register after len bytes, len >= CLMUL_MIN_BYTES and a multiple of 16. */
+__attribute__((target("pclmul,sse4.1"))) static uint32_t
+crc32_update_clmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m128i k512 = _mm_set_epi64x(K_FOLD_512_HI, K_FOLD_512_LO);
+	const __m128i k128 = _mm_set_epi64x(K_FOLD_128_HI, K_FOLD_128_LO);
+	const __m128i low32 = _mm_set_epi32(0, 0, 0, -1);
+	__m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
+	__m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
+	__m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+	__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+	__m128i t;
+
+	/* Four independent lanes hide the multiplier's latency. */
+	for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+		x0 = clmul_fold(x0, k512, _mm_loadu_si128((const __m128i *)p));
+		x1 = clmul_fold(x1, k512, _mm_loadu_si128((const __m128i *)(p + 16)));
+		x2 = clmul_fold(x2, k512, _mm_loadu_si128((const __m128i *)(p + 32)));
+		x3 = clmul_fold(x3, k512, _mm_loadu_si128((const __m128i *)(p + 48)));
+	}
+	x0 = clmul_fold(x0, k128, x1);
+	x0 = clmul_fold(x0, k128, x2);
+	x0 = clmul_fold(x0, k128, x3);
+	for (; len >= 16; p += 16, len -= 16)
+		x0 = clmul_fold(x0, k128, _mm_loadu_si128((const __m128i *)p));
+
+	/* 128 -> 96 bits (appending the 32 zero bits of the CRC) -> 64 bits. */
+	t = _mm_clmulepi64_si128(x0, k128, 0x10);
+	x0 = _mm_xor_si128(_mm_srli_si128(x0, 8), t);
+	t = _mm_clmulepi64_si128(_mm_and_si128(x0, low32), _mm_cvtsi64_si128(K_FOLD_64), 0x00);
+	x0 = _mm_xor_si128(_mm_srli_si128(x0, 4), t);
+
+	/* Barrett reduction 64 -> 32 bits. */
+	t = _mm_clmulepi64_si128(_mm_and_si128(x0, low32), _mm_cvtsi64_si128(K_BARRETT_MU), 0x00);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, low32), _mm_cvtsi64_si128(K_POLY), 0x00);
+	return (uint32_t)_mm_extract_epi32(_mm_xor_si128(x0, t), 1);
+}
+#endif
+
+static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t len)
+{
+#if defined(__x86_64__)
+	if (crc_use_clmul && len >= CLMUL_MIN_BYTES) {
+		size_t blocks = len & ~(size_t)15;
+
+		crc = crc32_update_clmul(crc, p, blocks);
+		p += blocks;
+		len -= blocks;
+	}
+#endif
+	return crc32_update_table(crc, p, len);
+}
+
 uint32_t rocemu_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	return ~crc32_update(~crc, buf, len);
+}
+
+uint32_t rocemu_crc32_table(uint32_t crc, const void *buf, size_t len)
+{
+	return ~crc32_update_table(~crc, buf, len);
 }
 
 /* What the ICRC covers before the BTH's extension headers, masked. */

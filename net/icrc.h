@@ -24,6 +24,10 @@ struct rocemu_ipv4_udp {
  */
 uint32_t rocemu_crc32(uint32_t crc, const void *buf, size_t len);
 
+/* The same CRC-32 with the portable slice-by-16 tables only, whatever the
+ * CPU offers: the reference the faster paths are tested against. */
+uint32_t rocemu_crc32_table(uint32_t crc, const void *buf, size_t len);
+
 /*
  * ICRC of a RoCEv2 packet sent over IPv4: pkt is the UDP payload from the
  * BTH to the end of the pad, len its size (at least ROCEMU_BTH_BYTES;

@@ -591,6 +591,59 @@ START_TEST(test_crc32)
 }
 END_TEST
 
+/* xorshift64: reproducible pseudo-random bytes. */
+static void fill_random(uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t x = seed | 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (uint8_t)(x >> 32);
+	}
+}
+
+/* Whatever path the CPU takes (carry-less multiply or tables), every length,
+ * alignment and chaining split gives the table implementation's value. */
+START_TEST(test_crc32_matches_table)
+{
+	enum { MAX_LEN = 600, MAX_MISALIGN = 16 };
+	static const size_t large[] = { 4096, 4096 + 1, 65536 - 3, 1 << 20, (1 << 20) + 77 };
+	static uint8_t buf[(1 << 20) + 77 + MAX_MISALIGN];
+
+	fill_random(buf, sizeof(buf), 0x9e3779b97f4a7c15ull);
+	for (size_t off = 0; off < MAX_MISALIGN; off += (off < 8 ? 1 : 7))
+		for (size_t len = 0; len <= MAX_LEN; len++) {
+			const uint8_t *p = buf + off;
+			uint32_t ref = rocemu_crc32_table(0, p, len);
+			size_t cuts[] = { 1, 15, 64, len / 2, len - len / 5 };
+
+			ck_assert_msg(rocemu_crc32(0, p, len) == ref, "len %zu off %zu", len, off);
+			ck_assert_uint_eq(rocemu_crc32(0xdeadbeef, p, len),
+					  rocemu_crc32_table(0xdeadbeef, p, len));
+			for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+				size_t cut = cuts[c] < len ? cuts[c] : len;
+
+				ck_assert_msg(rocemu_crc32(rocemu_crc32(0, p, cut), p + cut, len - cut) == ref,
+					      "len %zu off %zu cut %zu", len, off, cut);
+			}
+		}
+	for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++)
+		for (size_t off = 0; off < 4; off++) {
+			const uint8_t *p = buf + off * 5;
+			uint32_t ref = rocemu_crc32_table(0, p, large[i]);
+			size_t cut = large[i] / 3 + off;
+
+			ck_assert_uint_eq(rocemu_crc32(0, p, large[i]), ref);
+			ck_assert_uint_eq(rocemu_crc32(rocemu_crc32(0, p, cut), p + cut, large[i] - cut), ref);
+		}
+	/* the reference itself against the bit-at-a-time definition */
+	for (size_t len = 0; len <= MAX_LEN; len += 13)
+		ck_assert_uint_eq(rocemu_crc32_table(0, buf + 3, len), crc32_bitwise(buf + 3, len));
+}
+END_TEST
+
 START_TEST(test_icrc_known_answers)
 {
 	for (size_t i = 0; i < N_KATS; i++) {
@@ -696,6 +749,7 @@ static Suite *roce_suite(void)
 
 	tc = tcase_create("icrc");
 	tcase_add_test(tc, test_crc32);
+	tcase_add_test(tc, test_crc32_matches_table);
 	tcase_add_test(tc, test_icrc_known_answers);
 	tcase_add_test(tc, test_icrc_bit_flips);
 	tcase_add_test(tc, test_icrc_hardware_capture);
