@@ -12,6 +12,7 @@
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/doorbell.h"
+#include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "rocemu/log.h"
@@ -51,6 +52,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	read_comm(pid, c->comm, sizeof(c->comm));
 	rocemu_list_init(&c->pds);
 	rocemu_list_init(&c->mrs);
+	rocemu_list_init(&c->mws);
 	rocemu_list_init(&c->channels);
 	rocemu_list_init(&c->cqs);
 	rocemu_list_init(&c->qps);
@@ -161,6 +163,7 @@ void rocemu_client_free(struct rocemu_client *c)
 	struct rocemu_cq *cq, *cq_tmp;
 	struct rocemu_channel *ch, *ch_tmp;
 	struct rocemu_mr *mr, *mr_tmp;
+	struct rocemu_mw *mw, *mw_tmp;
 	struct rocemu_pd *pd, *pd_tmp;
 
 	/* Users before what they use, as uverbs release does. */
@@ -170,6 +173,8 @@ void rocemu_client_free(struct rocemu_client *c)
 		rocemu_cq_free(emu, cq);
 	rocemu_list_for_each_safe(ch, ch_tmp, &c->channels, struct rocemu_channel, node)
 		rocemu_channel_free(emu, ch);
+	rocemu_list_for_each_safe(mw, mw_tmp, &c->mws, struct rocemu_mw, node)
+		rocemu_mw_free(emu, mw);
 	rocemu_list_for_each_safe(mr, mr_tmp, &c->mrs, struct rocemu_mr, node)
 		rocemu_mr_free(emu, mr);
 	rocemu_list_for_each_safe(pd, pd_tmp, &c->pds, struct rocemu_pd, node)

@@ -25,6 +25,7 @@ struct rocemu_client {
 	struct rocemu_shm context_page;
 	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
 	struct rocemu_list pds, mrs, channels, cqs, qps;
+	struct rocemu_list mws;		/* memory windows */
 };
 
 /* A client for accepted socket sock of process pid. NULL on allocation failure. */

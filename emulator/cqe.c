@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/client.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "rocemu/log.h"
@@ -82,10 +83,13 @@ void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	struct mlx5_cqe64 *cqe;
 	bool error = info->op == MLX5_CQE_REQ_ERR || info->op == MLX5_CQE_RESP_ERR;
 
-	if (((cq->pi - ci) & CQ_INDEX_MASK) >= ncqe) {
-		cq->overruns++;
-		rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u, CQE of qp 0x%06x lost",
-			   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
+	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
+	if (cq->overruns || ((cq->pi - ci) & CQ_INDEX_MASK) >= ncqe) {
+		if (!cq->overruns++) {
+			rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u qp 0x%06x, CQ in error",
+				   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
+			rocemu_client_async_event(cq->owner, cq->user_cq, IBV_EVENT_CQ_ERR);
+		}
 		return;
 	}
 	cqe = (struct mlx5_cqe64 *)cq->ring.addr + (cq->pi & (ncqe - 1));

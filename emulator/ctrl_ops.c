@@ -7,6 +7,8 @@
 
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
+#include "emulator/egress.h"
+#include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/status.h"
@@ -88,6 +90,19 @@ static int op_rereg_mr(struct rocemu_client *c, const void *req, struct rocemu_c
 static int op_dereg_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_mr_dereg(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_alloc_mw(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_alloc_mw_resp *resp = reply->body;
+
+	memset(resp, 0, sizeof(*resp));
+	return rocemu_mw_alloc(c, req, resp);
+}
+
+static int op_dealloc_mw(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mw_dealloc(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
 static int op_create_comp_channel(struct rocemu_client *c, const void *req,
@@ -188,6 +203,36 @@ static int op_set_port_state(struct rocemu_client *c, const void *req,
 	return rocemu_emu_set_port_state(c->emu, dev, r->port_state);
 }
 
+static int op_set_faults(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_set_faults_req *r = req;
+	char name[ROCEMU_DEV_NAME_MAX + 1], spec[sizeof(r->spec) + 1], why[256];
+	struct rocemu_device *dev;
+	int ret;
+
+	memcpy(name, r->dev_name, ROCEMU_DEV_NAME_MAX);
+	name[ROCEMU_DEV_NAME_MAX] = '\0';
+	memcpy(spec, r->spec, sizeof(r->spec));
+	spec[sizeof(r->spec)] = '\0';
+	dev = rocemu_emu_device_by_name(c->emu, name);
+	if (!dev)
+		return -ENODEV;
+	ret = rocemu_egress_set_faults(dev, spec, why, sizeof(why));
+	if (ret)
+		rocemu_log(ROCEMU_LOG_INFO, "%s faults refused: %s", dev->name, why);
+	return ret;
+}
+
+static int op_stats(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int n = rocemu_egress_stats_text(c->emu, reply->body, ROCEMU_CTRL_MSG_MAX);
+
+	if (n < 0)
+		return n;
+	reply->len = (uint32_t)n;
+	return 0;
+}
+
 static int op_shutdown(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	rocemu_log(ROCEMU_LOG_INFO, "shutdown asked by pid %d (%s)", (int)c->pid, c->comm);
@@ -208,6 +253,8 @@ static const struct {
 	[ROCEMU_OP_REG_MR] = { op_reg_mr, true },
 	[ROCEMU_OP_REREG_MR] = { op_rereg_mr, true },
 	[ROCEMU_OP_DEREG_MR] = { op_dereg_mr, true },
+	[ROCEMU_OP_ALLOC_MW] = { op_alloc_mw, true },
+	[ROCEMU_OP_DEALLOC_MW] = { op_dealloc_mw, true },
 	[ROCEMU_OP_CREATE_COMP_CHANNEL] = { op_create_comp_channel, true },
 	[ROCEMU_OP_DESTROY_COMP_CHANNEL] = { op_destroy_comp_channel, true },
 	[ROCEMU_OP_CREATE_CQ] = { op_create_cq, true },
@@ -220,6 +267,8 @@ static const struct {
 	[ROCEMU_OP_STATUS] = { op_status, false },
 	[ROCEMU_OP_SET_PORT_STATE] = { op_set_port_state, false },
 	[ROCEMU_OP_SHUTDOWN] = { op_shutdown, false },
+	[ROCEMU_OP_SET_FAULTS] = { op_set_faults, false },
+	[ROCEMU_OP_STATS] = { op_stats, false },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

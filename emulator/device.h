@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "net/fault.h"
 #include "rocemu/ctrl.h"
 
 /* Limits enforced and reported (struct ibv_device_attr). */
@@ -26,6 +27,18 @@
 #define ROCEMU_DEFAULT_NETDEV_MTU 9000
 
 struct rocemu_emu;
+struct rocemu_pcap;
+
+/* Named like the hardware counters `rdma statistic` shows (data in 4-byte words). */
+struct rocemu_device_counters {
+	uint64_t port_xmit_packets, port_xmit_data, port_rcv_packets, port_rcv_data;
+	uint64_t out_of_sequence;	/* responder: requests past the expected PSN */
+	uint64_t duplicate_request;	/* responder: requests before the expected PSN */
+	uint64_t packet_seq_err;	/* requester: PSN sequence NAKs received */
+	uint64_t local_ack_timeout_err;	/* requester: local ACK timeouts */
+	uint64_t rnr_nak_retry_err;	/* requester: RNR NAKs received */
+	uint64_t retransmitted_packets;	/* requester: packets sent again */
+};
 
 struct rocemu_device {
 	struct rocemu_emu *emu;
@@ -42,6 +55,10 @@ struct rocemu_device {
 	uint64_t rx_dropped;		/* malformed, bad ICRC, no such QP */
 	uint64_t rx_icrc_errors;
 	uint32_t num_pd, num_mr, num_cq, num_qp;
+	struct rocemu_device_counters counters;
+	struct rocemu_fault *fault;	/* egress.c: NULL when no faults */
+	struct rocemu_fault_counters fault_past;	/* of replaced injectors */
+	struct rocemu_pcap *pcap;	/* egress.c: NULL when no capture */
 };
 
 /* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 
@@ -12,7 +13,7 @@ static struct rocemu_mr *mr_by_key(const struct rocemu_emu *emu, uint32_t key)
 {
 	struct rocemu_mr *mr = rocemu_idtable_get(&emu->mrs, key >> 8);
 
-	return mr && mr->lkey == key ? mr : NULL;
+	return mr && mr->lkey == key && !mr->invalid ? mr : NULL;
 }
 
 /* PD, rights, then bounds; the address in the owner's memory on success. */
@@ -32,8 +33,11 @@ static int mr_check(const struct rocemu_mr *mr, const struct rocemu_pd *pd, uint
 int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
 		    unsigned int access, uint64_t *addr)
 {
-	const struct rocemu_mr *mr = mr_by_key(qp->owner->emu, rkey);
+	const struct rocemu_mr *mr;
 
+	if (rocemu_mw_is_key(rkey))
+		return rocemu_mw_rkey(qp, rkey, va, len, access, addr);
+	mr = mr_by_key(qp->owner->emu, rkey);
 	if (!mr)
 		return -ENOKEY;
 	return mr_check(mr, qp->pd, va, len, access, addr);

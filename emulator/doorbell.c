@@ -4,6 +4,7 @@
 #include "emulator/client.h"
 #include "emulator/cq.h"
 #include "emulator/cqe.h"
+#include "emulator/egress.h"
 #include "emulator/qp.h"
 #include "emulator/rc.h"
 #include "rocemu/log.h"
@@ -40,7 +41,7 @@ void rocemu_doorbell_kick(struct rocemu_client *c)
 
 static void scan_qp(struct rocemu_qp *qp)
 {
-	if (qp->attr.qp_state == IBV_QPS_RTS)
+	if (rocemu_rc_sq_active(qp))
 		rocemu_rc_req_run(qp);
 	else if (qp->attr.qp_state == IBV_QPS_ERR)
 		rocemu_rc_qp_flush(qp);
@@ -94,6 +95,7 @@ static int doorbell_idle(void *arg)
 		emu->last_work_ns = rocemu_now_ns();
 		return 1;
 	}
+	rocemu_egress_idle(emu);
 	return 0;
 }
 

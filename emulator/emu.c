@@ -11,6 +11,7 @@
 #include "emulator/client.h"
 #include "emulator/comp_channel.h"
 #include "emulator/doorbell.h"
+#include "emulator/egress.h"
 #include "emulator/ibdev_sysfs.h"
 #include "emulator/rx.h"
 #include "net/udp_port.h"
@@ -65,6 +66,7 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 	rocemu_list_init(&emu->clients);
 	rocemu_idtable_init(&emu->pds, 1, ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->mrs, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->mws, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
 	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
@@ -101,6 +103,9 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 			goto fail;
 		}
 	}
+	ret = rocemu_egress_start(emu, err, errlen);
+	if (ret)
+		goto fail;
 	return 0;
 
 fail:
@@ -116,6 +121,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	rocemu_list_for_each_safe(c, tmp, &emu->clients, struct rocemu_client, node)
 		rocemu_client_free(c);
 	for (i = 0; i < emu->num_devices; i++) {
+		rocemu_egress_stop(&emu->devices[i]);
 		device_port_close(emu, &emu->devices[i]);
 		rocemu_ibdev_sysfs_remove(emu->sysfs_root, &emu->devices[i]);
 	}
@@ -124,6 +130,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	emu->num_devices = 0;
 	rocemu_idtable_free(&emu->pds);
 	rocemu_idtable_free(&emu->mrs);
+	rocemu_idtable_free(&emu->mws);
 	rocemu_idtable_free(&emu->channels);
 	rocemu_idtable_free(&emu->cqs);
 	rocemu_idtable_free(&emu->qps);

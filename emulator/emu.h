@@ -27,6 +27,7 @@ struct rocemu_emu {
 	struct rocemu_list clients;	/* struct rocemu_client.node */
 	unsigned int num_connections;
 	struct rocemu_idtable pds, mrs, channels, cqs, qps;
+	struct rocemu_idtable mws;	/* memory windows (emulator/mw.c) */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */
 	int listen_fd;
 	uint64_t idle_exit_ns;		/* 0: never exit when idle */

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/mw.h"
 #include "emulator/proc_maps.h"
+#include "emulator/qp.h"
 #include "rocemu/log.h"
 
 #define MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -207,6 +209,21 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 	mr->pd->users--;
 	mr->owner->dev->num_mr--;
 	free(mr);
+}
+
+int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key)
+{
+	struct rocemu_mr *mr;
+
+	if (rocemu_mw_is_key(key))
+		return rocemu_mw_invalidate(qp, key);
+	mr = rocemu_idtable_get(&qp->owner->emu->mrs, key >> 8);
+	if (!mr || mr->lkey != key)
+		return -ENOKEY;
+	if (mr->pd != qp->pd)
+		return -EPERM;
+	mr->invalid = true;
+	return 0;
 }
 
 int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle)

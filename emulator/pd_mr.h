@@ -9,6 +9,7 @@
 #ifndef ROCEMU_EMULATOR_PD_MR_H
 #define ROCEMU_EMULATOR_PD_MR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "emulator/client.h"
@@ -30,6 +31,7 @@ struct rocemu_mr {
 	uint64_t addr;			/* in the owner's address space */
 	uint64_t length;
 	uint64_t iova;
+	bool invalid;			/* after LOCAL_INV / SEND_WITH_INV: no key reaches it */
 };
 
 int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn);
@@ -48,6 +50,13 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 /* Change translation, PD and/or access per req->flags; the keys stay. */
 int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *req,
 		    struct rocemu_reg_mr_resp *resp);
+/*
+ * Invalidate key for qp (LOCAL_INV, SEND_WITH_INV): later accesses through
+ * it fail. Again on an invalid MR is a no-op. -ENOKEY: no such MR, -EPERM:
+ * another PD than qp's.
+ */
+struct rocemu_qp;
+int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key);
 int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle);
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr);
 

@@ -141,7 +141,7 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 	resp->attr = qp->attr;
 	resp->attr.cur_qp_state = qp->attr.qp_state;
 	resp->attr.cap = qp->cap;
-	resp->attr.sq_draining = 0;
+	resp->attr.sq_draining = qp->rc.req.draining;
 	resp->cap = qp->cap;
 	resp->sq_sig_all = qp->sq_sig_all;
 	resp->qp_type = qp->type;

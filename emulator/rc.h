@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/atomic.h"
 #include "emulator/wqe.h"
 #include "net/icrc.h"
 
@@ -32,6 +33,7 @@ struct rocemu_rc_wqe {
 	uint16_t wqe_counter;
 	uint8_t opcode;			/* MLX5_OPCODE_* */
 	bool signaled;
+	bool fence;			/* waits for earlier READs and atomics */
 };
 
 /*
@@ -47,12 +49,16 @@ struct rocemu_rc_req {
 	uint32_t cursor_psn;
 	uint32_t next_psn;		/* first PSN of the next fetched WQE */
 	uint32_t una_psn;		/* oldest PSN not acknowledged */
-	uint32_t reads_out;		/* READ requests sent, not completed */
+	uint32_t reads_out;		/* READ and atomic requests sent, not completed */
 	uint32_t rnr_retries;		/* RNR NAKs in a row */
 	uint64_t rnr_timer;		/* pending RNR wait, 0 if none */
 	uint64_t retry_timer;		/* local ACK timeout, 0 if none */
 	uint32_t retry_una;		/* una_psn when it was armed */
 	uint32_t retries;		/* timeouts in a row */
+	bool gap_rewound;		/* lost responses asked again from gap_psn... */
+	uint32_t gap_psn;		/* ...the una_psn then: once per gap */
+	bool draining;			/* SQD: WQEs posted before it still to finish */
+	uint16_t sqd_db;		/* SQ doorbell at RTS->SQD: the drain point */
 	struct rocemu_send_wqe wqe;	/* parse cache of the WQE at the cursor */
 	struct rocemu_send_wqe comp_wqe;	/* parse cache of the READ being filled */
 };
@@ -72,6 +78,8 @@ struct rocemu_rc_resp {
 	uint64_t write_va;		/* RDMA WRITE: next address, rkey, bytes left */
 	uint32_t write_rkey;
 	uint32_t write_left;
+	struct rocemu_atomic_replay atomics[ROCEMU_ATOMIC_REPLAY_MAX];
+	uint32_t atomic_next;		/* the replay entry to overwrite next */
 };
 
 struct rocemu_rc {
@@ -80,6 +88,7 @@ struct rocemu_rc {
 	struct sockaddr_in peer;	/* from the AV at RTR */
 	struct rocemu_ipv4_udp flow;	/* for the ICRC of what we send */
 	uint32_t mtu;			/* path MTU in bytes */
+	bool comm_est;			/* COMM_EST given since RTR */
 };
 
 /* What rx.c found in a datagram, for the engines. */
@@ -109,6 +118,7 @@ enum rocemu_rc_err {
 	RC_ERR_REM_OP,
 	RC_ERR_RETRY_EXC,
 	RC_ERR_RNR_RETRY_EXC,
+	RC_ERR_MW_BIND,
 	RC_ERR__COUNT,
 };
 
@@ -121,6 +131,18 @@ void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv
 void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
 /* WQE at FIFO position pos failed with err: earlier ones flush, then the QP goes to ERR. */
 void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err);
+/* The responder found why: ERR with the async event of that error class. */
+void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
+/* The requester works in RTS and, draining what came before, in SQD. */
+bool rocemu_rc_sq_active(const struct rocemu_qp *qp);
+/* The requester may fetch the WQE at SQ BB counter bb (not past the SQD drain point). */
+bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
+/* SQD: once every WQE before the drain point completed, SQ_DRAINED (if asked). */
+void rocemu_rc_sqd_check(struct rocemu_qp *qp);
+/* A packet reached the QP: COMM_EST the first time in RTR. */
+void rocemu_rc_qp_rx(struct rocemu_qp *qp);
+/* Deliver an async event of this QP to its owner. */
+void rocemu_rc_qp_event(struct rocemu_qp *qp, enum ibv_event_type type);
 /* In ERR: complete every WQE posted since the last flush with WR_FLUSH_ERR. */
 void rocemu_rc_qp_flush(struct rocemu_qp *qp);
 /* CQE syndrome, AETH NAK code (-1: none) and name of an error. */
@@ -136,6 +158,8 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 void rocemu_rc_req_run(struct rocemu_qp *qp);
 /* Resend from psn (go-back-N), which must lie in a WQE in flight. */
 void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn);
+/* READ or atomic: takes a max_rd_atomic credit and waits for response data. */
+bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e);
 /* Cancel the RNR wait and the local ACK timeout. */
 void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp);
 
@@ -159,6 +183,8 @@ struct rocemu_rc_msg {
 	uint64_t reth_va;		/* RETH of the first packet */
 	uint32_t reth_rkey, reth_len;
 	__be32 imm;			/* ImmDt of the last packet */
+	uint32_t ieth_rkey;		/* IETH of the last packet (SEND with invalidate) */
+	uint64_t atomic_swap_add, atomic_compare;	/* AtomicETH */
 	uint8_t syndrome;		/* AETH of a READ response */
 	uint32_t msn;
 	bool se;			/* solicited event on the last packet */
@@ -168,7 +194,8 @@ struct rocemu_rc_msg {
 /* Opcode rows for rocemu_rc_msg.ops. */
 extern const uint8_t rocemu_rc_ops_send[4], rocemu_rc_ops_send_imm[4],
 	rocemu_rc_ops_write[4], rocemu_rc_ops_write_imm[4], rocemu_rc_ops_read_req[4],
-	rocemu_rc_ops_read_resp[4];
+	rocemu_rc_ops_read_resp[4], rocemu_rc_ops_send_inv[4], rocemu_rc_ops_cmp_swap[4],
+	rocemu_rc_ops_fetch_add[4];
 
 /*
  * Send packets of m from byte offset (a multiple of the MTU) on, at most
@@ -179,6 +206,8 @@ int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint
 		       uint32_t max_pkts, uint32_t *sent);
 /* Send an ACK, RNR NAK or NAK (syndrome) for psn with msn. */
 void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
+/* Atomic Acknowledge of psn carrying the original value orig. */
+void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn, uint64_t orig);
 /* Packets of a message of len bytes at this QP's MTU (at least 1). */
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len);
 

@@ -8,6 +8,7 @@
  */
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/device.h"
 #include "emulator/dma.h"
 #include "emulator/qp.h"
 #include "emulator/rc.h"
@@ -20,6 +21,7 @@ enum comp_state {
 	COMP_CHECK_PSN,
 	COMP_CHECK_ACK,		/* what the AETH says */
 	COMP_READ,		/* READ response data */
+	COMP_ATOMIC,		/* Atomic Acknowledge: the original value */
 	COMP_RETIRE,		/* ACK: complete what it covers */
 	COMP_RNR,		/* RNR NAK: wait, then resend */
 	COMP_NAK_SEQ,		/* PSN sequence error: go back */
@@ -31,6 +33,7 @@ static const char *const comp_state_names[] = {
 	[COMP_CHECK_PSN] = "CHECK_PSN",
 	[COMP_CHECK_ACK] = "CHECK_ACK",
 	[COMP_READ] = "READ",
+	[COMP_ATOMIC] = "ATOMIC",
 	[COMP_RETIRE] = "RETIRE",
 	[COMP_RNR] = "RNR",
 	[COMP_NAK_SEQ] = "NAK_SEQ",
@@ -60,21 +63,52 @@ static bool is_read(const struct rocemu_rc_wqe *e)
 	return e->opcode == MLX5_OPCODE_RDMA_READ;
 }
 
+/*
+ * Lost responses: resend from una_psn (go-back-N), once per gap; when the
+ * resent request is lost too, the local ACK timeout resends again.
+ */
+static void rewind_once(struct comp_ctx *c)
+{
+	struct rocemu_rc_req *req = c->req;
+
+	if (req->gap_rewound && req->gap_psn == req->una_psn)
+		return;
+	req->gap_rewound = true;
+	req->gap_psn = req->una_psn;
+	rocemu_rc_req_rewind(c->qp, req->una_psn);
+	c->run_req = true;
+}
+
 /* Complete WQEs whose last PSN is at or before psn; a READ waits for its data. */
 static void retire_upto(struct comp_ctx *c, uint32_t psn)
 {
 	struct rocemu_rc_req *req = c->req;
+	const struct rocemu_rc_wqe *held = NULL;
 
 	while (req->tail != req->head) {
 		struct rocemu_rc_wqe *e = &req->fifo[req->tail & req->fifo_mask];
 
-		if (rocemu_psn_diff(e->last_psn, psn) > 0 || is_read(e))
+		if (rocemu_psn_diff(e->last_psn, psn) > 0)
+			break;
+		if (rocemu_rc_wqe_is_rd_atomic(e)) {
+			held = e;
+			break;
+		}
+		/* A local WQE (LOCAL_INV, bind) the requester has not reached yet is not done. */
+		if ((e->opcode == MLX5_OPCODE_LOCAL_INVAL || e->opcode == MLX5_OPCODE_UMR) &&
+		    req->tail == req->cursor)
 			break;
 		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
 		req->tail++;
 	}
-	if (rocemu_psn_diff(psn, req->una_psn) >= 0)
+	if (held) {
+		/* An ACK past a READ or atomic still waiting: its responses were lost (implicit NAK). */
+		if (rocemu_psn_diff(held->first_psn, req->una_psn) > 0)
+			req->una_psn = held->first_psn;
+		rewind_once(c);
+	} else if (rocemu_psn_diff(psn, req->una_psn) >= 0) {
 		req->una_psn = rocemu_psn_add(psn, 1);
+	}
 	/* An ACK for packets sent before a rewind: no need to send them again. */
 	if (rocemu_psn_diff(req->cursor_psn, req->una_psn) < 0) {
 		req->cursor = req->tail;
@@ -91,14 +125,24 @@ static enum comp_state comp_check_psn(struct comp_ctx *c)
 
 	if (rocemu_psn_diff(pkt->psn, c->req->next_psn) >= 0)
 		return COMP_DONE;	/* answers nothing we sent */
+	if ((pkt->info->flags & ROCEMU_OPF_ATOMIC) &&
+	    rocemu_aeth_syndrome_type(rocemu_aeth_syndrome(rocemu_pkt_aeth((uint8_t *)pkt->bth))) ==
+	    ROCEMU_AETH_ACK) {
+		if (d < 0)
+			return COMP_DONE;	/* a duplicate response */
+		if (d > 0) {
+			rewind_once(c);
+			return COMP_DONE;
+		}
+		return COMP_ATOMIC;
+	}
 	if (!(pkt->info->flags & ROCEMU_OPF_READ))
 		return COMP_CHECK_ACK;
 	if (d < 0)
 		return COMP_DONE;	/* a duplicate response */
 	if (d > 0) {
 		/* Response packets were lost: ask again from the first missing one. */
-		rocemu_rc_req_rewind(c->qp, c->req->una_psn);
-		c->run_req = true;
+		rewind_once(c);
 		return COMP_DONE;
 	}
 	return COMP_READ;
@@ -179,8 +223,50 @@ static enum comp_state comp_read(struct comp_ctx *c)
 		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
 		req->tail++;
 		req->reads_out--;
+		retire_upto(c, pkt->psn);	/* local WQEs right behind it */
 		c->run_req = true;
 	}
+	return COMP_DONE;
+}
+
+/* Write the AtomicAckETH original value into the head WQE's SGEs and complete it. */
+static enum comp_state comp_atomic(struct comp_ctx *c)
+{
+	struct rocemu_rc_req *req = c->req;
+	const struct rocemu_rc_pkt *pkt = c->pkt;
+	struct rocemu_send_wqe *w = &req->comp_wqe;
+	struct iovec remote[ROCEMU_MAX_SGE], local;
+	struct rocemu_rc_wqe *e;
+	uint64_t orig;
+	unsigned int n;
+
+	retire_upto(c, rocemu_psn_add(pkt->psn, -1u));
+	c->err = RC_ERR_BAD_RESP;
+	if (req->tail == req->head)
+		return COMP_ERROR;
+	e = &req->fifo[req->tail & req->fifo_mask];
+	if (!rocemu_rc_wqe_is_rd_atomic(e) || is_read(e) || e->first_psn != pkt->psn)
+		return COMP_ERROR;
+	if (!w->bbs || w->bb != e->bb) {
+		c->err = RC_ERR_LOC_QP_OP;
+		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
+			return COMP_ERROR;
+	}
+	/* The value arrives big-endian and lands in host order (IBTA 9.4.5). */
+	orig = rocemu_atmack_orig(rocemu_pkt_atmack((uint8_t *)pkt->bth));
+	local.iov_base = &orig;
+	local.iov_len = sizeof(orig);
+	c->err = RC_ERR_LOC_PROT;
+	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, sizeof(orig), IBV_ACCESS_LOCAL_WRITE,
+			   remote, ROCEMU_MAX_SGE, &n) ||
+	    rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true))
+		return COMP_ERROR;
+	req->una_psn = rocemu_psn_add(pkt->psn, 1);
+	rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
+	req->tail++;
+	req->reads_out--;
+	retire_upto(c, pkt->psn);
+	c->run_req = true;
 	return COMP_DONE;
 }
 
@@ -203,7 +289,11 @@ static enum comp_state comp_rnr(struct comp_ctx *c)
 		c->err = RC_ERR_RNR_RETRY_EXC;
 		return COMP_ERROR;
 	}
+	qp->owner->dev->counters.rnr_nak_retry_err++;
 	rocemu_rc_req_rewind(qp, c->pkt->psn);
+	/* An RNR NAK is an answer: the local ACK timer starts again with the resend. */
+	rocemu_rc_req_timers_cancel(qp);
+	c->req->retries = 0;
 	if (!c->req->rnr_timer)
 		c->req->rnr_timer = rocemu_loop_timer_add(qp->owner->emu->loop,
 							  rocemu_now_ns() + us * 1000ull,
@@ -213,6 +303,7 @@ static enum comp_state comp_rnr(struct comp_ctx *c)
 
 static enum comp_state comp_nak_seq(struct comp_ctx *c)
 {
+	c->qp->owner->dev->counters.packet_seq_err++;
 	retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));
 	rocemu_rc_req_rewind(c->qp, c->pkt->psn);
 	c->run_req = true;
@@ -233,7 +324,7 @@ void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt
 	struct comp_ctx c = { .qp = qp, .req = &qp->rc.req, .pkt = pkt };
 	enum comp_state state = COMP_CHECK_PSN;
 
-	if (qp->attr.qp_state != IBV_QPS_RTS)
+	if (!rocemu_rc_sq_active(qp))
 		return;
 	while (state != COMP_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
@@ -248,6 +339,9 @@ void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt
 			break;
 		case COMP_READ:
 			state = comp_read(&c);
+			break;
+		case COMP_ATOMIC:
+			state = comp_atomic(&c);
 			break;
 		case COMP_RETIRE:
 			state = comp_retire(&c);

@@ -3,7 +3,8 @@
  * RC per QP: setting the engines up on state changes, the one table that
  * maps each error to its CQE syndrome and NAK, and the move to ERR with
  * the flush of both queues (every outstanding WQE completes with
- * WR_FLUSH_ERR, signaled or not, as mlx5 hardware does).
+ * WR_FLUSH_ERR, signaled or not, as mlx5 hardware does), the SQD drain
+ * and the QP's async events.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,32 +20,93 @@
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
+/*
+ * resp_event: the async event when the responder detects the error (IBTA
+ * 11.6.3: invalid request and access violation have their own; anything
+ * else is catastrophic). The requester's errors all give QP_FATAL.
+ */
 static const struct {
 	const char *name;
 	uint8_t syndrome;	/* MLX5_CQE_SYNDROME_* */
 	int nak;		/* what the responder answers, -1: nothing */
+	enum ibv_event_type resp_event;
 } rc_errors[RC_ERR__COUNT] = {
-	[RC_ERR_NONE] = { "none", 0, -1 },
+	[RC_ERR_NONE] = { "none", 0, -1, IBV_EVENT_QP_FATAL },
 	[RC_ERR_LOC_LEN] = { "local length error", MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
-			     ROCEMU_NAK_INVALID_REQUEST },
+			     ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR },
 	[RC_ERR_LOC_QP_OP] = { "local QP operation error", MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
-			       ROCEMU_NAK_REMOTE_OP_ERROR },
+			       ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_FATAL },
 	[RC_ERR_LOC_PROT] = { "local protection error", MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
-			      ROCEMU_NAK_REMOTE_OP_ERROR },
-	[RC_ERR_WR_FLUSH] = { "flushed", MLX5_CQE_SYNDROME_WR_FLUSH_ERR, -1 },
-	[RC_ERR_BAD_RESP] = { "bad response", MLX5_CQE_SYNDROME_BAD_RESP_ERR, -1 },
+			      ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_ACCESS_ERR },
+	[RC_ERR_WR_FLUSH] = { "flushed", MLX5_CQE_SYNDROME_WR_FLUSH_ERR, -1, IBV_EVENT_QP_FATAL },
+	[RC_ERR_BAD_RESP] = { "bad response", MLX5_CQE_SYNDROME_BAD_RESP_ERR, -1,
+			      IBV_EVENT_QP_FATAL },
 	[RC_ERR_REM_INV_REQ] = { "remote invalid request",
 				 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
-				 ROCEMU_NAK_INVALID_REQUEST },
+				 ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR },
 	[RC_ERR_REM_ACCESS] = { "remote access error", MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
-				ROCEMU_NAK_REMOTE_ACCESS_ERROR },
+				ROCEMU_NAK_REMOTE_ACCESS_ERROR, IBV_EVENT_QP_ACCESS_ERR },
 	[RC_ERR_REM_OP] = { "remote operational error", MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
-			    ROCEMU_NAK_REMOTE_OP_ERROR },
+			    ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_FATAL },
 	[RC_ERR_RETRY_EXC] = { "transport retry counter exceeded",
-			       MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, -1 },
+			       MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, -1, IBV_EVENT_QP_FATAL },
 	[RC_ERR_RNR_RETRY_EXC] = { "RNR retry counter exceeded",
-				   MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, -1 },
+				   MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, -1, IBV_EVENT_QP_FATAL },
+	[RC_ERR_MW_BIND] = { "memory window bind error", MLX5_CQE_SYNDROME_MW_BIND_ERR, -1,
+			     IBV_EVENT_QP_FATAL },
 };
+
+static const char *const event_names[] = {
+	[IBV_EVENT_QP_FATAL] = "QP_FATAL",
+	[IBV_EVENT_QP_REQ_ERR] = "QP_REQ_ERR",
+	[IBV_EVENT_QP_ACCESS_ERR] = "QP_ACCESS_ERR",
+	[IBV_EVENT_COMM_EST] = "COMM_EST",
+	[IBV_EVENT_SQ_DRAINED] = "SQ_DRAINED",
+};
+
+void rocemu_rc_qp_event(struct rocemu_qp *qp, enum ibv_event_type type)
+{
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x event %s", qp->owner->dev->name, qp->qpn,
+		   (unsigned)type < sizeof(event_names) / sizeof(event_names[0]) &&
+		   event_names[type] ? event_names[type] : "?");
+	rocemu_client_async_event(qp->owner, qp->user_qp, type);
+}
+
+void rocemu_rc_qp_rx(struct rocemu_qp *qp)
+{
+	/* IBTA 11.6.2: the first packet received in RTR establishes communication. */
+	if (qp->attr.qp_state != IBV_QPS_RTR || qp->rc.comm_est)
+		return;
+	qp->rc.comm_est = true;
+	rocemu_rc_qp_event(qp, IBV_EVENT_COMM_EST);
+}
+
+bool rocemu_rc_sq_active(const struct rocemu_qp *qp)
+{
+	return qp->attr.qp_state == IBV_QPS_RTS || qp->attr.qp_state == IBV_QPS_SQD;
+}
+
+bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb)
+{
+	if (qp->attr.qp_state == IBV_QPS_RTS)
+		return true;
+	/* SQD starts no WQE posted after the transition (IBTA 10.3.1.4). */
+	return qp->attr.qp_state == IBV_QPS_SQD && qp->rc.req.draining &&
+	       (uint16_t)bb != qp->rc.req.sqd_db;
+}
+
+void rocemu_rc_sqd_check(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+
+	if (qp->attr.qp_state != IBV_QPS_SQD || !req->draining ||
+	    (uint16_t)req->sq_bb != req->sqd_db || req->tail != req->head)
+		return;
+	req->draining = false;
+	rocemu_rc_req_timers_cancel(qp);
+	if (qp->attr.en_sqd_async_notify)
+		rocemu_rc_qp_event(qp, IBV_EVENT_SQ_DRAINED);
+}
 
 uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err)
 {
@@ -122,6 +184,7 @@ void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv
 		if (cur == IBV_QPS_INIT) {
 			rc_peer_set(qp);
 			qp->rc.resp.epsn = qp->attr.rq_psn;
+			qp->rc.comm_est = false;
 		}
 		break;
 	case IBV_QPS_RTS:
@@ -130,9 +193,20 @@ void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv
 			qp->rc.req.next_psn = qp->attr.sq_psn;
 			qp->rc.req.una_psn = qp->attr.sq_psn;
 		}
+		qp->rc.req.draining = false;
 		rocemu_rc_req_run(qp);
 		break;
+	case IBV_QPS_SQD:
+		if (cur == IBV_QPS_RTS) {
+			/* Drain what was posted until now, WQEs fetched or not. */
+			qp->rc.req.draining = true;
+			qp->rc.req.sqd_db = rocemu_wqe_sq_doorbell(qp);
+			rocemu_rc_req_run(qp);
+			rocemu_rc_sqd_check(qp);
+		}
+		break;
 	case IBV_QPS_ERR:
+		qp->rc.req.draining = false;
 		if (cur != IBV_QPS_ERR)
 			rocemu_rc_qp_flush(qp);
 		break;
@@ -223,13 +297,28 @@ void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err e
 	rocemu_rc_qp_error(qp, err);
 }
 
-void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
+/* Move to ERR and flush; false if the QP was in ERR already. */
+static bool qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
-		return;
+		return false;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x %s->ERR: %s", qp->owner->dev->name, qp->qpn,
 		   rocemu_qp_state_name(qp->attr.qp_state), rocemu_rc_err_name(why));
 	qp->attr.qp_state = IBV_QPS_ERR;
 	qp->attr.cur_qp_state = IBV_QPS_ERR;
+	qp->rc.req.draining = false;
 	rocemu_rc_qp_flush(qp);
+	return true;
+}
+
+void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
+{
+	if (qp_to_error(qp, why))
+		rocemu_rc_qp_event(qp, IBV_EVENT_QP_FATAL);
+}
+
+void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
+{
+	if (qp_to_error(qp, why))
+		rocemu_rc_qp_event(qp, rc_errors[why].resp_event);
 }

@@ -2,13 +2,18 @@
 /*
  * The RC requester: takes send WQEs in order, gives each its PSN range
  * and sends its packets (SEND, RDMA WRITE, READ request) within the
- * window and the READ credits (max_rd_atomic). WQEs stay in the FIFO
- * until the completer retires them, so a resend only moves the cursor.
+ * window and the READ/atomic credits (max_rd_atomic), fenced WQEs after
+ * earlier READs and atomics completed. LOCAL_INV and memory window binds
+ * are executed here, in SQ order. WQEs stay in the FIFO until the
+ * completer retires them, so a resend only moves the cursor.
  */
 #include <errno.h>
+#include <string.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/dma.h"
+#include "emulator/mw.h"
+#include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/rc.h"
 #include "net/roce_hdr.h"
@@ -20,6 +25,7 @@ enum req_state {
 	REQ_LOAD,		/* its parsed form */
 	REQ_CHECK_LOCAL,	/* lkeys, bounds, rights before the first packet */
 	REQ_SEND,
+	REQ_LOCAL,		/* a WQE this device executes: LOCAL_INV, bind */
 	REQ_ADVANCE,
 	REQ_ERR_LOCAL,
 	REQ_DONE,
@@ -31,6 +37,7 @@ static const char *const req_state_names[] = {
 	[REQ_LOAD] = "LOAD",
 	[REQ_CHECK_LOCAL] = "CHECK_LOCAL",
 	[REQ_SEND] = "SEND",
+	[REQ_LOCAL] = "LOCAL",
 	[REQ_ADVANCE] = "ADVANCE",
 	[REQ_ERR_LOCAL] = "ERR_LOCAL",
 	[REQ_DONE] = "DONE",
@@ -46,6 +53,9 @@ static const struct {
 	[MLX5_OPCODE_RDMA_WRITE] = { rocemu_rc_ops_write, false },
 	[MLX5_OPCODE_RDMA_WRITE_IMM] = { rocemu_rc_ops_write_imm, true },
 	[MLX5_OPCODE_RDMA_READ] = { rocemu_rc_ops_read_req, false },
+	[MLX5_OPCODE_SEND_INVAL] = { rocemu_rc_ops_send_inv, false },
+	[MLX5_OPCODE_ATOMIC_CS] = { rocemu_rc_ops_cmp_swap, false },
+	[MLX5_OPCODE_ATOMIC_FA] = { rocemu_rc_ops_fetch_add, false },
 };
 
 struct req_ctx {
@@ -55,9 +65,25 @@ struct req_ctx {
 	enum rocemu_rc_err err;
 };
 
+bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e)
+{
+	return e->opcode == MLX5_OPCODE_RDMA_READ || e->opcode == MLX5_OPCODE_ATOMIC_CS ||
+	       e->opcode == MLX5_OPCODE_ATOMIC_FA;
+}
+
 static bool is_read(const struct rocemu_rc_wqe *e)
 {
 	return e->opcode == MLX5_OPCODE_RDMA_READ;
+}
+
+static bool is_atomic(const struct rocemu_rc_wqe *e)
+{
+	return rocemu_rc_wqe_is_rd_atomic(e) && !is_read(e);
+}
+
+static bool is_local(const struct rocemu_rc_wqe *e)
+{
+	return e->opcode == MLX5_OPCODE_LOCAL_INVAL || e->opcode == MLX5_OPCODE_UMR;
 }
 
 static uint32_t inflight(const struct rocemu_rc_req *req)
@@ -77,13 +103,15 @@ static enum req_state req_fetch(struct req_ctx *c)
 		c->e = &req->fifo[req->cursor & req->fifo_mask];
 		return REQ_LIMITS;
 	}
-	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp))
+	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
+	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb))
 		return REQ_DONE;
 	err = rocemu_wqe_parse_send(c->qp, req->sq_bb, w);
 	e = c->e = &req->fifo[req->head & req->fifo_mask];
 	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
 				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
-				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) };
+				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
+				     .fence = !!(w->fm_ce_se & MLX5_WQE_CTRL_FENCE) };
 	req->head++;
 	req->sq_bb += w->bbs ? w->bbs : 1;
 	if (err) {
@@ -91,7 +119,8 @@ static enum req_state req_fetch(struct req_ctx *c)
 		c->err = RC_ERR_LOC_QP_OP;
 		return REQ_ERR_LOCAL;
 	}
-	npkts = rocemu_rc_npkts(c->qp, w->length);
+	/* A local operation takes no PSN: it retires with what precedes it. */
+	npkts = is_local(e) ? 0 : rocemu_rc_npkts(c->qp, w->length);
 	e->first_psn = req->next_psn;
 	e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
 	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
@@ -104,7 +133,10 @@ static enum req_state req_limits(struct req_ctx *c)
 
 	if (inflight(c->req) >= ROCEMU_RC_WINDOW)
 		return REQ_DONE;
-	if (is_read(c->e) && c->req->reads_out >= credits)
+	if (rocemu_rc_wqe_is_rd_atomic(c->e) && c->req->reads_out >= credits)
+		return REQ_DONE;
+	/* IBTA 10.8.3.3: a fenced WQE waits until earlier READs and atomics completed. */
+	if (c->e->fence && c->req->reads_out)
 		return REQ_DONE;
 	return REQ_LOAD;
 }
@@ -129,11 +161,19 @@ static enum req_state req_check_local(struct req_ctx *c)
 	struct iovec remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 
+	if (is_local(c->e))
+		return REQ_LOCAL;
+	/* The original value needs its 8 bytes. */
+	if (is_atomic(c->e) && (w->is_inline || w->length < sizeof(uint64_t))) {
+		c->err = RC_ERR_LOC_LEN;
+		return REQ_ERR_LOCAL;
+	}
 	if (w->is_inline || !w->length)
 		return REQ_SEND;
-	/* READ data lands in these SGEs: they need local write access. */
+	/* READ and atomic data land in these SGEs: they need local write access. */
 	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length,
-			   is_read(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, remote, ROCEMU_MAX_SGE, &n)) {
+			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, remote,
+			   ROCEMU_MAX_SGE, &n)) {
 		c->err = RC_ERR_LOC_PROT;
 		return REQ_ERR_LOCAL;
 	}
@@ -155,12 +195,19 @@ static enum req_state req_send(struct req_ctx *c)
 		.reth_rkey = w->rkey,
 		.reth_len = w->length,
 		.imm = w->imm,
+		.ieth_rkey = be32toh(w->imm),
+		.atomic_swap_add = w->swap_add,
+		.atomic_compare = w->compare,
 		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
 		.ackreq = true,
 	};
 	uint32_t sent;
 
-	if (is_read(c->e)) {
+	if (is_atomic(c->e)) {
+		m.length = 0;	/* the request carries no data; the answer comes back */
+		m.src = RC_SRC_NONE;
+		offset = 0;
+	} else if (is_read(c->e)) {
 		/* One request for what is still missing of the READ. */
 		m.psn = req->cursor_psn;
 		m.length = 0;
@@ -173,13 +220,35 @@ static enum req_state req_send(struct req_ctx *c)
 		c->err = RC_ERR_LOC_PROT;
 		return REQ_ERR_LOCAL;
 	}
-	if (is_read(c->e)) {
+	if (rocemu_rc_wqe_is_rd_atomic(c->e)) {
 		req->cursor_psn = rocemu_psn_add(c->e->last_psn, 1);
 		req->reads_out++;
 	} else {
 		req->cursor_psn = rocemu_psn_add(req->cursor_psn, sent);
 	}
 	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_ADVANCE : REQ_DONE;
+}
+
+/* LOCAL_INV, BIND: done here, in order; each completes once everything before it did. */
+static enum req_state req_local(struct req_ctx *c)
+{
+	struct rocemu_rc_req *req = c->req;
+	bool bind = c->e->opcode == MLX5_OPCODE_UMR;
+	uint32_t key = bind ? req->wqe.bind_mw_key : be32toh(req->wqe.imm);
+	int err = bind ? rocemu_mw_bind(c->qp, &req->wqe) : rocemu_mr_invalidate(c->qp, key);
+
+	if (err) {
+		rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s",
+			   c->qp->owner->dev->name, c->qp->qpn, bind ? "bind" : "local invalidate",
+			   key, strerror(-err));
+		c->err = bind ? RC_ERR_MW_BIND : RC_ERR_LOC_QP_OP;
+		return REQ_ERR_LOCAL;
+	}
+	if (req->tail == req->cursor) {
+		rocemu_rc_complete_send(c->qp, c->e, RC_ERR_NONE);
+		req->tail++;
+	}
+	return REQ_ADVANCE;
 }
 
 static enum req_state req_advance(struct req_ctx *c)
@@ -224,7 +293,7 @@ static void retry_expired(void *arg)
 	struct rocemu_rc_req *req = &qp->rc.req;
 
 	req->retry_timer = 0;
-	if (qp->attr.qp_state != IBV_QPS_RTS || !outstanding(req))
+	if (!rocemu_rc_sq_active(qp) || !outstanding(req))
 		return;
 	if (req->una_psn != req->retry_una || req->rnr_timer) {
 		req->retries = 0;	/* progress, or waiting for the responder */
@@ -241,6 +310,8 @@ static void retry_expired(void *arg)
 		rocemu_rc_req_fail(qp, req->tail, RC_ERR_RETRY_EXC);
 		return;
 	}
+	qp->owner->dev->counters.local_ack_timeout_err++;
+	req->gap_rewound = false;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: local ACK timeout, resend (retry %u of %u)",
 		   qp->owner->dev->name, qp->qpn, req->una_psn, req->retries, qp->attr.retry_cnt);
 	rocemu_rc_req_rewind(qp, req->una_psn);
@@ -264,7 +335,7 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	struct req_ctx c = { .qp = qp, .req = &qp->rc.req };
 	enum req_state state = REQ_FETCH;
 
-	if (qp->attr.qp_state != IBV_QPS_RTS || qp->rc.req.rnr_timer || !qp->layout.sq_wqe_cnt)
+	if (!rocemu_rc_sq_active(qp) || qp->rc.req.rnr_timer || !qp->layout.sq_wqe_cnt)
 		return;
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
@@ -287,6 +358,9 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 		case REQ_SEND:
 			state = req_send(&c);
 			break;
+		case REQ_LOCAL:
+			state = req_local(&c);
+			break;
 		case REQ_ADVANCE:
 			state = req_advance(&c);
 			break;
@@ -297,8 +371,9 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 			break;
 		}
 	}
-	if (qp->attr.qp_state == IBV_QPS_RTS)
+	if (rocemu_rc_sq_active(qp))
 		retry_arm(qp);
+	rocemu_rc_sqd_check(qp);
 }
 
 /* READs the requester has sent and not completed: those in [tail, cursor). */
@@ -307,7 +382,7 @@ static uint32_t reads_before_cursor(const struct rocemu_rc_req *req)
 	uint32_t pos, n = 0;
 
 	for (pos = req->tail; pos != req->cursor; pos++)
-		n += is_read(&req->fifo[pos & req->fifo_mask]);
+		n += rocemu_rc_wqe_is_rd_atomic(&req->fifo[pos & req->fifo_mask]);
 	return n;
 }
 
@@ -316,6 +391,9 @@ void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn)
 	struct rocemu_rc_req *req = &qp->rc.req;
 	uint32_t pos;
 
+	/* A stale NAK (duplicated, reordered) must not go back past what was acknowledged. */
+	if (rocemu_psn_diff(psn, req->una_psn) < 0)
+		psn = req->una_psn;
 	for (pos = req->tail; pos != req->head; pos++) {
 		const struct rocemu_rc_wqe *e = &req->fifo[pos & req->fifo_mask];
 
@@ -329,6 +407,7 @@ void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn)
 	}
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x resend (was at 0x%06x)",
 		   qp->owner->dev->name, qp->qpn, psn, req->cursor_psn);
+	qp->owner->dev->counters.retransmitted_packets += (uint32_t)rocemu_psn_diff(req->cursor_psn, psn);
 	req->cursor = pos;
 	req->cursor_psn = psn;
 	req->reads_out = reads_before_cursor(req);

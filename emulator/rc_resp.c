@@ -6,10 +6,13 @@
  * through the shared segmenter, CQEs at the end of a message and ACKs when
  * asked. Errors are states; rc_qp.c maps them to NAK codes and syndromes.
  */
+#include <errno.h>
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/atomic.h"
 #include "emulator/dma.h"
+#include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/cqe.h"
 #include "emulator/rc.h"
@@ -24,6 +27,7 @@ enum resp_state {
 	RESP_CHECK_RKEY,	/* first packet of a WRITE: the whole range */
 	RESP_EXECUTE,		/* place SEND or WRITE data */
 	RESP_READ_REPLY,
+	RESP_ATOMIC,		/* execute, remember for replay, answer */
 	RESP_COMPLETE,		/* end of a message: MSN, CQE */
 	RESP_ACK,
 	RESP_ERR_SEQ,		/* PSN gap: NAK once */
@@ -40,6 +44,7 @@ static const char *const resp_state_names[] = {
 	[RESP_CHECK_RKEY] = "CHECK_RKEY",
 	[RESP_EXECUTE] = "EXECUTE",
 	[RESP_READ_REPLY] = "READ_REPLY",
+	[RESP_ATOMIC] = "ATOMIC",
 	[RESP_COMPLETE] = "COMPLETE",
 	[RESP_ACK] = "ACK",
 	[RESP_ERR_SEQ] = "ERR_SEQ",
@@ -72,10 +77,14 @@ static enum resp_state resp_check_psn(struct resp_ctx *c)
 {
 	int32_t d = rocemu_psn_diff(c->pkt->psn, c->resp->epsn);
 
-	if (d < 0)
+	if (d < 0) {
+		c->qp->owner->dev->counters.duplicate_request++;
 		return RESP_DUPLICATE;
-	if (d > 0)
+	}
+	if (d > 0) {
+		c->qp->owner->dev->counters.out_of_sequence++;
 		return RESP_ERR_SEQ;
+	}
 	c->resp->nak_sent = false;
 	return RESP_CHECK_OP;
 }
@@ -86,6 +95,14 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 	c->duplicate = true;
 	if ((c->flags & ROCEMU_OPF_READ) && (c->flags & ROCEMU_OPF_REQ))
 		return RESP_READ_REPLY;
+	if (c->flags & ROCEMU_OPF_ATOMIC) {
+		uint64_t orig;
+
+		/* Answered from the replay cache, never executed twice (IBTA C9-140). */
+		if (rocemu_atomic_replay_find(c->resp, c->pkt->psn, &orig))
+			rocemu_rc_send_atomic_ack(c->qp, c->pkt->psn, c->resp->msn, orig);
+		return RESP_DONE;
+	}
 	if (rocemu_bth_ackreq(c->pkt->bth))
 		rocemu_rc_send_ack(c->qp, rocemu_psn_add(c->resp->epsn, -1u), ack_syndrome(),
 				   c->resp->msn);
@@ -108,13 +125,14 @@ static enum resp_state resp_check_op(struct resp_ctx *c)
 			return RESP_ERROR;
 		break;
 	case RC_MSG_NONE:
-		if (!(f & ROCEMU_OPF_START) || (f & ROCEMU_OPF_ATOMIC) || (f & ROCEMU_OPF_INV))
+		if (!(f & ROCEMU_OPF_START))
 			return RESP_ERROR;
 		break;
 	}
 	c->err = RC_ERR_REM_ACCESS;
 	if (((f & ROCEMU_OPF_WRITE) && !(access & IBV_ACCESS_REMOTE_WRITE)) ||
-	    ((f & ROCEMU_OPF_READ) && !(access & IBV_ACCESS_REMOTE_READ)))
+	    ((f & ROCEMU_OPF_READ) && !(access & IBV_ACCESS_REMOTE_READ)) ||
+	    ((f & ROCEMU_OPF_ATOMIC) && !(access & IBV_ACCESS_REMOTE_ATOMIC)))
 		return RESP_ERROR;
 	return RESP_CHECK_RESOURCE;
 }
@@ -134,8 +152,15 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 		resp->rq_ci++;
 		resp->has_recv = true;
 	}
+	/* No responder resources for READ/atomic at all: invalid request (as rxe). */
+	if ((f & (ROCEMU_OPF_READ | ROCEMU_OPF_ATOMIC)) && !c->qp->attr.max_dest_rd_atomic) {
+		c->err = RC_ERR_REM_INV_REQ;
+		return RESP_ERROR;
+	}
 	if (f & ROCEMU_OPF_READ)
 		return RESP_READ_REPLY;
+	if (f & ROCEMU_OPF_ATOMIC)
+		return RESP_ATOMIC;
 	if ((f & ROCEMU_OPF_WRITE) && (f & ROCEMU_OPF_START))
 		return RESP_CHECK_RKEY;
 	return RESP_EXECUTE;
@@ -229,9 +254,11 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 {
 	struct rocemu_rc_resp *resp = c->resp;
 	const uint8_t *imm = rocemu_pkt_immdt((uint8_t *)c->pkt->bth);
+	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)c->pkt->bth);
 	struct rocemu_cqe_info info = {
 		.op = (c->flags & ROCEMU_OPF_WRITE) ? MLX5_CQE_RESP_WR_IMM
-			: imm ? MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
+			: imm ? MLX5_CQE_RESP_SEND_IMM : ieth ? MLX5_CQE_RESP_SEND_INV
+			: MLX5_CQE_RESP_SEND,
 		.qpn = c->qp->qpn,
 		.wqe_counter = (uint16_t)resp->recv.counter,
 		.byte_cnt = resp->offset,
@@ -239,10 +266,19 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 		.solicited = rocemu_bth_se(c->pkt->bth),
 	};
 
+	if (ieth) {
+		c->dma_err = rocemu_mr_invalidate(c->qp, rocemu_ieth_rkey(ieth));
+		if (c->dma_err) {
+			c->err = RC_ERR_REM_INV_REQ;
+			return RESP_ERROR;
+		}
+	}
 	resp->msn = rocemu_psn_add(resp->msn, 1);
 	if (resp->has_recv) {
 		if (imm)
 			memcpy(&info.imm, imm, sizeof(info.imm));
+		if (ieth)
+			memcpy(&info.imm, ieth, sizeof(info.imm));
 		rocemu_cqe_write(c->qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
@@ -285,6 +321,24 @@ static enum resp_state resp_read_reply(struct resp_ctx *c)
 	c->dma_err = rocemu_rc_send_msg(c->qp, &m, 0, UINT32_MAX, &sent);
 	if (c->dma_err)
 		return RESP_ERROR;
+	return RESP_DONE;
+}
+
+static enum resp_state resp_atomic(struct resp_ctx *c)
+{
+	struct rocemu_rc_resp *resp = c->resp;
+	uint64_t orig;
+
+	c->dma_err = rocemu_atomic_execute(c->qp, rocemu_pkt_atmeth((uint8_t *)c->pkt->bth),
+					   c->pkt->opcode == ROCEMU_OP_RC_COMPARE_SWAP, &orig);
+	if (c->dma_err) {
+		c->err = c->dma_err == -EINVAL ? RC_ERR_REM_INV_REQ : RC_ERR_REM_ACCESS;
+		return RESP_ERROR;
+	}
+	rocemu_atomic_replay_save(resp, c->qp->attr.max_dest_rd_atomic, c->pkt->psn, orig);
+	resp->epsn = rocemu_psn_add(resp->epsn, 1);
+	resp->msn = rocemu_psn_add(resp->msn, 1);
+	rocemu_rc_send_atomic_ack(c->qp, c->pkt->psn, resp->msn, orig);
 	return RESP_DONE;
 }
 
@@ -331,7 +385,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 		rocemu_cqe_write(c->qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
-	rocemu_rc_qp_error(c->qp, c->err);
+	rocemu_rc_resp_error(c->qp, c->err);
 	return RESP_DONE;
 }
 
@@ -341,8 +395,9 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_PSN;
 
-	if (qp->attr.qp_state != IBV_QPS_RTR && qp->attr.qp_state != IBV_QPS_RTS)
+	if (qp->attr.qp_state != IBV_QPS_RTR && !rocemu_rc_sq_active(qp))
 		return;
+	rocemu_rc_qp_rx(qp);
 	while (state != RESP_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x resp %s",
@@ -368,6 +423,9 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt
 			break;
 		case RESP_READ_REPLY:
 			state = resp_read_reply(&c);
+			break;
+		case RESP_ATOMIC:
+			state = resp_atomic(&c);
 			break;
 		case RESP_COMPLETE:
 			state = resp_complete(&c);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emulator/dma.h"
+#include "emulator/egress.h"
 #include "emulator/qp.h"
 #include "emulator/rc.h"
 #include "net/roce_hdr.h"
@@ -34,6 +35,16 @@ const uint8_t rocemu_rc_ops_read_req[4] = {
 };
 const uint8_t rocemu_rc_ops_read_resp[4] = OPS(RDMA_READ_RESPONSE, RDMA_READ_RESPONSE_LAST,
 					       RDMA_READ_RESPONSE_ONLY);
+const uint8_t rocemu_rc_ops_send_inv[4] = OPS(SEND, SEND_LAST_WITH_INVALIDATE,
+					      SEND_ONLY_WITH_INVALIDATE);
+const uint8_t rocemu_rc_ops_cmp_swap[4] = {
+	ROCEMU_OP_RC_COMPARE_SWAP, ROCEMU_OP_RC_COMPARE_SWAP,
+	ROCEMU_OP_RC_COMPARE_SWAP, ROCEMU_OP_RC_COMPARE_SWAP,
+};
+const uint8_t rocemu_rc_ops_fetch_add[4] = {
+	ROCEMU_OP_RC_FETCH_ADD, ROCEMU_OP_RC_FETCH_ADD,
+	ROCEMU_OP_RC_FETCH_ADD, ROCEMU_OP_RC_FETCH_ADD,
+};
 #undef OPS
 
 /* One datagram batch is built here: the daemon is single-threaded. */
@@ -88,6 +99,14 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 	}
 	if ((h = rocemu_pkt_immdt(pkt)))
 		memcpy(h, &m->imm, sizeof(m->imm));
+	if ((h = rocemu_pkt_ieth(pkt)))
+		rocemu_ieth_set_rkey(h, m->ieth_rkey);
+	if ((h = rocemu_pkt_atmeth(pkt))) {
+		rocemu_atmeth_set_va(h, m->reth_va);
+		rocemu_atmeth_set_rkey(h, m->reth_rkey);
+		rocemu_atmeth_set_swap_add(h, m->atomic_swap_add);
+		rocemu_atmeth_set_compare(h, m->atomic_compare);
+	}
 	if ((h = rocemu_pkt_aeth(pkt))) {
 		rocemu_aeth_set_syndrome(h, m->syndrome);
 		rocemu_aeth_set_msn(h, m->msn);
@@ -130,9 +149,7 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 
 static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)
 {
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	int err = rocemu_loop_send(qp->owner->emu->loop, qp->owner->dev->udp_fd, &qp->rc.peer,
-				   &iov, 1, gso);
+	int err = rocemu_egress_send(qp->owner->dev, &qp->rc.peer, buf, len, gso);
 
 	if (err)
 		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x: send of %zu bytes failed: %s",
@@ -201,5 +218,23 @@ void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, ui
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx RC Acknowledge syndrome 0x%02x msn %u",
 			   qp->owner->dev->name, qp->qpn, psn, syndrome, msn);
+	datagram_send(qp, pkt, len, 0);
+}
+
+void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn, uint64_t orig)
+{
+	uint8_t pkt[ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ATMACK_BYTES +
+		    ROCEMU_ICRC_BYTES] = { 0 };
+	size_t len;
+
+	bth_fill(qp, pkt, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE, psn, 0, false, false);
+	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES,
+				 rocemu_aeth_syndrome_make(ROCEMU_AETH_ACK,
+							   ROCEMU_AETH_CREDITS_INVALID));
+	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
+	rocemu_atmack_set_orig(pkt + ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES, orig);
+	len = rocemu_icrc_append_v4(&qp->rc.flow, pkt,
+				    ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ATMACK_BYTES);
+	tx_log(qp, pkt, 0);
 	datagram_send(qp, pkt, len, 0);
 }

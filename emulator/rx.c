@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include "emulator/doorbell.h"
+#include "emulator/egress.h"
 #include "emulator/emu.h"
 #include "emulator/qp.h"
 #include "emulator/rc.h"
@@ -32,6 +33,7 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	ssize_t paylen;
 
 	dev->rx_datagrams++;
+	rocemu_egress_rx(dev, d);
 	rocemu_doorbell_awake(dev->emu);
 	if (rocemu_icrc_check_v4(&flow, d->data, d->len)) {
 		dev->rx_icrc_errors++;

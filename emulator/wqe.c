@@ -6,6 +6,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/qp.h"
+#include "rocemu/wqe_bind.h"
 
 #define BB_SIZE MLX5_SEND_WQE_BB
 #define SEG_SIZE 16
@@ -13,13 +14,18 @@
 #define MAX_WQE_BBS 16
 
 /* Segments after ctrl per send opcode; 0: not implemented. */
-enum { OP_OK = 1, OP_RADDR = 2, OP_DATA = 4 };
+enum { OP_OK = 1, OP_RADDR = 2, OP_DATA = 4, OP_ATOMIC = 8, OP_BIND = 16 };
 static const uint8_t send_op_segs[256] = {
 	[MLX5_OPCODE_SEND] = OP_OK | OP_DATA,
 	[MLX5_OPCODE_SEND_IMM] = OP_OK | OP_DATA,
 	[MLX5_OPCODE_RDMA_WRITE] = OP_OK | OP_RADDR | OP_DATA,
 	[MLX5_OPCODE_RDMA_WRITE_IMM] = OP_OK | OP_RADDR | OP_DATA,
 	[MLX5_OPCODE_RDMA_READ] = OP_OK | OP_RADDR | OP_DATA,
+	[MLX5_OPCODE_ATOMIC_CS] = OP_OK | OP_RADDR | OP_ATOMIC | OP_DATA,
+	[MLX5_OPCODE_ATOMIC_FA] = OP_OK | OP_RADDR | OP_ATOMIC | OP_DATA,
+	[MLX5_OPCODE_SEND_INVAL] = OP_OK | OP_DATA,
+	[MLX5_OPCODE_LOCAL_INVAL] = OP_OK,	/* imm: the key to invalidate */
+	[MLX5_OPCODE_UMR] = OP_OK | OP_BIND,	/* memory window bind, rocemu's segment */
 };
 
 static uint8_t *sq_bb_addr(const struct rocemu_qp *qp, uint32_t bb)
@@ -127,6 +133,28 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 		w->raddr = be64toh(r->raddr);
 		w->rkey = be32toh(r->rkey);
 		seg += sizeof(*r);
+	}
+	if (segs & OP_ATOMIC) {
+		const struct mlx5_wqe_atomic_seg *a = (const void *)seg;
+
+		if (ds < 3)
+			return -EINVAL;
+		w->swap_add = be64toh(a->swap_add);
+		w->compare = be64toh(a->compare);
+		seg += sizeof(*a);
+	}
+	if (segs & OP_BIND) {
+		const struct rocemu_wqe_bind_seg *b = (const void *)seg;
+
+		if (ds < 1 + sizeof(*b) / SEG_SIZE)
+			return -EINVAL;
+		w->bind_mw_key = be32toh(b->mw_rkey);
+		w->bind_new_rkey = be32toh(b->new_rkey);
+		w->bind_mr_key = be32toh(b->mr_lkey);
+		w->bind_access = be32toh(b->access);
+		w->bind_addr = be64toh(b->addr);
+		w->bind_length = be64toh(b->length);
+		seg += sizeof(*b);
 	}
 	return parse_data(seg, buf + ds * SEG_SIZE, w);
 }

@@ -34,6 +34,9 @@ struct rocemu_send_wqe {
 	__be32 imm;
 	uint64_t raddr;
 	uint32_t rkey;
+	uint64_t swap_add, compare;	/* atomics */
+	uint32_t bind_mw_key, bind_new_rkey, bind_mr_key, bind_access;	/* BIND (UMR) */
+	uint64_t bind_addr, bind_length;
 	uint32_t length;		/* bytes of data */
 	bool is_inline;
 	unsigned int num_sge;

@@ -53,6 +53,9 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	ops->req_notify_cq = rocemu_req_notify_cq_op;
 	ops->post_send = rocemu_post_send_op;
 	ops->post_recv = rocemu_post_recv_op;
+	ops->alloc_mw = rocemu_alloc_mw_op;
+	ops->dealloc_mw = rocemu_dealloc_mw_op;
+	ops->bind_mw = rocemu_bind_mw_op;
 	vctx->query_port = rocemu_query_port_op;
 	vctx->query_device_ex = rocemu_query_device_ex_op;
 	vctx->create_cq_ex = rocemu_create_cq_ex_op;

@@ -33,6 +33,7 @@ static const struct req_op req_ops[] = {
 	[MLX5_OPCODE_ATOMIC_CS] = { IBV_WC_COMP_SWAP, 0, REQ_LEN_ATOMIC },
 	[MLX5_OPCODE_ATOMIC_FA] = { IBV_WC_FETCH_ADD, 0, REQ_LEN_ATOMIC },
 	[MLX5_OPCODE_LOCAL_INVAL] = { IBV_WC_LOCAL_INV, 0, REQ_LEN_NONE },
+	[MLX5_OPCODE_UMR] = { IBV_WC_BIND_MW, 0, REQ_LEN_NONE },
 };
 
 /* Responder completions by CQE opcode (rdma-core mlx5 handle_responder). */

@@ -38,6 +38,16 @@ static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *w
 	case IBV_WR_SEND_WITH_INV:
 		wqe->imm = htobe32(wr->invalidate_rkey);
 		break;
+	case IBV_WR_LOCAL_INV:
+		wqe->imm = htobe32(wr->invalidate_rkey);
+		wqe->num = 0;	/* no data: the SGE list means nothing here */
+		break;
+	case IBV_WR_BIND_MW:
+		wqe->mw = wr->bind_mw.mw;
+		wqe->bind_rkey = wr->bind_mw.rkey;
+		wqe->bind_info = &wr->bind_mw.bind_info;
+		wqe->num = 0;
+		break;
 	default:
 		break;	/* SEND; anything else is refused by rocemu_sq_write */
 	}

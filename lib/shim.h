@@ -22,6 +22,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "rocemu/ctrl.h"
+#include "rocemu/wqe_bind.h"
 
 /* The shim defines the exported functions behind these verbs.h macros. */
 #undef ibv_get_device_list
@@ -185,6 +186,10 @@ struct rocemu_wqe {
 	uint64_t raddr;
 	uint64_t compare_add;		/* atomics: compare (CS) or add (FA) */
 	uint64_t swap;
+	/* BIND_MW: the window, its rkey once bound, where it opens */
+	const struct ibv_mw *mw;
+	uint32_t bind_rkey;
+	const struct ibv_mw_bind_info *bind_info;
 	size_t num;
 	const struct ibv_sge *sge;
 	const struct ibv_data_buf *buf;
@@ -348,8 +353,14 @@ void rocemu_sq_ring(struct rocemu_qp *qp);
 	((uint64_t)(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
 		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
 		    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
-		    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV))
+		    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |	\
+		    IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW))
 void rocemu_qp_wr_ops_init(struct rocemu_qp *qp);
+
+/* mw.c: memory windows (context ops alloc_mw, dealloc_mw, bind_mw). */
+struct ibv_mw *rocemu_alloc_mw_op(struct ibv_pd *pd, enum ibv_mw_type type);
+int rocemu_dealloc_mw_op(struct ibv_mw *mw);
+int rocemu_bind_mw_op(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 
 /* qp_table.c: the context's QPs by qpn. Insert returns 0 or ENOMEM. */
 int rocemu_qp_table_insert(struct rocemu_context *rctx, struct rocemu_qp *qp);

@@ -21,6 +21,7 @@ enum {
 	WR_OP_RADDR = 1 << 1,
 	WR_OP_ATOMIC = 1 << 2,
 	WR_OP_INLINE = 1 << 3,
+	WR_OP_BIND = 1 << 4,
 };
 
 struct wr_op {
@@ -41,6 +42,10 @@ static const struct wr_op wr_ops[] = {
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA,
 					  WR_OP_VALID | WR_OP_RADDR | WR_OP_ATOMIC },
 	[IBV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, WR_OP_VALID | WR_OP_INLINE },
+	/* ctrl only, imm = the key (mlx5 puts it there too) */
+	[IBV_WR_LOCAL_INV] = { MLX5_OPCODE_LOCAL_INVAL, WR_OP_VALID },
+	/* ctrl and rocemu's bind segment (include/rocemu/wqe_bind.h) */
+	[IBV_WR_BIND_MW] = { MLX5_OPCODE_UMR, WR_OP_VALID | WR_OP_BIND },
 };
 
 static uint32_t align_up(uint32_t v, uint32_t a)
@@ -119,6 +124,20 @@ static void *set_atomic_seg(void *seg, const struct rocemu_wqe *wqe)
 	return a + 1;
 }
 
+static void *set_bind_seg(void *seg, const struct rocemu_wqe *wqe)
+{
+	struct rocemu_wqe_bind_seg *b = seg;
+	const struct ibv_mw_bind_info *info = wqe->bind_info;
+
+	b->mw_rkey = htobe32(wqe->mw->rkey);
+	b->new_rkey = htobe32(wqe->bind_rkey);
+	b->mr_lkey = htobe32(info->mr ? info->mr->lkey : 0);
+	b->access = htobe32(info->mw_access_flags);
+	b->addr = htobe64(info->addr);
+	b->length = htobe64(info->length);
+	return b + 1;
+}
+
 static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg)
 {
 	struct mlx5_wqe_data_seg *d = wrap(sq, seg);
@@ -183,7 +202,10 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	ds = data_ds(sq, wqe, inl, &inl_len, &err);
 	if (__builtin_expect(err, 0))
 		return err;
-	ds += 1 + !!(op->flags & WR_OP_RADDR) + !!(op->flags & WR_OP_ATOMIC);
+	if (__builtin_expect((op->flags & WR_OP_BIND) && (!wqe->mw || !wqe->bind_info), 0))
+		return EINVAL;
+	ds += 1 + !!(op->flags & WR_OP_RADDR) + !!(op->flags & WR_OP_ATOMIC) +
+	      (op->flags & WR_OP_BIND ? sizeof(struct rocemu_wqe_bind_seg) / SEG_SIZE : 0);
 	bbs = (ds * SEG_SIZE + BB_SIZE - 1) / BB_SIZE;
 	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
 		return EINVAL;
@@ -209,6 +231,8 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 		seg = set_raddr_seg(seg, wqe->raddr, wqe->rkey);
 	if (op->flags & WR_OP_ATOMIC)
 		seg = set_atomic_seg(seg, wqe);
+	if (op->flags & WR_OP_BIND)
+		seg = set_bind_seg(seg, wqe);
 	if (inl) {
 		if (inl_len)
 			set_inline_seg(sq, seg, wqe, inl_len);

@@ -147,6 +147,25 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t r
 	wqe->swap = 0;
 }
 
+/* Local operations carry no data: written at once, as in mlx5. */
+static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	wr_build(qpx, IBV_WR_LOCAL_INV, 0, 0, htobe32(invalidate_rkey));
+	wr_write(qpx, 0, NULL, NULL);
+}
+
+static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bind_info)
+{
+	struct rocemu_wqe *wqe = &to_rqp_ex(qpx)->sq.pending;
+
+	wr_build(qpx, IBV_WR_BIND_MW, 0, 0, 0);
+	wqe->mw = mw;
+	wqe->bind_rkey = rkey;
+	wqe->bind_info = bind_info;
+	wr_write(qpx, 0, NULL, NULL);
+}
+
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length)
 {
 	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
@@ -204,4 +223,8 @@ void rocemu_qp_wr_ops_init(struct rocemu_qp *qp)
 		qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = wr_bind_mw;
 }

@@ -36,11 +36,15 @@ static void usage(FILE *out)
 		"  status                  devices, processes and their objects\n"
 		"  up DEV                  bring DEV's port up (IBV_EVENT_PORT_ACTIVE)\n"
 		"  down DEV                take DEV's port down (IBV_EVENT_PORT_ERR)\n"
+		"  fault DEV SPEC|off      inject faults on DEV's egress, e.g.\n"
+		"                          drop=0.05,dup=0.02,reorder=0.02,corrupt=0.01,delay_us=200,seed=7\n"
+		"  stats                   counters of every device (as `rdma statistic` names them)\n"
 		"  stop                    ask the daemon to exit\n"
 		"  --help                  show this help\n"
 		"\n"
 		"Environment: ROCEMU_RUNTIME_DIR, ROCEMU_DEVICES, ROCEMU_DAEMON, ROCEMU_SHIM,\n"
-		"ROCEMU_LOG, ROCEMU_NET, ROCEMU_ONLY.\n");
+		"ROCEMU_LOG, ROCEMU_NET, ROCEMU_ONLY, ROCEMU_FAULTS (SPEC for every device at\n"
+		"start), ROCEMU_PCAP (directory: capture to DIR/DEV.pcap).\n");
 }
 
 static void sleep_ms(long ms)
@@ -128,7 +132,8 @@ static void no_daemon(const char *dir)
 		dir, ROCEMU_CTRL_SOCKET);
 }
 
-static int cmd_status(void)
+/* A command whose answer is text: STATUS, STATS. */
+static int cmd_text(uint16_t op, const char *name)
 {
 	char dir[PATH_MAX], *text;
 	size_t got = 0;
@@ -139,11 +144,11 @@ static int cmd_status(void)
 	text = malloc(ROCEMU_CTRL_MSG_MAX + 1);
 	if (!text)
 		return 1;
-	ret = ctrl_call(dir, ROCEMU_OP_STATUS, NULL, 0, text, ROCEMU_CTRL_MSG_MAX, &got);
+	ret = ctrl_call(dir, op, NULL, 0, text, ROCEMU_CTRL_MSG_MAX, &got);
 	if (ret == -ECONNREFUSED || ret == -ENOENT) {
 		no_daemon(dir);
 	} else if (ret) {
-		fprintf(stderr, "rocemu: status: %s\n", strerror(-ret));
+		fprintf(stderr, "rocemu: %s: %s\n", name, strerror(-ret));
 	} else {
 		text[got] = '\0';
 		fputs(text, stdout);
@@ -173,6 +178,37 @@ static int cmd_port(const char *dev, enum ibv_port_state state)
 	else if (ret)
 		fprintf(stderr, "rocemu: %s %s: %s\n", state == IBV_PORT_ACTIVE ? "up" : "down",
 			dev, strerror(-ret));
+	return ret ? 1 : 0;
+}
+
+static int cmd_fault(const char *dev, const char *spec)
+{
+	struct rocemu_set_faults_req req = { 0 };
+	char dir[PATH_MAX];
+	int ret;
+
+	if (strlen(dev) >= sizeof(req.dev_name)) {
+		fprintf(stderr, "rocemu: no device %s\n", dev);
+		return 1;
+	}
+	if (strlen(spec) >= sizeof(req.spec)) {
+		fprintf(stderr, "rocemu: fault: specification too long\n");
+		return 1;
+	}
+	memcpy(req.dev_name, dev, strlen(dev));
+	memcpy(req.spec, spec, strlen(spec));
+	if (runtime_dir_or_die(dir, sizeof(dir)))
+		return 1;
+	ret = ctrl_call(dir, ROCEMU_OP_SET_FAULTS, &req, sizeof(req), NULL, 0, NULL);
+	if (ret == -ECONNREFUSED || ret == -ENOENT)
+		no_daemon(dir);
+	else if (ret == -ENODEV)
+		fprintf(stderr, "rocemu: no device %s\n", dev);
+	else if (ret == -EINVAL)
+		fprintf(stderr, "rocemu: fault: invalid specification '%s' (keys drop, dup, reorder, "
+			"corrupt: rates 0..1 adding up to at most 1; delay_us; seed)\n", spec);
+	else if (ret)
+		fprintf(stderr, "rocemu: fault %s: %s\n", dev, strerror(-ret));
 	return ret ? 1 : 0;
 }
 
@@ -453,7 +489,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "status") && argc == 2)
-		return cmd_status();
+		return cmd_text(ROCEMU_OP_STATUS, "status");
+	if (!strcmp(cmd, "stats") && argc == 2)
+		return cmd_text(ROCEMU_OP_STATS, "stats");
+	if (!strcmp(cmd, "fault") && argc == 4)
+		return cmd_fault(argv[2], argv[3]);
 	if (!strcmp(cmd, "stop") && argc == 2)
 		return cmd_stop();
 	if (!strcmp(cmd, "up") && argc == 3)

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/atomic.h"
+
+#include <errno.h>
+#include <sys/uio.h>
+#include <infiniband/verbs.h>
+
+#include "emulator/client.h"
+#include "emulator/dma.h"
+#include "emulator/qp.h"
+#include "emulator/rc.h"
+#include "net/roce_hdr.h"
+
+#define ATOMIC_BYTES 8
+
+int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, bool cmp_swap,
+			  uint64_t *orig)
+{
+	uint64_t va = rocemu_atmeth_va(atmeth), addr, value;
+	struct iovec local = { &value, ATOMIC_BYTES }, remote;
+	int err;
+
+	/* IBTA C9-139: misaligned atomics are invalid requests. */
+	if (va & (ATOMIC_BYTES - 1))
+		return -EINVAL;
+	err = rocemu_dma_rkey(qp, rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
+			      IBV_ACCESS_REMOTE_ATOMIC, &addr);
+	if (err)
+		return err;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = ATOMIC_BYTES;
+	if (rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, false))
+		return -EFAULT;
+	*orig = value;
+	if (cmp_swap) {
+		if (value != rocemu_atmeth_compare(atmeth))
+			return 0;	/* no match: nothing is written */
+		value = rocemu_atmeth_swap_add(atmeth);
+	} else {
+		value += rocemu_atmeth_swap_add(atmeth);
+	}
+	return rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, true) ? -EFAULT : 0;
+}
+
+void rocemu_atomic_replay_save(struct rocemu_rc_resp *resp, uint32_t depth, uint32_t psn,
+			       uint64_t orig)
+{
+	struct rocemu_atomic_replay *r;
+
+	if (!depth || depth > ROCEMU_ATOMIC_REPLAY_MAX)
+		depth = ROCEMU_ATOMIC_REPLAY_MAX;
+	r = &resp->atomics[resp->atomic_next++ % depth];
+	r->psn = psn;
+	r->orig = orig;
+	r->valid = true;
+}
+
+bool rocemu_atomic_replay_find(const struct rocemu_rc_resp *resp, uint32_t psn, uint64_t *orig)
+{
+	unsigned int i;
+
+	for (i = 0; i < ROCEMU_ATOMIC_REPLAY_MAX; i++) {
+		if (resp->atomics[i].valid && resp->atomics[i].psn == psn) {
+			*orig = resp->atomics[i].orig;
+			return true;
+		}
+	}
+	return false;
+}

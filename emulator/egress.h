@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * A device's one way out to the wire and its taps: every RoCE datagram it
+ * sends goes capture -> fault injection -> event loop here, and every one it
+ * receives is captured here. Fault injection (ROCEMU_FAULTS, `rocemu fault`)
+ * and capture (ROCEMU_PCAP=<dir> writes <dir>/<dev>.pcap) are per device.
+ */
+#ifndef ROCEMU_EMULATOR_EGRESS_H
+#define ROCEMU_EMULATOR_EGRESS_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/loop.h"
+
+struct rocemu_device;
+struct rocemu_emu;
+
+/*
+ * Send buf[0, len) to dst: one datagram, or with gso > 0 a batch of
+ * segments of gso bytes (the last possibly shorter). Counts it, captures
+ * each packet and passes it through the device's fault injector. Returns 0
+ * or -errno of the send.
+ */
+int rocemu_egress_send(struct rocemu_device *dev, const struct sockaddr_in *dst,
+		       const void *buf, size_t len, uint16_t gso);
+
+/* Count and capture one received datagram. */
+void rocemu_egress_rx(struct rocemu_device *dev, const struct rocemu_dgram *d);
+
+/*
+ * Apply ROCEMU_FAULTS and ROCEMU_PCAP from the environment to every device
+ * of emu. On failure returns -errno with a one-line reason in err.
+ */
+int rocemu_egress_start(struct rocemu_emu *emu, char *err, size_t errlen);
+
+/*
+ * Replace dev's fault configuration by spec ("" or "off": none). Returns 0,
+ * or -EINVAL with the reason in err, -ENOMEM.
+ */
+int rocemu_egress_set_faults(struct rocemu_device *dev, const char *spec, char *err,
+			     size_t errlen);
+
+/*
+ * Counters of every device as text, one "<dev> <counter> <value>" line each,
+ * then "<dev> faults <spec|off>". Returns the length with its NUL, or
+ * -ENOSPC.
+ */
+int rocemu_egress_stats_text(struct rocemu_emu *emu, char *buf, size_t size);
+
+/* Push captured frames to their files (the daemon is going idle). */
+void rocemu_egress_idle(struct rocemu_emu *emu);
+
+/* Stop injecting (held datagrams go out) and close captures. */
+void rocemu_egress_stop(struct rocemu_device *dev);
+
+#endif /* ROCEMU_EMULATOR_EGRESS_H */

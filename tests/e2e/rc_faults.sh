@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Unmodified ibv_rc_pingpong -c between two devices whose egress drops,
+# duplicates and reorders packets (fixed seed): every buffer arrives intact
+# through retransmission. Then `rocemu stats` shows what was injected and
+# resent, `rocemu fault` changes the faults at run time, and the capture of
+# each device decodes in tshark as InfiniBand with no malformed frame.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+require_programs ibv_rc_pingpong ss
+use_test_net 30
+use_ports 20700
+
+FAULTS="drop=0.05,dup=0.02,reorder=0.02,seed=7"
+
+# pingpong SIZE ITERS
+pingpong() {
+	local size=$1 ITERS=$2 what
+
+	what="ibv_rc_pingpong -s $size -n $ITERS under $FAULTS"
+	next_port
+	run_pair "$what" 60 \
+		ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s "$size" -n "$ITERS" \
+		--client \
+		ibv_rc_pingpong -d rocemu1 -g 0 -c -p "$PAIR_PORT" -s "$size" -n "$ITERS" 127.0.0.1
+	expect_both "^$((2 * size * ITERS)) bytes in [0-9.]+ seconds = " "$what: all bytes moved"
+	expect_both "^$ITERS iters in [0-9.]+ seconds = " "$what: all iterations"
+	expect_neither "invalid data" "$what: data validated"
+}
+
+# stat DEV COUNTER: the counter's value in the last output of `rocemu stats`.
+stat() {
+	awk -v d="$1" -v c="$2" '$1 == d && $2 == c { print $3 }' "$OUT"
+}
+
+# check_capture FILE: every frame is RoCEv2 decoded as InfiniBand, none malformed.
+check_capture() {
+	local file=$1 frames ib
+
+	[ -s "$file" ] || fail "no capture in $file"
+	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -T fields \
+		-e frame.protocols || fail "tshark cannot read $file"
+	# Frames are the lines naming protocols (tshark may add a warning of its own).
+	frames=$(grep -c '^eth:' "$OUT")
+	ib=$(grep -c '^eth:.*:infiniband' "$OUT")
+	[ "$frames" -gt 0 ] && [ "$frames" -eq "$ib" ] ||
+		fail "$file: $ib of $frames frames decode as InfiniBand"
+	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -Y _ws.malformed ||
+		fail "tshark cannot filter $file"
+	expect_none '^ *[0-9]+ ' "$(basename "$file"): no malformed frame"
+	ok "$(basename "$file"): $frames frames, all InfiniBand, none malformed"
+}
+
+rc_faults() {
+	local dev pcap_dir=$WORK_DIR/pcap-$BACKEND
+
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)" ROCEMU_FAULTS=$FAULTS \
+		ROCEMU_PCAP=$pcap_dir start_daemon
+	export ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	pingpong 4096 200
+	pingpong 65536 100
+
+	capture 10 "$ROCEMU" stats || fail "rocemu stats"
+	expect_fixed "rocemu0 faults $FAULTS" "stats show the faults in force"
+	for dev in rocemu0 rocemu1; do
+		[ "$(stat $dev fault_dropped)" -gt 0 ] || fail "$dev: nothing dropped"
+		[ "$(stat $dev port_xmit_packets)" -gt 0 ] || fail "$dev: nothing sent"
+	done
+	[ $(($(stat rocemu0 retransmitted_packets) + $(stat rocemu1 retransmitted_packets))) -gt 0 ] ||
+		fail "nothing was retransmitted"
+	ok "stats count injected faults and retransmissions"
+
+	capture 10 "$ROCEMU" fault rocemu0 "drop=2" && fail "a rate above 1 was accepted"
+	ok "rocemu fault refuses a bad specification"
+	capture 10 "$ROCEMU" fault rocemu9 off && fail "an unknown device was accepted"
+	ok "rocemu fault refuses an unknown device"
+	capture 10 "$ROCEMU" fault rocemu0 off || fail "rocemu fault rocemu0 off"
+	capture 10 "$ROCEMU" fault rocemu1 "dup=0.5,seed=1" || fail "rocemu fault rocemu1 dup=0.5"
+	capture 10 "$ROCEMU" stats || fail "rocemu stats"
+	expect_fixed "rocemu0 faults off" "faults switched off at run time"
+	expect_fixed "rocemu1 faults dup=0.5,seed=1" "faults changed at run time"
+
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	if command -v tshark >/dev/null; then
+		check_capture "$pcap_dir/rocemu0.pcap"
+		check_capture "$pcap_dir/rocemu1.pcap"
+	else
+		echo "skip the capture check: tshark is not installed"
+	fi
+}
+
+for_each_backend rc_faults
