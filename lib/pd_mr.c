@@ -10,11 +10,6 @@
 
 #include "rocemu/log.h"
 
-static bool pd_is_ours(struct ibv_pd *pd)
-{
-	return pd && rocemu_ctx_is_ours(pd->context);
-}
-
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
 	struct rocemu_alloc_pd_resp resp;
@@ -48,7 +43,7 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	struct rocemu_handle_req req;
 	int err;
 
-	if (!pd_is_ours(pd))
+	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_dealloc_pd)(pd);
 	req = (struct rocemu_handle_req){ .handle = to_rpd(pd)->pdn };
 	err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_DEALLOC_PD, &req,
@@ -100,7 +95,7 @@ static struct ibv_mr *mr_register(struct ibv_pd *pd, void *addr, size_t length,
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	if (!pd_is_ours(pd))
+	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_reg_mr)(pd, addr, length, access);
 	return mr_register(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
 }
@@ -108,7 +103,7 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
 struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 			       uint64_t iova, int access)
 {
-	if (!pd_is_ours(pd))
+	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_reg_mr_iova)(pd, addr, length, iova, access);
 	return mr_register(pd, addr, length, iova, (unsigned int)access);
 }
@@ -116,7 +111,7 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
-	if (!pd_is_ours(pd))
+	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_reg_mr_iova2)(pd, addr, length, iova, access);
 	return mr_register(pd, addr, length, iova, access);
 }

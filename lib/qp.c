@@ -174,7 +174,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init
 	struct ibv_qp_init_attr_ex attr_ex;
 	struct ibv_qp *qp;
 
-	if (!pd || !rocemu_ctx_is_ours(pd->context))
+	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_create_qp)(pd, qp_init_attr);
 	memset(&attr_ex, 0, sizeof(attr_ex));
 	memcpy(&attr_ex, qp_init_attr, sizeof(*qp_init_attr));

@@ -79,7 +79,19 @@ enum { ROCEMU_GID_TYPE_SYSFS_ROCE_V1 = 0, ROCEMU_GID_TYPE_SYSFS_ROCE_V2 = 1 };
 	X(ibv_query_qp, "IBVERBS_1.1")					\
 	X(ibv_modify_qp, "IBVERBS_1.1")					\
 	X(ibv_destroy_qp, "IBVERBS_1.1")				\
-	X(ibv_qp_to_qp_ex, "IBVERBS_1.6")
+	X(ibv_qp_to_qp_ex, "IBVERBS_1.6")				\
+	X(ibv_create_srq, "IBVERBS_1.1")				\
+	X(ibv_create_ah, "IBVERBS_1.1")					\
+	X(ibv_create_ah_from_wc, "IBVERBS_1.1")				\
+	X(ibv_attach_mcast, "IBVERBS_1.1")				\
+	X(ibv_detach_mcast, "IBVERBS_1.1")				\
+	X(ibv_query_ece, "IBVERBS_1.10")				\
+	X(ibv_set_ece, "IBVERBS_1.10")					\
+	X(ibv_import_pd, "IBVERBS_1.10")				\
+	X(ibv_import_mr, "IBVERBS_1.10")				\
+	X(ibv_import_dm, "IBVERBS_1.13")				\
+	X(ibv_reg_dmabuf_mr, "IBVERBS_1.12")				\
+	X(ibv_query_qp_data_in_order, "IBVERBS_1.14")
 
 #define ROCEMU_REAL_ENUM(name, version) ROCEMU_REAL_##name,
 enum rocemu_real_fn { ROCEMU_REAL_FUNCS(ROCEMU_REAL_ENUM) ROCEMU_REAL__COUNT };
@@ -298,6 +310,11 @@ struct rocemu_device *rocemu_device_of(struct ibv_device *dev);
 static inline bool rocemu_ctx_is_ours(struct ibv_context *ctx)
 {
 	return ctx && rocemu_device_of(ctx->device) != NULL;
+}
+
+static inline bool rocemu_pd_is_ours(struct ibv_pd *pd)
+{
+	return pd && rocemu_ctx_is_ours(pd->context);
 }
 
 /* Turn a daemon answer (0 or -errno) into the errno value int verbs return. */

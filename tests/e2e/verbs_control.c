@@ -593,6 +593,35 @@ static void check_qp_states(struct dev *d)
 	check(ibv_destroy_qp(qp) == 0, errno, "destroy_qp");
 }
 
+/* ---- what the device does not offer: refused, never a crash ---- */
+
+static void check_not_offered(struct dev *d)
+{
+	struct ibv_srq_init_attr srq_init = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp = create_rc_qp(d, &init);
+	struct ibv_ece ece;
+	union ibv_gid mgid = { .raw = { 0xff, 0x0e } };
+	int rc;
+
+	check_null_errno(ibv_create_srq(d->pd, &srq_init), EOPNOTSUPP, "create_srq -> EOPNOTSUPP");
+	check_null_errno(ibv_create_ah(d->pd, &ah_attr), EOPNOTSUPP, "create_ah -> EOPNOTSUPP");
+	check_null_errno(ibv_import_pd(d->ctx, 1), EOPNOTSUPP, "import_pd -> EOPNOTSUPP");
+	check_null_errno(ibv_reg_dmabuf_mr(d->pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE),
+			 EOPNOTSUPP, "reg_dmabuf_mr -> EOPNOTSUPP");
+	check(qp != NULL, errno, "create_qp for the QP verbs not offered");
+	if (!qp)
+		return;
+	rc = ibv_attach_mcast(qp, &mgid, 0);
+	check(rc == EOPNOTSUPP, rc, "attach_mcast -> EOPNOTSUPP");
+	rc = ibv_query_ece(qp, &ece);
+	check(rc == EOPNOTSUPP, rc, "query_ece -> EOPNOTSUPP");
+	rc = ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0);
+	check(rc == 0, 0, "query_qp_data_in_order -> 0 (no promise), got %d", rc);
+	check(ibv_destroy_qp(qp) == 0, errno, "destroy_qp");
+}
+
 /* ---- main ---- */
 
 static struct ibv_context *open_by_name(const char *name)
@@ -661,6 +690,7 @@ int main(int argc, char **argv)
 	check_cq(&d);
 	check_qp_create(&d);
 	check_qp_states(&d);
+	check_not_offered(&d);
 
 	rc = ibv_destroy_cq(d.cq);
 	check(rc == 0, rc, "destroy_cq");

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Exported verbs for what an emulated device does not offer (yet): SRQ,
+ * address handles, multicast, ECE, imported objects, dma-buf MRs. In
+ * libibverbs each of them calls the provider through private state an
+ * emulated context lacks, so they are answered here as rdma-core answers
+ * for a provider without the op; real devices get the real library.
+ */
+#include "shim.h"
+
+static void *not_supported(void)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
+{
+	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_create_srq)(pd, srq_init_attr);
+}
+
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_create_ah)(pd, attr);
+}
+
+struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+				     uint8_t port_num)
+{
+	return rocemu_pd_is_ours(pd) ? not_supported() :
+				REAL(ibv_create_ah_from_wc)(pd, wc, grh, port_num);
+}
+
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	return rocemu_ctx_is_ours(qp->context) ? EOPNOTSUPP : REAL(ibv_attach_mcast)(qp, gid, lid);
+}
+
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	return rocemu_ctx_is_ours(qp->context) ? EOPNOTSUPP : REAL(ibv_detach_mcast)(qp, gid, lid);
+}
+
+int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	return rocemu_ctx_is_ours(qp->context) ? EOPNOTSUPP : REAL(ibv_query_ece)(qp, ece);
+}
+
+int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	return rocemu_ctx_is_ours(qp->context) ? EOPNOTSUPP : REAL(ibv_set_ece)(qp, ece);
+}
+
+/* 0: no promise that data lands in order, what libibverbs says without the op. */
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	return rocemu_ctx_is_ours(qp->context) ? 0 : REAL(ibv_query_qp_data_in_order)(qp, op, flags);
+}
+
+struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	return rocemu_ctx_is_ours(context) ? not_supported() :
+					     REAL(ibv_import_pd)(context, pd_handle);
+}
+
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_import_mr)(pd, mr_handle);
+}
+
+struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	return rocemu_ctx_is_ours(context) ? not_supported() :
+					     REAL(ibv_import_dm)(context, dm_handle);
+}
+
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,
+				 int fd, int access)
+{
+	return rocemu_pd_is_ours(pd) ? not_supported() :
+				REAL(ibv_reg_dmabuf_mr)(pd, offset, length, iova, fd, access);
+}
