@@ -9,137 +9,22 @@
  * one device) and connects a fresh QP pair for every check, so an error
  * left by one check cannot leak into the next. The daemon still carries
  * every packet over UDP. QP "a" is always the requester, "b" the responder.
+ * Devices, QP pairs and check lines are those of verbs_pair.c.
  *
  *   rc_errors DEVICE_A DEVICE_B   one line per check, then "N passed" and
  *                                 "N failed"; exit 0 when none failed
  */
 #include <endian.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <infiniband/verbs.h>
+#include "verbs_pair.h"
 
-#define WAIT_MS 5000		/* a completion later than this counts as missing */
-#define MAX_MISSING 2		/* after that many the data path is stuck: stop waiting */
-#define CQ_DEPTH 64
 #define MAX_SGES 32		/* device max_sge is 30 */
-#define MAX_BUFS 16		/* buffers one check may hold */
-#define PSN_A 0x001000
-#define PSN_B 0x002000
-#define UNTOUCHED 0x5a		/* fill of memory nothing may write */
 #define SPARE 0xee		/* fill of receive space past the message */
-
-struct dev {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	union ibv_gid gid;
-};
-
-struct side {
-	struct dev *dev;
-	struct ibv_cq *send_cq, *recv_cq;
-	struct ibv_qp *qp;
-	struct ibv_qp_cap cap;		/* as granted by ibv_create_qp */
-};
-
-struct pair {
-	struct side a, b;
-};
-
-struct buf {
-	uint8_t *p;
-	size_t len;
-	struct ibv_mr *mr;		/* over the first bytes of p, or NULL */
-};
-
-/* What one completion must carry; opcode and byte_len -1 when not checked. */
-struct want {
-	uint64_t wr_id;
-	enum ibv_wc_status status;
-	int opcode;
-	long byte_len;
-};
-
-static struct dev dev_a, dev_b;
-static struct buf bufs[MAX_BUFS];
-static int nbufs, passed, failed, missing;
-
-static const struct ibv_qp_cap default_cap = {
-	.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 4, .max_recv_sge = 4,
-};
-
-static void __attribute__((format(printf, 2, 3)))
-check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(ok ? "ok: " : "FAIL: ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-/* ---- data patterns ---- */
-
-static uint8_t pattern_byte(unsigned int seed, size_t i)
-{
-	return (uint8_t)(i * 131 + (i >> 8) + seed * 29 + 1);
-}
-
-/* Byte i of p is byte msg_offset + i of message seed. */
-static void fill_pattern(uint8_t *p, size_t len, unsigned int seed, size_t msg_offset)
-{
-	for (size_t i = 0; i < len; i++)
-		p[i] = pattern_byte(seed, msg_offset + i);
-}
-
-/* The first i where p differs from message seed at msg_offset, or len. */
-static size_t pattern_mismatch(const uint8_t *p, size_t len, unsigned int seed, size_t msg_offset)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != pattern_byte(seed, msg_offset + i))
-			return i;
-	return len;
-}
-
-static bool all_bytes(const uint8_t *p, size_t len, uint8_t value)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != value)
-			return false;
-	return true;
-}
-
-static void check_pattern(const uint8_t *p, size_t len, unsigned int seed, size_t msg_offset,
-			  const char *what)
-{
-	size_t bad = pattern_mismatch(p, len, seed, msg_offset);
-
-	if (bad == len)
-		check(true, "%s: %zu bytes right", what, len);
-	else
-		check(false, "%s: byte %zu is 0x%02x, want 0x%02x", what, bad, p[bad],
-		      pattern_byte(seed, msg_offset + bad));
-}
-
-static void check_untouched(const uint8_t *p, size_t len, uint8_t fill, const char *what)
-{
-	check(all_bytes(p, len, fill), "%s: %zu bytes untouched", what, len);
-}
 
 /* A message of total bytes (seed) received into bufs in[0..n): right bytes, spare space kept. */
 static void check_scattered(struct buf **in, int n, size_t total, unsigned int seed, const char *what)
@@ -162,305 +47,11 @@ static void check_scattered(struct buf **in, int n, size_t total, unsigned int s
 	      spare ? " (written past the message)" : "");
 }
 
-/* ---- devices, buffers, QP pairs ---- */
-
-static bool dev_open(struct dev *d, const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	bool found;
-	int i;
-
-	d->name = name;
-	if (!list) {
-		check(false, "ibv_get_device_list: %s", strerror(errno));
-		return false;
-	}
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	found = list[i] != NULL;
-	d->ctx = found ? ibv_open_device(list[i]) : NULL;
-	ibv_free_device_list(list);
-	if (!d->ctx) {
-		check(false, "open %s: %s", name, found ? strerror(errno) : "no such device");
-		return false;
-	}
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd || ibv_query_gid(d->ctx, 1, 0, &d->gid)) {
-		check(false, "%s: PD and GID 0: %s", name, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static void dev_close(struct dev *d)
-{
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
-}
-
-/* A page-aligned buffer of len bytes set to fill, with an MR over its first mr_len bytes (none if 0). */
-static struct buf *buf_new(struct dev *d, size_t len, size_t mr_len, int access, uint8_t fill)
-{
-	struct buf *b;
-
-	if (nbufs == MAX_BUFS) {
-		check(false, "test bug: more than %d buffers", MAX_BUFS);
-		return NULL;
-	}
-	b = &bufs[nbufs];
-	b->len = len;
-	b->p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-	b->mr = NULL;
-	if (!b->p) {
-		check(false, "allocating %zu bytes", len);
-		return NULL;
-	}
-	nbufs++;
-	memset(b->p, fill, len);
-	if (mr_len) {
-		b->mr = ibv_reg_mr(d->pd, b->p, mr_len, access);
-		if (!b->mr) {
-			check(false, "%s: ibv_reg_mr of %zu bytes: %s", d->name, mr_len, strerror(errno));
-			return NULL;
-		}
-	}
-	return b;
-}
-
-static void bufs_free(void)
-{
-	while (nbufs > 0) {
-		struct buf *b = &bufs[--nbufs];
-
-		if (b->mr)
-			ibv_dereg_mr(b->mr);
-		free(b->p);
-	}
-}
-
-static struct ibv_sge sge_of(const struct buf *b, size_t offset, size_t len)
-{
-	return (struct ibv_sge){
-		.addr = (uintptr_t)b->p + offset, .length = (uint32_t)len, .lkey = b->mr ? b->mr->lkey : 0,
-	};
-}
-
-static uint64_t raddr_of(const struct buf *b, size_t offset)
-{
-	return (uintptr_t)b->p + offset;
-}
-
-static bool side_open(struct side *s, struct dev *d, const struct ibv_qp_cap *cap, bool qp_ex)
-{
-	s->dev = d;
-	s->send_cq = ibv_create_cq(d->ctx, CQ_DEPTH, NULL, NULL, 0);
-	s->recv_cq = ibv_create_cq(d->ctx, CQ_DEPTH, NULL, NULL, 0);
-	if (!s->send_cq || !s->recv_cq) {
-		check(false, "%s: ibv_create_cq: %s", d->name, strerror(errno));
-		return false;
-	}
-	if (qp_ex) {
-		struct ibv_qp_init_attr_ex attr = {
-			.qp_type = IBV_QPT_RC, .send_cq = s->send_cq, .recv_cq = s->recv_cq,
-			.cap = *cap, .pd = d->pd,
-			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-				IBV_QP_EX_WITH_RDMA_READ,
-		};
-
-		s->qp = ibv_create_qp_ex(d->ctx, &attr);
-		s->cap = attr.cap;
-	} else {
-		struct ibv_qp_init_attr attr = {
-			.qp_type = IBV_QPT_RC, .send_cq = s->send_cq, .recv_cq = s->recv_cq, .cap = *cap,
-		};
-
-		s->qp = ibv_create_qp(d->pd, &attr);
-		s->cap = attr.cap;
-	}
-	if (!s->qp) {
-		check(false, "%s: create RC QP%s: %s", d->name, qp_ex ? " with send ops" : "",
-		      strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-/* RESET -> INIT -> RTR -> RTS towards remote_qpn at remote_gid; 0 or the errno value. */
-static int qp_connect(struct ibv_qp *qp, uint32_t remote_qpn, const union ibv_gid *remote_gid,
-		      uint32_t sq_psn, uint32_t rq_psn)
-{
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
-	};
-	int ret;
-
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = remote_qpn,
-		.rq_psn = rq_psn, .max_dest_rd_atomic = 4, .min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 1, .port_num = 1,
-			.grh = { .dgid = *remote_gid, .sgid_index = 0, .hop_limit = 64 },
-		},
-	};
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.sq_psn = sq_psn, .max_rd_atomic = 4,
-	};
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-static void pair_close(struct pair *p)
-{
-	struct side *sides[2] = { &p->a, &p->b };
-
-	for (int i = 0; i < 2; i++) {
-		if (sides[i]->qp)
-			ibv_destroy_qp(sides[i]->qp);
-		if (sides[i]->send_cq)
-			ibv_destroy_cq(sides[i]->send_cq);
-		if (sides[i]->recv_cq)
-			ibv_destroy_cq(sides[i]->recv_cq);
-	}
-	memset(p, 0, sizeof(*p));
-}
-
-/* a on device A (ibv_qp_ex send ops if qp_ex) connected to b on device B, with these capabilities. */
-static bool pair_open_caps(struct pair *p, const struct ibv_qp_cap *cap_a, const struct ibv_qp_cap *cap_b,
-			   bool qp_ex)
-{
-	int ret;
-
-	memset(p, 0, sizeof(*p));
-	if (!side_open(&p->a, &dev_a, cap_a, qp_ex) || !side_open(&p->b, &dev_b, cap_b, false))
-		return false;
-	ret = qp_connect(p->a.qp, p->b.qp->qp_num, &dev_b.gid, PSN_A, PSN_B);
-	if (!ret)
-		ret = qp_connect(p->b.qp, p->a.qp->qp_num, &dev_a.gid, PSN_B, PSN_A);
-	if (ret)
-		check(false, "connecting QP 0x%06x to QP 0x%06x: %s", p->a.qp->qp_num,
-		      p->b.qp->qp_num, strerror(ret));
-	return ret == 0;
-}
-
-static bool pair_open(struct pair *p, const struct ibv_qp_cap *cap_a, bool qp_ex)
-{
-	return pair_open_caps(p, cap_a, &default_cap, qp_ex);
-}
-
-/* ---- posting and completions ---- */
-
-static bool post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, const char *what)
-{
-	struct ibv_send_wr *bad = NULL;
-	int ret = ibv_post_send(qp, wr, &bad);
-
-	if (ret)
-		check(false, "%s: ibv_post_send: %s", what, strerror(ret));
-	return ret == 0;
-}
-
-static bool post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, const char *what)
-{
-	struct ibv_recv_wr *bad = NULL;
-	int ret = ibv_post_recv(qp, wr, &bad);
-
-	if (ret)
-		check(false, "%s: ibv_post_recv: %s", what, strerror(ret));
-	return ret == 0;
-}
-
-static long elapsed_ms(const struct timespec *since)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
-}
-
-/* One completion of cq within WAIT_MS: 1, 0 when none came, -1 when polling failed. */
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	struct timespec start;
-
-	if (missing >= MAX_MISSING)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		int n = ibv_poll_cq(cq, 1, wc);
-
-		if (n != 0)
-			return n > 0 ? 1 : -1;
-		if (elapsed_ms(&start) >= WAIT_MS) {
-			missing++;
-			return 0;
-		}
-		usleep(20);	/* leave the CPU to the daemon on a small machine */
-	}
-}
-
-/* The next completion of cq is w; it is copied to *out when out is given. */
-static bool expect_wc(struct ibv_cq *cq, const char *what, struct want w, struct ibv_wc *out)
-{
-	struct ibv_wc wc;
-	int got = wait_wc(cq, &wc);
-	bool ok;
-
-	if (got <= 0) {
-		check(false, "%s: wr_id 0x%" PRIx64 " %s: %s", what, w.wr_id, ibv_wc_status_str(w.status),
-		      got < 0 ? "ibv_poll_cq failed" :
-		      missing >= MAX_MISSING ? "no completion (data path stuck, not waiting)" :
-		      "no completion within the time limit");
-		return false;
-	}
-	ok = wc.wr_id == w.wr_id && wc.status == w.status &&
-	     (w.opcode < 0 || (int)wc.opcode == w.opcode) &&
-	     (w.byte_len < 0 || wc.byte_len == (uint32_t)w.byte_len);
-	if (ok)
-		check(true, "%s: wr_id 0x%" PRIx64 " %s", what, w.wr_id, ibv_wc_status_str(w.status));
-	else
-		check(false, "%s: want wr_id 0x%" PRIx64 " %s opcode %d byte_len %ld, got wr_id 0x%"
-		      PRIx64 " %s opcode %d byte_len %u vendor_err 0x%x", what, w.wr_id,
-		      ibv_wc_status_str(w.status), w.opcode, w.byte_len, wc.wr_id,
-		      ibv_wc_status_str(wc.status), (int)wc.opcode, wc.byte_len, wc.vendor_err);
-	if (out)
-		*out = wc;
-	return ok;
-}
-
 static void expect_imm(const struct ibv_wc *wc, uint32_t imm_host, const char *what)
 {
 	check((wc->wc_flags & IBV_WC_WITH_IMM) && wc->imm_data == htobe32(imm_host),
 	      "%s: immediate data 0x%08x (got flags 0x%x imm 0x%08x)", what, imm_host,
 	      wc->wc_flags, be32toh(wc->imm_data));
-}
-
-static void expect_state(struct ibv_qp *qp, enum ibv_qp_state want, const char *what)
-{
-	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
-	struct ibv_qp_attr attr = { 0 };
-	struct ibv_qp_init_attr init;
-	int ret = ibv_query_qp(qp, &attr, IBV_QP_STATE, &init);
-
-	if (ret)
-		check(false, "%s: ibv_query_qp: %s", what, strerror(ret));
-	else
-		check(attr.qp_state == want, "%s: QP 0x%06x in %s (got %s)", what, qp->qp_num,
-		      names[want], attr.qp_state <= IBV_QPS_ERR ? names[attr.qp_state] : "?");
 }
 
 /* A single signaled RDMA WRITE of len bytes from local to remote works (the QP is usable). */
@@ -531,7 +122,7 @@ static void check_send_over_mrs(void)
 	 * the first key it hands out, which must not be taken for mlx5's
 	 * end-of-list key MLX5_INVALID_LKEY (0x100) in a receive WQE.
 	 */
-	if (!pair_open(&p, &default_cap, false) || !scatter_bufs(&dev_b, in, in_sge) ||
+	if (!pair_open(&p, &side_default, &side_default) || !scatter_bufs(&dev_b, in, in_sge) ||
 	    !gather_bufs(out_sge, 2) || !post_recv(p.b.qp, &rwr, what) ||
 	    !post_send(p.a.qp, &swr, what))
 		goto out;
@@ -555,7 +146,7 @@ static void check_write_over_mrs(void)
 		.send_flags = IBV_SEND_SIGNALED,
 	};
 
-	if (!pair_open(&p, &default_cap, false) || !gather_bufs(sge, 3))
+	if (!pair_open(&p, &side_default, &side_default) || !gather_bufs(sge, 3))
 		goto out;
 	remote = buf_new(&dev_b, 8192, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, UNTOUCHED);
 	if (!remote)
@@ -586,7 +177,7 @@ static void check_read_over_mrs(void)
 		.send_flags = IBV_SEND_SIGNALED,
 	};
 
-	if (!pair_open(&p, &default_cap, false) || !scatter_bufs(&dev_a, in, sge))
+	if (!pair_open(&p, &side_default, &side_default) || !scatter_bufs(&dev_a, in, sge))
 		goto out;
 	remote = buf_new(&dev_b, 8192, 8192, IBV_ACCESS_REMOTE_READ, 0);
 	if (!remote)
@@ -623,7 +214,7 @@ static void check_immediate(void)
 	struct ibv_wc wc;
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &side_default, &side_default))
 		goto out;
 	src = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
 	in = buf_new(&dev_b, 256, 256, IBV_ACCESS_LOCAL_WRITE, SPARE);
@@ -664,7 +255,7 @@ out:
  */
 static void check_rq_one_sge(void)
 {
-	const struct ibv_qp_cap cap_b = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 };
+	struct side_spec responder = side_default;
 	struct ibv_recv_wr rwr[16];
 	struct ibv_send_wr swr[16];
 	struct ibv_sge rsge[16], ssge[16];
@@ -673,7 +264,9 @@ static void check_rq_one_sge(void)
 	struct pair p;
 	uint32_t n;
 
-	if (!pair_open_caps(&p, &default_cap, &cap_b, false))
+	responder.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+					     .max_recv_sge = 1 };
+	if (!pair_open(&p, &side_default, &responder))
 		goto out;
 	n = p.b.cap.max_recv_wr;
 	src = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -720,7 +313,7 @@ out:
  */
 static void check_unsignaled(void)
 {
-	const struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 };
+	struct side_spec requester = side_default;
 	struct ibv_send_wr wr[CQ_DEPTH];
 	struct ibv_sge sge[CQ_DEPTH];
 	struct buf *local, *remote;
@@ -729,7 +322,9 @@ static void check_unsignaled(void)
 	uint32_t n;
 	int round;
 
-	if (!pair_open(&p, &cap, false))
+	requester.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+					     .max_recv_sge = 1 };
+	if (!pair_open(&p, &requester, &side_default))
 		goto out;
 	n = p.a.cap.max_send_wr;
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -782,7 +377,7 @@ static void check_receive_too_small(void)
 	struct ibv_send_wr swr[3];
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &side_default, &side_default))
 		goto out;
 	src = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
 	a_in = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, SPARE);
@@ -846,7 +441,7 @@ static void remote_access_error(const char *what, enum ibv_wr_opcode op, int rem
 	char name[128];
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &side_default, &side_default))
 		goto out;
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
 	remote = buf_new(&dev_b, 8192, 4096, remote_access, UNTOUCHED);
@@ -899,7 +494,7 @@ static void check_remote_access_errors(void)
 /* Three WRITEs, the 3rd with one SGE too many: EINVAL at the 3rd, the first two done. */
 static void check_bad_wr_too_many_sges(void)
 {
-	const struct ibv_qp_cap cap = { .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 2, .max_recv_sge = 1 };
+	struct side_spec requester = side_default;
 	struct ibv_sge sge[2 + MAX_SGES];
 	struct ibv_send_wr wr[3], *bad = NULL;
 	struct buf *local, *remote;
@@ -907,7 +502,9 @@ static void check_bad_wr_too_many_sges(void)
 	struct pair p;
 	int ret;
 
-	if (!pair_open(&p, &cap, false))
+	requester.cap = (struct ibv_qp_cap){ .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 2,
+					     .max_recv_sge = 1 };
+	if (!pair_open(&p, &requester, &side_default))
 		goto out;
 	nsge = p.a.cap.max_send_sge;
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -960,7 +557,7 @@ out:
 /* max_send_wr + 2 WRs in one list: ENOMEM at the first that does not fit, the rest done. */
 static void check_sq_full(void)
 {
-	const struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 };
+	struct side_spec requester = side_default;
 	struct ibv_send_wr wr[CQ_DEPTH], *bad = NULL;
 	struct ibv_sge sge[CQ_DEPTH];
 	struct buf *local, *remote;
@@ -968,7 +565,9 @@ static void check_sq_full(void)
 	uint32_t n;
 	int ret;
 
-	if (!pair_open(&p, &cap, false))
+	requester.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+					     .max_recv_sge = 1 };
+	if (!pair_open(&p, &requester, &side_default))
 		goto out;
 	n = p.a.cap.max_send_wr;
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -1014,7 +613,7 @@ static void check_bad_opcode(void)
 	struct pair p;
 	int ret;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &side_default, &side_default))
 		goto out;
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
 	remote = buf_new(&dev_b, 4096, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, UNTOUCHED);
@@ -1039,7 +638,7 @@ out:
 /* Inline data: one byte over max_inline_data is EINVAL; exactly that much is copied at post time. */
 static void check_inline(void)
 {
-	struct ibv_qp_cap cap = default_cap;
+	struct side_spec requester = side_default;
 	struct ibv_send_wr wr, *bad = NULL;
 	struct ibv_recv_wr rwr;
 	struct ibv_sge sge, in_sge;
@@ -1049,8 +648,8 @@ static void check_inline(void)
 	uint32_t max;
 	int ret;
 
-	cap.max_inline_data = 64;
-	if (!pair_open(&p, &cap, false))
+	requester.cap.max_inline_data = 64;
+	if (!pair_open(&p, &requester, &side_default))
 		goto out;
 	max = p.a.cap.max_inline_data;
 	in = buf_new(&dev_b, 1024, 1024, IBV_ACCESS_LOCAL_WRITE, SPARE);
@@ -1101,7 +700,7 @@ static void check_qp_ex(void)
 		{ 5, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1 },
 		{ 6, IBV_WC_SUCCESS, IBV_WC_SEND, -1 },
 	};
-	struct ibv_qp_cap cap = default_cap;
+	struct side_spec requester = side_default;
 	struct ibv_sge gather[3], read_sge[3], in_sge[3];
 	struct buf *in[3], *read_in[3], *target, *source;
 	struct ibv_recv_wr rwr[3];
@@ -1111,8 +710,10 @@ static void check_qp_ex(void)
 	struct pair p;
 	int ret;
 
-	cap.max_inline_data = 64;
-	if (!pair_open(&p, &cap, true) || !gather_bufs(gather, 9) || !scatter_bufs(&dev_a, read_in, read_sge))
+	requester.cap.max_inline_data = 64;
+	requester.qp_ex = true;
+	if (!pair_open(&p, &requester, &side_default) || !gather_bufs(gather, 9) ||
+	    !scatter_bufs(&dev_a, read_in, read_sge))
 		goto out;
 	qpx = ibv_qp_to_qp_ex(p.a.qp);
 	for (int i = 0; i < 3; i++) {
@@ -1184,10 +785,7 @@ out:
 	bufs_free();
 }
 
-static const struct {
-	const char *name;
-	void (*run)(void);
-} checks[] = {
+static const struct named_check checks[] = {
 	{ "SEND over MRs", check_send_over_mrs },
 	{ "RDMA WRITE over MRs", check_write_over_mrs },
 	{ "RDMA READ over MRs", check_read_over_mrs },
@@ -1210,15 +808,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B\n", argv[0]);
 		return 1;
 	}
-	if (dev_open(&dev_a, argv[1]) && dev_open(&dev_b, argv[2])) {
-		printf("requester on %s, responder on %s\n", argv[1], argv[2]);
-		for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-			printf("== %s\n", checks[i].name);
-			checks[i].run();
-		}
-	}
-	dev_close(&dev_b);
-	dev_close(&dev_a);
-	printf("%d passed\n%d failed\n", passed, failed);
-	return failed || !passed ? 1 : 0;
+	return run_checks(argv[1], argv[2], checks, sizeof(checks) / sizeof(checks[0]));
 }

@@ -8,389 +8,34 @@
  * WRITE over its source returns the old data), and the same through the
  * ibv_qp_ex work-request API.
  *
- * Same harness as rc_errors.c: one process, a fresh QP pair per check,
- * QP "a" the requester on device A, "b" the responder on device B.
+ * The harness is verbs_pair.c, as for rc_errors.c: one process, a fresh QP
+ * pair per check, QP "a" the requester on device A, "b" the responder on
+ * device B.
  *
  *   rc_ops DEVICE_A DEVICE_B [atomics]   one line per check, then "N passed"
  *                              and "N failed"; exit 0 when none failed;
  *                              "atomics": only the atomic results (for
  *                              runs under injected faults)
  */
-#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <infiniband/verbs.h>
+#include "verbs_pair.h"
 
-#define WAIT_MS 5000		/* a completion later than this counts as missing */
-#define MAX_MISSING 2		/* after that many the data path is stuck: stop waiting */
-#define CQ_DEPTH 64
-#define MAX_SGES 32		/* device max_sge is 30 */
-#define MAX_BUFS 16		/* buffers one check may hold */
-#define PSN_A 0x001000
-#define PSN_B 0x002000
-#define UNTOUCHED 0x5a		/* fill of memory nothing may write */
 #define FA_COUNT 100		/* fetch-and-adds in the totals check */
 #define FA_START 1000
 #define FENCE_BYTES 65536	/* READ long enough that a WRITE could overtake it */
 #define RW (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define RWA (RW | IBV_ACCESS_REMOTE_ATOMIC)
 
-struct dev {
-	const char *name;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	union ibv_gid gid;
+/* side_default with room in the SQ for FA_COUNT fetch-and-adds in flight. */
+static const struct side_spec ops_side = {
+	.cap = { .max_send_wr = 128, .max_recv_wr = 16, .max_send_sge = 4, .max_recv_sge = 4 },
+	.send_cqe = CQ_DEPTH, .recv_cqe = CQ_DEPTH, .knobs = QP_KNOBS_DEFAULT,
 };
-
-struct side {
-	struct dev *dev;
-	struct ibv_cq *send_cq, *recv_cq;
-	struct ibv_qp *qp;
-	struct ibv_qp_cap cap;		/* as granted by ibv_create_qp */
-};
-
-struct pair {
-	struct side a, b;
-};
-
-struct buf {
-	uint8_t *p;
-	size_t len;
-	struct ibv_mr *mr;		/* over the first bytes of p, or NULL */
-};
-
-/* What one completion must carry; opcode and byte_len -1 when not checked. */
-struct want {
-	uint64_t wr_id;
-	enum ibv_wc_status status;
-	int opcode;
-	long byte_len;
-};
-
-static struct dev dev_a, dev_b;
-static struct buf bufs[MAX_BUFS];
-static int nbufs, passed, failed, missing;
-static uint8_t dest_rd_atomic = 4;	/* max_dest_rd_atomic of new QPs */
-
-static const struct ibv_qp_cap default_cap = {
-	.max_send_wr = 128, .max_recv_wr = 16, .max_send_sge = 4, .max_recv_sge = 4,
-};
-
-static void __attribute__((format(printf, 2, 3)))
-check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(ok ? "ok: " : "FAIL: ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-/* ---- devices, buffers, QP pairs (as in rc_errors.c) ---- */
-
-static bool dev_open(struct dev *d, const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	bool found;
-	int i;
-
-	d->name = name;
-	if (!list) {
-		check(false, "ibv_get_device_list: %s", strerror(errno));
-		return false;
-	}
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	found = list[i] != NULL;
-	d->ctx = found ? ibv_open_device(list[i]) : NULL;
-	ibv_free_device_list(list);
-	if (!d->ctx) {
-		check(false, "open %s: %s", name, found ? strerror(errno) : "no such device");
-		return false;
-	}
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd || ibv_query_gid(d->ctx, 1, 0, &d->gid)) {
-		check(false, "%s: PD and GID 0: %s", name, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static void dev_close(struct dev *d)
-{
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
-}
-
-/* A page-aligned buffer of len bytes set to fill, with an MR over its first mr_len bytes (none if 0). */
-static struct buf *buf_new(struct dev *d, size_t len, size_t mr_len, int access, uint8_t fill)
-{
-	struct buf *b;
-
-	if (nbufs == MAX_BUFS) {
-		check(false, "test bug: more than %d buffers", MAX_BUFS);
-		return NULL;
-	}
-	b = &bufs[nbufs];
-	b->len = len;
-	b->p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-	b->mr = NULL;
-	if (!b->p) {
-		check(false, "allocating %zu bytes", len);
-		return NULL;
-	}
-	nbufs++;
-	memset(b->p, fill, len);
-	if (mr_len) {
-		b->mr = ibv_reg_mr(d->pd, b->p, mr_len, access);
-		if (!b->mr) {
-			check(false, "%s: ibv_reg_mr of %zu bytes: %s", d->name, mr_len, strerror(errno));
-			return NULL;
-		}
-	}
-	return b;
-}
-
-static void bufs_free(void)
-{
-	while (nbufs > 0) {
-		struct buf *b = &bufs[--nbufs];
-
-		if (b->mr)
-			ibv_dereg_mr(b->mr);
-		free(b->p);
-	}
-}
-
-static struct ibv_sge sge_of(const struct buf *b, size_t offset, size_t len)
-{
-	return (struct ibv_sge){
-		.addr = (uintptr_t)b->p + offset, .length = (uint32_t)len, .lkey = b->mr ? b->mr->lkey : 0,
-	};
-}
-
-static uint64_t raddr_of(const struct buf *b, size_t offset)
-{
-	return (uintptr_t)b->p + offset;
-}
-
-static bool side_open(struct side *s, struct dev *d, const struct ibv_qp_cap *cap, bool qp_ex)
-{
-	s->dev = d;
-	s->send_cq = ibv_create_cq(d->ctx, CQ_DEPTH, NULL, NULL, 0);
-	s->recv_cq = ibv_create_cq(d->ctx, CQ_DEPTH, NULL, NULL, 0);
-	if (!s->send_cq || !s->recv_cq) {
-		check(false, "%s: ibv_create_cq: %s", d->name, strerror(errno));
-		return false;
-	}
-	if (qp_ex) {
-		struct ibv_qp_init_attr_ex attr = {
-			.qp_type = IBV_QPT_RC, .send_cq = s->send_cq, .recv_cq = s->recv_cq,
-			.cap = *cap, .pd = d->pd,
-			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-				IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-				IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
-				IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW,
-		};
-
-		s->qp = ibv_create_qp_ex(d->ctx, &attr);
-		s->cap = attr.cap;
-	} else {
-		struct ibv_qp_init_attr attr = {
-			.qp_type = IBV_QPT_RC, .send_cq = s->send_cq, .recv_cq = s->recv_cq, .cap = *cap,
-		};
-
-		s->qp = ibv_create_qp(d->pd, &attr);
-		s->cap = attr.cap;
-	}
-	if (!s->qp) {
-		check(false, "%s: create RC QP%s: %s", d->name, qp_ex ? " with send ops" : "",
-		      strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-/* RESET -> INIT -> RTR -> RTS towards remote_qpn at remote_gid; 0 or the errno value. */
-static int qp_connect(struct ibv_qp *qp, uint32_t remote_qpn, const union ibv_gid *remote_gid,
-		      uint32_t sq_psn, uint32_t rq_psn)
-{
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
-	int ret;
-
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = remote_qpn,
-		.rq_psn = rq_psn, .max_dest_rd_atomic = dest_rd_atomic, .min_rnr_timer = 12,
-		.ah_attr = {
-			.is_global = 1, .port_num = 1,
-			.grh = { .dgid = *remote_gid, .sgid_index = 0, .hop_limit = 64 },
-		},
-	};
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.sq_psn = sq_psn, .max_rd_atomic = 4,
-	};
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-static void pair_close(struct pair *p)
-{
-	struct side *sides[2] = { &p->a, &p->b };
-
-	for (int i = 0; i < 2; i++) {
-		if (sides[i]->qp)
-			ibv_destroy_qp(sides[i]->qp);
-		if (sides[i]->send_cq)
-			ibv_destroy_cq(sides[i]->send_cq);
-		if (sides[i]->recv_cq)
-			ibv_destroy_cq(sides[i]->recv_cq);
-	}
-	memset(p, 0, sizeof(*p));
-}
-
-/* a on device A (ibv_qp_ex send ops if qp_ex) connected to b on device B, with these capabilities. */
-static bool pair_open_caps(struct pair *p, const struct ibv_qp_cap *cap_a, const struct ibv_qp_cap *cap_b,
-			   bool qp_ex)
-{
-	int ret;
-
-	memset(p, 0, sizeof(*p));
-	if (!side_open(&p->a, &dev_a, cap_a, qp_ex) || !side_open(&p->b, &dev_b, cap_b, false))
-		return false;
-	ret = qp_connect(p->a.qp, p->b.qp->qp_num, &dev_b.gid, PSN_A, PSN_B);
-	if (!ret)
-		ret = qp_connect(p->b.qp, p->a.qp->qp_num, &dev_a.gid, PSN_B, PSN_A);
-	if (ret)
-		check(false, "connecting QP 0x%06x to QP 0x%06x: %s", p->a.qp->qp_num,
-		      p->b.qp->qp_num, strerror(ret));
-	return ret == 0;
-}
-
-static bool pair_open(struct pair *p, const struct ibv_qp_cap *cap_a, bool qp_ex)
-{
-	return pair_open_caps(p, cap_a, &default_cap, qp_ex);
-}
-
-/* ---- posting and completions ---- */
-
-static bool post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, const char *what)
-{
-	struct ibv_send_wr *bad = NULL;
-	int ret = ibv_post_send(qp, wr, &bad);
-
-	if (ret)
-		check(false, "%s: ibv_post_send: %s", what, strerror(ret));
-	return ret == 0;
-}
-
-static bool post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, const char *what)
-{
-	struct ibv_recv_wr *bad = NULL;
-	int ret = ibv_post_recv(qp, wr, &bad);
-
-	if (ret)
-		check(false, "%s: ibv_post_recv: %s", what, strerror(ret));
-	return ret == 0;
-}
-
-static long elapsed_ms(const struct timespec *since)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
-}
-
-/* One completion of cq within WAIT_MS: 1, 0 when none came, -1 when polling failed. */
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	struct timespec start;
-
-	if (missing >= MAX_MISSING)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		int n = ibv_poll_cq(cq, 1, wc);
-
-		if (n != 0)
-			return n > 0 ? 1 : -1;
-		if (elapsed_ms(&start) >= WAIT_MS) {
-			missing++;
-			return 0;
-		}
-		usleep(20);	/* leave the CPU to the daemon on a small machine */
-	}
-}
-
-/* The next completion of cq is w; it is copied to *out when out is given. */
-static bool expect_wc(struct ibv_cq *cq, const char *what, struct want w, struct ibv_wc *out)
-{
-	struct ibv_wc wc;
-	int got = wait_wc(cq, &wc);
-	bool ok;
-
-	if (got <= 0) {
-		check(false, "%s: wr_id 0x%" PRIx64 " %s: %s", what, w.wr_id, ibv_wc_status_str(w.status),
-		      got < 0 ? "ibv_poll_cq failed" :
-		      missing >= MAX_MISSING ? "no completion (data path stuck, not waiting)" :
-		      "no completion within the time limit");
-		return false;
-	}
-	ok = wc.wr_id == w.wr_id && wc.status == w.status &&
-	     (w.opcode < 0 || (int)wc.opcode == w.opcode) &&
-	     (w.byte_len < 0 || wc.byte_len == (uint32_t)w.byte_len);
-	if (ok)
-		check(true, "%s: wr_id 0x%" PRIx64 " %s", what, w.wr_id, ibv_wc_status_str(w.status));
-	else
-		check(false, "%s: want wr_id 0x%" PRIx64 " %s opcode %d byte_len %ld, got wr_id 0x%"
-		      PRIx64 " %s opcode %d byte_len %u vendor_err 0x%x", what, w.wr_id,
-		      ibv_wc_status_str(w.status), w.opcode, w.byte_len, wc.wr_id,
-		      ibv_wc_status_str(wc.status), (int)wc.opcode, wc.byte_len, wc.vendor_err);
-	if (out)
-		*out = wc;
-	return ok;
-}
-
-static bool all_bytes(const uint8_t *p, size_t len, uint8_t value)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != value)
-			return false;
-	return true;
-}
 
 static bool all_zero(const uint8_t *p, size_t len)
 {
@@ -412,7 +57,7 @@ static void check_fetch_add_total(void)
 	struct pair p;
 	bool ok = true;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &ops_side, &ops_side))
 		goto out;
 	counter = buf_new(&dev_b, 4096, 4096, RWA, 0);
 	results = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
@@ -477,7 +122,7 @@ static void check_cmp_swap(void)
 	struct buf *local, *remote;
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &ops_side, &ops_side))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RWA, 0);
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
@@ -507,7 +152,7 @@ static void atomic_error(const char *what, int remote_access, size_t offset, enu
 	struct ibv_send_wr wr;
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &ops_side, &ops_side))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, remote_access, 0);
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
@@ -534,11 +179,12 @@ static void no_responder_resources(void)
 	const char *what = "atomic to a QP with max_dest_rd_atomic 0";
 	struct buf *local, *remote;
 	struct ibv_sge sge;
+	struct side_spec responder = ops_side;
 	struct ibv_send_wr wr;
 	struct pair p;
 
-	dest_rd_atomic = 0;
-	if (!pair_open(&p, &default_cap, false))
+	responder.knobs.max_dest_rd_atomic = 0;
+	if (!pair_open(&p, &ops_side, &responder))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RWA, 0);
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
@@ -555,7 +201,6 @@ static void no_responder_resources(void)
 		expect_wc(p.a.send_cq, what, (struct want){ 8, IBV_WC_REM_INV_REQ_ERR, -1, -1 }, NULL);
 	check(all_zero(remote->p, 8), "%s: remote memory untouched", what);
 out:
-	dest_rd_atomic = 4;
 	pair_close(&p);
 	bufs_free();
 }
@@ -583,29 +228,18 @@ static void expect_write_refused(struct pair *p, struct buf *local, struct buf *
 	check(all_bytes(remote->p, 64, UNTOUCHED), "%s: remote memory untouched", what);
 }
 
-/* a on device A connected to b on device B, b with the ibv_qp_ex send ops if b_ex. */
-static bool pair_open_b_ex(struct pair *p, bool b_ex, const char *what)
-{
-	memset(p, 0, sizeof(*p));
-	if (!side_open(&p->a, &dev_a, &default_cap, false) || !side_open(&p->b, &dev_b, &default_cap, b_ex) ||
-	    qp_connect(p->a.qp, p->b.qp->qp_num, &dev_b.gid, PSN_A, PSN_B) ||
-	    qp_connect(p->b.qp, p->a.qp->qp_num, &dev_a.gid, PSN_B, PSN_A)) {
-		check(false, "%s: connecting", what);
-		return false;
-	}
-	return true;
-}
-
 /* b invalidates its own MR's rkey with LOCAL_INV (post_send or ibv_qp_ex); a's WRITE is refused. */
 static void local_inv(bool qp_ex)
 {
 	const char *what = qp_ex ? "ibv_wr_local_inv, then WRITE" : "LOCAL_INV, then WRITE";
+	struct side_spec responder = ops_side;
 	struct buf *local, *remote;
 	struct ibv_send_wr wr, *bad;
 	struct pair p;
 	int ret;
 
-	if (!pair_open_b_ex(&p, qp_ex, what))
+	responder.qp_ex = qp_ex;
+	if (!pair_open(&p, &ops_side, &responder))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RW, UNTOUCHED);
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 1);
@@ -639,6 +273,7 @@ out:
 static void send_inv(bool qp_ex)
 {
 	const char *what = qp_ex ? "ibv_wr_send_inv, then WRITE" : "SEND_WITH_INV, then WRITE";
+	struct side_spec requester = ops_side;
 	struct buf *local, *remote, *in;
 	struct ibv_sge sge, in_sge;
 	struct ibv_recv_wr rwr;
@@ -647,7 +282,8 @@ static void send_inv(bool qp_ex)
 	struct pair p;
 	int ret = 0;
 
-	if (!pair_open(&p, &default_cap, qp_ex))
+	requester.qp_ex = qp_ex;
+	if (!pair_open(&p, &requester, &ops_side))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RW, UNTOUCHED);
 	in = buf_new(&dev_b, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -705,7 +341,7 @@ static void check_unbound_window(void)
 	struct ibv_mw *mw = NULL;
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &ops_side, &ops_side))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RW | IBV_ACCESS_MW_BIND, UNTOUCHED);
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 1);
@@ -734,6 +370,7 @@ static void window_case(enum ibv_mw_type type, bool qp_ex)
 {
 	const char *what = type == IBV_MW_TYPE_1 ? "type 1 window" :
 			   qp_ex ? "type 2 window by ibv_wr_bind_mw" : "type 2 window";
+	struct side_spec responder = ops_side;
 	struct ibv_mw_bind_info info;
 	struct buf *local, *remote, *in;
 	struct ibv_sge sge, in_sge;
@@ -743,7 +380,8 @@ static void window_case(enum ibv_mw_type type, bool qp_ex)
 	struct pair p;
 	int ret;
 
-	if (!pair_open_b_ex(&p, qp_ex, what))
+	responder.qp_ex = qp_ex;
+	if (!pair_open(&p, &ops_side, &responder))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RW | IBV_ACCESS_MW_BIND, UNTOUCHED);
 	in = buf_new(&dev_b, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -840,7 +478,7 @@ static void fence_case(bool fenced_send)
 	struct ibv_recv_wr rwr;
 	struct pair p;
 
-	if (!pair_open(&p, &default_cap, false))
+	if (!pair_open(&p, &ops_side, &ops_side))
 		goto out;
 	source = buf_new(&dev_b, FENCE_BYTES, FENCE_BYTES, RW, 0x0d);
 	dest = buf_new(&dev_a, FENCE_BYTES, FENCE_BYTES, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -889,12 +527,14 @@ static void check_fence(void)
 /* Atomics through ibv_qp_ex: a fetch-and-add then a compare-and-swap in one batch. */
 static void check_qp_ex_atomics(void)
 {
+	struct side_spec requester = ops_side;
 	struct buf *local, *remote;
 	struct ibv_qp_ex *qpx;
 	struct pair p;
 	int ret;
 
-	if (!pair_open(&p, &default_cap, true))
+	requester.qp_ex = true;
+	if (!pair_open(&p, &requester, &ops_side))
 		goto out;
 	remote = buf_new(&dev_b, 4096, 4096, RWA, 0);
 	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
@@ -927,10 +567,7 @@ out:
 }
 
 #define ATOMIC_RESULT_CHECKS 2
-static const struct {
-	const char *name;
-	void (*run)(void);
-} checks[] = {
+static const struct named_check checks[] = {
 	/* The first ATOMIC_RESULT_CHECKS: no error path, right under faults too. */
 	{ "fetch-and-add total", check_fetch_add_total },
 	{ "compare-and-swap", check_cmp_swap },
@@ -953,15 +590,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B [atomics]\n", argv[0]);
 		return 1;
 	}
-	if (dev_open(&dev_a, argv[1]) && dev_open(&dev_b, argv[2])) {
-		printf("requester on %s, responder on %s\n", argv[1], argv[2]);
-		for (size_t i = 0; i < nchecks; i++) {
-			printf("== %s\n", checks[i].name);
-			checks[i].run();
-		}
-	}
-	dev_close(&dev_b);
-	dev_close(&dev_a);
-	printf("%d passed\n%d failed\n", passed, failed);
-	return failed || !passed ? 1 : 0;
+	return run_checks(argv[1], argv[2], checks, nchecks);
 }

@@ -14,6 +14,7 @@
  * line of totals; exit 0 when every check passed, 1 otherwise.
  */
 #include <endian.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -23,31 +24,19 @@
 #include <string.h>
 #include <time.h>
 #include <infiniband/verbs.h>
+#include "verbs_pair.h"
 
 #define SQ_DEPTH 32
 #define RQ_DEPTH 64		/* more than the SENDs and WRITEs one QP can have in flight */
 #define SLOTS 64		/* buffer slots per QP and kind: more than SQ_DEPTH */
 #define READ_SRC_BYTES 65536
-#define STALL_NS (20ull * 1000000000ull)	/* no completion for this long: stuck */
-#define QP_TIMEOUT 12		/* local ACK timeout 4.096 us * 2^12, about 17 ms */
-#define PSN_A 0x100
-#define PSN_B 0x200
+#define STALL_MS 20000		/* no completion for this long: stuck */
 #define READ_SOURCE UINT32_MAX	/* message number of the READ source pattern */
 
 enum op { OP_SEND, OP_WRITE, OP_READ, OP_FADD };
 
-struct dev {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;		/* every QP of the device, send and receive */
-	union ibv_gid gid;
-	uint8_t *mem;
-	size_t mem_len;
-	struct ibv_mr *mr;
-};
-
 /* Per QP pair: a's and b's regions inside their device's memory. */
-struct pair {
+struct soak_pair {
 	struct ibv_qp *a, *b;
 	uint8_t *a_src, *a_dst;		/* SLOTS * max: SEND/WRITE sources, READ/FADD results */
 	uint8_t *b_recv, *b_write;	/* SLOTS * max: receive slots, WRITE targets */
@@ -59,8 +48,15 @@ struct pair {
 	uint64_t fadd_sum;		/* sum of the adds completed */
 };
 
-static struct dev dev_a, dev_b;
-static struct pair *pairs;
+/* A local ACK timeout of 4.096 us * 2^12, about 17 ms: a loss at a burst's tail is resent soon. */
+static const struct qp_knobs soak_knobs = {
+	.max_rd_atomic = 16, .max_dest_rd_atomic = 16, .min_rnr_timer = 1,
+	.timeout = 12, .retry_cnt = 7, .rnr_retry = 7,
+};
+
+static struct ibv_cq *cq_a, *cq_b;	/* every QP of the device, send and receive */
+static struct buf *mem_a, *mem_b;	/* one MR over the memory of every QP of the device */
+static struct soak_pair *pairs;
 static unsigned int nqps = 16, per_qp;
 static uint32_t max_bytes = 4096;
 static bool atomics;
@@ -107,87 +103,40 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void dev_open(struct dev *d, const char *name, size_t mem_len)
+/* d named name, with one CQ and one MR of mem_len bytes for all its QPs. */
+static void soak_dev_open(struct dev *d, const char *name, size_t mem_len, struct ibv_cq **cq,
+			  struct buf **mem)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i, cqe = (int)nqps * (SQ_DEPTH + RQ_DEPTH) + 16;
+	int cqe = (int)nqps * (SQ_DEPTH + RQ_DEPTH) + 16;
 
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i] && strcmp(ibv_get_device_name(list[i]), name); i++)
-		;
-	if (!list[i]) {
-		fprintf(stderr, "no device %s\n", name);
+	if (!dev_open(d, name))
 		exit(1);
-	}
-	d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx || !(d->pd = ibv_alloc_pd(d->ctx)) ||
-	    !(d->cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0)) ||
-	    ibv_query_gid(d->ctx, 1, 0, &d->gid))
-		die(name);
-	d->mem_len = mem_len;
-	d->mem = aligned_alloc(4096, mem_len);
-	if (!d->mem)
-		die("aligned_alloc");
-	memset(d->mem, 0, mem_len);
-	d->mr = ibv_reg_mr(d->pd, d->mem, mem_len, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			   IBV_ACCESS_REMOTE_ATOMIC);
-	if (!d->mr)
-		die("ibv_reg_mr");
+	*cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+	if (!*cq)
+		die("ibv_create_cq");
+	*mem = buf_new(d, mem_len, mem_len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC, 0);
+	if (!*mem)
+		exit(1);
 }
 
-static struct ibv_qp *qp_create(struct dev *d)
+static struct ibv_qp *soak_qp_create(struct dev *d, struct ibv_cq *cq)
 {
-	struct ibv_qp_init_attr init = {
-		.send_cq = d->cq, .recv_cq = d->cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = RQ_DEPTH, .max_send_sge = 1,
-			 .max_recv_sge = 1 },
-	};
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				    .qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-						       IBV_ACCESS_REMOTE_READ |
-						       IBV_ACCESS_REMOTE_ATOMIC };
-	struct ibv_qp *qp = ibv_create_qp(d->pd, &init);
+	struct ibv_qp_cap cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = RQ_DEPTH, .max_send_sge = 1,
+				  .max_recv_sge = 1 };
+	struct ibv_qp *qp = qp_create(d, cq, cq, false, &cap);
 
-	if (!qp || ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				 IBV_QP_ACCESS_FLAGS))
-		die("create QP");
+	if (!qp)
+		exit(1);
 	return qp;
 }
 
-static void qp_connect(struct ibv_qp *qp, const struct dev *peer, uint32_t dest_qpn,
-		       uint32_t rq_psn, uint32_t sq_psn)
+static void post_recv_slot(unsigned int q)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = dest_qpn,
-		.rq_psn = rq_psn, .max_dest_rd_atomic = 16, .min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .dgid = peer->gid, .hop_limit = 64 } },
-	};
-
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		die("modify QP to RTR");
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = sq_psn;
-	attr.timeout = QP_TIMEOUT;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.max_rd_atomic = 16;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify QP to RTS");
-}
-
-static void post_recv(unsigned int q)
-{
-	struct pair *p = &pairs[q];
+	struct soak_pair *p = &pairs[q];
 	uint32_t slot = p->recv_posted % SLOTS;
 	struct ibv_sge sge = { .addr = (uintptr_t)(p->b_recv + (size_t)slot * max_bytes),
-			       .length = max_bytes, .lkey = dev_b.mr->lkey };
+			       .length = max_bytes, .lkey = mem_b->mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = ((uint64_t)q << 32) | p->recv_posted,
 				  .sg_list = &sge, .num_sge = 1 }, *bad;
 
@@ -198,11 +147,11 @@ static void post_recv(unsigned int q)
 
 static void post_msg(unsigned int q)
 {
-	struct pair *p = &pairs[q];
+	struct soak_pair *p = &pairs[q];
 	uint32_t i = p->posted, len = msg_len(q, i), slot = i % SLOTS;
 	enum op op = msg_op(q, i);
 	uint8_t *src = p->a_src + (size_t)slot * max_bytes, *dst = p->a_dst + (size_t)slot * max_bytes;
-	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = len, .lkey = dev_a.mr->lkey };
+	struct ibv_sge sge = { .addr = (uintptr_t)src, .length = len, .lkey = mem_a->mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = len ? 1 : 0,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	uint32_t off;
@@ -215,7 +164,7 @@ static void post_msg(unsigned int q)
 		wr.opcode = op == OP_SEND ? IBV_WR_SEND_WITH_IMM : IBV_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = htobe32(i);
 		wr.wr.rdma.remote_addr = (uintptr_t)(p->b_write + (size_t)slot * max_bytes);
-		wr.wr.rdma.rkey = dev_b.mr->rkey;
+		wr.wr.rdma.rkey = mem_b->mr->rkey;
 		break;
 	case OP_READ:
 		off = mix(i * 3u + q) % (READ_SRC_BYTES - len + 1);
@@ -223,7 +172,7 @@ static void post_msg(unsigned int q)
 		sge.addr = (uintptr_t)dst;
 		wr.opcode = IBV_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = (uintptr_t)(p->b_read + off);
-		wr.wr.rdma.rkey = dev_b.mr->rkey;
+		wr.wr.rdma.rkey = mem_b->mr->rkey;
 		break;
 	case OP_FADD:
 		memset(dst, 0xff, 8);
@@ -232,7 +181,7 @@ static void post_msg(unsigned int q)
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.remote_addr = (uintptr_t)(p->b_counter);
-		wr.wr.atomic.rkey = dev_b.mr->rkey;
+		wr.wr.atomic.rkey = mem_b->mr->rkey;
 		wr.wr.atomic.compare_add = (uint64_t)i + 1;
 		break;
 	}
@@ -253,7 +202,7 @@ static bool bytes_are(const uint8_t *b, uint32_t len, unsigned int q, uint32_t i
 /* The requester's completion of message wc->wr_id on pair q. */
 static void requester_done(unsigned int q, const struct ibv_wc *wc)
 {
-	struct pair *p = &pairs[q];
+	struct soak_pair *p = &pairs[q];
 	uint32_t i = (uint32_t)wc->wr_id, len = msg_len(q, i);
 	const uint8_t *dst = p->a_dst + (size_t)(i % SLOTS) * max_bytes;
 	enum op op = msg_op(q, i);
@@ -281,7 +230,7 @@ static void requester_done(unsigned int q, const struct ibv_wc *wc)
 /* The responder's receive of the message named by the immediate. */
 static void responder_done(unsigned int q, const struct ibv_wc *wc)
 {
-	struct pair *p = &pairs[q];
+	struct soak_pair *p = &pairs[q];
 	uint32_t i = be32toh(wc->imm_data), seq = (uint32_t)wc->wr_id;
 	const uint8_t *data;
 
@@ -308,7 +257,7 @@ static void responder_done(unsigned int q, const struct ibv_wc *wc)
 		    !bytes_are(data, msg_len(q, i), q, i, 0))
 			fail(q, i, "WRITE left wrong bytes");
 	}
-	post_recv(q);
+	post_recv_slot(q);
 }
 
 static int pair_of(uint32_t qpn, bool requester)
@@ -319,14 +268,6 @@ static int pair_of(uint32_t qpn, bool requester)
 	return -1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void setup(const char *name_a, const char *name_b)
 {
 	size_t region = (size_t)SLOTS * max_bytes, a_len = nqps * 2 * region,
@@ -335,47 +276,51 @@ static void setup(const char *name_a, const char *name_b)
 	pairs = calloc(nqps, sizeof(*pairs));
 	if (!pairs)
 		die("calloc");
-	dev_open(&dev_a, name_a, a_len);
-	dev_open(&dev_b, name_b, b_len);
+	soak_dev_open(&dev_a, name_a, a_len, &cq_a, &mem_a);
+	soak_dev_open(&dev_b, name_b, b_len, &cq_b, &mem_b);
 	for (unsigned int q = 0; q < nqps; q++) {
-		struct pair *p = &pairs[q];
+		struct soak_pair *p = &pairs[q];
 
-		p->a_src = dev_a.mem + q * 2 * region;
+		p->a_src = mem_a->p + q * 2 * region;
 		p->a_dst = p->a_src + region;
-		p->b_recv = dev_b.mem + q * (2 * region + READ_SRC_BYTES + 4096);
+		p->b_recv = mem_b->p + q * (2 * region + READ_SRC_BYTES + 4096);
 		p->b_write = p->b_recv + region;
 		p->b_read = p->b_write + region;
 		p->b_counter = (uint64_t *)(p->b_read + READ_SRC_BYTES);
 		for (size_t off = 0; off < READ_SRC_BYTES; off++)
 			p->b_read[off] = pattern(q, READ_SOURCE, off);
-		p->a = qp_create(&dev_a);
-		p->b = qp_create(&dev_b);
-		qp_connect(p->a, &dev_b, p->b->qp_num, PSN_A, PSN_A);
-		qp_connect(p->b, &dev_a, p->a->qp_num, PSN_A, PSN_B);
+		p->a = soak_qp_create(&dev_a, cq_a);
+		p->b = soak_qp_create(&dev_b, cq_b);
+		errno = qp_connect(p->a, p->b->qp_num, &dev_b.gid, PSN_A, PSN_B, &soak_knobs);
+		if (!errno)
+			errno = qp_connect(p->b, p->a->qp_num, &dev_a.gid, PSN_B, PSN_A, &soak_knobs);
+		if (errno)
+			die("connecting a QP pair");
 		while (p->recv_posted < RQ_DEPTH)
-			post_recv(q);
+			post_recv_slot(q);
 	}
 }
 
-/* Poll both devices until every message completed, or until nothing moves for STALL_NS. */
+/* Poll both devices until every message completed, or until nothing moves for STALL_MS. */
 static bool run(void)
 {
-	uint64_t last = now_ns();
+	struct timespec last;
 	struct ibv_wc wc[64];
 	uint32_t finished = 0;
 	int n, k, q;
 
+	clock_gettime(CLOCK_MONOTONIC, &last);
 	while (finished < nqps) {
 		bool moved = false;
 
 		/* The responder first: its CQEs precede the ACKs that free the slots. */
-		while ((n = ibv_poll_cq(dev_b.cq, 64, wc)) > 0) {
+		while ((n = ibv_poll_cq(cq_b, 64, wc)) > 0) {
 			for (k = 0; k < n; k++)
 				if ((q = pair_of(wc[k].qp_num, false)) >= 0)
 					responder_done((unsigned int)q, &wc[k]);
 			moved = true;
 		}
-		while ((n = ibv_poll_cq(dev_a.cq, 64, wc)) > 0) {
+		while ((n = ibv_poll_cq(cq_a, 64, wc)) > 0) {
 			for (k = 0; k < n; k++)
 				if ((q = pair_of(wc[k].qp_num, true)) >= 0)
 					requester_done((unsigned int)q, &wc[k]);
@@ -385,15 +330,15 @@ static bool run(void)
 			return false;
 		finished = 0;
 		for (q = 0; q < (int)nqps; q++) {
-			struct pair *p = &pairs[q];
+			struct soak_pair *p = &pairs[q];
 
 			while (p->posted < per_qp && p->posted - p->done < SQ_DEPTH)
 				post_msg((unsigned int)q);
 			finished += p->done == per_qp;
 		}
 		if (moved)
-			last = now_ns();
-		else if (now_ns() - last > STALL_NS)
+			clock_gettime(CLOCK_MONOTONIC, &last);
+		else if (elapsed_ms(&last) > STALL_MS)
 			return false;
 	}
 	return true;
@@ -432,7 +377,7 @@ int main(int argc, char **argv)
 	setup(argv[optind], argv[optind + 1]);
 	ok = run();
 	for (unsigned int q = 0; q < nqps; q++) {
-		struct pair *p = &pairs[q];
+		struct soak_pair *p = &pairs[q];
 
 		if (p->done != per_qp) {
 			printf("FAIL: qp %u: %u of %u messages completed\n", q, p->done, per_qp);
