@@ -27,7 +27,8 @@ int rocemu_qp_transition_optional(enum ibv_qp_type type, enum ibv_qp_state cur,
 /*
  * Is ibv_modify_qp(mask) from cur legal as to states and masks? next is
  * attr->qp_state when mask has IBV_QP_STATE, else cur. IBV_QP_CUR_STATE
- * is accepted only from RTS, SQD and SQE. Returns 0 or -EINVAL.
+ * is accepted only from RTR, RTS, SQD and SQE (the kernel allows it from
+ * RTR -> RTS too). Returns 0 or -EINVAL.
  * Attribute values are checked elsewhere.
  */
 int rocemu_qp_modify_mask_check(enum ibv_qp_type type, enum ibv_qp_state cur,

@@ -11,6 +11,8 @@ use_test_net 30
 use_ports 20700
 
 FAULTS="drop=0.05,dup=0.02,reorder=0.02,seed=7"
+# ibv_rc_pingpong has no closing handshake: see last_ack_lost in lib_pair.sh.
+PAIR_LOSSY=1
 
 # pingpong SIZE ITERS
 pingpong() {
@@ -22,8 +24,9 @@ pingpong() {
 		ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s "$size" -n "$ITERS" \
 		--client \
 		ibv_rc_pingpong -d rocemu1 -g 0 -c -p "$PAIR_PORT" -s "$size" -n "$ITERS" 127.0.0.1
-	expect_both "^$((2 * size * ITERS)) bytes in [0-9.]+ seconds = " "$what: all bytes moved"
-	expect_both "^$ITERS iters in [0-9.]+ seconds = " "$what: all iterations"
+	# A side that finished received and checked (-c) every one of its peer's buffers.
+	expect_finished "^$((2 * size * ITERS)) bytes in [0-9.]+ seconds = " "$what: all bytes moved"
+	expect_finished "^$ITERS iters in [0-9.]+ seconds = " "$what: all iterations"
 	expect_neither "invalid data" "$what: data validated"
 }
 
