@@ -77,7 +77,7 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	cqe->flags_rqpn = htobe32(info->src_qp);
 }
 
-void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
+bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 {
 	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, CQ_DB_SET_CI), arm;
 	struct mlx5_cqe64 *cqe;
@@ -90,7 +90,7 @@ void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 				   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
 			rocemu_client_async_event(cq->owner, cq->user_cq, IBV_EVENT_CQ_ERR);
 		}
-		return;
+		return false;
 	}
 	cqe = (struct mlx5_cqe64 *)cq->ring.addr + (cq->pi & (ncqe - 1));
 	fill_cqe(cqe, info);
@@ -105,4 +105,5 @@ void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	if (cq_armed(cq, arm) &&
 	    (ARM_CMD(arm) == MLX5_CQ_DB_REQ_NOT || info->solicited || error))
 		cq_fire(cq, arm);
+	return true;
 }

@@ -27,8 +27,11 @@ struct rocemu_cqe_info {
 	bool solicited;
 };
 
-/* Write one CQE at the producer index and raise an event if the CQ is armed for it. */
-void rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
+/*
+ * Write one CQE at the producer index and raise an event if the CQ is armed
+ * for it. False when the CQ is in error (overrun): the CQE is lost.
+ */
+bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
 
 /* The shim armed cq (or it may have): fire now if CQEs past the arm's index exist. */
 void rocemu_cqe_arm_check(struct rocemu_cq *cq);

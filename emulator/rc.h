@@ -17,7 +17,9 @@
 #include "emulator/wqe.h"
 #include "net/icrc.h"
 
+struct rocemu_cq;
 struct rocemu_qp;
+struct rocemu_cqe_info;
 struct rocemu_device;
 
 /* Packets sent but not yet acknowledged, at most: a huge post must not flood. */
@@ -89,6 +91,7 @@ struct rocemu_rc {
 	struct rocemu_ipv4_udp flow;	/* for the ICRC of what we send */
 	uint32_t mtu;			/* path MTU in bytes */
 	bool comm_est;			/* COMM_EST given since RTR */
+	uint64_t cq_lost_timer;		/* a CQ refused a CQE: ERR when the pass ends */
 };
 
 /* What rx.c found in a datagram, for the engines. */
@@ -149,6 +152,12 @@ void rocemu_rc_qp_flush(struct rocemu_qp *qp);
 uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err);
 int rocemu_rc_err_nak(enum rocemu_rc_err err);
 const char *rocemu_rc_err_name(enum rocemu_rc_err err);
+/*
+ * Write a CQE of qp into cq. When the CQ is in error the QP fails too
+ * (IBTA: local work queue catastrophic error, QP_FATAL), once the
+ * current pass of the engines is over.
+ */
+void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
 /* Requester CQE (err RC_ERR_NONE: success) for e, unless success of an unsignaled WQE. */
 void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
 			     enum rocemu_rc_err err);

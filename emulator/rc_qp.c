@@ -135,9 +135,17 @@ int rocemu_rc_qp_init(struct rocemu_qp *qp)
 	return 0;
 }
 
-void rocemu_rc_qp_fini(struct rocemu_qp *qp)
+static void rc_timers_cancel(struct rocemu_qp *qp)
 {
 	rocemu_rc_req_timers_cancel(qp);
+	if (qp->rc.cq_lost_timer)
+		rocemu_loop_timer_cancel(qp->owner->emu->loop, qp->rc.cq_lost_timer);
+	qp->rc.cq_lost_timer = 0;
+}
+
+void rocemu_rc_qp_fini(struct rocemu_qp *qp)
+{
+	rc_timers_cancel(qp);
 	free(qp->rc.req.fifo);
 	qp->rc.req.fifo = NULL;
 }
@@ -148,7 +156,7 @@ static void rc_reset(struct rocemu_qp *qp)
 	struct rocemu_rc_wqe *fifo = qp->rc.req.fifo;
 	uint32_t mask = qp->rc.req.fifo_mask;
 
-	rocemu_rc_req_timers_cancel(qp);
+	rc_timers_cancel(qp);
 	memset(&qp->rc.req, 0, offsetof(struct rocemu_rc_req, wqe));
 	qp->rc.req.fifo = fifo;
 	qp->rc.req.fifo_mask = mask;
@@ -215,6 +223,25 @@ void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv
 	}
 }
 
+static void cq_lost_fire(void *arg)
+{
+	struct rocemu_qp *qp = arg;
+
+	qp->rc.cq_lost_timer = 0;
+	rocemu_rc_qp_error(qp, RC_ERR_LOC_QP_OP);
+}
+
+void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
+{
+	if (rocemu_cqe_write(cq, info) || qp->attr.qp_state == IBV_QPS_ERR || qp->rc.cq_lost_timer)
+		return;
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: cq 0x%06x in error took no CQE, QP fails",
+		   qp->owner->dev->name, qp->qpn, cq->cqn);
+	/* A timer due now: the engine that wrote the CQE finishes its pass first. */
+	qp->rc.cq_lost_timer = rocemu_loop_timer_add(qp->owner->emu->loop, rocemu_now_ns(),
+						     cq_lost_fire, qp);
+}
+
 void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
 			     enum rocemu_rc_err err)
 {
@@ -228,7 +255,7 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 	};
 
 	if (err || e->signaled)
-		rocemu_cqe_write(qp->send_cq, &info);
+		rocemu_rc_cqe(qp, qp->send_cq, &info);
 }
 
 /* Complete every SQ WQE (in flight, then still in the ring) with WR_FLUSH_ERR. */
@@ -267,13 +294,13 @@ static void flush_rq(struct rocemu_qp *qp)
 		return;
 	if (resp->has_recv) {	/* consumed by a message that never ended */
 		info.wqe_counter = (uint16_t)resp->recv.counter;
-		rocemu_cqe_write(qp->recv_cq, &info);
+		rocemu_rc_cqe(qp, qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
 	for (; (uint16_t)resp->rq_ci != db; resp->rq_ci++) {
 		info.wqe_counter = (uint16_t)resp->rq_ci;
-		rocemu_cqe_write(qp->recv_cq, &info);
+		rocemu_rc_cqe(qp, qp->recv_cq, &info);
 	}
 }
 

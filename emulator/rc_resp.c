@@ -279,7 +279,7 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 			memcpy(&info.imm, imm, sizeof(info.imm));
 		if (ieth)
 			memcpy(&info.imm, ieth, sizeof(info.imm));
-		rocemu_cqe_write(c->qp->recv_cq, &info);
+		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
@@ -382,7 +382,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 				   rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK, (uint8_t)nak),
 				   resp->msn);
 	if (resp->has_recv) {
-		rocemu_cqe_write(c->qp->recv_cq, &info);
+		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
 	rocemu_rc_resp_error(c->qp, c->err);

@@ -2,7 +2,7 @@
 /*
  * QP states and async events through the public verbs API: RNR retry
  * exhausted and recovered, COMM_EST, the SQD drain with SQ_DRAINED, CQ
- * overrun (CQ_ERR), a responder's access error and invalid request
+ * overrun (CQ_ERR, then QP_FATAL for the QP reporting to it), a responder's access error and invalid request
  * (QP_ACCESS_ERR, QP_REQ_ERR), the local ACK timeout when the peer's
  * daemon is gone (RETRY_EXC_ERR, QP_FATAL, flush), DEVICE_FATAL when our
  * own daemon dies, PORT_ERR/PORT_ACTIVE.
@@ -228,6 +228,10 @@ static void check_cq_overrun(void)
 			goto out;
 	check(wait_event(dev_a.ctx, IBV_EVENT_CQ_ERR, p.a.send_cq, WAIT_MS),
 	      "CQ overrun: CQ_ERR on the send CQ");
+	/* The next CQE the QP cannot report fails it (local work queue catastrophic error). */
+	check(wait_event(dev_a.ctx, IBV_EVENT_QP_FATAL, p.a.qp, WAIT_MS),
+	      "CQ overrun: QP_FATAL on the QP reporting to it");
+	expect_state(p.a.qp, IBV_QPS_ERR, "CQ overrun: requester");
 out:
 	pair_close(&p);
 }
