@@ -104,13 +104,15 @@ void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr
 				 IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT |
 				 IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
 				 IBV_DEVICE_SHUTDOWN_PORT | IBV_DEVICE_RESIZE_MAX_WR |
-				 IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS |
+				 IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IBV_DEVICE_MEM_MGT_EXTENSIONS |
 				 IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_RC_IP_CSUM;
 	attr->max_sge = ROCEMU_MAX_SGE;
 	attr->max_sge_rd = ROCEMU_MAX_SGE;
 	attr->max_cq = ROCEMU_MAX_CQ;
 	attr->max_cqe = ROCEMU_MAX_CQE;
 	attr->max_mr = ROCEMU_MAX_MR;
+	attr->max_mw = ROCEMU_MAX_MW;
 	attr->max_pd = ROCEMU_MAX_PD;
 	attr->max_qp_rd_atom = ROCEMU_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = ROCEMU_MAX_RD_ATOM;

@@ -66,7 +66,7 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 	rocemu_list_init(&emu->clients);
 	rocemu_idtable_init(&emu->pds, 1, ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->mrs, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->mws, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->mws, 1, ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
 	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);

@@ -205,6 +205,10 @@ static void check_device(struct dev *d)
 	check(d->attr.max_qp_wr > 0 && d->attr.max_sge > 0 && d->attr.max_cqe > 0, 0,
 	      "limits max_qp_wr %d max_sge %d max_cqe %d", d->attr.max_qp_wr, d->attr.max_sge,
 	      d->attr.max_cqe);
+	/* What it claims it has, it must be able to give: windows, atomics. */
+	check((d->attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) && d->attr.max_mw > 0 &&
+	      d->attr.atomic_cap == IBV_ATOMIC_HCA, 0,
+	      "memory windows (type 2B, max_mw %d) and atomics offered", d->attr.max_mw);
 
 	rc = ibv_query_port(d->ctx, 1, &d->port);
 	check(rc == 0, rc, "query_port 1");
