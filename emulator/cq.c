@@ -7,6 +7,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/comp_channel.h"
+#include "emulator/cqe.h"
 #include "rocemu/log.h"
 
 #define CQ_DBREC_BYTES 64	/* two big-endian words, on their own cache line */
@@ -117,14 +118,19 @@ int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req 
 	err = cq_size_check(req->cqe);
 	if (err)
 		return err;
-	/* No CQE is outstanding while the data path is absent: the new ring starts empty. */
 	ring_fd = cq_ring_create(cq->cqn, req->cqe, &new_layout, &new_ring);
 	if (ring_fd < 0)
 		return ring_fd;
+	err = rocemu_cqe_ring_move(cq, new_ring.addr, new_layout.ncqe,
+				   (uint8_t *)new_ring.addr + new_layout.dbrec_offset);
+	if (err) {
+		close(ring_fd);
+		rocemu_shm_destroy(&new_ring);
+		return err;
+	}
 	rocemu_shm_destroy(&cq->ring);
 	cq->ring = new_ring;
 	cq->layout = new_layout;
-	cq->pi = 0;
 	*layout = new_layout;
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x resize cqe %u", c->dev->name, cq->cqn,

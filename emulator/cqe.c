@@ -47,6 +47,29 @@ static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
 	return ARM_SN(arm) != cq->fired_sn;
 }
 
+int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec)
+{
+	const struct mlx5_cqe64 *from = cq->ring.addr;
+	struct mlx5_cqe64 *dst = to;
+	__be32 *dbrec = to_dbrec;
+	uint32_t ci = cq_db_read(cq, CQ_DB_SET_CI), n = (cq->pi - ci) & CQ_INDEX_MASK;
+
+	/* Hardware's rule too: the unpolled CQEs must fit, one slot kept free. */
+	if (n > cq->layout.ncqe || n >= to_ncqe)
+		return -EINVAL;
+	for (uint32_t i = ci; i != ci + n; i++) {
+		const struct mlx5_cqe64 *src = &from[i & (cq->layout.ncqe - 1)];
+		struct mlx5_cqe64 *cqe = &dst[i & (to_ncqe - 1)];
+
+		*cqe = *src;
+		cqe->op_own = (uint8_t)((src->op_own & ~1u) | !!(i & to_ncqe));
+	}
+	/* Same free-running indices: the shim resumes polling at ci, the daemon writes at pi. */
+	dbrec[CQ_DB_SET_CI] = htobe32(ci);
+	dbrec[CQ_DB_ARM] = htobe32(cq_db_read(cq, CQ_DB_ARM));
+	return 0;
+}
+
 void rocemu_cqe_arm_check(struct rocemu_cq *cq)
 {
 	uint32_t arm = cq_db_read(cq, CQ_DB_ARM);

@@ -33,6 +33,13 @@ struct rocemu_cqe_info {
  */
 bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
 
+/*
+ * Resizing: copy cq's unpolled CQEs, consumer index and arm word into a new
+ * ring of to_ncqe entries (doorbell record at to_dbrec), at the same
+ * indices. -EINVAL when they do not fit.
+ */
+int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec);
+
 /* The shim armed cq (or it may have): fire now if CQEs past the arm's index exist. */
 void rocemu_cqe_arm_check(struct rocemu_cq *cq);
 

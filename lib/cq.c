@@ -162,15 +162,20 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return REAL(ibv_resize_cq)(ibcq, cqe);
 	cq = to_rcq(ibcq);
 	req = (struct rocemu_resize_cq_req){ .cqn = cq->cqn, .cqe = cqe < 0 ? 0 : (uint32_t)cqe };
+	/* No poll may move the consumer index while the daemon copies from it (as mlx5). */
+	pthread_spin_lock(&cq->lock);
 	err = rocemu_conn_call(&to_rctx(ibcq->context)->conn, ROCEMU_OP_RESIZE_CQ, &req, &resp,
 			       &fd, 1);
-	if (err)
+	if (err) {
+		pthread_spin_unlock(&cq->lock);
 		return rocemu_errno_value(err);
+	}
 	memset(&resized, 0, sizeof(resized));
 	err = cq_map(&resized, &resp.layout, fd);
-	if (err)
+	if (err) {
+		pthread_spin_unlock(&cq->lock);
 		return err;
-	pthread_spin_lock(&cq->lock);
+	}
 	munmap(cq->map, cq->map_size);
 	cq->map = resized.map;
 	cq->map_size = resized.map_size;

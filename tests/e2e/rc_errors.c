@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 #include "verbs_pair.h"
 
@@ -785,6 +787,80 @@ out:
 	bufs_free();
 }
 
+/*
+ * ibv_resize_cq keeps the completions nobody polled yet, in order. b's SEND
+ * leaves b after the ACKs of a's WRITEs and on the same path, so once a has
+ * its receive completion, every WRITE completion sits unpolled in a's CQ.
+ */
+static void check_resize_cq(void)
+{
+	enum { WRITES = 8, WRITE_BYTES = 8 };
+	struct ibv_send_wr wr[WRITES], send;
+	struct ibv_sge sge[WRITES], send_sge, recv_sge;
+	struct ibv_recv_wr recv;
+	struct buf *local, *remote, *a_in, *b_out;
+	struct timespec start;
+	struct ibv_wc wc;
+	struct pair p;
+	int rc;
+
+	if (!pair_open(&p, &side_default, &side_default))
+		goto out;
+	local = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
+	remote = buf_new(&dev_b, 4096, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, UNTOUCHED);
+	a_in = buf_new(&dev_a, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
+	b_out = buf_new(&dev_b, 4096, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
+	if (!local || !remote || !a_in || !b_out)
+		goto out;
+	fill_pattern(local->p, WRITES * WRITE_BYTES, 21, 0);
+	recv_sge = sge_of(a_in, 0, 64);
+	recv = (struct ibv_recv_wr){ .wr_id = 500, .sg_list = &recv_sge, .num_sge = 1 };
+	if (!post_recv(p.a.qp, &recv, "resize: receive"))
+		goto out;
+	for (int i = 0; i < WRITES; i++) {
+		sge[i] = sge_of(local, i * WRITE_BYTES, WRITE_BYTES);
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = 1 + i, .sg_list = &sge[i], .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED, .next = i + 1 < WRITES ? &wr[i + 1] : NULL,
+			.wr.rdma = { .remote_addr = raddr_of(remote, i * WRITE_BYTES), .rkey = remote->mr->rkey },
+		};
+	}
+	if (!post_send(p.a.qp, wr, "resize: WRITEs"))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (pattern_mismatch(remote->p, WRITES * WRITE_BYTES, 21, 0) < WRITES * WRITE_BYTES &&
+	       elapsed_ms(&start) < (long)completion_wait_ms)
+		usleep(100);
+	check_pattern(remote->p, WRITES * WRITE_BYTES, 21, 0, "resize: WRITE data placed");
+	send_sge = sge_of(b_out, 0, 64);
+	send = (struct ibv_send_wr){ .wr_id = 600, .sg_list = &send_sge, .num_sge = 1,
+				     .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	if (!post_send(p.b.qp, &send, "resize: SEND back") ||
+	    !expect_wc(p.a.recv_cq, "resize: SEND back received",
+		       (struct want){ 500, IBV_WC_SUCCESS, IBV_WC_RECV, 64 }, NULL) ||
+	    !expect_wc(p.a.send_cq, "resize: first WRITE polled before",
+		       (struct want){ 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1 }, NULL))
+		goto out;
+	rc = ibv_resize_cq(p.a.send_cq, 2);
+	check(rc == EINVAL, "resize: to 2 with %d unpolled -> EINVAL (%s)", WRITES - 1, strerror(rc));
+	rc = ibv_resize_cq(p.a.send_cq, 12);
+	check(rc == 0 && p.a.send_cq->cqe >= 12, "resize: to 12 -> 0, cqe %d (%s)",
+	      p.a.send_cq->cqe, strerror(rc));
+	for (int i = 1; i < WRITES; i++)
+		if (!expect_wc(p.a.send_cq, "resize: WRITE completion kept",
+			       (struct want){ 1 + i, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1 }, NULL))
+			goto out;
+	check(ibv_poll_cq(p.a.send_cq, 1, &wc) == 0, "resize: no completion twice");
+	wr[0].wr_id = 9;
+	wr[0].next = NULL;
+	if (post_send(p.a.qp, wr, "resize: WRITE after"))
+		expect_wc(p.a.send_cq, "resize: completion after the resize",
+			  (struct want){ 9, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, -1 }, NULL);
+out:
+	pair_close(&p);
+	bufs_free();
+}
+
 static const struct named_check checks[] = {
 	{ "SEND over MRs", check_send_over_mrs },
 	{ "RDMA WRITE over MRs", check_write_over_mrs },
@@ -799,6 +875,7 @@ static const struct named_check checks[] = {
 	{ "bad opcode", check_bad_opcode },
 	{ "inline data", check_inline },
 	{ "ibv_qp_ex", check_qp_ex },
+	{ "resize CQ", check_resize_cq },
 };
 
 int main(int argc, char **argv)
