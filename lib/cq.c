@@ -65,7 +65,8 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 	int fd, err;
 
 	/* A channel of another context (or a real one) cannot carry our events. */
-	if (channel && channel->context != context) {
+	if ((channel && channel->context != context) ||
+	    comp_vector >= (uint32_t)context->num_comp_vectors) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -122,10 +123,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
-	if (comp_vector < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	/* Negative: far above num_comp_vectors once unsigned, refused there. */
 	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
 		       IBV_WC_STANDARD_FLAGS);
 	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;

@@ -337,6 +337,10 @@ static void check_cq(struct dev *d)
 	check_null_errno(ibv_create_cq(d->ctx, 0, NULL, NULL, 0), EINVAL, "create_cq 0 -> EINVAL");
 	check_null_errno(ibv_create_cq(d->ctx, d->attr.max_cqe + 1, NULL, NULL, 0), EINVAL,
 			 "create_cq max_cqe + 1 -> EINVAL");
+	check_null_errno(ibv_create_cq(d->ctx, 16, NULL, NULL, d->ctx->num_comp_vectors), EINVAL,
+			 "create_cq comp_vector num_comp_vectors -> EINVAL");
+	check_null_errno(ibv_create_cq(d->ctx, 16, NULL, NULL, -1), EINVAL,
+			 "create_cq comp_vector -1 -> EINVAL");
 }
 
 /* ---- QP creation ---- */
