@@ -3,7 +3,8 @@
 # Unmodified ibv_rc_pingpong -c between two devices whose egress drops,
 # duplicates and reorders packets (fixed seed): every buffer arrives intact
 # through retransmission. Then `rocemu stats` shows what was injected and
-# resent, `rocemu fault` changes the faults at run time, and the capture of
+# resent, `rocemu fault` changes the faults at run time (delay alone is
+# checked with a strict pair), and the capture of
 # each device decodes in tshark as InfiniBand with no malformed frame.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong ss
@@ -81,6 +82,17 @@ rc_faults() {
 	capture 10 "$ROCEMU" stats || fail "rocemu stats"
 	expect_fixed "rocemu0 faults off" "faults switched off at run time"
 	expect_fixed "rocemu1 faults dup=0.5,seed=1" "faults changed at run time"
+
+	# Delay alone loses nothing: every packet 200 us late, both ways, and a strict pair.
+	for dev in rocemu0 rocemu1; do
+		capture 10 "$ROCEMU" fault "$dev" "delay_us=200,seed=3" || fail "rocemu fault $dev delay_us=200"
+	done
+	PAIR_LOSSY='' FAULTS="delay_us=200,seed=3" pingpong 4096 50
+	capture 10 "$ROCEMU" stats || fail "rocemu stats"
+	for dev in rocemu0 rocemu1; do
+		[ "$(stat $dev fault_delayed)" -gt 0 ] || fail "$dev: nothing delayed"
+	done
+	ok "stats count delayed packets"
 
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	if command -v tshark >/dev/null; then
