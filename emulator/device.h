@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/sport.h"
 #include "net/fault.h"
 #include "rocemu/ctrl.h"
 
@@ -60,6 +61,8 @@ struct rocemu_device {
 	struct rocemu_fault *fault;	/* egress.c: NULL when no faults */
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */
 	struct rocemu_pcap *pcap;	/* egress.c: NULL when no capture */
+	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
+	unsigned int num_sports;
 };
 
 /* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */

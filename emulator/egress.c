@@ -2,6 +2,7 @@
 #include "emulator/egress.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,12 +32,12 @@ static void capture(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flo
 	}
 }
 
-int rocemu_egress_send(struct rocemu_device *dev, const struct sockaddr_in *dst,
+int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ipv4_udp *flow,
 		       const void *buf, size_t len, uint16_t gso)
 {
-	const struct rocemu_ipv4_udp flow = { .saddr = dev->ipv4, .daddr = dst->sin_addr.s_addr,
-					      .sport = htons(ROCEMU_ROCEV2_PORT),
-					      .dport = dst->sin_port };
+	const struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = flow->dport,
+					.sin_addr.s_addr = flow->daddr };
+	const struct sockaddr_in *dst = &to;
 	struct rocemu_loop *loop = dev->emu->loop;
 	size_t seg = gso ? gso : len, off;
 	uint64_t now = 0;
@@ -47,7 +48,7 @@ int rocemu_egress_send(struct rocemu_device *dev, const struct sockaddr_in *dst,
 	if (!dev->pcap && !dev->fault) {
 		struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
-		return rocemu_loop_send(loop, dev->udp_fd, dst, &iov, 1, gso);
+		return rocemu_loop_send(loop, fd, dst, &iov, 1, gso);
 	}
 	if (dev->fault)
 		now = rocemu_now_ns();
@@ -56,17 +57,17 @@ int rocemu_egress_send(struct rocemu_device *dev, const struct sockaddr_in *dst,
 		size_t n = len - off < seg ? len - off : seg;
 
 		if (dev->pcap)
-			capture(dev, &flow, pkt, n);
+			capture(dev, flow, pkt, n);
 		if (!dev->fault)
 			continue;
-		ret = rocemu_fault_apply(dev->fault, dev->udp_fd, dst, pkt, n, now);
+		ret = rocemu_fault_apply(dev->fault, fd, dst, pkt, n, now);
 		if (ret < 0)
 			err = ret;
 	}
 	if (!dev->fault) {
 		struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
-		err = rocemu_loop_send(loop, dev->udp_fd, dst, &iov, 1, gso);
+		err = rocemu_loop_send(loop, fd, dst, &iov, 1, gso);
 	}
 	return err;
 }

@@ -8,22 +8,22 @@
 #ifndef ROCEMU_EMULATOR_EGRESS_H
 #define ROCEMU_EMULATOR_EGRESS_H
 
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/icrc.h"
 #include "net/loop.h"
 
 struct rocemu_device;
 struct rocemu_emu;
 
 /*
- * Send buf[0, len) to dst: one datagram, or with gso > 0 a batch of
- * segments of gso bytes (the last possibly shorter). Counts it, captures
- * each packet and passes it through the device's fault injector. Returns 0
- * or -errno of the send.
+ * Send buf[0, len) on socket fd along flow (its source port is fd's):
+ * one datagram, or with gso > 0 a batch of segments of gso bytes (the
+ * last possibly shorter). Counts it, captures each packet and passes it
+ * through the device's fault injector. Returns 0 or -errno of the send.
  */
-int rocemu_egress_send(struct rocemu_device *dev, const struct sockaddr_in *dst,
+int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ipv4_udp *flow,
 		       const void *buf, size_t len, uint16_t gso);
 
 /* Count and capture one received datagram. */

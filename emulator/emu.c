@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "emulator/emu.h"
+#include "emulator/sport.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +47,7 @@ static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
 
 static void device_port_close(struct rocemu_emu *emu, struct rocemu_device *dev)
 {
+	rocemu_sport_close_all(dev);
 	if (dev->udp_fd < 0)
 		return;
 	rocemu_loop_remove_udp(emu->loop, dev->udp_fd);

@@ -87,8 +87,9 @@ struct rocemu_rc_resp {
 struct rocemu_rc {
 	struct rocemu_rc_req req;
 	struct rocemu_rc_resp resp;
-	struct sockaddr_in peer;	/* from the AV at RTR */
-	struct rocemu_ipv4_udp flow;	/* for the ICRC of what we send */
+	struct rocemu_ipv4_udp flow;	/* from the AV at RTR: where we send, ICRC input */
+	int tx_fd;			/* socket of flow's source port (sport.c) */
+	bool holds_sport;		/* tx_fd is a reference to give back */
 	uint32_t mtu;			/* path MTU in bytes */
 	bool comm_est;			/* COMM_EST given since RTR */
 	uint64_t cq_lost_timer;		/* a CQ refused a CQE: ERR when the pass ends */

@@ -149,7 +149,7 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 
 static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)
 {
-	int err = rocemu_egress_send(qp->owner->dev, &qp->rc.peer, buf, len, gso);
+	int err = rocemu_egress_send(qp->owner->dev, qp->rc.tx_fd, &qp->rc.flow, buf, len, gso);
 
 	if (err)
 		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x: send of %zu bytes failed: %s",

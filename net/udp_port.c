@@ -175,7 +175,7 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 fail:
 	rc = -errno;
 	close(fd);
-	if (rc == -EADDRINUSE)
+	if (rc == -EADDRINUSE && err != scratch)
 		explain_in_use(addr, ipv4_be, port, err, errlen);
 	else
 		snprintf(err, errlen, "cannot %s %s: %s", step, addr, strerror(-rc));

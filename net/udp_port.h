@@ -12,8 +12,9 @@
  * Open an unconnected UDP socket bound to ipv4_be:port with
  * IP_PMTUDISC_DO (so the kernel writes IPv4 ID 0 and DF, which the ICRC
  * covers), large buffers and UDP_GRO where the kernel has it. On failure
- * returns -errno and writes a one-line explanation to err; when the
- * address is taken it names the process holding it where /proc tells.
+ * returns -errno and writes a one-line explanation to err (if given);
+ * when the address is taken it names the process holding it where /proc
+ * tells (a walk of /proc, so only when err is given).
  */
 int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen);
 
