@@ -34,6 +34,7 @@ struct rocemu_pcap;
 /* Named like the hardware counters `rdma statistic` shows (data in 4-byte words). */
 struct rocemu_device_counters {
 	uint64_t port_xmit_packets, port_xmit_data, port_rcv_packets, port_rcv_data;
+	uint64_t port_xmit_discards;	/* packets not sent: the port was down */
 	uint64_t out_of_sequence;	/* responder: requests past the expected PSN */
 	uint64_t duplicate_request;	/* responder: requests before the expected PSN */
 	uint64_t packet_seq_err;	/* requester: PSN sequence NAKs received */
@@ -54,7 +55,7 @@ struct rocemu_device {
 	uint64_t node_guid;		/* network byte order */
 	int udp_fd;
 	uint64_t rx_datagrams;
-	uint64_t rx_dropped;		/* malformed, bad ICRC, no such QP */
+	uint64_t rx_dropped;		/* port down, malformed, bad ICRC, no such QP */
 	uint64_t rx_icrc_errors;
 	uint32_t num_pd, num_mr, num_cq, num_qp;
 	struct rocemu_device_counters counters;

@@ -43,6 +43,11 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 	uint64_t now = 0;
 	int err = 0, ret;
 
+	/* A port that is down has no link: the packets are lost, as on the wire. */
+	if (dev->port_state != IBV_PORT_ACTIVE) {
+		dev->counters.port_xmit_discards += (len + seg - 1) / seg;
+		return 0;
+	}
 	dev->counters.port_xmit_packets += (len + seg - 1) / seg;
 	dev->counters.port_xmit_data += len / PORT_DATA_WORD;
 	if (!dev->pcap && !dev->fault) {
@@ -242,6 +247,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "port_xmit_data", k->port_xmit_data },
 		{ "port_rcv_packets", k->port_rcv_packets },
 		{ "port_rcv_data", k->port_rcv_data },
+		{ "port_xmit_discards", k->port_xmit_discards },
 		{ "rx_icrc_errors", dev->rx_icrc_errors },
 		{ "rx_dropped", dev->rx_dropped },
 		{ "out_of_sequence", k->out_of_sequence },

@@ -33,6 +33,11 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	ssize_t paylen;
 
 	dev->rx_datagrams++;
+	/* A port that is down has no link: nothing arrives. */
+	if (dev->port_state != IBV_PORT_ACTIVE) {
+		rx_drop(dev, d, "port down");
+		return;
+	}
 	rocemu_egress_rx(dev, d);
 	rocemu_doorbell_awake(dev->emu);
 	if (rocemu_icrc_check_v4(&flow, d->data, d->len)) {

@@ -2,10 +2,11 @@
 /*
  * QP states and async events through the public verbs API: RNR retry
  * exhausted and recovered, COMM_EST, the SQD drain with SQ_DRAINED, CQ
- * overrun (CQ_ERR, then QP_FATAL for the QP reporting to it), a responder's access error and invalid request
- * (QP_ACCESS_ERR, QP_REQ_ERR), the local ACK timeout when the peer's
- * daemon is gone (RETRY_EXC_ERR, QP_FATAL, flush), DEVICE_FATAL when our
- * own daemon dies, PORT_ERR/PORT_ACTIVE.
+ * overrun (CQ_ERR, then QP_FATAL for the QP reporting to it), a
+ * responder's access error and invalid request (QP_ACCESS_ERR,
+ * QP_REQ_ERR), the local ACK timeout when the peer's daemon is gone
+ * (RETRY_EXC_ERR, QP_FATAL, flush), DEVICE_FATAL when our own daemon dies,
+ * PORT_ERR/PORT_ACTIVE and a SEND that waits out a port without link.
  * Every wait is a bounded poll; nothing depends on how long anything takes.
  * Devices, QP pairs and checks are those of verbs_pair.c.
  *
@@ -14,7 +15,7 @@
  *                                        DEV_B lives in the daemon PID_B of runtime
  *                                        dir DIR_B; it is killed mid-test
  *   rc_events fatal DEV PID              the daemon PID of DEV is killed
- *   rc_events port DEV ROCEMU            `ROCEMU down/up DEV` while we listen
+ *   rc_events port DEV_A DEV_B ROCEMU    `ROCEMU down/up DEV_B` under a SEND from A
  *
  * One line per check, then "N passed" and "N failed"; exit 0 when none failed.
  */
@@ -467,17 +468,41 @@ static bool port_is(struct ibv_context *ctx, enum ibv_port_state want)
 	return ibv_query_port(ctx, 1, &attr) == 0 && attr.state == want;
 }
 
-static int run_port(const char *name, const char *rocemu)
+/*
+ * Port events, and a port without link: while b's port is down a's SEND
+ * gets no answer (it is not even received); once the port is up again the
+ * resend after the local ACK timeout completes it.
+ */
+static int run_port(const char *name_a, const char *name_b, const char *rocemu)
 {
-	if (dev_open(&dev_a, name)) {
-		check(port_state_cmd(rocemu, "down", name), "rocemu down %s", name);
-		check(wait_event(dev_a.ctx, IBV_EVENT_PORT_ERR, NULL, WAIT_MS), "PORT_ERR");
-		check(port_is(dev_a.ctx, IBV_PORT_DOWN), "port DOWN");
-		check(port_state_cmd(rocemu, "up", name), "rocemu up %s", name);
-		check(wait_event(dev_a.ctx, IBV_EVENT_PORT_ACTIVE, NULL, WAIT_MS), "PORT_ACTIVE");
-		check(port_is(dev_a.ctx, IBV_PORT_ACTIVE), "port ACTIVE");
-	}
+	struct side_spec patient = events_side;
+	struct pair p = { 0 };
+	struct ibv_wc wc;
+
+	patient.knobs.timeout = 18;	/* ~1 s a try, 7 retries: far longer than the port is down */
+	mem_a = dev_open_with_mem(&dev_a, name_a);
+	mem_b = mem_a ? dev_open_with_mem(&dev_b, name_b) : NULL;
+	if (!mem_b || !pair_open(&p, &patient, &patient))
+		goto out;
+	check(port_state_cmd(rocemu, "down", name_b), "rocemu down %s", name_b);
+	check(wait_event(dev_b.ctx, IBV_EVENT_PORT_ERR, NULL, WAIT_MS), "PORT_ERR");
+	check(port_is(dev_b.ctx, IBV_PORT_DOWN), "port DOWN");
+	if (!recv_into(p.b.qp, mem_b, 10, BUF_SIZE) || !send_64(p.a.qp, mem_a, 11))
+		goto out;
+	check(poll_wc(p.a.send_cq, &wc, QUIET_MS) == 0 && poll_wc(p.b.recv_cq, &wc, 0) == 0,
+	      "port down: nothing completes on either side");
+	check(port_state_cmd(rocemu, "up", name_b), "rocemu up %s", name_b);
+	check(wait_event(dev_b.ctx, IBV_EVENT_PORT_ACTIVE, NULL, WAIT_MS), "PORT_ACTIVE");
+	check(port_is(dev_b.ctx, IBV_PORT_ACTIVE), "port ACTIVE");
+	expect_wc(p.a.send_cq, "port up again: SEND resent and completed",
+		  (struct want){ 11, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	expect_wc(p.b.recv_cq, "port up again: SEND received",
+		  (struct want){ 10, IBV_WC_SUCCESS, IBV_WC_RECV, 64 }, NULL);
+out:
+	pair_close(&p);
+	bufs_free();
 	dev_close(&dev_a);
+	dev_close(&dev_b);
 	return checks_finish();
 }
 
@@ -491,9 +516,9 @@ int main(int argc, char **argv)
 		return run_retry(argv[2], argv[3], argv[4], (pid_t)atoi(argv[5]));
 	if (argc == 4 && !strcmp(argv[1], "fatal"))
 		return run_fatal(argv[2], (pid_t)atoi(argv[3]));
-	if (argc == 4 && !strcmp(argv[1], "port"))
-		return run_port(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "port"))
+		return run_port(argv[2], argv[3], argv[4]);
 	fprintf(stderr, "usage: %s local DEV_A DEV_B | retry DEV_A DEV_B DIR_B PID_B | "
-		"fatal DEV PID | port DEV ROCEMU\n", argv[0]);
+		"fatal DEV PID | port DEV_A DEV_B ROCEMU\n", argv[0]);
 	return 2;
 }

@@ -38,7 +38,7 @@ rc_events() {
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
 	events_run "two devices" local rocemu0 rocemu1
-	events_run "port down/up" port rocemu1 "$ROCEMU"
+	events_run "port down/up" port rocemu0 rocemu1 "$ROCEMU"
 
 	# The peer's device lives in a second daemon, which the program kills.
 	peer_dir=$WORK_DIR/peer-$BACKEND
