@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Unmodified ibv_devices and ibv_devinfo see rocemu0 as a ConnectX-5 RoCE
 # port: active, Ethernet, one RoCE v2 GID made from the device's IPv4 address.
+# So does a program that loads libibverbs only at run time (as UCX does).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_programs ibv_devices ibv_devinfo
+require_built "$DLOPEN_VERBS"
 use_test_net 1
 
 devinfo() {
@@ -31,6 +33,9 @@ devinfo() {
 	# devinfo.c prints a RoCE v2 GID with inet_ntop and ", RoCE v2".
 	expect_fixed "$(printf '\t\t\tGID[  0]:\t\t::ffff:%s, RoCE v2' "$ip")" "GID[0] ::ffff:$ip, RoCE v2"
 	expect_none "GID\[  1\]" "no other GID"
+
+	capture 60 "$ROCEMU" run -- "$DLOPEN_VERBS" || fail "a program that dlopens libibverbs failed"
+	expect "^device rocemu0 port ACTIVE$" "libibverbs loaded with dlopen: rocemu0 opened, port ACTIVE"
 }
 
 for_each_backend devinfo

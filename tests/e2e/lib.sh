@@ -13,6 +13,7 @@ E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROCEMU=$top_builddir/tools/rocemu
 ROCEMUD=$top_builddir/tools/rocemud
 VERBS_CONTROL=$top_builddir/tests/e2e/verbs_control
+DLOPEN_VERBS=$top_builddir/tests/e2e/dlopen_verbs
 URING_PROBE=$top_builddir/tests/e2e/uring_probe
 TEST_NAME=$(basename "$0" .sh)
 
