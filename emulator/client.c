@@ -144,18 +144,6 @@ fail_errno_pipe:
 	return err;
 }
 
-void rocemu_client_async_event(struct rocemu_client *c, uint64_t element,
-			       enum ibv_event_type type)
-{
-	struct rocemu_async_record rec = { .element = element, .event_type = type };
-
-	if (c->async_fd < 0)
-		return;
-	if (write(c->async_fd, &rec, sizeof(rec)) != sizeof(rec))
-		rocemu_log(ROCEMU_LOG_WARN, "%s pid %d: async event %d dropped (%s)",
-			   rocemu_client_dev_name(c), (int)c->pid, (int)type, strerror(errno));
-}
-
 void rocemu_client_free(struct rocemu_client *c)
 {
 	struct rocemu_emu *emu = c->emu;

@@ -40,10 +40,6 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 			      struct rocemu_open_device_resp *resp, int *fds, int *nfds);
 
-/* Write an async event record to c's pipe (dropped with a log line when the pipe is full). */
-void rocemu_client_async_event(struct rocemu_client *c, uint64_t element,
-			       enum ibv_event_type type);
-
 /* Destroy every object of c, close its descriptors and free it. */
 void rocemu_client_free(struct rocemu_client *c);
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/client.h"
+#include "emulator/async_event.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "rocemu/log.h"
@@ -111,7 +111,7 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 		if (!cq->overruns++) {
 			rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u qp 0x%06x, CQ in error",
 				   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
-			rocemu_client_async_event(cq->owner, cq->user_cq, IBV_EVENT_CQ_ERR);
+			rocemu_async_event(cq->owner, cq->user_cq, IBV_EVENT_CQ_ERR);
 		}
 		return false;
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emulator/async_event.h"
 #include "emulator/client.h"
 #include "emulator/comp_channel.h"
 #include "emulator/doorbell.h"
@@ -165,6 +166,6 @@ int rocemu_emu_set_port_state(struct rocemu_emu *emu, struct rocemu_device *dev,
 	rocemu_log(ROCEMU_LOG_INFO, "%s port 1 %s", dev->name, rocemu_port_state_name(state));
 	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
 		if (c->dev == dev)
-			rocemu_client_async_event(c, ROCEMU_PORT_NUM, event);
+			rocemu_async_event(c, ROCEMU_PORT_NUM, event);
 	return 0;
 }

@@ -145,8 +145,6 @@ bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
 void rocemu_rc_sqd_check(struct rocemu_qp *qp);
 /* A packet reached the QP: COMM_EST the first time in RTR. */
 void rocemu_rc_qp_rx(struct rocemu_qp *qp);
-/* Deliver an async event of this QP to its owner. */
-void rocemu_rc_qp_event(struct rocemu_qp *qp, enum ibv_event_type type);
 /* In ERR: complete every WQE posted since the last flush with WR_FLUSH_ERR. */
 void rocemu_rc_qp_flush(struct rocemu_qp *qp);
 /* CQE syndrome, AETH NAK code (-1: none) and name of an error. */

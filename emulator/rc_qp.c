@@ -11,6 +11,7 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/async_event.h"
 #include "emulator/cq.h"
 #include "emulator/cqe.h"
 #include "emulator/qp.h"
@@ -57,29 +58,13 @@ static const struct {
 			     IBV_EVENT_QP_FATAL },
 };
 
-static const char *const event_names[] = {
-	[IBV_EVENT_QP_FATAL] = "QP_FATAL",
-	[IBV_EVENT_QP_REQ_ERR] = "QP_REQ_ERR",
-	[IBV_EVENT_QP_ACCESS_ERR] = "QP_ACCESS_ERR",
-	[IBV_EVENT_COMM_EST] = "COMM_EST",
-	[IBV_EVENT_SQ_DRAINED] = "SQ_DRAINED",
-};
-
-void rocemu_rc_qp_event(struct rocemu_qp *qp, enum ibv_event_type type)
-{
-	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x event %s", qp->owner->dev->name, qp->qpn,
-		   (unsigned)type < sizeof(event_names) / sizeof(event_names[0]) &&
-		   event_names[type] ? event_names[type] : "?");
-	rocemu_client_async_event(qp->owner, qp->user_qp, type);
-}
-
 void rocemu_rc_qp_rx(struct rocemu_qp *qp)
 {
 	/* IBTA 11.6.2: the first packet received in RTR establishes communication. */
 	if (qp->attr.qp_state != IBV_QPS_RTR || qp->rc.comm_est)
 		return;
 	qp->rc.comm_est = true;
-	rocemu_rc_qp_event(qp, IBV_EVENT_COMM_EST);
+	rocemu_async_event_qp(qp, IBV_EVENT_COMM_EST);
 }
 
 bool rocemu_rc_sq_active(const struct rocemu_qp *qp)
@@ -106,7 +91,7 @@ void rocemu_rc_sqd_check(struct rocemu_qp *qp)
 	req->draining = false;
 	rocemu_rc_req_timers_cancel(qp);
 	if (qp->attr.en_sqd_async_notify)
-		rocemu_rc_qp_event(qp, IBV_EVENT_SQ_DRAINED);
+		rocemu_async_event_qp(qp, IBV_EVENT_SQ_DRAINED);
 }
 
 uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err)
@@ -356,11 +341,11 @@ static bool qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
 	if (qp_to_error(qp, why))
-		rocemu_rc_qp_event(qp, IBV_EVENT_QP_FATAL);
+		rocemu_async_event_qp(qp, IBV_EVENT_QP_FATAL);
 }
 
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
 	if (qp_to_error(qp, why))
-		rocemu_rc_qp_event(qp, rc_errors[why].resp_event);
+		rocemu_async_event_qp(qp, rc_errors[why].resp_event);
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/async_event.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emulator/client.h"
+#include "emulator/qp.h"
+#include "rocemu/log.h"
+
+static const char *const event_names[] = {
+	[IBV_EVENT_QP_FATAL] = "QP_FATAL",
+	[IBV_EVENT_QP_REQ_ERR] = "QP_REQ_ERR",
+	[IBV_EVENT_QP_ACCESS_ERR] = "QP_ACCESS_ERR",
+	[IBV_EVENT_COMM_EST] = "COMM_EST",
+	[IBV_EVENT_SQ_DRAINED] = "SQ_DRAINED",
+};
+
+static const char *event_name(enum ibv_event_type type)
+{
+	return (unsigned)type < sizeof(event_names) / sizeof(event_names[0]) &&
+	       event_names[type] ? event_names[type] : "?";
+}
+
+void rocemu_async_event(struct rocemu_client *c, uint64_t element, enum ibv_event_type type)
+{
+	struct rocemu_async_record rec = { .element = element, .event_type = type };
+
+	if (c->async_fd < 0)
+		return;
+	if (write(c->async_fd, &rec, sizeof(rec)) != sizeof(rec))
+		rocemu_log(ROCEMU_LOG_WARN, "%s pid %d: async event %d dropped (%s)",
+			   c->dev ? c->dev->name : "-", (int)c->pid, (int)type, strerror(errno));
+}
+
+void rocemu_async_event_qp(struct rocemu_qp *qp, enum ibv_event_type type)
+{
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x event %s", qp->owner->dev->name, qp->qpn,
+		   event_name(type));
+	rocemu_async_event(qp->owner, qp->user_qp, type);
+}
