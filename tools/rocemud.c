@@ -9,16 +9,13 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "emulator/ctrl_server.h"
+#include "emulator/daemon.h"
 #include "emulator/device_config.h"
-#include "emulator/emu.h"
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
 
@@ -155,17 +152,6 @@ static long running_daemon(const char *dir)
 	return pid ? pid : -EBUSY;	/* something listens there, but not a daemon of ours */
 }
 
-static void on_signal(void *arg, int fd, uint32_t revents)
-{
-	struct rocemu_emu *emu = arg;
-	struct signalfd_siginfo si;
-
-	if (read(fd, &si, sizeof(si)) != sizeof(si))
-		return;
-	rocemu_log(ROCEMU_LOG_INFO, "%s received, exiting", strsignal((int)si.ssi_signo));
-	rocemu_loop_stop(emu->loop);
-}
-
 /* A real-time priority keeps the data path off the scheduler tick; silently none when not allowed. */
 static void priority_raise(void)
 {
@@ -175,29 +161,14 @@ static void priority_raise(void)
 		rocemu_log(ROCEMU_LOG_INFO, "running with SCHED_FIFO priority 1");
 }
 
-/* SIGTERM and SIGINT arrive through the loop; SIGPIPE never (a client may vanish). */
-static int signals_setup(void)
-{
-	sigset_t set;
-
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 static int run(const struct options *opt)
 {
 	static struct rocemu_device devs[ROCEMU_MAX_DEVICES];
-	static struct rocemu_emu emu;
+	struct rocemu_daemon_config cfg;
 	char dir[PATH_MAX], err[512];
 	unsigned int num_devs;
-	struct rocemu_loop *loop;
 	long other;
-	int sigfd, ret;
+	int ret;
 
 	if (rocemu_devices_parse(getenv("ROCEMU_DEVICES"), devs, &num_devs, err, sizeof(err))) {
 		fprintf(stderr, "rocemud: ROCEMU_DEVICES: %s\n", err);
@@ -221,51 +192,14 @@ static int run(const struct options *opt)
 			strerror((int)-other));
 		return 1;
 	}
-	sigfd = signals_setup();
-	if (sigfd < 0) {
-		fprintf(stderr, "rocemud: signals: %s\n", strerror(-sigfd));
-		return 1;
-	}
-	loop = rocemu_loop_new(ROCEMU_LOOP_AUTO);
-	if (!loop) {
-		fprintf(stderr, "rocemud: event loop: %s\n", strerror(errno));
-		close(sigfd);
-		return 1;
-	}
-	rocemu_log(ROCEMU_LOG_INFO, "event loop backend %s", rocemu_loop_backend_name(loop));
 	priority_raise();
-	ret = rocemu_emu_init(&emu, loop, dir, devs, num_devs, err, sizeof(err));
-	if (ret) {
+	cfg = (struct rocemu_daemon_config){ .runtime_dir = dir, .devs = devs,
+					     .num_devs = num_devs,
+					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
+					     .autostarted = opt->autostarted };
+	ret = rocemu_daemon_run(&cfg, err, sizeof(err));
+	if (ret && err[0])
 		fprintf(stderr, "rocemud: %s\n", err);
-		goto out_loop;
-	}
-	ret = rocemu_loop_watch_fd(loop, sigfd, on_signal, &emu);
-	if (!ret)
-		ret = rocemu_ctrl_server_start(&emu, (unsigned int)idle_exit_seconds(opt), err,
-					       sizeof(err));
-	else
-		snprintf(err, sizeof(err), "cannot watch signals: %s", strerror(-ret));
-	if (ret) {
-		fprintf(stderr, "rocemud: %s\n", err);
-		goto out_emu;
-	}
-	rocemu_log(ROCEMU_LOG_INFO, "started: %u device(s), runtime %s%s", num_devs, dir,
-		   opt->autostarted ? " (autostarted)" : "");
-	ret = rocemu_loop_run(loop);
-	if (ret)
-		rocemu_log(ROCEMU_LOG_ERROR, "event loop failed: %s", strerror(-ret));
-	/* Ports close before the socket goes: whoever waits for the socket may rebind them. */
-	rocemu_emu_fini(&emu);
-	rocemu_ctrl_server_stop(&emu);
-	rocemu_log(ROCEMU_LOG_INFO, "stopped");
-	goto out_signals;
-out_emu:
-	rocemu_emu_fini(&emu);
-out_signals:
-	rocemu_loop_unwatch_fd(loop, sigfd);
-out_loop:
-	rocemu_loop_free(loop);
-	close(sigfd);
 	return ret ? 1 : 0;
 }
 

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "emulator/ctrl_server.h"
+#include "emulator/emu.h"
+#include "net/loop.h"
+#include "rocemu/log.h"
+
+static void on_signal(void *arg, int fd, uint32_t revents)
+{
+	struct rocemu_loop *loop = arg;
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	rocemu_log(ROCEMU_LOG_INFO, "%s received, exiting", strsignal((int)si.ssi_signo));
+	rocemu_loop_stop(loop);
+}
+
+/* SIGTERM and SIGINT arrive through the loop; SIGPIPE never (a client may vanish). */
+static int signals_setup(void)
+{
+	sigset_t set;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* emu on loop until it stops; err set when it could not start. */
+static int serve(const struct rocemu_daemon_config *cfg, struct rocemu_loop *loop, int sigfd,
+		 char *err, size_t errlen)
+{
+	static struct rocemu_emu emu;
+	int ret;
+
+	ret = rocemu_emu_init(&emu, loop, cfg->runtime_dir, cfg->devs, cfg->num_devs, err, errlen);
+	if (ret)
+		return ret;
+	ret = rocemu_loop_watch_fd(loop, sigfd, on_signal, loop);
+	if (!ret)
+		ret = rocemu_ctrl_server_start(&emu, cfg->idle_exit_s, err, errlen);
+	else
+		snprintf(err, errlen, "cannot watch signals: %s", strerror(-ret));
+	if (ret) {
+		rocemu_emu_fini(&emu);
+		return ret;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "started: %u device(s), runtime %s%s", cfg->num_devs,
+		   cfg->runtime_dir, cfg->autostarted ? " (autostarted)" : "");
+	ret = rocemu_loop_run(loop);
+	if (ret)
+		rocemu_log(ROCEMU_LOG_ERROR, "event loop failed: %s", strerror(-ret));
+	/* Ports close before the socket goes: whoever waits for the socket may rebind them. */
+	rocemu_emu_fini(&emu);
+	rocemu_ctrl_server_stop(&emu);
+	rocemu_log(ROCEMU_LOG_INFO, "stopped");
+	return ret;
+}
+
+int rocemu_daemon_run(const struct rocemu_daemon_config *cfg, char *err, size_t errlen)
+{
+	struct rocemu_loop *loop;
+	int sigfd, ret;
+
+	err[0] = '\0';
+	sigfd = signals_setup();
+	if (sigfd < 0) {
+		snprintf(err, errlen, "signals: %s", strerror(-sigfd));
+		return sigfd;
+	}
+	loop = rocemu_loop_new(ROCEMU_LOOP_AUTO);
+	if (!loop) {
+		ret = -errno;
+		snprintf(err, errlen, "event loop: %s", strerror(errno));
+		close(sigfd);
+		return ret;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "event loop backend %s", rocemu_loop_backend_name(loop));
+	ret = serve(cfg, loop, sigfd, err, errlen);
+	rocemu_loop_unwatch_fd(loop, sigfd);
+	rocemu_loop_free(loop);
+	close(sigfd);
+	return ret;
+}
