@@ -6,7 +6,6 @@
 #include "emulator/cqe.h"
 #include "emulator/egress.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
 #include "rocemu/log.h"
 
 /* Spin this long after the last work before sleeping: saves a wake-up per round trip. */
@@ -39,12 +38,13 @@ void rocemu_doorbell_kick(struct rocemu_client *c)
 	rocemu_doorbell_awake(c->emu);
 }
 
+/* New WQEs: sent in RTS (and SQD), flushed in ERR, left alone in the other states. */
 static void scan_qp(struct rocemu_qp *qp)
 {
-	if (rocemu_rc_sq_active(qp))
-		rocemu_rc_req_run(qp);
-	else if (qp->attr.qp_state == IBV_QPS_ERR)
-		rocemu_rc_qp_flush(qp);
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		qp->ops->flush(qp);
+	else
+		qp->ops->post(qp);
 }
 
 /* Work for c's QPs and CQs if its doorbell_seq moved. Returns whether it did. */

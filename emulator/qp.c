@@ -12,54 +12,49 @@
 #include "emulator/qp_state.h"
 #include "rocemu/log.h"
 
-const char *rocemu_qp_type_name(enum ibv_qp_type type)
+/* Every QP type verbs knows, by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
+static const char *const qp_type_names[256] = {
+	[IBV_QPT_RC] = "RC",
+	[IBV_QPT_UC] = "UC",
+	[IBV_QPT_UD] = "UD",
+	[IBV_QPT_RAW_PACKET] = "RAW_PACKET",
+	[IBV_QPT_XRC_SEND] = "XRC_SEND",
+	[IBV_QPT_XRC_RECV] = "XRC_RECV",
+	[IBV_QPT_DRIVER] = "DRIVER",
+};
+
+/* The name of a type verbs knows, NULL for another number. */
+static const char *qp_type_known(uint32_t type)
 {
-	switch (type) {
-	case IBV_QPT_RC:
-		return "RC";
-	case IBV_QPT_UC:
-		return "UC";
-	case IBV_QPT_UD:
-		return "UD";
-	case IBV_QPT_RAW_PACKET:
-		return "RAW_PACKET";
-	case IBV_QPT_XRC_SEND:
-		return "XRC_SEND";
-	case IBV_QPT_XRC_RECV:
-		return "XRC_RECV";
-	case IBV_QPT_DRIVER:
-		return "DRIVER";
-	default:
-		return "?";
-	}
+	return type < sizeof(qp_type_names) / sizeof(qp_type_names[0]) ? qp_type_names[type] : NULL;
 }
 
-static int qp_type_check(uint32_t type)
+const char *rocemu_qp_type_name(enum ibv_qp_type type)
 {
-	switch (type) {
-	case IBV_QPT_RC:
+	const char *name = qp_type_known(type);
+
+	return name ? name : "?";
+}
+
+/* A known type without a transport is not supported; an unknown one is invalid. */
+static int qp_type_check(uint32_t type, const struct rocemu_transport_ops **ops)
+{
+	*ops = rocemu_transport_of_qp_type(type);
+	if (*ops)
 		return 0;
-	case IBV_QPT_UC:
-	case IBV_QPT_UD:
-	case IBV_QPT_RAW_PACKET:
-	case IBV_QPT_XRC_SEND:
-	case IBV_QPT_XRC_RECV:
-	case IBV_QPT_DRIVER:
-		return -EOPNOTSUPP;
-	default:
-		return -EINVAL;
-	}
+	return qp_type_known(type) ? -EOPNOTSUPP : -EINVAL;
 }
 
 int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req *req,
 		     struct rocemu_create_qp_resp *resp, int *fd)
 {
+	const struct rocemu_transport_ops *ops;
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;
 	struct rocemu_qp *qp;
 	int err, ring_fd;
 
-	err = qp_type_check(req->qp_type);
+	err = qp_type_check(req->qp_type, &ops);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -88,7 +83,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	}
 	resp->layout.qpn = qp->qpn;
 	qp->layout = resp->layout;
-	err = rocemu_rc_qp_init(qp);
+	qp->ops = ops;
+	err = ops->init(qp);
 	if (err) {
 		rocemu_shm_destroy(&qp->rings);
 		close(ring_fd);
@@ -141,7 +137,7 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 	resp->attr = qp->attr;
 	resp->attr.cur_qp_state = qp->attr.qp_state;
 	resp->attr.cap = qp->cap;
-	resp->attr.sq_draining = qp->rc.req.draining;
+	resp->attr.sq_draining = qp->ops->sq_draining(qp);
 	resp->cap = qp->cap;
 	resp->sq_sig_all = qp->sq_sig_all;
 	resp->qp_type = qp->type;
@@ -151,7 +147,7 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x destroy", qp->owner->dev->name, qp->qpn);
-	rocemu_rc_qp_fini(qp);
+	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);
 	qp->pd->users--;

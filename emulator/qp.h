@@ -11,12 +11,14 @@
 
 #include "emulator/client.h"
 #include "emulator/rc.h"
+#include "emulator/transport.h"
 
 struct rocemu_qp {
 	struct rocemu_client *owner;
 	struct rocemu_list node;	/* in owner->qps */
 	uint32_t qpn;
 	enum ibv_qp_type type;
+	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;
 	uint32_t sq_sig_all;
@@ -25,11 +27,13 @@ struct rocemu_qp {
 	struct ibv_qp_attr attr;	/* current state and attributes */
 	struct rocemu_qp_layout layout;
 	struct rocemu_shm rings;
-	struct rocemu_rc rc;		/* the data path's state */
+	union {				/* the transport's own state, as ops says */
+		struct rocemu_rc rc;
+	};
 };
 
 /*
- * Create a QP: -EOPNOTSUPP for a type other than RC, -EINVAL for a PD, CQ
+ * Create a QP: -EOPNOTSUPP for a type without a transport, -EINVAL for a PD, CQ
  * or SRQ c does not own or capabilities over the limits, -ENOMEM at the
  * device limit. On success *fd is the rings' memfd (to be sent and closed).
  */

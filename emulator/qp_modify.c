@@ -149,6 +149,6 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 	qp->attr.cur_qp_state = next;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s->%s mask 0x%x", c->dev->name, qp->qpn,
 		   rocemu_qp_state_name(cur), rocemu_qp_state_name(next), mask);
-	rocemu_rc_qp_modified(qp, prev, next);
+	qp->ops->modified(qp, prev, next);
 	return 0;
 }

@@ -3,7 +3,9 @@
  * The RC transport of one QP: the state its requester (rc_req.c),
  * responder (rc_resp.c) and completer (rc_comp.c) keep, the packet
  * transmitter they share (rc_tx.c) and the error/flush rules (rc_qp.c).
- * Packets come in through rx.c. Everything runs on the daemon's one loop.
+ * Packets come in through rx.c, and the rest of the emulator calls RC
+ * through its transport ops (rocemu_rc_transport). Everything runs on the
+ * daemon's one loop.
  */
 #ifndef ROCEMU_EMULATOR_RC_H
 #define ROCEMU_EMULATOR_RC_H
@@ -18,6 +20,7 @@
 #include "net/icrc.h"
 
 struct rocemu_cq;
+struct rocemu_pkt;
 struct rocemu_qp;
 struct rocemu_cqe_info;
 struct rocemu_device;
@@ -95,17 +98,6 @@ struct rocemu_rc {
 	uint64_t cq_lost_timer;		/* a CQ refused a CQE: ERR when the pass ends */
 };
 
-/* What rx.c found in a datagram, for the engines. */
-struct rocemu_rc_pkt {
-	struct rocemu_device *dev;
-	const uint8_t *bth;
-	const struct rocemu_opcode_info *info;
-	uint8_t opcode;
-	uint32_t psn;
-	const uint8_t *payload;
-	uint32_t paylen;
-};
-
 /*
  * Errors as values, mapped in one place (rc_qp.c) to the CQE syndrome,
  * the NAK the responder sends and the log name.
@@ -126,11 +118,7 @@ enum rocemu_rc_err {
 	RC_ERR__COUNT,
 };
 
-/* ---- rc_qp.c ---- */
-int rocemu_rc_qp_init(struct rocemu_qp *qp);
-void rocemu_rc_qp_fini(struct rocemu_qp *qp);
-/* After ibv_modify_qp committed cur -> next: set the engines up, or flush on ERR. */
-void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next);
+/* ---- rc_qp.c (and rocemu_rc_transport, its ops) ---- */
 /* Move qp to ERR (logged with why) and flush both queues. */
 void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
 /* WQE at FIFO position pos failed with err: earlier ones flush, then the QP goes to ERR. */
@@ -145,8 +133,6 @@ bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
 void rocemu_rc_sqd_check(struct rocemu_qp *qp);
 /* A packet reached the QP: COMM_EST the first time in RTR. */
 void rocemu_rc_qp_rx(struct rocemu_qp *qp);
-/* In ERR: complete every WQE posted since the last flush with WR_FLUSH_ERR. */
-void rocemu_rc_qp_flush(struct rocemu_qp *qp);
 /* CQE syndrome, AETH NAK code (-1: none) and name of an error. */
 uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err);
 int rocemu_rc_err_nak(enum rocemu_rc_err err);
@@ -172,8 +158,8 @@ bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e);
 void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp);
 
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
-void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt);
-void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt);
+void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 
 /* ---- rc_tx.c ---- */
 

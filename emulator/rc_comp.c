@@ -52,7 +52,7 @@ static const enum rocemu_rc_err nak_errors[] = {
 struct comp_ctx {
 	struct rocemu_qp *qp;
 	struct rocemu_rc_req *req;
-	const struct rocemu_rc_pkt *pkt;
+	const struct rocemu_pkt *pkt;
 	uint8_t syndrome;
 	enum rocemu_rc_err err;
 	bool run_req;		/* the window may have opened */
@@ -120,7 +120,7 @@ static void retire_upto(struct comp_ctx *c, uint32_t psn)
 
 static enum comp_state comp_check_psn(struct comp_ctx *c)
 {
-	const struct rocemu_rc_pkt *pkt = c->pkt;
+	const struct rocemu_pkt *pkt = c->pkt;
 	int32_t d = rocemu_psn_diff(pkt->psn, c->req->una_psn);
 
 	if (rocemu_psn_diff(pkt->psn, c->req->next_psn) >= 0)
@@ -185,7 +185,7 @@ static enum comp_state comp_retire(struct comp_ctx *c)
 static enum comp_state comp_read(struct comp_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	const struct rocemu_rc_pkt *pkt = c->pkt;
+	const struct rocemu_pkt *pkt = c->pkt;
 	struct rocemu_send_wqe *w = &req->comp_wqe;
 	struct iovec remote[ROCEMU_MAX_SGE], local;
 	struct rocemu_rc_wqe *e;
@@ -233,7 +233,7 @@ static enum comp_state comp_read(struct comp_ctx *c)
 static enum comp_state comp_atomic(struct comp_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	const struct rocemu_rc_pkt *pkt = c->pkt;
+	const struct rocemu_pkt *pkt = c->pkt;
 	struct rocemu_send_wqe *w = &req->comp_wqe;
 	struct iovec remote[ROCEMU_MAX_SGE], local;
 	struct rocemu_rc_wqe *e;
@@ -319,7 +319,7 @@ static enum comp_state comp_error(struct comp_ctx *c)
 	return COMP_DONE;
 }
 
-void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt)
+void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	struct comp_ctx c = { .qp = qp, .req = &qp->rc.req, .pkt = pkt };
 	enum comp_state state = COMP_CHECK_PSN;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * RC per QP: setting the engines up on state changes, the one table that
- * maps each error to its CQE syndrome and NAK, and the move to ERR with
- * the flush of both queues (every outstanding WQE completes with
+ * RC per QP, and its transport ops: setting the engines up on state
+ * changes, handing its packets to responder or completer, the one table
+ * that maps each error to its CQE syndrome and NAK, and the move to ERR
+ * with the flush of both queues (every outstanding WQE completes with
  * WR_FLUSH_ERR, signaled or not, as mlx5 hardware does), the SQD drain
  * and the QP's async events.
  */
@@ -109,7 +110,9 @@ const char *rocemu_rc_err_name(enum rocemu_rc_err err)
 	return rc_errors[err].name;
 }
 
-int rocemu_rc_qp_init(struct rocemu_qp *qp)
+static void rc_flush(struct rocemu_qp *qp);
+
+static int rc_init(struct rocemu_qp *qp)
 {
 	uint32_t n = qp->layout.sq_wqe_cnt ? qp->layout.sq_wqe_cnt : 1;
 
@@ -136,7 +139,7 @@ static void rc_timers_cancel(struct rocemu_qp *qp)
 	qp->rc.cq_lost_timer = 0;
 }
 
-void rocemu_rc_qp_fini(struct rocemu_qp *qp)
+static void rc_destroy(struct rocemu_qp *qp)
 {
 	rc_timers_cancel(qp);
 	rc_sport_release(qp);
@@ -182,7 +185,7 @@ static void rc_peer_set(struct rocemu_qp *qp)
 		qp->rc.mtu = 256;
 }
 
-void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
+static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
 {
 	switch (next) {
 	case IBV_QPS_RESET:
@@ -216,7 +219,7 @@ void rocemu_rc_qp_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv
 	case IBV_QPS_ERR:
 		qp->rc.req.draining = false;
 		if (cur != IBV_QPS_ERR)
-			rocemu_rc_qp_flush(qp);
+			rc_flush(qp);
 		break;
 	default:
 		break;
@@ -304,7 +307,7 @@ static void flush_rq(struct rocemu_qp *qp)
 	}
 }
 
-void rocemu_rc_qp_flush(struct rocemu_qp *qp)
+static void rc_flush(struct rocemu_qp *qp)
 {
 	flush_sq(qp);
 	flush_rq(qp);
@@ -334,7 +337,7 @@ static bool qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 	qp->attr.qp_state = IBV_QPS_ERR;
 	qp->attr.cur_qp_state = IBV_QPS_ERR;
 	qp->rc.req.draining = false;
-	rocemu_rc_qp_flush(qp);
+	rc_flush(qp);
 	return true;
 }
 
@@ -349,3 +352,28 @@ void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 	if (qp_to_error(qp, why))
 		rocemu_async_event_qp(qp, rc_errors[why].resp_event);
 }
+
+/* Requests go to the responder; acknowledges and responses to the completer. */
+static void rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	if (pkt->info->flags & ROCEMU_OPF_REQ)
+		rocemu_rc_resp_packet(qp, pkt);
+	else
+		rocemu_rc_comp_packet(qp, pkt);
+}
+
+static bool rc_sq_draining(const struct rocemu_qp *qp)
+{
+	return qp->rc.req.draining;
+}
+
+const struct rocemu_transport_ops rocemu_rc_transport = {
+	.name = "RC",
+	.init = rc_init,
+	.destroy = rc_destroy,
+	.modified = rc_modified,
+	.post = rocemu_rc_req_run,
+	.flush = rc_flush,
+	.rx = rc_rx,
+	.sq_draining = rc_sq_draining,
+};

@@ -56,7 +56,7 @@ static const char *const resp_state_names[] = {
 struct resp_ctx {
 	struct rocemu_qp *qp;
 	struct rocemu_rc_resp *resp;
-	const struct rocemu_rc_pkt *pkt;
+	const struct rocemu_pkt *pkt;
 	uint16_t flags;		/* ROCEMU_OPF_* of the packet */
 	bool duplicate;
 	enum rocemu_rc_err err;
@@ -389,7 +389,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_rc_pkt *pkt)
+void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	struct resp_ctx c = { .qp = qp, .resp = &qp->rc.resp, .pkt = pkt,
 			      .flags = pkt->info->flags };

@@ -2,25 +2,34 @@
 #include "emulator/rx.h"
 
 #include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 #include "emulator/doorbell.h"
 #include "emulator/egress.h"
 #include "emulator/emu.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
+#include "emulator/transport.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
-static void rx_drop(struct rocemu_device *dev, const struct rocemu_dgram *d, const char *why)
+/* Count a datagram dropped; the debug log says why (printf-style). */
+__attribute__((format(printf, 3, 4)))
+static void rx_drop(struct rocemu_device *dev, const struct rocemu_dgram *d, const char *why, ...)
 {
-	char src[INET_ADDRSTRLEN];
+	char src[INET_ADDRSTRLEN], text[128];
+	va_list ap;
 
 	dev->rx_dropped++;
-	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s rx drop %zu bytes from %s:%u: %s", dev->name, d->len,
-			   inet_ntop(AF_INET, &d->src.sin_addr, src, sizeof(src)),
-			   ntohs(d->src.sin_port), why);
+	if (!rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		return;
+	va_start(ap, why);
+	vsnprintf(text, sizeof(text), why, ap);
+	va_end(ap);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s rx drop %zu bytes from %s:%u: %s", dev->name, d->len,
+		   inet_ntop(AF_INET, &d->src.sin_addr, src, sizeof(src)), ntohs(d->src.sin_port),
+		   text);
 }
 
 void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
@@ -28,7 +37,8 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = dev->ipv4,
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
-	struct rocemu_rc_pkt pkt = { .dev = dev, .bth = d->data };
+	struct rocemu_pkt pkt = { .dev = dev, .bth = d->data };
+	const struct rocemu_transport_ops *transport;
 	struct rocemu_qp *qp;
 	ssize_t paylen;
 
@@ -55,21 +65,24 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	pkt.psn = rocemu_bth_psn(d->data);
 	pkt.payload = d->data + pkt.info->length;
 	pkt.paylen = (uint32_t)paylen;
-	if (!(pkt.info->flags & ROCEMU_OPF_RC)) {
-		rx_drop(dev, d, "not RC");
+	/* The opcode's class names its transport (IBTA 9.2.1). */
+	transport = rocemu_transport_of_opcode(pkt.opcode);
+	if (!transport) {
+		rx_drop(dev, d, "%s packet: no such transport", rocemu_op_transport_name(pkt.opcode));
 		return;
 	}
 	qp = rocemu_idtable_get(&dev->emu->qps, rocemu_bth_destqp(d->data));
-	if (!qp || qp->owner->dev != dev || qp->type != IBV_QPT_RC) {
+	if (!qp || qp->owner->dev != dev) {
 		rx_drop(dev, d, "no such QP");
+		return;
+	}
+	if (qp->ops != transport) {
+		rx_drop(dev, d, "%s packet for %s QP 0x%06x", transport->name, qp->ops->name, qp->qpn);
 		return;
 	}
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x rx %s len %u%s", dev->name,
 			   qp->qpn, pkt.psn, pkt.info->name, pkt.paylen,
 			   rocemu_bth_ackreq(d->data) ? " ackreq" : "");
-	if (pkt.info->flags & ROCEMU_OPF_REQ)
-		rocemu_rc_resp_packet(qp, &pkt);
-	else
-		rocemu_rc_comp_packet(qp, &pkt);
+	transport->rx(qp, &pkt);
 }

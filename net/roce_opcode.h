@@ -6,11 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bits 7:5 of the opcode select the transport. */
-#define ROCEMU_OP_TRANSPORT_MASK 0xe0
-#define ROCEMU_OP_TRANSPORT_RC   0x00
-#define ROCEMU_OP_TRANSPORT_UC   0x20
-#define ROCEMU_OP_TRANSPORT_UD   0x60
+/* Bits 7:5 of the opcode select the transport (IBTA 9.2.1; CNP: RoCEv2 annex A17.9.2). */
+#define ROCEMU_OP_TRANSPORT_MASK  0xe0
+#define ROCEMU_OP_TRANSPORT_SHIFT 5
+#define ROCEMU_OP_TRANSPORT_RC    0x00
+#define ROCEMU_OP_TRANSPORT_UC    0x20
+#define ROCEMU_OP_TRANSPORT_RD    0x40
+#define ROCEMU_OP_TRANSPORT_UD    0x60
+#define ROCEMU_OP_TRANSPORT_CNP   0x80
+#define ROCEMU_OP_TRANSPORT_XRC   0xa0
 
 enum rocemu_opcode {
 	ROCEMU_OP_RC_SEND_FIRST				= 0x00,
@@ -141,6 +145,15 @@ static inline const char *rocemu_opcode_name(uint8_t op)
 	const struct rocemu_opcode_info *info = rocemu_opcode_info(op);
 
 	return info ? info->name : "Unknown";
+}
+
+/* Name of the transport opcode op belongs to: "RC", "UD"... */
+static inline const char *rocemu_op_transport_name(uint8_t op)
+{
+	static const char *const names[] = { "RC", "UC", "RD", "UD", "CNP", "XRC",
+					     "vendor", "vendor" };
+
+	return names[(op & ROCEMU_OP_TRANSPORT_MASK) >> ROCEMU_OP_TRANSPORT_SHIFT];
 }
 
 /* Size in bytes of header h (ROCEMU_HDR_*; 0 for PAYLOAD). */

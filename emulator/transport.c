@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/transport.h"
+
+/* Indexed by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
+static const struct rocemu_transport_ops *const by_qp_type[256] = {
+	[IBV_QPT_RC] = &rocemu_rc_transport,
+};
+
+/* Indexed by the opcode class, bits 7:5 of the BTH opcode (IBTA 9.2.1). */
+static const struct rocemu_transport_ops *const by_opcode_class[8] = {
+	[ROCEMU_OP_TRANSPORT_RC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_rc_transport,
+};
+
+const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type)
+{
+	return (unsigned)type < sizeof(by_qp_type) / sizeof(by_qp_type[0]) ? by_qp_type[type]
+									   : NULL;
+}
+
+const struct rocemu_transport_ops *rocemu_transport_of_opcode(uint8_t opcode)
+{
+	unsigned int class = (opcode & ROCEMU_OP_TRANSPORT_MASK) >> ROCEMU_OP_TRANSPORT_SHIFT;
+
+	return by_opcode_class[class];
+}
