@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "emulator/client.h"
+#include "emulator/qp_path.h"
 #include "emulator/rc.h"
 #include "emulator/transport.h"
 
@@ -27,6 +28,7 @@ struct rocemu_qp {
 	struct ibv_qp_attr attr;	/* current state and attributes */
 	struct rocemu_qp_layout layout;
 	struct rocemu_shm rings;
+	struct rocemu_qp_path path;	/* connected transports: the peer */
 	union {				/* the transport's own state, as ops says */
 		struct rocemu_rc rc;
 	};

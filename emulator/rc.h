@@ -10,14 +10,12 @@
 #ifndef ROCEMU_EMULATOR_RC_H
 #define ROCEMU_EMULATOR_RC_H
 
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
 #include "emulator/atomic.h"
 #include "emulator/wqe.h"
-#include "net/icrc.h"
 
 struct rocemu_cq;
 struct rocemu_pkt;
@@ -90,10 +88,6 @@ struct rocemu_rc_resp {
 struct rocemu_rc {
 	struct rocemu_rc_req req;
 	struct rocemu_rc_resp resp;
-	struct rocemu_ipv4_udp flow;	/* from the AV at RTR: where we send, ICRC input */
-	int tx_fd;			/* socket of flow's source port (sport.c) */
-	bool holds_sport;		/* tx_fd is a reference to give back */
-	uint32_t mtu;			/* path MTU in bytes */
 	bool comm_est;			/* COMM_EST given since RTR */
 	uint64_t cq_lost_timer;		/* a CQ refused a CQE: ERR when the pass ends */
 };

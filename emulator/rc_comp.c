@@ -200,9 +200,9 @@ static enum comp_state comp_read(struct comp_ctx *c)
 	if (!is_read(e) || rocemu_psn_diff(pkt->psn, e->first_psn) < 0 ||
 	    rocemu_psn_diff(pkt->psn, e->last_psn) > 0)
 		return COMP_ERROR;
-	offset = (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->rc.mtu;
+	offset = (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->path.mtu;
 	if (pkt->paylen > e->length - offset ||
-	    (!(pkt->info->flags & ROCEMU_OPF_END) && pkt->paylen != c->qp->rc.mtu) ||
+	    (!(pkt->info->flags & ROCEMU_OPF_END) && pkt->paylen != c->qp->path.mtu) ||
 	    ((pkt->info->flags & ROCEMU_OPF_END) && offset + pkt->paylen != e->length))
 		return COMP_ERROR;
 	if (!w->bbs || w->bb != e->bb) {

@@ -18,9 +18,7 @@
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
 #include "emulator/rc.h"
-#include "emulator/sport.h"
 #include "net/roce_hdr.h"
-#include "net/udp_port.h"
 #include "rocemu/log.h"
 
 /*
@@ -124,13 +122,6 @@ static int rc_init(struct rocemu_qp *qp)
 	return 0;
 }
 
-static void rc_sport_release(struct rocemu_qp *qp)
-{
-	if (qp->rc.holds_sport)
-		rocemu_sport_put(qp->owner->dev, ntohs(qp->rc.flow.sport));
-	qp->rc.holds_sport = false;
-}
-
 static void rc_timers_cancel(struct rocemu_qp *qp)
 {
 	rocemu_rc_req_timers_cancel(qp);
@@ -142,7 +133,7 @@ static void rc_timers_cancel(struct rocemu_qp *qp)
 static void rc_destroy(struct rocemu_qp *qp)
 {
 	rc_timers_cancel(qp);
-	rc_sport_release(qp);
+	rocemu_qp_path_release(qp);
 	free(qp->rc.req.fifo);
 	qp->rc.req.fifo = NULL;
 }
@@ -154,35 +145,12 @@ static void rc_reset(struct rocemu_qp *qp)
 	uint32_t mask = qp->rc.req.fifo_mask;
 
 	rc_timers_cancel(qp);
-	rc_sport_release(qp);
+	rocemu_qp_path_release(qp);
 	memset(&qp->rc.req, 0, offsetof(struct rocemu_rc_req, wqe));
 	qp->rc.req.fifo = fifo;
 	qp->rc.req.fifo_mask = mask;
 	memset(&qp->rc.resp, 0, sizeof(qp->rc.resp));
 	rocemu_wqe_doorbell_reset(qp);
-}
-
-/*
- * RoCE: the peer is GID ::ffff:a.b.c.d of the AV (IPv4-mapped), port 4791;
- * the source port comes from the QPN pair, as a ConnectX picks it.
- */
-static void rc_peer_set(struct rocemu_qp *qp)
-{
-	struct rocemu_device *dev = qp->owner->dev;
-	const uint8_t *gid = qp->attr.ah_attr.grh.dgid.raw;
-	uint32_t daddr;
-	uint16_t sport;
-
-	memcpy(&daddr, gid + 12, sizeof(daddr));
-	rc_sport_release(qp);
-	qp->rc.tx_fd = rocemu_sport_get(dev, qp->qpn, qp->attr.dest_qp_num, &sport);
-	qp->rc.holds_sport = true;
-	qp->rc.flow = (struct rocemu_ipv4_udp){ .saddr = dev->ipv4, .daddr = daddr,
-						.sport = htons(sport),
-						.dport = htons(ROCEMU_ROCEV2_PORT) };
-	qp->rc.mtu = rocemu_mtu_bytes(qp->attr.path_mtu);
-	if (!qp->rc.mtu)
-		qp->rc.mtu = 256;
 }
 
 static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
@@ -193,7 +161,7 @@ static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 		break;
 	case IBV_QPS_RTR:
 		if (cur == IBV_QPS_INIT) {
-			rc_peer_set(qp);
+			rocemu_qp_path_set(qp);
 			qp->rc.resp.epsn = qp->attr.rq_psn;
 			qp->rc.comm_est = false;
 		}

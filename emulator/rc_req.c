@@ -184,7 +184,7 @@ static enum req_state req_send(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
 	const struct rocemu_send_wqe *w = &req->wqe;
-	uint32_t offset = (uint32_t)rocemu_psn_diff(req->cursor_psn, c->e->first_psn) * c->qp->rc.mtu;
+	uint32_t offset = (uint32_t)rocemu_psn_diff(req->cursor_psn, c->e->first_psn) * c->qp->path.mtu;
 	struct rocemu_rc_msg m = {
 		.ops = req_ops[w->opcode].ops,
 		.psn = c->e->first_psn,

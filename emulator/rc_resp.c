@@ -234,7 +234,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 
 	c->err = RC_ERR_REM_INV_REQ;
 	/* Only the last packet of a message may be shorter than the MTU (IBTA C9-88). */
-	if (!end && c->pkt->paylen != c->qp->rc.mtu)
+	if (!end && c->pkt->paylen != c->qp->path.mtu)
 		return RESP_ERROR;
 	if (local.iov_len && ((c->flags & ROCEMU_OPF_SEND) ? place_send(c, &local)
 							   : place_write(c, &local)))

@@ -52,7 +52,7 @@ static uint8_t stage[STAGE_BYTES];
 
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len)
 {
-	return len ? (len + qp->rc.mtu - 1) / qp->rc.mtu : 1;
+	return len ? (len + qp->path.mtu - 1) / qp->path.mtu : 1;
 }
 
 static void tx_log(const struct rocemu_qp *qp, const uint8_t *pkt, uint32_t paylen)
@@ -149,7 +149,7 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 
 static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)
 {
-	int err = rocemu_egress_send(qp->owner->dev, qp->rc.tx_fd, &qp->rc.flow, buf, len, gso);
+	int err = rocemu_egress_send(qp->owner->dev, qp->path.tx_fd, &qp->path.flow, buf, len, gso);
 
 	if (err)
 		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x: send of %zu bytes failed: %s",
@@ -159,7 +159,7 @@ static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uin
 int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
 		       uint32_t max_pkts, uint32_t *sent)
 {
-	uint32_t mtu = qp->rc.mtu, npkts = rocemu_rc_npkts(qp, m->length), idx = offset / mtu;
+	uint32_t mtu = qp->path.mtu, npkts = rocemu_rc_npkts(qp, m->length), idx = offset / mtu;
 	struct iovec local[GSO_MAX_SEGS];
 	size_t wire[GSO_MAX_SEGS];
 	int err;
@@ -197,7 +197,7 @@ int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint
 		if (err)
 			return err;
 		for (i = 0, used = 0; i < nseg; used += wire[i], i++) {
-			rocemu_icrc_append_v4(&qp->rc.flow, stage + used, wire[i] - ROCEMU_ICRC_BYTES);
+			rocemu_icrc_append_v4(&qp->path.flow, stage + used, wire[i] - ROCEMU_ICRC_BYTES);
 			tx_log(qp, stage + used, (uint32_t)local[i].iov_len);
 		}
 		datagram_send(qp, stage, used, nseg > 1 ? (uint16_t)seg_len : 0);
@@ -214,7 +214,7 @@ void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, ui
 	bth_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE, psn, 0, false, false);
 	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES, syndrome);
 	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
-	len = rocemu_icrc_append_v4(&qp->rc.flow, pkt, ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES);
+	len = rocemu_icrc_append_v4(&qp->path.flow, pkt, ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES);
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx RC Acknowledge syndrome 0x%02x msn %u",
 			   qp->owner->dev->name, qp->qpn, psn, syndrome, msn);
@@ -233,7 +233,7 @@ void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn,
 							   ROCEMU_AETH_CREDITS_INVALID));
 	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
 	rocemu_atmack_set_orig(pkt + ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES, orig);
-	len = rocemu_icrc_append_v4(&qp->rc.flow, pkt,
+	len = rocemu_icrc_append_v4(&qp->path.flow, pkt,
 				    ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ATMACK_BYTES);
 	tx_log(qp, pkt, 0);
 	datagram_send(qp, pkt, len, 0);
