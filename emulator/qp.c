@@ -147,6 +147,7 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x destroy", qp->owner->dev->name, qp->qpn);
+	rocemu_qp_timers_cancel(qp);
 	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);

@@ -11,6 +11,7 @@
 
 #include "emulator/client.h"
 #include "emulator/qp_path.h"
+#include "emulator/qp_timer.h"
 #include "emulator/rc.h"
 #include "emulator/transport.h"
 
@@ -29,6 +30,7 @@ struct rocemu_qp {
 	struct rocemu_qp_layout layout;
 	struct rocemu_shm rings;
 	struct rocemu_qp_path path;	/* connected transports: the peer */
+	struct rocemu_qp_timer timers[ROCEMU_QP_TIMER__COUNT];
 	union {				/* the transport's own state, as ops says */
 		struct rocemu_rc rc;
 	};

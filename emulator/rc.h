@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/atomic.h"
+#include "emulator/qp_timer.h"
 #include "emulator/wqe.h"
 
 struct rocemu_cq;
@@ -54,9 +55,7 @@ struct rocemu_rc_req {
 	uint32_t una_psn;		/* oldest PSN not acknowledged */
 	uint32_t reads_out;		/* READ and atomic requests sent, not completed */
 	uint32_t rnr_retries;		/* RNR NAKs in a row */
-	uint64_t rnr_timer;		/* pending RNR wait, 0 if none */
-	uint64_t retry_timer;		/* local ACK timeout, 0 if none */
-	uint32_t retry_una;		/* una_psn when it was armed */
+	uint32_t retry_una;		/* una_psn when the local ACK timer was armed */
 	uint32_t retries;		/* timeouts in a row */
 	bool gap_rewound;		/* lost responses asked again from gap_psn... */
 	uint32_t gap_psn;		/* ...the una_psn then: once per gap */
@@ -89,7 +88,6 @@ struct rocemu_rc {
 	struct rocemu_rc_req req;
 	struct rocemu_rc_resp resp;
 	bool comm_est;			/* COMM_EST given since RTR */
-	uint64_t cq_lost_timer;		/* a CQ refused a CQE: ERR when the pass ends */
 };
 
 /*
@@ -148,8 +146,18 @@ void rocemu_rc_req_run(struct rocemu_qp *qp);
 void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn);
 /* READ or atomic: takes a max_rd_atomic credit and waits for response data. */
 bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e);
+
+/* ---- rc_timer.c ---- */
+/* Arm the local ACK timeout if packets are outstanding and it is not armed. */
+void rocemu_rc_retry_arm(struct rocemu_qp *qp);
+/* RNR NAK: wait us microseconds (the local ACK timer stopped), then resend. */
+void rocemu_rc_rnr_wait(struct rocemu_qp *qp, uint32_t us);
+/* The requester sends nothing while an RNR wait runs. */
+bool rocemu_rc_rnr_waiting(const struct rocemu_qp *qp);
 /* Cancel the RNR wait and the local ACK timeout. */
 void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp);
+/* The transport's timer hook: kind of qp expired. */
+void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);

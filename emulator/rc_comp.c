@@ -270,14 +270,6 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	return COMP_DONE;
 }
 
-static void rnr_expired(void *arg)
-{
-	struct rocemu_qp *qp = arg;
-
-	qp->rc.req.rnr_timer = 0;
-	rocemu_rc_req_run(qp);
-}
-
 static enum comp_state comp_rnr(struct comp_ctx *c)
 {
 	struct rocemu_qp *qp = c->qp;
@@ -291,13 +283,7 @@ static enum comp_state comp_rnr(struct comp_ctx *c)
 	}
 	qp->owner->dev->counters.rnr_nak_retry_err++;
 	rocemu_rc_req_rewind(qp, c->pkt->psn);
-	/* An RNR NAK is an answer: the local ACK timer starts again with the resend. */
-	rocemu_rc_req_timers_cancel(qp);
-	c->req->retries = 0;
-	if (!c->req->rnr_timer)
-		c->req->rnr_timer = rocemu_loop_timer_add(qp->owner->emu->loop,
-							  rocemu_now_ns() + us * 1000ull,
-							  rnr_expired, qp);
+	rocemu_rc_rnr_wait(qp, us);
 	return COMP_DONE;
 }
 

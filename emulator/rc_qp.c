@@ -17,6 +17,7 @@
 #include "emulator/cqe.h"
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
+#include "emulator/qp_timer.h"
 #include "emulator/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
@@ -122,17 +123,8 @@ static int rc_init(struct rocemu_qp *qp)
 	return 0;
 }
 
-static void rc_timers_cancel(struct rocemu_qp *qp)
-{
-	rocemu_rc_req_timers_cancel(qp);
-	if (qp->rc.cq_lost_timer)
-		rocemu_loop_timer_cancel(qp->owner->emu->loop, qp->rc.cq_lost_timer);
-	qp->rc.cq_lost_timer = 0;
-}
-
 static void rc_destroy(struct rocemu_qp *qp)
 {
-	rc_timers_cancel(qp);
 	rocemu_qp_path_release(qp);
 	free(qp->rc.req.fifo);
 	qp->rc.req.fifo = NULL;
@@ -144,7 +136,7 @@ static void rc_reset(struct rocemu_qp *qp)
 	struct rocemu_rc_wqe *fifo = qp->rc.req.fifo;
 	uint32_t mask = qp->rc.req.fifo_mask;
 
-	rc_timers_cancel(qp);
+	rocemu_qp_timers_cancel(qp);
 	rocemu_qp_path_release(qp);
 	memset(&qp->rc.req, 0, offsetof(struct rocemu_rc_req, wqe));
 	qp->rc.req.fifo = fifo;
@@ -194,23 +186,15 @@ static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 	}
 }
 
-static void cq_lost_fire(void *arg)
-{
-	struct rocemu_qp *qp = arg;
-
-	qp->rc.cq_lost_timer = 0;
-	rocemu_rc_qp_error(qp, RC_ERR_LOC_QP_OP);
-}
-
 void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 {
-	if (rocemu_cqe_write(cq, info) || qp->attr.qp_state == IBV_QPS_ERR || qp->rc.cq_lost_timer)
+	if (rocemu_cqe_write(cq, info) || qp->attr.qp_state == IBV_QPS_ERR ||
+	    rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_CQ_LOST))
 		return;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: cq 0x%06x in error took no CQE, QP fails",
 		   qp->owner->dev->name, qp->qpn, cq->cqn);
 	/* A timer due now: the engine that wrote the CQE finishes its pass first. */
-	qp->rc.cq_lost_timer = rocemu_loop_timer_add(qp->owner->emu->loop, rocemu_now_ns(),
-						     cq_lost_fire, qp);
+	rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_CQ_LOST, rocemu_now_ns());
 }
 
 void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
@@ -343,5 +327,6 @@ const struct rocemu_transport_ops rocemu_rc_transport = {
 	.post = rocemu_rc_req_run,
 	.flush = rc_flush,
 	.rx = rc_rx,
+	.timer = rocemu_rc_timer,
 	.sq_draining = rc_sq_draining,
 };

@@ -263,79 +263,12 @@ static enum req_state req_err_local(struct req_ctx *c)
 	return REQ_DONE;
 }
 
-static bool outstanding(const struct rocemu_rc_req *req)
-{
-	return req->tail != req->cursor || rocemu_psn_diff(req->cursor_psn, req->una_psn) > 0;
-}
-
-/* Local ACK timeout 4.096 us * 2^timeout (IBTA 9.7.6.1.3); 0 is infinite: only complain. */
-#define RETRY_LOG_NS 1000000000ull
-#define RETRY_INFINITE_TIMEOUT 0
-
-static void retry_expired(void *arg);
-
-static void retry_arm(struct rocemu_qp *qp)
-{
-	struct rocemu_rc_req *req = &qp->rc.req;
-	uint64_t ns = rocemu_ack_timeout_ns(qp->attr.timeout);
-
-	if (req->retry_timer || !outstanding(req))
-		return;
-	req->retry_una = req->una_psn;
-	req->retry_timer = rocemu_loop_timer_add(qp->owner->emu->loop,
-						 rocemu_now_ns() + (ns ? ns : RETRY_LOG_NS),
-						 retry_expired, qp);
-}
-
-static void retry_expired(void *arg)
-{
-	struct rocemu_qp *qp = arg;
-	struct rocemu_rc_req *req = &qp->rc.req;
-
-	req->retry_timer = 0;
-	if (!rocemu_rc_sq_active(qp) || !outstanding(req))
-		return;
-	if (req->una_psn != req->retry_una || req->rnr_timer) {
-		req->retries = 0;	/* progress, or waiting for the responder */
-		retry_arm(qp);
-		return;
-	}
-	if (qp->attr.timeout == RETRY_INFINITE_TIMEOUT) {
-		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x psn 0x%06x: no ACK for 1 s (timeout infinite)",
-			   qp->owner->dev->name, qp->qpn, req->una_psn);
-		retry_arm(qp);
-		return;
-	}
-	if (++req->retries > qp->attr.retry_cnt) {
-		rocemu_rc_req_fail(qp, req->tail, RC_ERR_RETRY_EXC);
-		return;
-	}
-	qp->owner->dev->counters.local_ack_timeout_err++;
-	req->gap_rewound = false;
-	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: local ACK timeout, resend (retry %u of %u)",
-		   qp->owner->dev->name, qp->qpn, req->una_psn, req->retries, qp->attr.retry_cnt);
-	rocemu_rc_req_rewind(qp, req->una_psn);
-	rocemu_rc_req_run(qp);
-}
-
-void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp)
-{
-	struct rocemu_rc_req *req = &qp->rc.req;
-
-	if (req->rnr_timer)
-		rocemu_loop_timer_cancel(qp->owner->emu->loop, req->rnr_timer);
-	if (req->retry_timer)
-		rocemu_loop_timer_cancel(qp->owner->emu->loop, req->retry_timer);
-	req->rnr_timer = 0;
-	req->retry_timer = 0;
-}
-
 void rocemu_rc_req_run(struct rocemu_qp *qp)
 {
 	struct req_ctx c = { .qp = qp, .req = &qp->rc.req };
 	enum req_state state = REQ_FETCH;
 
-	if (!rocemu_rc_sq_active(qp) || qp->rc.req.rnr_timer || !qp->layout.sq_wqe_cnt)
+	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt)
 		return;
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
@@ -372,7 +305,7 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 		}
 	}
 	if (rocemu_rc_sq_active(qp))
-		retry_arm(qp);
+		rocemu_rc_retry_arm(qp);
 	rocemu_rc_sqd_check(qp);
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/qp_timer.h"
 #include "net/roce_opcode.h"
 
 struct rocemu_device;
@@ -43,6 +44,8 @@ struct rocemu_transport_ops {
 	void (*flush)(struct rocemu_qp *qp);
 	/* One packet of this transport for qp. */
 	void (*rx)(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+	/* A timer of qp (qp_timer.c) expired. */
+	void (*timer)(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 	/* SQD: WQEs posted before the transition are still to finish (ibv_query_qp). */
 	bool (*sq_draining)(const struct rocemu_qp *qp);
 };
