@@ -21,12 +21,12 @@
 #include "net/udp_port.h"
 
 /*
- * 127.0.60.x and ports away from 4791, so this test runs beside a daemon and
+ * 127.0.251.x and ports away from 4791, so this test runs beside a daemon and
  * other tests; one port per test, as io_uring lets go of a closed socket
  * only some time after the ring is gone.
  */
-#define ADDR_A "127.0.60.1"
-#define ADDR_B "127.0.60.2"
+#define ADDR_A "127.0.251.1"
+#define ADDR_B "127.0.251.2"
 #define PORT_REORDER 47201
 #define PORT_DUP_DELAY 47202
 #define PORT_REORDER_DELAY 47203

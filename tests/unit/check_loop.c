@@ -17,9 +17,9 @@
 #include "net/loop.h"
 #include "net/udp_port.h"
 
-/* 127.0.50.x and ports away from 4791, so this test runs beside a daemon and other tests. */
-#define ADDR_A "127.0.50.1"
-#define ADDR_B "127.0.50.2"
+/* 127.0.250.x and ports away from 4791, so this test runs beside a daemon and other tests. */
+#define ADDR_A "127.0.250.1"
+#define ADDR_B "127.0.250.2"
 #define PORT_EXCHANGE 47101
 #define PORT_GSO 47102
 #define PORT_IN_USE 47103

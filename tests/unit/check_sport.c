@@ -14,7 +14,7 @@
 #include "emulator/sport.h"
 
 /* A device on an address no other test binds. */
-#define TEST_ADDR "127.0.70.1"
+#define TEST_ADDR "127.0.252.1"
 
 START_TEST(test_known_value)
 {
