@@ -7,10 +7,11 @@
 
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
-#include "emulator/egress.h"
+#include "emulator/fault_inject.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
+#include "emulator/stats.h"
 #include "emulator/status.h"
 #include "rocemu/log.h"
 
@@ -217,7 +218,7 @@ static int op_set_faults(struct rocemu_client *c, const void *req, struct rocemu
 	dev = rocemu_emu_device_by_name(c->emu, name);
 	if (!dev)
 		return -ENODEV;
-	ret = rocemu_egress_set_faults(dev, spec, why, sizeof(why));
+	ret = rocemu_fault_inject_set(dev, spec, why, sizeof(why));
 	if (ret)
 		rocemu_log(ROCEMU_LOG_INFO, "%s faults refused: %s", dev->name, why);
 	return ret;
@@ -225,7 +226,7 @@ static int op_set_faults(struct rocemu_client *c, const void *req, struct rocemu
 
 static int op_stats(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
-	int n = rocemu_egress_stats_text(c->emu, reply->body, ROCEMU_CTRL_MSG_MAX);
+	int n = rocemu_stats_text(c->emu, reply->body, ROCEMU_CTRL_MSG_MAX);
 
 	if (n < 0)
 		return n;

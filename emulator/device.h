@@ -59,9 +59,9 @@ struct rocemu_device {
 	uint64_t rx_icrc_errors;
 	uint32_t num_pd, num_mr, num_cq, num_qp;
 	struct rocemu_device_counters counters;
-	struct rocemu_fault *fault;	/* egress.c: NULL when no faults */
+	struct rocemu_fault *fault;	/* fault_inject.c: NULL when no faults */
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */
-	struct rocemu_pcap *pcap;	/* egress.c: NULL when no capture */
+	struct rocemu_pcap *pcap;	/* capture.c: NULL when no capture */
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;
 };

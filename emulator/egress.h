@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * A device's one way out to the wire and its taps: every RoCE datagram it
- * sends goes capture -> fault injection -> event loop here, and every one it
- * receives is captured here. Fault injection (ROCEMU_FAULTS, `rocemu fault`)
- * and capture (ROCEMU_PCAP=<dir> writes <dir>/<dev>.pcap) are per device.
+ * A device's one way out to the wire: every RoCE datagram it sends is
+ * counted (stats.c), captured (capture.c), passed through its fault
+ * injector (fault_inject.c) and sent; every one it receives is counted and
+ * captured here too.
  */
 #ifndef ROCEMU_EMULATOR_EGRESS_H
 #define ROCEMU_EMULATOR_EGRESS_H
@@ -34,20 +34,6 @@ void rocemu_egress_rx(struct rocemu_device *dev, const struct rocemu_dgram *d);
  * of emu. On failure returns -errno with a one-line reason in err.
  */
 int rocemu_egress_start(struct rocemu_emu *emu, char *err, size_t errlen);
-
-/*
- * Replace dev's fault configuration by spec ("" or "off": none). Returns 0,
- * or -EINVAL with the reason in err, -ENOMEM.
- */
-int rocemu_egress_set_faults(struct rocemu_device *dev, const char *spec, char *err,
-			     size_t errlen);
-
-/*
- * Counters of every device as text, one "<dev> <counter> <value>" line each,
- * then "<dev> faults <spec|off>". Returns the length with its NUL, or
- * -ENOSPC.
- */
-int rocemu_egress_stats_text(struct rocemu_emu *emu, char *buf, size_t size);
 
 /* Push captured frames to their files (the daemon is going idle). */
 void rocemu_egress_idle(struct rocemu_emu *emu);

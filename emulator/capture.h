@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Packet capture of a device (ROCEMU_PCAP=<dir> writes <dir>/<dev>.pcap):
+ * every datagram it sends, before fault injection, and every one it
+ * receives, framed as Ethernet/IPv4/UDP so Wireshark decodes RoCEv2.
+ */
+#ifndef ROCEMU_EMULATOR_CAPTURE_H
+#define ROCEMU_EMULATOR_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/icrc.h"
+
+struct rocemu_device;
+
+/*
+ * Start capturing dev into dir/<dev>.pcap. Returns 0, or -errno with a
+ * one-line reason in err.
+ */
+int rocemu_capture_start(struct rocemu_device *dev, const char *dir, char *err, size_t errlen);
+
+/*
+ * Capture the packets of buf[0, len) along flow: one, or with seg > 0 and
+ * seg < len a run of seg-byte packets (the last possibly shorter). A
+ * failed write stops the capture with a log line. No-op without capture.
+ */
+void rocemu_capture_packets(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
+			    const uint8_t *buf, size_t len, size_t seg);
+
+/* Push captured frames to the file (the daemon is going idle). */
+void rocemu_capture_flush(struct rocemu_device *dev);
+
+/* Close the capture, if any. */
+void rocemu_capture_stop(struct rocemu_device *dev);
+
+#endif /* ROCEMU_EMULATOR_CAPTURE_H */
