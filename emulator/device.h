@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/egress.h"
 #include "emulator/sport.h"
 #include "net/fault.h"
 #include "rocemu/ctrl.h"
@@ -62,6 +63,7 @@ struct rocemu_device {
 	struct rocemu_fault *fault;	/* fault_inject.c: NULL when no faults */
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */
 	struct rocemu_pcap *pcap;	/* capture.c: NULL when no capture */
+	struct rocemu_wire wire;	/* egress.h: a unit test's fake wire, else unset */
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;
 };

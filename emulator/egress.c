@@ -30,6 +30,8 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 	}
 	rocemu_stats_xmit(dev, npkts, len);
 	rocemu_capture_packets(dev, flow, buf, len, gso);
+	if (dev->wire.send)
+		return dev->wire.send(dev->wire.arg, flow, buf, len, gso);
 	if (dev->fault)
 		return rocemu_fault_inject_send(dev, fd, &to, buf, len, gso);
 	return rocemu_loop_send(dev->emu->loop, fd, &to, &iov, 1, gso);

@@ -56,12 +56,10 @@ static void device_port_close(struct rocemu_emu *emu, struct rocemu_device *dev)
 	dev->udp_fd = -1;
 }
 
-int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char *runtime_dir,
-		    const struct rocemu_device *devs, unsigned int num_devs,
-		    char *err, size_t errlen)
+int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
+		     const struct rocemu_device *devs, unsigned int num_devs)
 {
 	unsigned int i;
-	int ret;
 
 	memset(emu, 0, sizeof(*emu));
 	emu->loop = loop;
@@ -73,19 +71,9 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
 	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
-	if (snprintf(emu->runtime_dir, sizeof(emu->runtime_dir), "%s", runtime_dir) >=
-		    (int)sizeof(emu->runtime_dir) ||
-	    /* HELLO carries the ibdev_path root in a fixed field. */
-	    snprintf(emu->sysfs_root, sizeof(emu->sysfs_root), "%s/sys", runtime_dir) >=
-		    (int)sizeof(((struct rocemu_hello_resp *)0)->ibdev_root)) {
-		snprintf(err, errlen, "runtime directory name too long");
-		return -ENAMETOOLONG;
-	}
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
-	if (!emu->reply_buf) {
-		snprintf(err, errlen, "out of memory");
+	if (!emu->reply_buf)
 		return -ENOMEM;
-	}
 	for (i = 0; i < num_devs; i++) {
 		emu->devices[i] = devs[i];
 		emu->devices[i].emu = emu;
@@ -93,6 +81,31 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 	}
 	emu->num_devices = num_devs;
 	rocemu_doorbell_start(emu);
+	return 0;
+}
+
+int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char *runtime_dir,
+		    const struct rocemu_device *devs, unsigned int num_devs,
+		    char *err, size_t errlen)
+{
+	char sysfs_root[sizeof(emu->sysfs_root)];
+	unsigned int i;
+	int ret;
+
+	if (strlen(runtime_dir) >= sizeof(emu->runtime_dir) ||
+	    /* HELLO carries the ibdev_path root in a fixed field. */
+	    snprintf(sysfs_root, sizeof(sysfs_root), "%s/sys", runtime_dir) >=
+		    (int)sizeof(((struct rocemu_hello_resp *)0)->ibdev_root)) {
+		snprintf(err, errlen, "runtime directory name too long");
+		return -ENAMETOOLONG;
+	}
+	ret = rocemu_emu_setup(emu, loop, devs, num_devs);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	strcpy(emu->runtime_dir, runtime_dir);
+	strcpy(emu->sysfs_root, sysfs_root);
 	for (i = 0; i < num_devs; i++) {
 		struct rocemu_device *dev = &emu->devices[i];
 
@@ -126,7 +139,8 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	for (i = 0; i < emu->num_devices; i++) {
 		rocemu_egress_stop(&emu->devices[i]);
 		device_port_close(emu, &emu->devices[i]);
-		rocemu_ibdev_sysfs_remove(emu->sysfs_root, &emu->devices[i]);
+		if (emu->sysfs_root[0])
+			rocemu_ibdev_sysfs_remove(emu->sysfs_root, &emu->devices[i]);
 	}
 	/* Hand the removals to the kernel now: a stopped loop would leave the ports bound. */
 	rocemu_loop_flush(emu->loop);

@@ -39,9 +39,16 @@ struct rocemu_emu {
 };
 
 /*
- * Set up emu for devs (copied), create the ibdev_path files, open every
- * device's UDP port and register it with loop. On failure returns -errno
- * and a one-line reason in err; nothing stays open.
+ * Set up emu for devs (copied) on loop with its tables and doorbell scan,
+ * but off the network: no port open, no file written. Returns 0 or
+ * -ENOMEM. A unit test puts its devices on a fake wire (egress.h) then.
+ */
+int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
+		     const struct rocemu_device *devs, unsigned int num_devs);
+/*
+ * rocemu_emu_setup, then create the ibdev_path files, open every device's
+ * UDP port and register it with loop. On failure returns -errno and a
+ * one-line reason in err; nothing stays open.
  */
 int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char *runtime_dir,
 		    const struct rocemu_device *devs, unsigned int num_devs,
