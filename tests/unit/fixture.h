@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The engine test fixture: an emulator with one device on a fake wire, a
+ * client (its control connection a socketpair), a PD, an MR over the
+ * test's own memory, a send and a receive CQ and an RC QP in RTS, all
+ * made by the functions the control ops call. The test plays both the
+ * shim (WQEs into the SQ/RQ rings in mlx5 format, doorbells, polling CQEs)
+ * and the peer (packets into the receive path, packets out of the wire).
+ * No daemon, no socket. Every call into the emulator is in fixture.c.
+ */
+#ifndef ROCEMU_TESTS_UNIT_FIXTURE_H
+#define ROCEMU_TESTS_UNIT_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <check.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/client.h"
+#include "emulator/cq.h"
+#include "emulator/qp.h"
+#include "net/icrc.h"
+#include "net/roce_hdr.h"
+
+#define FX_DEV_IP "192.0.2.1"		/* TEST-NET-1: never a local address */
+#define FX_PEER_IP "192.0.2.2"
+#define FX_PEER_QPN 0x00abcdu
+#define FX_PEER_SPORT 0xc123u		/* the peer's UDP source port */
+#define FX_MTU IBV_MTU_1024
+#define FX_MTU_BYTES 1024u
+#define FX_SQ_PSN 0x000100u		/* our requester's first PSN */
+#define FX_RQ_PSN 0x000200u		/* the PSN our responder expects first */
+#define FX_MIN_RNR_TIMER 14		/* the code our responder puts in RNR NAKs */
+#define FX_BUF_BYTES (128u * 1024u)	/* the registered memory */
+#define FX_QP_DEPTH 16			/* send and receive WRs */
+#define FX_SGE_MAX 4
+#define FX_INLINE_MAX 64
+#define FX_CQE 32
+#define FX_USER_QP 0x5150u		/* the "application's ibv_qp" in async events */
+#define FX_PKT_MAX 4200u		/* one RoCE packet of the fixture's MTU and more */
+#define FX_WIRE_MAX 256u		/* packets the fake wire keeps */
+
+/* A packet on the fake wire (sent by the device) or built for its receive path. */
+struct fx_pkt {
+	struct rocemu_ipv4_udp flow;
+	size_t len;			/* BTH to ICRC */
+	uint8_t data[FX_PKT_MAX];
+};
+
+/* A CQ as the shim sees it: its own mapping of the memfd and its consumer index. */
+struct fx_cq {
+	uint32_t cqn;
+	struct rocemu_cq_layout layout;
+	uint8_t *map;
+	uint32_t ci;
+};
+
+/* A QP as the shim sees it: its mapping of the rings and its producer counters. */
+struct fx_qp {
+	uint32_t qpn;
+	struct rocemu_qp_layout layout;
+	uint8_t *map;
+	uint32_t sq_cur;		/* next BB to write (free-running) */
+	uint32_t rq_head;		/* next receive WQE (free-running) */
+};
+
+struct fx {
+	struct rocemu_loop *loop;
+	struct rocemu_emu emu;
+	struct rocemu_device *dev;
+	struct rocemu_client *client;
+	int ctrl_sock;			/* the shim's end of the control connection */
+	int async_fd;			/* read end of the context's async event pipe */
+	int kick_fd;
+	struct rocemu_context_page *page;
+	uint32_t pdn;
+	uint8_t *buf;			/* FX_BUF_BYTES, registered with all access rights */
+	uint32_t lkey, rkey;
+	struct fx_cq scq, rcq;
+	struct fx_qp qp;
+	struct fx_pkt *wire;		/* what the device sent, in order */
+	unsigned int nwire;
+};
+
+extern struct fx fx;
+
+/* Checked fixture of every engine suite: everything above, the QP in RTS. */
+void fx_setup(void);
+void fx_teardown(void);
+/* Run suite s; the exit status of the test program. */
+int fx_suite_run(Suite *s);
+
+/* ---- the control ops (what the shim asks over the control connection) ---- */
+
+/* Allocate another PD; returns its number. */
+uint32_t fx_pd_alloc(void);
+/* Register [addr, addr + len) in PD pdn with access; returns the key (lkey = rkey). */
+uint32_t fx_mr_reg(uint32_t pdn, void *addr, size_t len, unsigned int access);
+/* Modify fx.qp with attr and mask; returns 0 or -errno as the op answers. */
+int fx_qp_modify(struct ibv_qp_attr *attr, int mask);
+/* The emulator's own objects, for assertions on state the verbs do not show. */
+struct rocemu_qp *fx_emu_qp(void);
+struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq);
+/* Another client of the same device (for keys another context owns). */
+struct rocemu_client *fx_client_new(void);
+
+/* ---- the shim's side of the rings ---- */
+
+/* A send WQE as ibv_post_send describes it, in mlx5 terms. */
+struct fx_wr {
+	uint8_t opcode;			/* MLX5_OPCODE_* */
+	uint8_t flags;			/* MLX5_WQE_CTRL_CQ_UPDATE, _FENCE, _SOLICITED */
+	__be32 imm;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;
+	const struct ibv_sge *sge;
+	unsigned int num_sge;
+	const void *inline_data;	/* instead of sge when set */
+	uint32_t inline_len;
+};
+
+/* Write wr into the SQ as the shim does (not yet rung); returns its wqe_counter. */
+uint16_t fx_post_send(const struct fx_wr *wr);
+/* A 16-byte segment of the SQ, seg segments after the ctrl of BB bb (wrapping). */
+void *fx_sq_seg(uint32_t bb, unsigned int seg);
+/* Post a receive WQE of the given SGEs (not yet rung). */
+void fx_post_recv(const struct ibv_sge *sge, unsigned int num_sge);
+/* Write both doorbell records and let the daemon's loop scan them. */
+void fx_doorbell(void);
+/* Run the daemon's loop for ns nanoseconds (timers due before then fire). */
+void fx_run(uint64_t ns);
+/* Take the next CQE of cq as the shim polls it; false if none. */
+bool fx_poll(struct fx_cq *cq, struct mlx5_cqe64 *cqe);
+/* Read the next async event of the context; false if none. */
+bool fx_async_event(struct rocemu_async_record *rec);
+/*
+ * Poll the next CQE of cq and check its opcode (MLX5_CQE_*), wqe_counter
+ * and, for an error CQE, its syndrome. Returns it for further checks.
+ */
+struct mlx5_cqe64 fx_expect_cqe(struct fx_cq *cq, uint8_t op, uint16_t wqe_counter,
+				uint8_t syndrome);
+
+/* ---- the peer's side of the wire ---- */
+
+/* Headers of a packet the peer sends; each goes where the opcode has it. */
+struct fx_hdrs {
+	uint32_t psn;
+	bool ackreq;
+	uint64_t va;			/* RETH, AtomicETH */
+	uint32_t rkey, dma_len;
+	uint8_t syndrome;		/* AETH */
+	uint32_t msn;
+	uint64_t swap_add, compare;	/* AtomicETH */
+	uint64_t orig;			/* AtomicAckETH */
+	uint32_t imm;			/* ImmDt, IETH */
+};
+
+/* Build the packet opcode/h/payload from the peer to fx.qp, with its ICRC. */
+void fx_pkt_build(struct fx_pkt *p, uint8_t opcode, const struct fx_hdrs *h,
+		  const void *payload, uint32_t paylen);
+/* Hand p to the device's receive path, as the UDP port would. */
+void fx_rx(const struct fx_pkt *p);
+/* fx_pkt_build then fx_rx. */
+void fx_rx_build(uint8_t opcode, const struct fx_hdrs *h, const void *payload, uint32_t paylen);
+/* An ACK (or NAK, by syndrome) from the peer for psn. */
+void fx_rx_ack(uint32_t psn, uint8_t syndrome, uint32_t msn);
+/* Forget what the wire carried so far. */
+void fx_wire_clear(void);
+/* Packet i the device sent: its BTH and payload length (checked well-formed, ICRC good). */
+const uint8_t *fx_wire_bth(unsigned int i);
+uint32_t fx_wire_paylen(unsigned int i);
+/* Check packet i's opcode, PSN, AckReq bit and payload length; returns its BTH. */
+const uint8_t *fx_wire_expect(unsigned int i, uint8_t opcode, uint32_t psn, bool ackreq,
+			      uint32_t paylen);
+
+#endif /* ROCEMU_TESTS_UNIT_FIXTURE_H */
