@@ -181,7 +181,7 @@ START_TEST(test_bad_lkey_fails_locally)
 	ck_assert_uint_eq(fx.nwire, 0);
 	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, counter, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, counter + 1, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
-	ck_assert_int_eq(fx_emu_qp()->attr.qp_state, IBV_QPS_ERR);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
 	ck_assert(fx_async_event(&ev));
 	ck_assert_uint_eq(ev.element, FX_USER_QP);
 	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_FATAL);

@@ -14,6 +14,7 @@
 #include "emulator/egress.h"
 #include "emulator/emu.h"
 #include "emulator/pd_mr.h"
+#include "emulator/qp.h"
 #include "emulator/rx.h"
 #include "net/udp_port.h"
 
@@ -128,9 +129,13 @@ struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq)
 	return rocemu_cq_lookup(fx.client, cq->cqn);
 }
 
-struct rocemu_qp *fx_emu_qp(void)
+enum ibv_qp_state fx_qp_state(void)
 {
-	return rocemu_qp_lookup(fx.client, fx.qp.qpn);
+	const struct rocemu_query_qp_req req = { .qpn = fx.qp.qpn };
+	struct rocemu_query_qp_resp resp;
+
+	ck_assert_int_eq(rocemu_qp_query(fx.client, &req, &resp), 0);
+	return resp.attr.qp_state;
 }
 
 int fx_qp_modify(struct ibv_qp_attr *attr, int mask)

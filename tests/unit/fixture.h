@@ -19,7 +19,6 @@
 
 #include "emulator/client.h"
 #include "emulator/cq.h"
-#include "emulator/qp.h"
 #include "net/icrc.h"
 #include "net/roce_hdr.h"
 
@@ -99,8 +98,9 @@ uint32_t fx_pd_alloc(void);
 uint32_t fx_mr_reg(uint32_t pdn, void *addr, size_t len, unsigned int access);
 /* Modify fx.qp with attr and mask; returns 0 or -errno as the op answers. */
 int fx_qp_modify(struct ibv_qp_attr *attr, int mask);
-/* The emulator's own objects, for assertions on state the verbs do not show. */
-struct rocemu_qp *fx_emu_qp(void);
+/* fx.qp's state as ibv_query_qp tells it. */
+enum ibv_qp_state fx_qp_state(void);
+/* The emulator's CQ object behind cq, for the CQE writer's own functions. */
 struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq);
 /* Another client of the same device (for keys another context owns). */
 struct rocemu_client *fx_client_new(void);

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The RC responder (emulator/rc_resp.c) on the fake wire: the peer's
+ * requests in, memory, receive CQEs and acknowledges out. WRITE placement
+ * and ACK, a PSN gap NAK'd once, READ responses of path-MTU size, RNR NAK
+ * without a receive, SEND into a receive WQE, duplicates answered and not
+ * executed again, atomics with replay, and an R_Key violation.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/fixture.h"
+
+static uint8_t payload[4 * FX_MTU_BYTES];
+
+static void fill(uint8_t *p, size_t len, uint8_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed + i * 13);
+}
+
+/* One request packet from the peer at psn; RETH/AtomicETH towards fx.buf + off. */
+static void rx_req(uint8_t opcode, uint32_t psn, bool ackreq, uint32_t off, uint32_t dma_len,
+		   const void *data, uint32_t len)
+{
+	const struct fx_hdrs h = { .psn = psn, .ackreq = ackreq,
+				   .va = (uintptr_t)(fx.buf + off), .rkey = fx.rkey,
+				   .dma_len = dma_len, .imm = 0x11223344 };
+
+	fx_rx_build(opcode, &h, data, len);
+}
+
+/* Packet i is an acknowledge for psn of AETH type and value with msn. */
+static void expect_ack(unsigned int i, uint32_t psn, enum rocemu_aeth_type type, uint8_t value,
+		       uint32_t msn)
+{
+	const uint8_t *bth = fx_wire_expect(i, ROCEMU_OP_RC_ACKNOWLEDGE, psn, false, 0);
+	uint8_t *aeth = rocemu_pkt_aeth((uint8_t *)bth);
+
+	ck_assert_uint_eq(rocemu_aeth_syndrome_type(rocemu_aeth_syndrome(aeth)), type);
+	if (type != ROCEMU_AETH_ACK)
+		ck_assert_uint_eq(rocemu_aeth_syndrome_value(rocemu_aeth_syndrome(aeth)), value);
+	ck_assert_uint_eq(rocemu_aeth_msn(aeth), msn);
+}
+
+static void post_recv(uint32_t off, uint32_t len)
+{
+	const struct ibv_sge sge = { .addr = (uintptr_t)(fx.buf + off), .length = len,
+				     .lkey = fx.lkey };
+
+	fx_post_recv(&sge, 1);
+	fx_doorbell();
+}
+
+START_TEST(test_write_placed_and_acked)
+{
+	struct mlx5_cqe64 cqe;
+
+	fill(payload, 100, 1);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 4096, 100, payload, 100);
+	ck_assert_mem_eq(fx.buf + 4096, payload, 100);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_ACK, 0, 1);
+	ck_assert(!fx_poll(&fx.rcq, &cqe));	/* a WRITE takes no receive */
+}
+END_TEST
+
+START_TEST(test_write_two_packets_one_ack)
+{
+	fill(payload, 1500, 2);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_FIRST, FX_RQ_PSN, false, 0, 1500, payload, FX_MTU_BYTES);
+	ck_assert_uint_eq(fx.nwire, 0);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_LAST, FX_RQ_PSN + 1, true, 0, 0, payload + FX_MTU_BYTES,
+	       1500 - FX_MTU_BYTES);
+	ck_assert_mem_eq(fx.buf, payload, 1500);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN + 1, ROCEMU_AETH_ACK, 0, 1);
+}
+END_TEST
+
+/* A gap is NAK'd once (IBTA 9.7.5.1.1); the next gap after the expected PSN came, again. */
+START_TEST(test_psn_gap_nak_once)
+{
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + 2, true, 0, 8, payload, 8);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + 3, true, 0, 8, payload, 8);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + 2, true, 0, 8, payload, 8);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_PSN_SEQ_ERROR, 0);
+	ck_assert_uint_eq(fx.dev->counters.out_of_sequence, 3);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 8, payload, 8);
+	expect_ack(1, FX_RQ_PSN, ROCEMU_AETH_ACK, 0, 1);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + 5, true, 0, 8, payload, 8);
+	ck_assert_uint_eq(fx.nwire, 3);
+	expect_ack(2, FX_RQ_PSN + 1, ROCEMU_AETH_NAK, ROCEMU_NAK_PSN_SEQ_ERROR, 1);
+}
+END_TEST
+
+START_TEST(test_read_responses_of_pmtu)
+{
+	const uint32_t len = 2 * FX_MTU_BYTES + 300;
+	const uint8_t *bth;
+
+	fill(fx.buf + 8192, len, 3);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 8192, len, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, 3);
+	bth = fx_wire_expect(0, ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST, FX_RQ_PSN, false,
+			     FX_MTU_BYTES);
+	ck_assert_uint_eq(rocemu_aeth_msn(rocemu_pkt_aeth((uint8_t *)bth)), 1);
+	bth = fx_wire_expect(1, ROCEMU_OP_RC_RDMA_READ_RESPONSE_MIDDLE, FX_RQ_PSN + 1, false,
+			     FX_MTU_BYTES);
+	ck_assert_ptr_null(rocemu_pkt_aeth((uint8_t *)bth));
+	bth = fx_wire_expect(2, ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST, FX_RQ_PSN + 2, false, 300);
+	ck_assert_uint_eq(rocemu_aeth_msn(rocemu_pkt_aeth((uint8_t *)bth)), 1);
+	for (unsigned int i = 0; i < 3; i++) {
+		bth = fx_wire_bth(i);
+		ck_assert_mem_eq(bth + rocemu_pkt_info(bth)->length,
+				 fx.buf + 8192 + i * FX_MTU_BYTES, fx_wire_paylen(i));
+	}
+	/* The READ took three PSNs: the next request is at +3. */
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + 3, true, 0, 8, payload, 8);
+	expect_ack(3, FX_RQ_PSN + 3, ROCEMU_AETH_ACK, 0, 2);
+}
+END_TEST
+
+START_TEST(test_rnr_nak_without_receive)
+{
+	struct mlx5_cqe64 cqe;
+
+	fill(payload, 40, 4);
+	rx_req(ROCEMU_OP_RC_SEND_ONLY, FX_RQ_PSN, true, 0, 0, payload, 40);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_RNR_NAK, FX_MIN_RNR_TIMER, 0);
+	ck_assert(!fx_poll(&fx.rcq, &cqe));
+	/* Once a receive is posted the resent SEND lands. */
+	post_recv(1024, 64);
+	rx_req(ROCEMU_OP_RC_SEND_ONLY, FX_RQ_PSN, true, 0, 0, payload, 40);
+	expect_ack(1, FX_RQ_PSN, ROCEMU_AETH_ACK, 0, 1);
+	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_SEND, 0, 0);
+	ck_assert_uint_eq(be32toh(cqe.byte_cnt), 40);
+	ck_assert_mem_eq(fx.buf + 1024, payload, 40);
+}
+END_TEST
+
+START_TEST(test_send_with_imm_into_receive)
+{
+	const struct ibv_sge sge[2] = {
+		{ .addr = (uintptr_t)(fx.buf + 100), .length = 1000, .lkey = fx.lkey },
+		{ .addr = (uintptr_t)(fx.buf + 20000), .length = 1000, .lkey = fx.lkey },
+	};
+	struct mlx5_cqe64 cqe;
+
+	fill(payload, FX_MTU_BYTES + 10, 5);
+	fx_post_recv(sge, 2);
+	fx_doorbell();
+	rx_req(ROCEMU_OP_RC_SEND_FIRST, FX_RQ_PSN, false, 0, 0, payload, FX_MTU_BYTES);
+	rx_req(ROCEMU_OP_RC_SEND_LAST_WITH_IMMEDIATE, FX_RQ_PSN + 1, true, 0, 0,
+	       payload + FX_MTU_BYTES, 10);
+	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_SEND_IMM, 0, 0);
+	ck_assert_uint_eq(be32toh(cqe.byte_cnt), FX_MTU_BYTES + 10);
+	ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), 0x11223344);
+	ck_assert_uint_eq(be32toh(cqe.flags_rqpn) & 0xffffff, FX_PEER_QPN);
+	ck_assert_uint_eq(be32toh(cqe.sop_drop_qpn) & 0xffffff, fx.qp.qpn);
+	ck_assert_mem_eq(fx.buf + 100, payload, 1000);
+	ck_assert_mem_eq(fx.buf + 20000, payload + 1000, FX_MTU_BYTES + 10 - 1000);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN + 1, ROCEMU_AETH_ACK, 0, 1);
+}
+END_TEST
+
+/* A duplicate WRITE is acknowledged again and not placed again. */
+START_TEST(test_duplicate_write_acked_not_placed)
+{
+	fill(payload, 64, 6);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 64, payload, 64);
+	memset(fx.buf, 0, 64);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 64, payload, 64);
+	ck_assert_uint_eq(fx.nwire, 2);
+	expect_ack(1, FX_RQ_PSN, ROCEMU_AETH_ACK, 0, 1);
+	ck_assert_uint_eq(fx.dev->counters.duplicate_request, 1);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(fx.buf[i], 0);
+}
+END_TEST
+
+/* Fetch-and-add runs once; its duplicate is answered from the replay cache (IBTA C9-140). */
+START_TEST(test_atomic_executed_once)
+{
+	const struct fx_hdrs h = { .psn = FX_RQ_PSN, .va = (uintptr_t)(fx.buf + 64),
+				   .rkey = fx.rkey, .swap_add = 5 };
+	uint64_t v = 100;
+	const uint8_t *bth;
+
+	memcpy(fx.buf + 64, &v, sizeof(v));
+	fx_rx_build(ROCEMU_OP_RC_FETCH_ADD, &h, NULL, 0);
+	fx_rx_build(ROCEMU_OP_RC_FETCH_ADD, &h, NULL, 0);
+	memcpy(&v, fx.buf + 64, sizeof(v));
+	ck_assert_uint_eq(v, 105);
+	ck_assert_uint_eq(fx.nwire, 2);
+	for (unsigned int i = 0; i < 2; i++) {
+		bth = fx_wire_expect(i, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE, FX_RQ_PSN, false, 0);
+		ck_assert_uint_eq(rocemu_atmack_orig(rocemu_pkt_atmack((uint8_t *)bth)), 100);
+	}
+}
+END_TEST
+
+/* An R_Key outside its MR: NAK remote access, the QP goes to ERR with QP_ACCESS_ERR. */
+START_TEST(test_write_out_of_bounds_naks)
+{
+	struct rocemu_async_record ev;
+
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, FX_BUF_BYTES - 4, 8, payload, 8);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_REMOTE_ACCESS_ERROR, 0);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	ck_assert(fx_async_event(&ev));
+	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
+}
+END_TEST
+
+static Suite *rc_resp_suite(void)
+{
+	Suite *s = suite_create("rc_resp");
+	TCase *tc = tcase_create("rc_resp");
+
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, test_write_placed_and_acked);
+	tcase_add_test(tc, test_write_two_packets_one_ack);
+	tcase_add_test(tc, test_psn_gap_nak_once);
+	tcase_add_test(tc, test_read_responses_of_pmtu);
+	tcase_add_test(tc, test_rnr_nak_without_receive);
+	tcase_add_test(tc, test_send_with_imm_into_receive);
+	tcase_add_test(tc, test_duplicate_write_acked_not_placed);
+	tcase_add_test(tc, test_atomic_executed_once);
+	tcase_add_test(tc, test_write_out_of_bounds_naks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fx_suite_run(rc_resp_suite());
+}
