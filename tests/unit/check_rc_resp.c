@@ -218,6 +218,43 @@ START_TEST(test_write_out_of_bounds_naks)
 }
 END_TEST
 
+/* A SEND longer than its receive: local length error CQE, NAK invalid request (rxe too). */
+START_TEST(test_send_longer_than_receive)
+{
+	struct rocemu_async_record ev;
+
+	post_recv(0, 16);
+	rx_req(ROCEMU_OP_RC_SEND_ONLY, FX_RQ_PSN, true, 0, 0, payload, 17);
+	fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_ERR, 0, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_INVALID_REQUEST, 0);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	ck_assert(fx_async_event(&ev));
+	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_REQ_ERR);
+}
+END_TEST
+
+/* A middle packet with no message begun breaks the opcode sequence (IBTA 9.7.5.1.2). */
+START_TEST(test_middle_without_first)
+{
+	post_recv(0, 4096);
+	rx_req(ROCEMU_OP_RC_SEND_MIDDLE, FX_RQ_PSN, false, 0, 0, payload, FX_MTU_BYTES);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_INVALID_REQUEST, 0);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+}
+END_TEST
+
+/* A WRITE whose packets carry fewer bytes than its RETH said. */
+START_TEST(test_write_shorter_than_reth)
+{
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 100, payload, 99);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_INVALID_REQUEST, 0);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+}
+END_TEST
+
 static Suite *rc_resp_suite(void)
 {
 	Suite *s = suite_create("rc_resp");
@@ -233,6 +270,9 @@ static Suite *rc_resp_suite(void)
 	tcase_add_test(tc, test_duplicate_write_acked_not_placed);
 	tcase_add_test(tc, test_atomic_executed_once);
 	tcase_add_test(tc, test_write_out_of_bounds_naks);
+	tcase_add_test(tc, test_send_longer_than_receive);
+	tcase_add_test(tc, test_middle_without_first);
+	tcase_add_test(tc, test_write_shorter_than_reth);
 	suite_add_tcase(s, tc);
 	return s;
 }

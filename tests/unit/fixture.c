@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "emulator/comp_channel.h"
 #include "emulator/device.h"
 #include "emulator/egress.h"
 #include "emulator/emu.h"
@@ -93,31 +94,35 @@ struct rocemu_client *fx_client_new(void)
 	return c;
 }
 
-uint32_t fx_pd_alloc(void)
+uint32_t fx_pd_alloc(struct rocemu_client *c)
 {
 	uint32_t pdn;
 
-	ck_assert_int_eq(rocemu_pd_alloc(fx.client, &pdn), 0);
+	ck_assert_int_eq(rocemu_pd_alloc(c, &pdn), 0);
 	return pdn;
 }
 
-uint32_t fx_mr_reg(uint32_t pdn, void *addr, size_t len, unsigned int access)
+uint32_t fx_mr_reg(struct rocemu_client *c, uint32_t pdn, void *addr, size_t len,
+		   unsigned int access)
 {
 	const struct rocemu_reg_mr_req req = { .pdn = pdn, .access = access,
 					       .addr = (uintptr_t)addr, .length = len,
 					       .iova = (uintptr_t)addr };
 	struct rocemu_reg_mr_resp resp;
 
-	ck_assert_int_eq(rocemu_mr_reg(fx.client, &req, &resp), 0);
+	ck_assert_int_eq(rocemu_mr_reg(c, &req, &resp), 0);
 	ck_assert_uint_eq(resp.lkey, resp.rkey);
 	return resp.lkey;
 }
 
-static void cq_create(struct fx_cq *cq)
+void fx_cq_create(struct fx_cq *cq, int *channel_fd)
 {
-	const struct rocemu_create_cq_req req = { .cqe = FX_CQE, .channel = ROCEMU_NO_HANDLE };
+	struct rocemu_create_cq_req req = { .cqe = FX_CQE, .channel = ROCEMU_NO_HANDLE,
+					    .user_cq = FX_USER_CQ };
 	int fd;
 
+	if (channel_fd)
+		ck_assert_int_eq(rocemu_channel_create(fx.client, &req.channel, channel_fd), 0);
 	ck_assert_int_eq(rocemu_cq_create(fx.client, &req, &cq->layout, &fd), 0);
 	cq->cqn = cq->layout.cqn;
 	cq->map = map_fd(fd, cq->layout.size);
@@ -127,6 +132,11 @@ static void cq_create(struct fx_cq *cq)
 struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq)
 {
 	return rocemu_cq_lookup(fx.client, cq->cqn);
+}
+
+struct rocemu_qp *fx_emu_qp(void)
+{
+	return rocemu_qp_lookup(fx.client, fx.qp.qpn);
 }
 
 enum ibv_qp_state fx_qp_state(void)
@@ -214,13 +224,13 @@ void fx_setup(void)
 	fx.dev = &fx.emu.devices[0];
 	fx.dev->wire = (struct rocemu_wire){ .send = wire_send, .arg = &fx };
 	open_client();
-	fx.pdn = fx_pd_alloc();
+	fx.pdn = fx_pd_alloc(fx.client);
 	fx.buf = mmap(NULL, FX_BUF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		      -1, 0);
 	ck_assert_ptr_ne(fx.buf, MAP_FAILED);
-	fx.lkey = fx.rkey = fx_mr_reg(fx.pdn, fx.buf, FX_BUF_BYTES, ALL_ACCESS);
-	cq_create(&fx.scq);
-	cq_create(&fx.rcq);
+	fx.lkey = fx.rkey = fx_mr_reg(fx.client, fx.pdn, fx.buf, FX_BUF_BYTES, ALL_ACCESS);
+	fx_cq_create(&fx.scq, NULL);
+	fx_cq_create(&fx.rcq, NULL);
 	qp_create();
 	qp_to_rts();
 }

@@ -37,6 +37,7 @@
 #define FX_INLINE_MAX 64
 #define FX_CQE 32
 #define FX_USER_QP 0x5150u		/* the "application's ibv_qp" in async events */
+#define FX_USER_CQ 0xc0c0u		/* the "application's ibv_cq" in events */
 #define FX_PKT_MAX 4200u		/* one RoCE packet of the fixture's MTU and more */
 #define FX_WIRE_MAX 256u		/* packets the fake wire keeps */
 
@@ -92,15 +93,19 @@ int fx_suite_run(Suite *s);
 
 /* ---- the control ops (what the shim asks over the control connection) ---- */
 
-/* Allocate another PD; returns its number. */
-uint32_t fx_pd_alloc(void);
-/* Register [addr, addr + len) in PD pdn with access; returns the key (lkey = rkey). */
-uint32_t fx_mr_reg(uint32_t pdn, void *addr, size_t len, unsigned int access);
+/* Allocate a PD of client c; returns its number. */
+uint32_t fx_pd_alloc(struct rocemu_client *c);
+/* Register [addr, addr + len) for c in PD pdn with access; returns the key (lkey = rkey). */
+uint32_t fx_mr_reg(struct rocemu_client *c, uint32_t pdn, void *addr, size_t len,
+		   unsigned int access);
+/* Create a CQ of FX_CQE entries; with channel_fd, on a new completion channel (its read end). */
+void fx_cq_create(struct fx_cq *cq, int *channel_fd);
 /* Modify fx.qp with attr and mask; returns 0 or -errno as the op answers. */
 int fx_qp_modify(struct ibv_qp_attr *attr, int mask);
 /* fx.qp's state as ibv_query_qp tells it. */
 enum ibv_qp_state fx_qp_state(void);
-/* The emulator's CQ object behind cq, for the CQE writer's own functions. */
+/* The emulator's objects behind fx.qp and cq, for the engines' own functions. */
+struct rocemu_qp *fx_emu_qp(void);
 struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq);
 /* Another client of the same device (for keys another context owns). */
 struct rocemu_client *fx_client_new(void);

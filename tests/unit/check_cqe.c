@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The CQE writer (emulator/cqe.c) read back as the shim polls: the owner
+ * bit flips each pass over the ring, requester, responder and error CQEs
+ * carry their fields where mlx5 has them, an overrun puts the CQ in error
+ * for good (CQ_ERR once) and fails a QP completing into it, and an armed
+ * CQ raises a completion event per its arm command.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emulator/cqe.h"
+#include "tests/unit/fixture.h"
+
+/* Long enough for the timer, due at once, that fails a QP whose CQ refused a CQE. */
+#define CQ_LOST_RUN_NS 1000000ull
+#define CQ_DB_ARM 1
+
+static const struct rocemu_cqe_info send_ok = {
+	.op = MLX5_CQE_REQ, .wqe_opcode = MLX5_OPCODE_SEND, .qpn = 0x123, .wqe_counter = 7,
+};
+
+static bool write_cqe(struct fx_cq *cq, const struct rocemu_cqe_info *info)
+{
+	return rocemu_cqe_write(fx_emu_cq(cq), info);
+}
+
+START_TEST(test_owner_bit_each_pass)
+{
+	uint32_t ncqe = fx.scq.layout.ncqe;
+	struct mlx5_cqe64 cqe;
+
+	ck_assert(!fx_poll(&fx.scq, &cqe));
+	for (uint32_t i = 0; i < 3 * ncqe; i++) {
+		struct rocemu_cqe_info info = send_ok;
+
+		info.wqe_counter = (uint16_t)i;
+		ck_assert(write_cqe(&fx.scq, &info));
+		cqe = fx_expect_cqe(&fx.scq, MLX5_CQE_REQ, (uint16_t)i, 0);
+		ck_assert_uint_eq(cqe.op_own & MLX5_CQE_OWNER_MASK, !!(i & ncqe));
+		/* The slot after it still holds the last pass's CQE: not the shim's. */
+		ck_assert(!fx_poll(&fx.scq, &cqe));
+	}
+}
+END_TEST
+
+START_TEST(test_cqe_fields)
+{
+	const struct rocemu_cqe_info recv = {
+		.op = MLX5_CQE_RESP_SEND_IMM, .qpn = 0x456, .wqe_counter = 3, .byte_cnt = 1000,
+		.imm = htobe32(0xfeed), .src_qp = 0xabcdef,
+	};
+	const struct rocemu_cqe_info err = {
+		.op = MLX5_CQE_REQ_ERR, .syndrome = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+		.wqe_opcode = MLX5_OPCODE_RDMA_WRITE, .qpn = 0x789, .wqe_counter = 9,
+	};
+	struct mlx5_cqe64 cqe;
+	const struct mlx5_err_cqe *e = (const void *)&cqe;
+
+	ck_assert(write_cqe(&fx.scq, &send_ok));
+	cqe = fx_expect_cqe(&fx.scq, MLX5_CQE_REQ, 7, 0);
+	ck_assert_uint_eq(be32toh(cqe.sop_drop_qpn), (uint32_t)MLX5_OPCODE_SEND << 24 | 0x123);
+	ck_assert(write_cqe(&fx.scq, &recv));
+	cqe = fx_expect_cqe(&fx.scq, MLX5_CQE_RESP_SEND_IMM, 3, 0);
+	ck_assert_uint_eq(be32toh(cqe.byte_cnt), 1000);
+	ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), 0xfeed);
+	ck_assert_uint_eq(be32toh(cqe.sop_drop_qpn), 0x456);
+	ck_assert_uint_eq(be32toh(cqe.flags_rqpn), 0xabcdef);
+	ck_assert(write_cqe(&fx.scq, &err));
+	cqe = fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, 9, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	ck_assert_uint_eq(be32toh(e->s_wqe_opcode_qpn),
+			  (uint32_t)MLX5_OPCODE_RDMA_WRITE << 24 | 0x789);
+}
+END_TEST
+
+/* ncqe CQEs fill the ring; the next one overruns it, and the CQ stays in error. */
+START_TEST(test_overrun_puts_cq_in_error)
+{
+	uint32_t ncqe = fx.scq.layout.ncqe;
+	struct rocemu_async_record ev;
+	struct mlx5_cqe64 cqe;
+
+	for (uint32_t i = 0; i < ncqe; i++)
+		ck_assert(write_cqe(&fx.scq, &send_ok));
+	ck_assert(!fx_async_event(&ev));
+	ck_assert(!write_cqe(&fx.scq, &send_ok));
+	ck_assert(fx_async_event(&ev));
+	ck_assert_uint_eq(ev.element, FX_USER_CQ);
+	ck_assert_uint_eq(ev.event_type, IBV_EVENT_CQ_ERR);
+	/* Polling makes room, but a CQ in error takes no CQE and reports once. */
+	for (uint32_t i = 0; i < ncqe; i++)
+		ck_assert(fx_poll(&fx.scq, &cqe));
+	ck_assert(!write_cqe(&fx.scq, &send_ok));
+	ck_assert(!fx_async_event(&ev));
+}
+END_TEST
+
+/* A QP whose CQ refused a CQE fails (QP_FATAL) once the engines' pass is over. */
+START_TEST(test_overrun_fails_qp)
+{
+	const struct ibv_sge sge = { .addr = (uintptr_t)fx.buf, .length = 8, .lkey = fx.lkey };
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_SEND, .flags = MLX5_WQE_CTRL_CQ_UPDATE,
+				  .sge = &sge, .num_sge = 1 };
+	struct rocemu_async_record ev;
+
+	for (uint32_t i = 0; i < fx.scq.layout.ncqe; i++)
+		ck_assert(write_cqe(&fx.scq, &send_ok));
+	fx_post_send(&wr);
+	fx_doorbell();
+	fx_rx_ack(FX_SQ_PSN, rocemu_aeth_syndrome_make(ROCEMU_AETH_ACK, 0), 1);
+	ck_assert(fx_async_event(&ev));
+	ck_assert_uint_eq(ev.event_type, IBV_EVENT_CQ_ERR);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+	fx_run(CQ_LOST_RUN_NS);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	ck_assert(fx_async_event(&ev));
+	ck_assert_uint_eq(ev.element, FX_USER_QP);
+	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_FATAL);
+}
+END_TEST
+
+/* Armed for solicited CQEs only: a plain one raises no event, a solicited one does. */
+START_TEST(test_arm_solicited)
+{
+	struct fx_cq cq;
+	struct rocemu_cqe_info info = {
+		.op = MLX5_CQE_RESP_SEND, .qpn = 0x123, .byte_cnt = 4,
+	};
+	__be32 *dbrec;
+	uint64_t user_cq;
+	int ch;
+
+	fx_cq_create(&cq, &ch);
+	ck_assert_int_eq(fcntl(ch, F_SETFL, O_NONBLOCK), 0);
+	dbrec = (__be32 *)(cq.map + cq.layout.dbrec_offset);
+	/* ibv_req_notify_cq(solicited_only): sequence 1, REQ_NOT_SOL, consumer index 0. */
+	__atomic_store_n(&dbrec[CQ_DB_ARM], htobe32(1u << 28 | MLX5_CQ_DB_REQ_NOT_SOL),
+			 __ATOMIC_RELEASE);
+	ck_assert(write_cqe(&cq, &info));
+	ck_assert_int_eq(read(ch, &user_cq, sizeof(user_cq)), -1);
+	info.solicited = true;
+	ck_assert(write_cqe(&cq, &info));
+	ck_assert_int_eq(read(ch, &user_cq, sizeof(user_cq)), sizeof(user_cq));
+	ck_assert_uint_eq(user_cq, FX_USER_CQ);
+	/* One event per arm. */
+	ck_assert(write_cqe(&cq, &info));
+	ck_assert_int_eq(read(ch, &user_cq, sizeof(user_cq)), -1);
+	close(ch);
+	munmap(cq.map, cq.layout.size);
+}
+END_TEST
+
+static Suite *cqe_suite(void)
+{
+	Suite *s = suite_create("cqe");
+	TCase *tc = tcase_create("cqe");
+
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, test_owner_bit_each_pass);
+	tcase_add_test(tc, test_cqe_fields);
+	tcase_add_test(tc, test_overrun_puts_cq_in_error);
+	tcase_add_test(tc, test_overrun_fails_qp);
+	tcase_add_test(tc, test_arm_solicited);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fx_suite_run(cqe_suite());
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The DMA engine (emulator/dma.c) over the test's own memory: every access
+ * is checked (key, owner, PD, rights, bounds in the key's iova space)
+ * before any byte moves, with the distinct error of each check; SGE lists
+ * split into iovecs; the copy itself through process_vm_readv/writev.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emulator/dma.h"
+#include "tests/unit/fixture.h"
+
+#define IOV_SLOTS 4
+
+static uint64_t addr;
+
+static int rkey_check(uint32_t rkey, const void *va, uint64_t len, unsigned int access)
+{
+	return rocemu_dma_rkey(fx_emu_qp(), rkey, (uintptr_t)va, len, access, &addr);
+}
+
+static int sgl_check(const struct rocemu_sge *sge, unsigned int nsge, uint64_t offset,
+		     uint64_t len, unsigned int access, struct iovec *iov, unsigned int max,
+		     unsigned int *n)
+{
+	return rocemu_dma_sgl(fx_emu_qp(), sge, nsge, offset, len, access, iov, max, n);
+}
+
+START_TEST(test_rkey_in_bounds)
+{
+	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + 100, 200, IBV_ACCESS_REMOTE_WRITE), 0);
+	ck_assert_uint_eq(addr, (uintptr_t)(fx.buf + 100));
+	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf, FX_BUF_BYTES, IBV_ACCESS_REMOTE_READ), 0);
+	ck_assert_uint_eq(addr, (uintptr_t)fx.buf);
+}
+END_TEST
+
+START_TEST(test_rkey_out_of_bounds)
+{
+	const unsigned int rw = IBV_ACCESS_REMOTE_WRITE;
+
+	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + FX_BUF_BYTES - 4, 8, rw), -ERANGE);
+	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf - 1, 8, rw), -ERANGE);
+	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf, FX_BUF_BYTES + 1, rw), -ERANGE);
+	/* va + len wrapping around 2^64 is out of bounds too. */
+	ck_assert_int_eq(rocemu_dma_rkey(fx_emu_qp(), fx.rkey, UINT64_MAX - 3, 8, rw, &addr),
+			 -ERANGE);
+	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + 8, UINT64_MAX, rw), -ERANGE);
+}
+END_TEST
+
+START_TEST(test_unknown_key)
+{
+	ck_assert_int_eq(rkey_check(fx.rkey ^ 0x01, fx.buf, 8, IBV_ACCESS_REMOTE_READ), -ENOKEY);
+	ck_assert_int_eq(rkey_check(fx.rkey + 0x1000, fx.buf, 8, IBV_ACCESS_REMOTE_READ),
+			 -ENOKEY);
+}
+END_TEST
+
+START_TEST(test_wrong_pd)
+{
+	uint32_t pd2 = fx_pd_alloc(fx.client);
+	uint32_t key = fx_mr_reg(fx.client, pd2, fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	const struct rocemu_sge sge = { .addr = (uintptr_t)fx.buf, .length = 16, .key = key };
+	struct iovec iov[IOV_SLOTS];
+	unsigned int n;
+
+	ck_assert_int_eq(rkey_check(key, fx.buf, 16, IBV_ACCESS_REMOTE_READ), -EPERM);
+	ck_assert_int_eq(sgl_check(&sge, 1, 0, 16, 0, iov, IOV_SLOTS, &n), -EPERM);
+}
+END_TEST
+
+START_TEST(test_wrong_access)
+{
+	uint32_t ro = fx_mr_reg(fx.client, fx.pdn, fx.buf, 4096, 0);
+	uint32_t lw = fx_mr_reg(fx.client, fx.pdn, fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	const struct rocemu_sge sge = { .addr = (uintptr_t)fx.buf, .length = 16, .key = ro };
+	struct iovec iov[IOV_SLOTS];
+	unsigned int n;
+
+	ck_assert_int_eq(rkey_check(ro, fx.buf, 16, IBV_ACCESS_REMOTE_READ), -EACCES);
+	ck_assert_int_eq(rkey_check(lw, fx.buf, 16, IBV_ACCESS_REMOTE_WRITE), -EACCES);
+	ck_assert_int_eq(rkey_check(lw, fx.buf, 16, IBV_ACCESS_REMOTE_ATOMIC), -EACCES);
+	/* Local reads need no right; local writes need LOCAL_WRITE. */
+	ck_assert_int_eq(sgl_check(&sge, 1, 0, 16, 0, iov, IOV_SLOTS, &n), 0);
+	ck_assert_int_eq(sgl_check(&sge, 1, 0, 16, IBV_ACCESS_LOCAL_WRITE, iov, IOV_SLOTS, &n),
+			 -EACCES);
+}
+END_TEST
+
+/* An lkey of another context is no key at all for this QP. */
+START_TEST(test_lkey_of_other_client)
+{
+	struct rocemu_client *other = fx_client_new();
+	uint32_t key = fx_mr_reg(other, fx_pd_alloc(other), fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	const struct rocemu_sge sge = { .addr = (uintptr_t)fx.buf, .length = 16, .key = key };
+	struct iovec iov[IOV_SLOTS];
+	unsigned int n;
+
+	ck_assert_int_eq(sgl_check(&sge, 1, 0, 16, 0, iov, IOV_SLOTS, &n), -ENOKEY);
+}
+END_TEST
+
+START_TEST(test_sgl_split)
+{
+	const struct rocemu_sge sge[3] = {
+		{ .addr = (uintptr_t)fx.buf, .length = 10, .key = fx.lkey },
+		{ .addr = (uintptr_t)(fx.buf + 100), .length = 20, .key = fx.lkey },
+		{ .addr = (uintptr_t)(fx.buf + 200), .length = 30, .key = fx.lkey },
+	};
+	struct iovec iov[IOV_SLOTS];
+	unsigned int n;
+
+	/* Bytes [15, 45): the last 15 of the second SGE and the first 15 of the third. */
+	ck_assert_int_eq(sgl_check(sge, 3, 15, 30, IBV_ACCESS_LOCAL_WRITE, iov, IOV_SLOTS, &n),
+			 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_eq(iov[0].iov_base, fx.buf + 105);
+	ck_assert_uint_eq(iov[0].iov_len, 15);
+	ck_assert_ptr_eq(iov[1].iov_base, fx.buf + 200);
+	ck_assert_uint_eq(iov[1].iov_len, 15);
+	/* More bytes than the list holds, or than the iovecs given. */
+	ck_assert_int_eq(sgl_check(sge, 3, 0, 61, 0, iov, IOV_SLOTS, &n), -EMSGSIZE);
+	ck_assert_int_eq(sgl_check(sge, 3, 0, 60, 0, iov, 2, &n), -EMSGSIZE);
+}
+END_TEST
+
+/* After LOCAL_INV of its key an MR is reached by no key. */
+START_TEST(test_invalidated_key)
+{
+	uint32_t key = fx_mr_reg(fx.client, fx.pdn, fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_READ);
+	const struct fx_wr inv = { .opcode = MLX5_OPCODE_LOCAL_INVAL,
+				   .flags = MLX5_WQE_CTRL_CQ_UPDATE, .imm = htobe32(key) };
+
+	ck_assert_int_eq(rkey_check(key, fx.buf, 16, IBV_ACCESS_REMOTE_READ), 0);
+	fx_post_send(&inv);
+	fx_doorbell();
+	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ, 0, 0);
+	ck_assert_int_eq(rkey_check(key, fx.buf, 16, IBV_ACCESS_REMOTE_READ), -ENOKEY);
+}
+END_TEST
+
+/* The copy reaches the owner's memory (here the test's own) and fails on an unmapped page. */
+START_TEST(test_copy)
+{
+	char out[] = "written", in[sizeof(out)] = "";
+	struct iovec local = { out, sizeof(out) }, remote = { fx.buf + 300, sizeof(out) };
+	long page = sysconf(_SC_PAGESIZE);
+	void *hole = mmap(NULL, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, true), 0);
+	ck_assert_str_eq((char *)fx.buf + 300, out);
+	local.iov_base = in;
+	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, false), 0);
+	ck_assert_str_eq(in, out);
+	ck_assert_ptr_ne(hole, MAP_FAILED);
+	remote.iov_base = hole;
+	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, true), -EFAULT);
+	munmap(hole, (size_t)page);
+}
+END_TEST
+
+static Suite *dma_suite(void)
+{
+	Suite *s = suite_create("dma");
+	TCase *tc = tcase_create("dma");
+
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, test_rkey_in_bounds);
+	tcase_add_test(tc, test_rkey_out_of_bounds);
+	tcase_add_test(tc, test_unknown_key);
+	tcase_add_test(tc, test_wrong_pd);
+	tcase_add_test(tc, test_wrong_access);
+	tcase_add_test(tc, test_lkey_of_other_client);
+	tcase_add_test(tc, test_sgl_split);
+	tcase_add_test(tc, test_invalidated_key);
+	tcase_add_test(tc, test_copy);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fx_suite_run(dma_suite());
+}

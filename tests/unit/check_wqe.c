@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The WQE parser (emulator/wqe.c) on the rings the fixture writes as the
+ * shim does: send WQEs with raddr, atomic, data and inline segments
+ * (wrapping past the ring's end), receive WQEs, and every way a send WQE
+ * can be malformed; a malformed WQE posted fails the QP with a local QP
+ * operation error.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/wqe.h"
+#include "tests/unit/fixture.h"
+
+static struct rocemu_send_wqe w;
+
+/* A ctrl segment at BB bb as a broken shim might write it. */
+static void ctrl_write(uint32_t bb, uint8_t opcode, uint32_t qpn, uint32_t ds)
+{
+	struct mlx5_wqe_ctrl_seg *ctrl = fx_sq_seg(bb, 0);
+
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->opmod_idx_opcode = htobe32((bb & 0xffff) << 8 | opcode);
+	ctrl->qpn_ds = htobe32(qpn << 8 | ds);
+}
+
+static int parse(uint32_t bb)
+{
+	return rocemu_wqe_parse_send(fx_emu_qp(), bb, &w);
+}
+
+START_TEST(test_write_with_sgl)
+{
+	const struct ibv_sge sge[3] = {
+		{ .addr = 0x1000, .length = 100, .lkey = 0x101 },
+		{ .addr = 0x2000, .length = 0, .lkey = 0x102 },	/* skipped */
+		{ .addr = 0x3000, .length = 300, .lkey = 0x103 },
+	};
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_RDMA_WRITE_IMM,
+				  .flags = MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_SOLICITED,
+				  .imm = htobe32(0xabcd), .raddr = 0x123456789ull, .rkey = 0x4242,
+				  .sge = sge, .num_sge = 3 };
+	uint16_t counter = fx_post_send(&wr);
+
+	ck_assert_int_eq(parse(0), 0);
+	ck_assert_uint_eq(w.opcode, MLX5_OPCODE_RDMA_WRITE_IMM);
+	ck_assert_uint_eq(w.wqe_counter, counter);
+	ck_assert_uint_eq(w.fm_ce_se, MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_SOLICITED);
+	ck_assert_uint_eq(be32toh(w.imm), 0xabcd);
+	ck_assert_uint_eq(w.raddr, 0x123456789ull);
+	ck_assert_uint_eq(w.rkey, 0x4242);
+	ck_assert_uint_eq(w.bbs, 2);	/* ctrl, raddr and 3 data segments: 80 bytes */
+	ck_assert(!w.is_inline);
+	ck_assert_uint_eq(w.num_sge, 2);
+	ck_assert_uint_eq(w.length, 400);
+	ck_assert_uint_eq(w.sge[0].addr, 0x1000);
+	ck_assert_uint_eq(w.sge[0].key, 0x101);
+	ck_assert_uint_eq(w.sge[1].addr, 0x3000);
+	ck_assert_uint_eq(w.sge[1].length, 300);
+}
+END_TEST
+
+START_TEST(test_compare_swap)
+{
+	const struct ibv_sge sge = { .addr = 0x1000, .length = 8, .lkey = 0x101 };
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_ATOMIC_CS, .raddr = 0x8000, .rkey = 7,
+				  .swap_add = 0x1111, .compare = 0x2222, .sge = &sge,
+				  .num_sge = 1 };
+
+	fx_post_send(&wr);
+	ck_assert_int_eq(parse(0), 0);
+	ck_assert_uint_eq(w.swap_add, 0x1111);
+	ck_assert_uint_eq(w.compare, 0x2222);
+	ck_assert_uint_eq(w.raddr, 0x8000);
+	ck_assert_uint_eq(w.length, 8);
+}
+END_TEST
+
+/* A WQE in the ring's last BB goes on in BB 0. */
+START_TEST(test_inline_wraps_past_ring_end)
+{
+	uint8_t text[60];
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_SEND, .inline_data = text,
+				  .inline_len = sizeof(text) };
+	uint32_t last = fx.qp.layout.sq_wqe_cnt - 1;
+
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)(i + 1);
+	fx.qp.sq_cur = last;
+	fx_post_send(&wr);
+	ck_assert_int_eq(parse(last), 0);
+	ck_assert_uint_eq(w.bbs, 2);
+	ck_assert(w.is_inline);
+	ck_assert_uint_eq(w.length, sizeof(text));
+	ck_assert_mem_eq(w.inline_data, text, sizeof(text));
+}
+END_TEST
+
+START_TEST(test_reject_no_segments)
+{
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, 0);
+	ck_assert_int_eq(parse(0), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_reject_other_qpn)
+{
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn + 1, 2);
+	ck_assert_int_eq(parse(0), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_reject_unknown_opcode)
+{
+	ctrl_write(0, MLX5_OPCODE_TSO, fx.qp.qpn, 2);
+	ck_assert_int_eq(parse(0), -EOPNOTSUPP);
+}
+END_TEST
+
+START_TEST(test_reject_missing_raddr)
+{
+	ctrl_write(0, MLX5_OPCODE_RDMA_WRITE, fx.qp.qpn, 1);
+	ck_assert_int_eq(parse(0), -EINVAL);
+}
+END_TEST
+
+/* Inline data longer than the WQE holds, or than the device allows. */
+START_TEST(test_reject_inline_overrun)
+{
+	struct mlx5_wqe_inl_data_seg *h = fx_sq_seg(0, 1);
+
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, 3);
+	h->byte_count = htobe32(29 | MLX5_INLINE_SEG);	/* 28 bytes fit in 2 segments */
+	ck_assert_int_eq(parse(0), -EINVAL);
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, 63);
+	h->byte_count = htobe32((ROCEMU_MAX_INLINE + 1) | MLX5_INLINE_SEG);
+	ck_assert_int_eq(parse(0), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_reject_too_many_sges)
+{
+	uint32_t ds = 2 + ROCEMU_MAX_SGE;	/* ctrl and one SGE more than allowed */
+
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, ds);
+	for (uint32_t i = 1; i < ds; i++) {
+		struct mlx5_wqe_data_seg *d = fx_sq_seg(0, i);
+
+		d->byte_count = htobe32(1);
+		d->lkey = htobe32(fx.lkey);
+		d->addr = htobe64((uintptr_t)fx.buf);
+	}
+	ck_assert_int_eq(parse(0), -EINVAL);
+}
+END_TEST
+
+/* Posted, a malformed WQE fails with LOCAL_QP_OP_ERR; what follows is flushed. */
+START_TEST(test_malformed_wqe_fails_qp)
+{
+	const struct ibv_sge sge = { .addr = (uintptr_t)fx.buf, .length = 8, .lkey = fx.lkey };
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_SEND, .sge = &sge, .num_sge = 1 };
+	struct rocemu_async_record ev;
+
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn + 1, 2);
+	fx.qp.sq_cur = 1;
+	fx_post_send(&wr);
+	fx_doorbell();
+	ck_assert_uint_eq(fx.nwire, 0);
+	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, 0, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, 1, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	ck_assert(fx_async_event(&ev));
+	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_FATAL);
+}
+END_TEST
+
+/* A receive WQE's SGE list ends at the first MLX5_INVALID_LKEY; empty SGEs are skipped. */
+START_TEST(test_recv_sge_list)
+{
+	const struct ibv_sge sge[3] = {
+		{ .addr = 0x1000, .length = 64, .lkey = 0x201 },
+		{ .addr = 0x2000, .length = 0, .lkey = 0x202 },
+		{ .addr = 0x3000, .length = 32, .lkey = 0x203 },
+	};
+	struct rocemu_recv_wqe r;
+
+	fx_post_recv(sge, 3);
+	fx_post_recv(sge, 1);
+	ck_assert_int_eq(rocemu_wqe_parse_recv(fx_emu_qp(), 0, &r), 0);
+	ck_assert_uint_eq(r.counter, 0);
+	ck_assert_uint_eq(r.num_sge, 2);
+	ck_assert_uint_eq(r.length, 96);
+	ck_assert_uint_eq(r.sge[1].addr, 0x3000);
+	ck_assert_uint_eq(r.sge[1].key, 0x203);
+	ck_assert_int_eq(rocemu_wqe_parse_recv(fx_emu_qp(), 1, &r), 0);
+	ck_assert_uint_eq(r.num_sge, 1);
+	ck_assert_uint_eq(r.length, 64);
+}
+END_TEST
+
+static Suite *wqe_suite(void)
+{
+	Suite *s = suite_create("wqe");
+	TCase *tc = tcase_create("wqe");
+
+	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+	tcase_add_test(tc, test_write_with_sgl);
+	tcase_add_test(tc, test_compare_swap);
+	tcase_add_test(tc, test_inline_wraps_past_ring_end);
+	tcase_add_test(tc, test_reject_no_segments);
+	tcase_add_test(tc, test_reject_other_qpn);
+	tcase_add_test(tc, test_reject_unknown_opcode);
+	tcase_add_test(tc, test_reject_missing_raddr);
+	tcase_add_test(tc, test_reject_inline_overrun);
+	tcase_add_test(tc, test_reject_too_many_sges);
+	tcase_add_test(tc, test_malformed_wqe_fails_qp);
+	tcase_add_test(tc, test_recv_sge_list);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fx_suite_run(wqe_suite());
+}
