@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,8 +23,6 @@
 #define SEG_SIZE 16
 #define CQ_DBR_SET_CI 0
 #define CQ_INDEX_MASK 0xffffffu
-/* Long enough for the loop's doorbell scan, which runs before it first sleeps. */
-#define DOORBELL_RUN_NS 1000000ull
 #define ALL_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 /* 4.096 us * 2^0: the local ACK timeout is infinite, so no test resends by the clock. */
@@ -210,6 +209,27 @@ static void qp_to_rts(void)
 					     IBV_QP_MAX_QP_RD_ATOMIC), 0);
 }
 
+static void run_stop(void *arg, int fd, uint32_t revents)
+{
+	eventfd_t n;
+
+	ck_assert_int_eq(eventfd_read(fd, &n), 0);
+	rocemu_loop_stop(fx.loop);
+}
+
+/* Stop through an fd, not from the timer: the loop goes idle (and scans) once more first. */
+static void run_deadline(void *arg)
+{
+	ck_assert_int_eq(eventfd_write(fx.stop_fd, 1), 0);
+}
+
+void fx_run(uint64_t ns)
+{
+	ck_assert_uint_ne(rocemu_loop_timer_add(fx.loop, rocemu_now_ns() + ns, run_deadline, NULL),
+			  0);
+	ck_assert_int_eq(rocemu_loop_run(fx.loop), 0);
+}
+
 void fx_setup(void)
 {
 	struct rocemu_device dev;
@@ -219,6 +239,9 @@ void fx_setup(void)
 	ck_assert_ptr_nonnull(fx.wire);
 	fx.loop = rocemu_loop_new(ROCEMU_LOOP_EPOLL);
 	ck_assert_ptr_nonnull(fx.loop);
+	fx.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ck_assert_int_ge(fx.stop_fd, 0);
+	ck_assert_int_eq(rocemu_loop_watch_fd(fx.loop, fx.stop_fd, run_stop, NULL), 0);
 	rocemu_device_init(&dev, 0, "rocemu0", inet_addr(FX_DEV_IP), ROCEMU_DEFAULT_NETDEV_MTU);
 	ck_assert_int_eq(rocemu_emu_setup(&fx.emu, fx.loop, &dev, 1), 0);
 	fx.dev = &fx.emu.devices[0];
@@ -246,6 +269,8 @@ void fx_teardown(void)
 	close(fx.ctrl_sock);
 	close(fx.async_fd);
 	close(fx.kick_fd);
+	rocemu_loop_unwatch_fd(fx.loop, fx.stop_fd);
+	close(fx.stop_fd);
 	rocemu_loop_free(fx.loop);
 	free(fx.wire);
 }
@@ -348,22 +373,15 @@ void fx_post_recv(const struct ibv_sge *sge, unsigned int num_sge)
 void fx_doorbell(void)
 {
 	__be32 *dbrec = (__be32 *)(fx.qp.map + fx.qp.layout.dbrec_offset);
+	uint32_t seq;
 
 	__atomic_store_n(&dbrec[MLX5_RCV_DBR], htobe32(fx.qp.rq_head & 0xffff), __ATOMIC_RELEASE);
 	__atomic_store_n(&dbrec[MLX5_SND_DBR], htobe32(fx.qp.sq_cur & 0xffff), __ATOMIC_RELEASE);
-	__atomic_fetch_add(&fx.page->doorbell_seq, 1, __ATOMIC_RELEASE);
-	fx_run(DOORBELL_RUN_NS);
-}
-
-static void run_stop(void *arg)
-{
-	rocemu_loop_stop(arg);
-}
-
-void fx_run(uint64_t ns)
-{
-	ck_assert_uint_ne(rocemu_loop_timer_add(fx.loop, rocemu_now_ns() + ns, run_stop, fx.loop), 0);
-	ck_assert_int_eq(rocemu_loop_run(fx.loop), 0);
+	seq = __atomic_add_fetch(&fx.page->doorbell_seq, 1, __ATOMIC_RELEASE);
+	/* The scan runs when the loop goes idle, which a timer falling due puts off: wait for it. */
+	do
+		fx_run(0);
+	while (fx.client->doorbell_seq_seen != seq);
 }
 
 bool fx_poll(struct fx_cq *cq, struct mlx5_cqe64 *out)

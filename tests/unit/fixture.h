@@ -67,6 +67,7 @@ struct fx_qp {
 
 struct fx {
 	struct rocemu_loop *loop;
+	int stop_fd;			/* fx_run: ends the loop's run */
 	struct rocemu_emu emu;
 	struct rocemu_device *dev;
 	struct rocemu_client *client;
@@ -134,7 +135,7 @@ void *fx_sq_seg(uint32_t bb, unsigned int seg);
 void fx_post_recv(const struct ibv_sge *sge, unsigned int num_sge);
 /* Write both doorbell records and let the daemon's loop scan them. */
 void fx_doorbell(void);
-/* Run the daemon's loop for ns nanoseconds (timers due before then fire). */
+/* Run the daemon's loop for ns nanoseconds: timers due by then fire, then it goes idle once more. */
 void fx_run(uint64_t ns);
 /* Take the next CQE of cq as the shim polls it; false if none. */
 bool fx_poll(struct fx_cq *cq, struct mlx5_cqe64 *cqe);
