@@ -179,7 +179,6 @@ END_TEST
 /* A remote access NAK fails its WQE, flushes the rest and the QP (QP_FATAL). */
 START_TEST(test_access_nak_fails_qp)
 {
-	struct rocemu_async_record ev;
 	uint16_t w, s;
 
 	w = post(MLX5_OPCODE_RDMA_WRITE, true, 0, 8);
@@ -189,9 +188,7 @@ START_TEST(test_access_nak_fails_qp)
 	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, w, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
 	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, s, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
 	expect_no_cqe();
-	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
-	ck_assert(fx_async_event(&ev));
-	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_FATAL);
+	fx_expect_qp_error(IBV_EVENT_QP_FATAL);
 }
 END_TEST
 

@@ -44,6 +44,14 @@ static void expect_ack(unsigned int i, uint32_t psn, enum rocemu_aeth_type type,
 	ck_assert_uint_eq(rocemu_aeth_msn(aeth), msn);
 }
 
+/* The request at FX_RQ_PSN was NAK'd with code and failed the QP with event type. */
+static void expect_nak_error(uint8_t code, enum ibv_event_type type)
+{
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, code, 0);
+	fx_expect_qp_error(type);
+}
+
 static void post_recv(uint32_t off, uint32_t len)
 {
 	const struct ibv_sge sge = { .addr = (uintptr_t)(fx.buf + off), .length = len,
@@ -207,30 +215,18 @@ END_TEST
 /* An R_Key outside its MR: NAK remote access, the QP goes to ERR with QP_ACCESS_ERR. */
 START_TEST(test_write_out_of_bounds_naks)
 {
-	struct rocemu_async_record ev;
-
 	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, FX_BUF_BYTES - 4, 8, payload, 8);
-	ck_assert_uint_eq(fx.nwire, 1);
-	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_REMOTE_ACCESS_ERROR, 0);
-	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
-	ck_assert(fx_async_event(&ev));
-	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
+	expect_nak_error(ROCEMU_NAK_REMOTE_ACCESS_ERROR, IBV_EVENT_QP_ACCESS_ERR);
 }
 END_TEST
 
 /* A SEND longer than its receive: local length error CQE, NAK invalid request (rxe too). */
 START_TEST(test_send_longer_than_receive)
 {
-	struct rocemu_async_record ev;
-
 	post_recv(0, 16);
 	rx_req(ROCEMU_OP_RC_SEND_ONLY, FX_RQ_PSN, true, 0, 0, payload, 17);
 	fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_ERR, 0, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
-	ck_assert_uint_eq(fx.nwire, 1);
-	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_INVALID_REQUEST, 0);
-	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
-	ck_assert(fx_async_event(&ev));
-	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_REQ_ERR);
+	expect_nak_error(ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR);
 }
 END_TEST
 
@@ -239,9 +235,7 @@ START_TEST(test_middle_without_first)
 {
 	post_recv(0, 4096);
 	rx_req(ROCEMU_OP_RC_SEND_MIDDLE, FX_RQ_PSN, false, 0, 0, payload, FX_MTU_BYTES);
-	ck_assert_uint_eq(fx.nwire, 1);
-	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_INVALID_REQUEST, 0);
-	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	expect_nak_error(ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR);
 }
 END_TEST
 
@@ -249,9 +243,7 @@ END_TEST
 START_TEST(test_write_shorter_than_reth)
 {
 	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 100, payload, 99);
-	ck_assert_uint_eq(fx.nwire, 1);
-	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_NAK, ROCEMU_NAK_INVALID_REQUEST, 0);
-	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	expect_nak_error(ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR);
 }
 END_TEST
 

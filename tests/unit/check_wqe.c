@@ -161,7 +161,6 @@ START_TEST(test_malformed_wqe_fails_qp)
 {
 	const struct ibv_sge sge = { .addr = (uintptr_t)fx.buf, .length = 8, .lkey = fx.lkey };
 	const struct fx_wr wr = { .opcode = MLX5_OPCODE_SEND, .sge = &sge, .num_sge = 1 };
-	struct rocemu_async_record ev;
 
 	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn + 1, 2);
 	fx.qp.sq_cur = 1;
@@ -170,9 +169,7 @@ START_TEST(test_malformed_wqe_fails_qp)
 	ck_assert_uint_eq(fx.nwire, 0);
 	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, 0, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, 1, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
-	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
-	ck_assert(fx_async_event(&ev));
-	ck_assert_uint_eq(ev.event_type, IBV_EVENT_QP_FATAL);
+	fx_expect_qp_error(IBV_EVENT_QP_FATAL);
 }
 END_TEST
 

@@ -406,6 +406,16 @@ bool fx_async_event(struct rocemu_async_record *rec)
 	return read(fx.async_fd, rec, sizeof(*rec)) == sizeof(*rec);
 }
 
+void fx_expect_qp_error(enum ibv_event_type type)
+{
+	struct rocemu_async_record ev;
+
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_ERR);
+	ck_assert_msg(fx_async_event(&ev), "no async event");
+	ck_assert_uint_eq(ev.element, FX_USER_QP);
+	ck_assert_uint_eq(ev.event_type, type);
+}
+
 struct mlx5_cqe64 fx_expect_cqe(struct fx_cq *cq, uint8_t op, uint16_t wqe_counter,
 				uint8_t syndrome)
 {

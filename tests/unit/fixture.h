@@ -141,6 +141,8 @@ void fx_run(uint64_t ns);
 bool fx_poll(struct fx_cq *cq, struct mlx5_cqe64 *cqe);
 /* Read the next async event of the context; false if none. */
 bool fx_async_event(struct rocemu_async_record *rec);
+/* fx.qp is in ERR and the next async event is type, for it. */
+void fx_expect_qp_error(enum ibv_event_type type);
 /*
  * Poll the next CQE of cq and check its opcode (MLX5_CQE_*), wqe_counter
  * and, for an error CQE, its syndrome. Returns it for further checks.
