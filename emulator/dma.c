@@ -4,51 +4,25 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "emulator/mw.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
-
-/* Keys are (MR handle << 8) | variant: the handle finds the MR, the whole key must match. */
-static struct rocemu_mr *mr_by_key(const struct rocemu_emu *emu, uint32_t key)
-{
-	struct rocemu_mr *mr = rocemu_idtable_get(&emu->mrs, key >> 8);
-
-	return mr && mr->lkey == key && !mr->invalid ? mr : NULL;
-}
-
-/* PD, rights, then bounds; the address in the owner's memory on success. */
-static int mr_check(const struct rocemu_mr *mr, const struct rocemu_pd *pd, uint64_t va,
-		    uint64_t len, unsigned int access, uint64_t *addr)
-{
-	if (mr->pd != pd)
-		return -EPERM;
-	if ((mr->access & access) != access)
-		return -EACCES;
-	if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len)
-		return -ERANGE;
-	*addr = mr->addr + (va - mr->iova);
-	return 0;
-}
+#include "emulator/mkey.h"
 
 int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
 		    unsigned int access, uint64_t *addr)
 {
-	const struct rocemu_mr *mr;
+	struct rocemu_mkey_ref ref;
+	int err = rocemu_mkey_resolve(qp, rkey, ROCEMU_MKEY_REMOTE, va, len, access, &ref);
 
-	if (rocemu_mw_is_key(rkey))
-		return rocemu_mw_rkey(qp, rkey, va, len, access, addr);
-	mr = mr_by_key(qp->owner->emu, rkey);
-	if (!mr)
-		return -ENOKEY;
-	return mr_check(mr, qp->pd, va, len, access, addr);
+	if (!err)
+		*addr = ref.addr;
+	return err;
 }
 
 int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, unsigned int nsge,
 		   uint64_t offset, uint64_t len, unsigned int access, struct iovec *remote,
 		   unsigned int max, unsigned int *n)
 {
-	const struct rocemu_mr *mr;
-	uint64_t take, addr;
+	struct rocemu_mkey_ref ref;
+	uint64_t take;
 	unsigned int i;
 	int err;
 
@@ -61,15 +35,13 @@ int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, uns
 		take = sge[i].length - offset;
 		if (take > len)
 			take = len;
-		mr = mr_by_key(qp->owner->emu, sge[i].key);
-		if (!mr || mr->owner != qp->owner)
-			return -ENOKEY;
-		err = mr_check(mr, qp->pd, sge[i].addr + offset, take, access, &addr);
+		err = rocemu_mkey_resolve(qp, sge[i].key, ROCEMU_MKEY_LOCAL, sge[i].addr + offset, take,
+					  access, &ref);
 		if (err)
 			return err;
 		if (*n == max)
 			return -EMSGSIZE;
-		remote[*n].iov_base = (void *)(uintptr_t)addr;
+		remote[*n].iov_base = (void *)(uintptr_t)ref.addr;
 		remote[*n].iov_len = take;
 		(*n)++;
 		len -= take;

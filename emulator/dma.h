@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The DMA engine: memory of a client reached through its MRs. Every
- * access is checked (key, PD, access rights, bounds in the key's iova
- * space) before it happens; only then process_vm_readv/writev moves the
- * bytes, in batches of at most IOV_MAX iovecs per call.
+ * The DMA engine: memory of a client reached through its MRs and windows.
+ * Every access is checked (key, PD, access rights, bounds in the key's
+ * iova space: rocemu_mkey_resolve) before it happens; only then
+ * process_vm_readv/writev moves the bytes, in batches of at most IOV_MAX
+ * iovecs per call.
  *
  * Errors, distinct so callers map them to NAKs and CQE syndromes:
- *   -ENOKEY  no MR with that key (or not the QP's client's, for an lkey)
- *   -EPERM   the MR is in another PD
- *   -EACCES  the MR lacks the access asked
- *   -ERANGE  [va, va + len) is not inside the MR
+ *   -ENOKEY, -EPERM, -EACCES, -ERANGE  as rocemu_mkey_resolve (emulator/mkey.h)
  *   -EMSGSIZE  more bytes than the SGE list holds
  *   -EFAULT  the copy itself failed (memory unmapped meanwhile, process gone)
  */
@@ -26,9 +24,10 @@
 struct rocemu_qp;
 
 /*
- * Check remote access to [va, va + len) through rkey for target QP qp
- * (the MR must be in qp's PD and allow access, IBV_ACCESS_REMOTE_*).
- * On success *addr is the address in qp's owner's memory.
+ * Check remote access to [va, va + len) through rkey, an MR's or a
+ * window's, for target QP qp (in qp's PD, allowing access,
+ * IBV_ACCESS_REMOTE_*). On success *addr is the address in qp's owner's
+ * memory.
  */
 int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
 		    unsigned int access, uint64_t *addr);

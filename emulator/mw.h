@@ -3,9 +3,12 @@
  * Memory windows (IBTA 10.6.7), type 1 and 2: a remote-access rkey onto
  * part of an MR, bound by a BIND WQE in a send queue (ibv_bind_mw for type
  * 1, IBV_WR_BIND_MW for type 2) and, for type 2, usable only through the
- * QP that bound it and invalidated by LOCAL_INV / SEND_WITH_INV. Window
- * rkeys have bit 31 set, so they never meet an MR key:
- * ROCEMU_MW_KEY_FLAG | (handle << 8) | 8-bit variant.
+ * QP that bound it and invalidated by LOCAL_INV / SEND_WITH_INV. A bound
+ * window holds its MR, which cannot be deregistered or reregistered until
+ * the window is unbound, invalidated or freed. Window rkeys have bit 31
+ * set, so they never meet an MR key:
+ * ROCEMU_MW_KEY_FLAG | (handle << 8) | 8-bit variant; emulator/mkey.h
+ * resolves them.
  * Functions return 0 or -errno.
  */
 #ifndef ROCEMU_EMULATOR_MW_H
@@ -28,16 +31,21 @@ struct rocemu_mw {
 	uint32_t type;			/* IBV_MW_TYPE_1 / _2 */
 	struct rocemu_pd *pd;
 	uint32_t rkey;
-	bool bound;
+	struct rocemu_mr *mr;		/* bound onto it (counted in its bound_mws), or NULL */
 	uint32_t qpn;			/* type 2: the QP it is bound to */
-	uint32_t mr_key;		/* the MR, found again at each access */
-	uint32_t access;
+	uint32_t access;		/* IBV_ACCESS_REMOTE_* */
 	uint64_t addr, length;
 };
 
 static inline bool rocemu_mw_is_key(uint32_t key)
 {
 	return key & ROCEMU_MW_KEY_FLAG;
+}
+
+/* The handle in a window key. */
+static inline uint32_t rocemu_mw_key_index(uint32_t key)
+{
+	return (key & ~ROCEMU_MW_KEY_FLAG) >> 8;
 }
 
 /* -EINVAL: bad PD or type. */
@@ -48,10 +56,7 @@ void rocemu_mw_free(struct rocemu_emu *emu, struct rocemu_mw *mw);
 
 /* Execute the BIND WQE w for qp: -EINVAL, -EPERM, -EACCES, -ERANGE, -ENOKEY as IBTA C10-72ff. */
 int rocemu_mw_bind(struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
-/* Unbind type 2 window key for qp (LOCAL_INV, SEND_WITH_INV). */
-int rocemu_mw_invalidate(const struct rocemu_qp *qp, uint32_t key);
-/* rocemu_dma_rkey for a window key. */
-int rocemu_mw_rkey(const struct rocemu_qp *qp, uint32_t key, uint64_t va, uint64_t len,
-		   unsigned int access, uint64_t *addr);
+/* Unbind type 2 window mw (LOCAL_INV, SEND_WITH_INV); -EINVAL for type 1 (IBTA C10-71.2.1). */
+int rocemu_mw_invalidate(struct rocemu_mw *mw);
 
 #endif /* ROCEMU_EMULATOR_MW_H */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/mkey.h"
 #include "emulator/mw.h"
 #include "emulator/proc_maps.h"
 #include "emulator/qp.h"
@@ -162,6 +163,8 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 
 	if (!mr || !req->flags || (req->flags & ~MR_REREG_FLAGS))
 		return -EINVAL;
+	if (mr->bound_mws)
+		return -EBUSY;
 	pd = mr->pd;
 	access = mr->access;
 	addr = mr->addr;
@@ -213,16 +216,14 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 
 int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key)
 {
-	struct rocemu_mr *mr;
+	struct rocemu_mkey_ref ref;
+	int err = rocemu_mkey_resolve(qp, key, ROCEMU_MKEY_INVALIDATE, 0, 0, 0, &ref);
 
-	if (rocemu_mw_is_key(key))
-		return rocemu_mw_invalidate(qp, key);
-	mr = rocemu_idtable_get(&qp->owner->emu->mrs, key >> 8);
-	if (!mr || mr->lkey != key)
-		return -ENOKEY;
-	if (mr->pd != qp->pd)
-		return -EPERM;
-	mr->invalid = true;
+	if (err)
+		return err;
+	if (ref.mw)
+		return rocemu_mw_invalidate(ref.mw);
+	ref.mr->invalid = true;
 	return 0;
 }
 
@@ -232,6 +233,8 @@ int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle)
 
 	if (!mr)
 		return -EINVAL;
+	if (mr->bound_mws)
+		return -EBUSY;
 	rocemu_mr_free(c->emu, mr);
 	return 0;
 }

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Memory keys: the one place an lkey or rkey becomes an MR, and a window
+ * when it is a window's rkey, with every check its use asks for. The DMA
+ * engine, window binds (for the MR they open onto) and invalidation all
+ * resolve keys here.
+ *
+ * Errors, distinct so callers map them to NAKs and CQE syndromes:
+ *   -ENOKEY  no such key for qp: unknown, another client's, invalidated,
+ *            an unbound window, a window key used as an lkey
+ *   -EPERM   another PD than qp's, or a type 2 window bound to another QP
+ *   -EACCES  the rights asked are not all granted
+ *   -ERANGE  [va, va + len) is not inside the window and its MR
+ */
+#ifndef ROCEMU_EMULATOR_MKEY_H
+#define ROCEMU_EMULATOR_MKEY_H
+
+#include <stdint.h>
+
+struct rocemu_mr;
+struct rocemu_mw;
+struct rocemu_qp;
+
+enum rocemu_mkey_use {
+	ROCEMU_MKEY_LOCAL,	/* an lkey of qp's client: a valid MR, rights and bounds */
+	ROCEMU_MKEY_REMOTE,	/* an rkey for target qp: a valid MR or bound window, rights and bounds */
+	ROCEMU_MKEY_INVALIDATE,	/* an MR or window to invalidate: qp's client and PD only */
+};
+
+struct rocemu_mkey_ref {
+	struct rocemu_mr *mr;	/* NULL only for an unbound window to invalidate */
+	struct rocemu_mw *mw;	/* the window, or NULL for the MR's own key */
+	uint64_t addr;		/* of va in the owner's memory (LOCAL, REMOTE) */
+};
+
+/*
+ * Resolve key for qp as use asks; access is IBV_ACCESS_* rights that must
+ * all be granted (LOCAL, REMOTE). Returns 0 with *ref filled, or -errno.
+ */
+int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use,
+			uint64_t va, uint64_t len, unsigned int access, struct rocemu_mkey_ref *ref);
+
+#endif /* ROCEMU_EMULATOR_MKEY_H */
