@@ -84,7 +84,9 @@ static int bind_check(const struct rocemu_qp *qp, const struct rocemu_mw *mw,
 
 	if (mw->owner != qp->owner || mw->pd != qp->pd)
 		return -EPERM;
-	if ((w->bind_new_rkey >> 8) != (mw->rkey >> 8) || (w->bind_access & ~WINDOW_ACCESS))
+	/* Local rights come from the MR: LOCAL_WRITE is accepted and means nothing, as on ConnectX. */
+	if ((w->bind_new_rkey >> 8) != (mw->rkey >> 8) ||
+	    (w->bind_access & ~(WINDOW_ACCESS | IBV_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
 	if (mw->type == IBV_MW_TYPE_2 && mw->mr)
 		return -EBUSY;	/* a type 2 window is invalidated before it binds again */
@@ -122,7 +124,7 @@ int rocemu_mw_bind(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	mw->mr = mr;
 	mw->rkey = w->bind_new_rkey;
 	mw->qpn = qp->qpn;
-	mw->access = w->bind_access;
+	mw->access = w->bind_access & WINDOW_ACCESS;
 	mw->addr = w->bind_addr;
 	mw->length = w->bind_length;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x mw %u rkey 0x%08x %s", qp->owner->dev->name,
