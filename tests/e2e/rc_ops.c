@@ -4,7 +4,8 @@
  * atomics (fetch-and-add totals exact, compare-and-swap, alignment and
  * access errors), SEND_WITH_INV and LOCAL_INV (the invalidated rkey gives
  * remote access errors), memory windows (a type 2 window's rkey before
- * any bind is refused), fence ordering (a READ followed by a fenced
+ * any bind is refused; binds with LOCAL_WRITE in the window's rights are
+ * taken), fence ordering (a READ followed by a fenced
  * WRITE over its source returns the old data), and the same through the
  * ibv_qp_ex work-request API.
  *
@@ -362,14 +363,14 @@ out:
 
 /*
  * A window of the given type over bytes [256, 256 + 1024) of b's MR, bound
- * through b's QP (ibv_bind_mw for type 1, IBV_WR_BIND_MW for type 2): a's
- * WRITE through it lands; for type 2 a SEND_WITH_INV of its rkey closes it,
- * else a WRITE past its end is refused.
+ * through b's QP (ibv_bind_mw for type 1, IBV_WR_BIND_MW or ibv_wr_bind_mw
+ * for type 2), its rights REMOTE_WRITE and, with local_write, LOCAL_WRITE
+ * (a ConnectX takes it: local rights come from the MR): a's WRITE through
+ * it lands; for type 2 a SEND_WITH_INV of its rkey closes it, else a WRITE
+ * past its end is refused.
  */
-static void window_case(enum ibv_mw_type type, bool qp_ex)
+static void window_case(enum ibv_mw_type type, bool qp_ex, bool local_write)
 {
-	const char *what = type == IBV_MW_TYPE_1 ? "type 1 window" :
-			   qp_ex ? "type 2 window by ibv_wr_bind_mw" : "type 2 window";
 	struct side_spec responder = ops_side;
 	struct ibv_mw_bind_info info;
 	struct buf *local, *remote, *in;
@@ -378,8 +379,11 @@ static void window_case(enum ibv_mw_type type, bool qp_ex)
 	struct ibv_recv_wr rwr;
 	struct ibv_mw *mw = NULL;
 	struct pair p;
-	int ret;
+	char what[64];
 
+	snprintf(what, sizeof(what), "%s%s", type == IBV_MW_TYPE_1 ? "type 1 window" :
+		 qp_ex ? "type 2 window by ibv_wr_bind_mw" : "type 2 window",
+		 local_write ? " with LOCAL_WRITE" : "");
 	responder.qp_ex = qp_ex;
 	if (!pair_open(&p, &ops_side, &responder))
 		goto out;
@@ -393,37 +397,9 @@ static void window_case(enum ibv_mw_type type, bool qp_ex)
 	}
 	info = (struct ibv_mw_bind_info){ .mr = remote->mr, .addr = raddr_of(remote, 256),
 					  .length = 1024,
-					  .mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
-	if (type == IBV_MW_TYPE_1) {
-		struct ibv_mw_bind bind = { .wr_id = 0x31, .send_flags = IBV_SEND_SIGNALED,
-					    .bind_info = info };
-
-		ret = ibv_bind_mw(p.b.qp, mw, &bind);
-	} else if (qp_ex) {
-		struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(p.b.qp);
-		uint32_t rkey = ibv_inc_rkey(mw->rkey);
-
-		ibv_wr_start(qpx);
-		qpx->wr_id = 0x31;
-		qpx->wr_flags = IBV_SEND_SIGNALED;
-		ibv_wr_bind_mw(qpx, mw, rkey, &info);
-		ret = ibv_wr_complete(qpx);
-		if (!ret)
-			mw->rkey = rkey;
-	} else {
-		struct ibv_send_wr *bad;
-
-		wr = (struct ibv_send_wr){ .wr_id = 0x31, .opcode = IBV_WR_BIND_MW,
-					   .send_flags = IBV_SEND_SIGNALED,
-					   .bind_mw = { .mw = mw, .rkey = ibv_inc_rkey(mw->rkey),
-							.bind_info = info } };
-		ret = ibv_post_send(p.b.qp, &wr, &bad);
-		if (!ret)
-			mw->rkey = wr.bind_mw.rkey;	/* the application's job for type 2 */
-	}
-	check(ret == 0, "%s: posting the bind: %s", what, strerror(ret));
-	if (ret || !expect_wc(p.b.send_cq, what, (struct want){ 0x31, IBV_WC_SUCCESS, IBV_WC_BIND_MW, -1 },
-			      NULL))
+					  .mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+							     (local_write ? IBV_ACCESS_LOCAL_WRITE : 0) };
+	if (!bind_window(&p.b, mw, &info, 0x31, what))
 		goto out;
 	sge = sge_of(local, 0, 64);
 	wr = (struct ibv_send_wr){ .wr_id = 0x32, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
@@ -462,9 +438,11 @@ out:
 
 static void check_windows(void)
 {
-	window_case(IBV_MW_TYPE_1, false);
-	window_case(IBV_MW_TYPE_2, false);
-	window_case(IBV_MW_TYPE_2, true);
+	for (int local_write = 0; local_write < 2; local_write++) {
+		window_case(IBV_MW_TYPE_1, false, local_write);
+		window_case(IBV_MW_TYPE_2, false, local_write);
+		window_case(IBV_MW_TYPE_2, true, local_write);
+	}
 }
 
 /* READ of source, then a fenced op overwriting source: the READ got the old bytes. */

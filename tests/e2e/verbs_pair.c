@@ -252,6 +252,7 @@ bool side_open(struct side *s, struct dev *d, const struct side_spec *spec)
 		return false;
 	}
 	s->cap = spec->cap;
+	s->qp_ex = spec->qp_ex;
 	s->qp = qp_create(d, s->send_cq, s->recv_cq, spec->qp_ex, &s->cap);
 	return s->qp != NULL;
 }
@@ -449,4 +450,43 @@ bool expect_wc(struct ibv_cq *cq, const char *what, struct want w, struct ibv_wc
 	if (out)
 		*out = wc;
 	return ok;
+}
+
+/* ---- memory windows ---- */
+
+bool bind_window(struct side *s, struct ibv_mw *mw, const struct ibv_mw_bind_info *info, uint64_t wr_id,
+		 const char *what)
+{
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	int ret;
+
+	if (mw->type == IBV_MW_TYPE_1) {
+		struct ibv_mw_bind bind = { .wr_id = wr_id, .send_flags = IBV_SEND_SIGNALED, .bind_info = *info };
+
+		ret = ibv_bind_mw(s->qp, mw, &bind);	/* sets mw->rkey */
+	} else if (s->qp_ex) {
+		struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(s->qp);
+
+		ibv_wr_start(qpx);
+		qpx->wr_id = wr_id;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_bind_mw(qpx, mw, rkey, info);
+		ret = ibv_wr_complete(qpx);
+		if (!ret)
+			mw->rkey = rkey;	/* the application's job for type 2 */
+	} else {
+		struct ibv_send_wr *bad, wr = {
+			.wr_id = wr_id, .opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED,
+			.bind_mw = { .mw = mw, .rkey = rkey, .bind_info = *info },
+		};
+
+		ret = ibv_post_send(s->qp, &wr, &bad);
+		if (!ret)
+			mw->rkey = rkey;
+	}
+	if (ret) {
+		check(false, "%s: posting the bind: %s", what, strerror(ret));
+		return false;
+	}
+	return expect_wc(s->send_cq, what, (struct want){ wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, -1 }, NULL);
 }

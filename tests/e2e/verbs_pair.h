@@ -36,6 +36,7 @@ struct side {
 	struct ibv_cq *send_cq, *recv_cq;
 	struct ibv_qp *qp;
 	struct ibv_qp_cap cap;		/* as granted by ibv_create_qp */
+	bool qp_ex;			/* created with every ibv_qp_ex send op */
 };
 
 struct pair {
@@ -123,5 +124,14 @@ long elapsed_ms(const struct timespec *since);
 int poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int ms);
 int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc);
 bool expect_wc(struct ibv_cq *cq, const char *what, struct want w, struct ibv_wc *out);
+
+/*
+ * Bind mw as info says through s's QP (ibv_bind_mw for type 1, else
+ * ibv_wr_bind_mw when s has ibv_qp_ex, IBV_WR_BIND_MW otherwise), signaled
+ * as wr_id; mw->rkey is its new rkey once the bind is posted. True when
+ * the bind completes successfully.
+ */
+bool bind_window(struct side *s, struct ibv_mw *mw, const struct ibv_mw_bind_info *info, uint64_t wr_id,
+		 const char *what);
 
 #endif /* ROCEMU_TESTS_E2E_VERBS_PAIR_H */
