@@ -197,6 +197,7 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	mr->addr = addr;
 	mr->length = length;
 	mr->iova = iova;
+	mr->invalid = false;
 	mr_resp(mr, resp);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u rereg pd %u addr 0x%llx len %llu access 0x%x",
 		   c->dev->name, mr->handle, pd->pdn, (unsigned long long)addr,

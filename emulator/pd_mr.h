@@ -49,7 +49,8 @@ void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
 int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 		  struct rocemu_reg_mr_resp *resp);
 /*
- * Change translation, PD and/or access per req->flags; the keys stay.
+ * Change translation, PD and/or access per req->flags; the keys stay and
+ * the MR is valid again, as if deregistered and registered anew.
  * -EBUSY while windows are bound to it.
  */
 int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *req,
