@@ -9,6 +9,7 @@
 #include "emulator/comp_channel.h"
 #include "emulator/cqe.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
 
 #define CQ_DBREC_BYTES 64	/* two big-endian words, on their own cache line */
 
@@ -41,7 +42,7 @@ static int cq_ring_create(uint32_t cqn, uint32_t cqe, struct rocemu_cq_layout *l
 	layout->size = ring->size;
 	cqes = ring->addr;
 	for (i = 0; i < ncqe; i++)
-		cqes[i].op_own = MLX5_CQE_INVALID << 4;
+		cqes[i].op_own = rocemu_cqe_op_own(MLX5_CQE_INVALID, 0, ncqe);
 	return fd;
 }
 

@@ -10,12 +10,7 @@
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "rocemu/log.h"
-
-/* The CQ doorbell record: [0] consumer index (set_ci), [1] arm word; both big-endian. */
-enum { CQ_DB_SET_CI = 0, CQ_DB_ARM = 1 };
-#define CQ_INDEX_MASK 0xffffffu
-#define ARM_SN(w) (((w) >> 28) & 3)
-#define ARM_CMD(w) ((w) & (7u << 24))
+#include "rocemu/ring.h"
 
 static const __be32 *cq_dbrec(const struct rocemu_cq *cq)
 {
@@ -31,7 +26,7 @@ static uint32_t cq_db_read(const struct rocemu_cq *cq, int word)
 /* Write the 8-byte user_cq into the channel, as uverbs does per event. */
 static void cq_fire(struct rocemu_cq *cq, uint32_t arm)
 {
-	cq->fired_sn = (uint8_t)ARM_SN(arm);
+	cq->fired_sn = (uint8_t)rocemu_cq_arm_sn(arm);
 	if (!cq->channel)
 		return;
 	if (write(cq->channel->event_fd, &cq->user_cq, sizeof(cq->user_cq)) !=
@@ -44,7 +39,7 @@ static void cq_fire(struct rocemu_cq *cq, uint32_t arm)
 
 static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
 {
-	return ARM_SN(arm) != cq->fired_sn;
+	return rocemu_cq_arm_sn(arm) != cq->fired_sn;
 }
 
 int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec)
@@ -52,7 +47,7 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 	const struct mlx5_cqe64 *from = cq->ring.addr;
 	struct mlx5_cqe64 *dst = to;
 	__be32 *dbrec = to_dbrec;
-	uint32_t ci = cq_db_read(cq, CQ_DB_SET_CI), n = (cq->pi - ci) & CQ_INDEX_MASK;
+	uint32_t ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), n = (cq->pi - ci) & ROCEMU_CQ_INDEX_MASK;
 
 	/* Hardware's rule too: the unpolled CQEs must fit, one slot kept free. */
 	if (n > cq->layout.ncqe || n >= to_ncqe)
@@ -62,19 +57,19 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 		struct mlx5_cqe64 *cqe = &dst[i & (to_ncqe - 1)];
 
 		*cqe = *src;
-		cqe->op_own = (uint8_t)((src->op_own & ~1u) | !!(i & to_ncqe));
+		cqe->op_own = rocemu_cqe_op_own(src->op_own >> 4, i, to_ncqe);
 	}
 	/* Same free-running indices: the shim resumes polling at ci, the daemon writes at pi. */
-	dbrec[CQ_DB_SET_CI] = htobe32(ci);
-	dbrec[CQ_DB_ARM] = htobe32(cq_db_read(cq, CQ_DB_ARM));
+	dbrec[ROCEMU_CQ_DBR_SET_CI] = htobe32(ci);
+	dbrec[ROCEMU_CQ_DBR_ARM] = htobe32(cq_db_read(cq, ROCEMU_CQ_DBR_ARM));
 	return 0;
 }
 
 void rocemu_cqe_arm_check(struct rocemu_cq *cq)
 {
-	uint32_t arm = cq_db_read(cq, CQ_DB_ARM);
+	uint32_t arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
 
-	if (cq_armed(cq, arm) && ((arm ^ cq->pi) & CQ_INDEX_MASK))
+	if (cq_armed(cq, arm) && rocemu_cq_arm_ci(arm) != (cq->pi & ROCEMU_CQ_INDEX_MASK))
 		cq_fire(cq, arm);
 }
 
@@ -83,16 +78,16 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 
 	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
-	if (info->op == MLX5_CQE_REQ_ERR || info->op == MLX5_CQE_RESP_ERR) {
+	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR) {
 		err->syndrome = info->syndrome;
-		err->s_wqe_opcode_qpn = htobe32((uint32_t)info->wqe_opcode << 24 | info->qpn);
+		err->s_wqe_opcode_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
 		err->wqe_counter = htobe16(info->wqe_counter);
 		return;
 	}
 	cqe->byte_cnt = htobe32(info->byte_cnt);
 	cqe->wqe_counter = htobe16(info->wqe_counter);
-	if (info->op == MLX5_CQE_REQ) {
-		cqe->sop_drop_qpn = htobe32((uint32_t)info->wqe_opcode << 24 | info->qpn);
+	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_SQ) {
+		cqe->sop_drop_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
 		return;
 	}
 	cqe->imm_inval_pkey = info->imm;
@@ -102,12 +97,12 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 
 bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 {
-	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, CQ_DB_SET_CI), arm;
+	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), arm;
 	struct mlx5_cqe64 *cqe;
-	bool error = info->op == MLX5_CQE_REQ_ERR || info->op == MLX5_CQE_RESP_ERR;
+	bool error = rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR;
 
 	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
-	if (cq->overruns || ((cq->pi - ci) & CQ_INDEX_MASK) >= ncqe) {
+	if (cq->overruns || ((cq->pi - ci) & ROCEMU_CQ_INDEX_MASK) >= ncqe) {
 		if (!cq->overruns++) {
 			rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u qp 0x%06x, CQ in error",
 				   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
@@ -118,15 +113,14 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	cqe = (struct mlx5_cqe64 *)cq->ring.addr + (cq->pi & (ncqe - 1));
 	fill_cqe(cqe, info);
 	/* Release: every field is visible before the owner bit hands the CQE over. */
-	__atomic_store_n(&cqe->op_own, (uint8_t)(info->op << 4 | !!(cq->pi & ncqe)),
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe), __ATOMIC_RELEASE);
 	cq->pi++;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
 		   cq->owner->dev->name, info->qpn, cq->cqn, info->op, info->wqe_counter,
 		   info->byte_cnt, error ? info->syndrome : 0);
-	arm = cq_db_read(cq, CQ_DB_ARM);
+	arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
 	if (cq_armed(cq, arm) &&
-	    (ARM_CMD(arm) == MLX5_CQ_DB_REQ_NOT || info->solicited || error))
+	    (rocemu_cq_arm_all(arm) || info->solicited || error))
 		cq_fire(cq, arm);
 	return true;
 }

@@ -14,10 +14,12 @@
 #include "emulator/sport.h"
 #include "net/fault.h"
 #include "rocemu/ctrl.h"
+#include "rocemu/ring.h"
 
 /* Limits enforced and reported (struct ibv_device_attr). */
 #define ROCEMU_MAX_QP 16384
-#define ROCEMU_MAX_QP_WR 32768
+/* WQEs of one BB fill an SQ at the most its 16-bit counters allow (log_max_qp_sz 15). */
+#define ROCEMU_MAX_QP_WR ROCEMU_SQ_MAX_BBS
 #define ROCEMU_MAX_SGE 30
 #define ROCEMU_MAX_CQ 16384
 #define ROCEMU_MAX_CQE 4194303

@@ -14,6 +14,7 @@
 #include "emulator/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
 
 #define RNR_RETRY_INFINITE 7
 
@@ -60,7 +61,7 @@ struct comp_ctx {
 
 static bool is_read(const struct rocemu_rc_wqe *e)
 {
-	return e->opcode == MLX5_OPCODE_RDMA_READ;
+	return rocemu_wqe_op(e->opcode)->flags & ROCEMU_WQE_OP_READ;
 }
 
 /*
@@ -95,8 +96,7 @@ static void retire_upto(struct comp_ctx *c, uint32_t psn)
 			break;
 		}
 		/* A local WQE (LOCAL_INV, bind) the requester has not reached yet is not done. */
-		if ((e->opcode == MLX5_OPCODE_LOCAL_INVAL || e->opcode == MLX5_OPCODE_UMR) &&
-		    req->tail == req->cursor)
+		if ((rocemu_wqe_op(e->opcode)->flags & ROCEMU_WQE_OP_LOCAL) && req->tail == req->cursor)
 			break;
 		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
 		req->tail++;

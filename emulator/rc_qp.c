@@ -21,6 +21,7 @@
 #include "emulator/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
 
 /*
  * resp_event: the async event when the responder detects the error (IBTA
@@ -206,7 +207,7 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 		.wqe_opcode = e->opcode,
 		.qpn = qp->qpn,
 		.wqe_counter = e->wqe_counter,
-		.byte_cnt = e->opcode == MLX5_OPCODE_RDMA_READ ? e->length : 0,
+		.byte_cnt = rocemu_wqe_op(e->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? e->length : 0,
 	};
 
 	if (err || e->signaled)

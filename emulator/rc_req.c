@@ -18,6 +18,7 @@
 #include "emulator/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
 
 enum req_state {
 	REQ_FETCH,		/* the WQE at the cursor, or a new one from the SQ ring */
@@ -43,20 +44,20 @@ static const char *const req_state_names[] = {
 	[REQ_DONE] = "DONE",
 };
 
-/* How each send opcode goes on the wire. */
-static const struct {
-	const uint8_t *ops;
-	bool imm;
-} req_ops[256] = {
-	[MLX5_OPCODE_SEND] = { rocemu_rc_ops_send, false },
-	[MLX5_OPCODE_SEND_IMM] = { rocemu_rc_ops_send_imm, true },
-	[MLX5_OPCODE_RDMA_WRITE] = { rocemu_rc_ops_write, false },
-	[MLX5_OPCODE_RDMA_WRITE_IMM] = { rocemu_rc_ops_write_imm, true },
-	[MLX5_OPCODE_RDMA_READ] = { rocemu_rc_ops_read_req, false },
-	[MLX5_OPCODE_SEND_INVAL] = { rocemu_rc_ops_send_inv, false },
-	[MLX5_OPCODE_ATOMIC_CS] = { rocemu_rc_ops_cmp_swap, false },
-	[MLX5_OPCODE_ATOMIC_FA] = { rocemu_rc_ops_fetch_add, false },
-};
+/* The wire opcode row of a WQE, from its properties (IBTA 9.4: SEND, WRITE, READ, atomics). */
+static const uint8_t *wire_ops(const struct rocemu_wqe_op *op)
+{
+	if (op->flags & ROCEMU_WQE_OP_READ)
+		return rocemu_rc_ops_read_req;
+	if (op->flags & ROCEMU_WQE_OP_ATOMIC)
+		return op->flags & ROCEMU_WQE_OP_COMPARE ? rocemu_rc_ops_cmp_swap
+							 : rocemu_rc_ops_fetch_add;
+	if (op->flags & ROCEMU_WQE_OP_RADDR)
+		return op->flags & ROCEMU_WQE_OP_IMM ? rocemu_rc_ops_write_imm : rocemu_rc_ops_write;
+	if (op->flags & ROCEMU_WQE_OP_IMM)
+		return rocemu_rc_ops_send_imm;
+	return op->flags & ROCEMU_WQE_OP_INV ? rocemu_rc_ops_send_inv : rocemu_rc_ops_send;
+}
 
 struct req_ctx {
 	struct rocemu_qp *qp;
@@ -67,23 +68,12 @@ struct req_ctx {
 
 bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e)
 {
-	return e->opcode == MLX5_OPCODE_RDMA_READ || e->opcode == MLX5_OPCODE_ATOMIC_CS ||
-	       e->opcode == MLX5_OPCODE_ATOMIC_FA;
+	return rocemu_wqe_op_rd_atomic(rocemu_wqe_op(e->opcode));
 }
 
-static bool is_read(const struct rocemu_rc_wqe *e)
+static bool has_flag(const struct rocemu_rc_wqe *e, uint16_t flag)
 {
-	return e->opcode == MLX5_OPCODE_RDMA_READ;
-}
-
-static bool is_atomic(const struct rocemu_rc_wqe *e)
-{
-	return rocemu_rc_wqe_is_rd_atomic(e) && !is_read(e);
-}
-
-static bool is_local(const struct rocemu_rc_wqe *e)
-{
-	return e->opcode == MLX5_OPCODE_LOCAL_INVAL || e->opcode == MLX5_OPCODE_UMR;
+	return rocemu_wqe_op(e->opcode)->flags & flag;
 }
 
 static uint32_t inflight(const struct rocemu_rc_req *req)
@@ -120,7 +110,7 @@ static enum req_state req_fetch(struct req_ctx *c)
 		return REQ_ERR_LOCAL;
 	}
 	/* A local operation takes no PSN: it retires with what precedes it. */
-	npkts = is_local(e) ? 0 : rocemu_rc_npkts(c->qp, w->length);
+	npkts = has_flag(e, ROCEMU_WQE_OP_LOCAL) ? 0 : rocemu_rc_npkts(c->qp, w->length);
 	e->first_psn = req->next_psn;
 	e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
 	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
@@ -161,10 +151,10 @@ static enum req_state req_check_local(struct req_ctx *c)
 	struct iovec remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 
-	if (is_local(c->e))
+	if (has_flag(c->e, ROCEMU_WQE_OP_LOCAL))
 		return REQ_LOCAL;
 	/* The original value needs its 8 bytes. */
-	if (is_atomic(c->e) && (w->is_inline || w->length < sizeof(uint64_t))) {
+	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC) && (w->is_inline || w->length < sizeof(uint64_t))) {
 		c->err = RC_ERR_LOC_LEN;
 		return REQ_ERR_LOCAL;
 	}
@@ -186,7 +176,7 @@ static enum req_state req_send(struct req_ctx *c)
 	const struct rocemu_send_wqe *w = &req->wqe;
 	uint32_t offset = (uint32_t)rocemu_psn_diff(req->cursor_psn, c->e->first_psn) * c->qp->path.mtu;
 	struct rocemu_rc_msg m = {
-		.ops = req_ops[w->opcode].ops,
+		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
 		.src = w->is_inline ? RC_SRC_INLINE : RC_SRC_SGL,
@@ -203,11 +193,11 @@ static enum req_state req_send(struct req_ctx *c)
 	};
 	uint32_t sent;
 
-	if (is_atomic(c->e)) {
+	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC)) {
 		m.length = 0;	/* the request carries no data; the answer comes back */
 		m.src = RC_SRC_NONE;
 		offset = 0;
-	} else if (is_read(c->e)) {
+	} else if (has_flag(c->e, ROCEMU_WQE_OP_READ)) {
 		/* One request for what is still missing of the READ. */
 		m.psn = req->cursor_psn;
 		m.length = 0;
@@ -233,7 +223,7 @@ static enum req_state req_send(struct req_ctx *c)
 static enum req_state req_local(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	bool bind = c->e->opcode == MLX5_OPCODE_UMR;
+	bool bind = has_flag(c->e, ROCEMU_WQE_OP_BIND);
 	uint32_t key = bind ? req->wqe.bind_mw_key : be32toh(req->wqe.imm);
 	int err = bind ? rocemu_mw_bind(c->qp, &req->wqe) : rocemu_mr_invalidate(c->qp, key);
 

@@ -6,27 +6,10 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/qp.h"
-#include "rocemu/wqe_bind.h"
+#include "rocemu/ring.h"
 
-#define BB_SIZE MLX5_SEND_WQE_BB
-#define SEG_SIZE 16
-/* ctrl + raddr + inline header and data of the largest WQE, in BBs */
-#define MAX_WQE_BBS 16
-
-/* Segments after ctrl per send opcode; 0: not implemented. */
-enum { OP_OK = 1, OP_RADDR = 2, OP_DATA = 4, OP_ATOMIC = 8, OP_BIND = 16 };
-static const uint8_t send_op_segs[256] = {
-	[MLX5_OPCODE_SEND] = OP_OK | OP_DATA,
-	[MLX5_OPCODE_SEND_IMM] = OP_OK | OP_DATA,
-	[MLX5_OPCODE_RDMA_WRITE] = OP_OK | OP_RADDR | OP_DATA,
-	[MLX5_OPCODE_RDMA_WRITE_IMM] = OP_OK | OP_RADDR | OP_DATA,
-	[MLX5_OPCODE_RDMA_READ] = OP_OK | OP_RADDR | OP_DATA,
-	[MLX5_OPCODE_ATOMIC_CS] = OP_OK | OP_RADDR | OP_ATOMIC | OP_DATA,
-	[MLX5_OPCODE_ATOMIC_FA] = OP_OK | OP_RADDR | OP_ATOMIC | OP_DATA,
-	[MLX5_OPCODE_SEND_INVAL] = OP_OK | OP_DATA,
-	[MLX5_OPCODE_LOCAL_INVAL] = OP_OK,	/* imm: the key to invalidate */
-	[MLX5_OPCODE_UMR] = OP_OK | OP_BIND,	/* memory window bind, rocemu's segment */
-};
+#define BB_SIZE ROCEMU_WQE_BB
+#define SEG_SIZE ROCEMU_WQE_SEG
 
 static uint8_t *sq_bb_addr(const struct rocemu_qp *qp, uint32_t bb)
 {
@@ -99,55 +82,48 @@ static int parse_data(const uint8_t *seg, const uint8_t *end, struct rocemu_send
 
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w)
 {
-	uint8_t buf[MAX_WQE_BBS * BB_SIZE];
+	uint8_t buf[ROCEMU_WQE_MAX_BBS * BB_SIZE];
 	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)buf;
-	uint32_t opmod_idx_opcode, qpn_ds, ds, i;
+	const struct rocemu_wqe_op *op;
 	const uint8_t *seg;
-	uint8_t segs;
+	uint32_t ds, i;
 
 	/* One BB at a time: a WQE may wrap past the end of the ring into BB 0. */
 	memcpy(buf, sq_bb_addr(qp, bb), BB_SIZE);
-	opmod_idx_opcode = be32toh(ctrl->opmod_idx_opcode);
-	qpn_ds = be32toh(ctrl->qpn_ds);
-	ds = qpn_ds & 0x3f;
+	ds = rocemu_wqe_ctrl_ds(ctrl);
 	w->bb = bb;
-	w->bbs = (ds * SEG_SIZE + BB_SIZE - 1) / BB_SIZE;
-	w->opcode = (uint8_t)opmod_idx_opcode;
-	w->wqe_counter = (uint16_t)(opmod_idx_opcode >> 8);
+	w->bbs = rocemu_wqe_ds_bbs(ds);
+	w->opcode = rocemu_wqe_ctrl_opcode(ctrl);
+	w->wqe_counter = rocemu_wqe_ctrl_index(ctrl);
 	w->fm_ce_se = ctrl->fm_ce_se;
 	w->imm = ctrl->imm;
-	if (!ds || w->bbs > MAX_WQE_BBS || w->bbs > qp->layout.sq_wqe_cnt ||
-	    (qpn_ds >> 8) != qp->qpn)
+	if (!ds || w->bbs > qp->layout.sq_wqe_cnt || rocemu_wqe_ctrl_qpn(ctrl) != qp->qpn)
 		return -EINVAL;
 	for (i = 1; i < w->bbs; i++)
 		memcpy(buf + i * BB_SIZE, sq_bb_addr(qp, bb + i), BB_SIZE);
-	segs = send_op_segs[w->opcode];
-	if (!segs)
+	op = rocemu_wqe_op(w->opcode);
+	if (!(op->flags & ROCEMU_WQE_OP_VALID))
 		return -EOPNOTSUPP;
+	if (ds < rocemu_wqe_op_header_ds(op))
+		return -EINVAL;
 	seg = buf + sizeof(*ctrl);
-	if (segs & OP_RADDR) {
+	if (op->flags & ROCEMU_WQE_OP_RADDR) {
 		const struct mlx5_wqe_raddr_seg *r = (const void *)seg;
 
-		if (ds < 2)
-			return -EINVAL;
 		w->raddr = be64toh(r->raddr);
 		w->rkey = be32toh(r->rkey);
 		seg += sizeof(*r);
 	}
-	if (segs & OP_ATOMIC) {
+	if (op->flags & ROCEMU_WQE_OP_ATOMIC) {
 		const struct mlx5_wqe_atomic_seg *a = (const void *)seg;
 
-		if (ds < 3)
-			return -EINVAL;
 		w->swap_add = be64toh(a->swap_add);
 		w->compare = be64toh(a->compare);
 		seg += sizeof(*a);
 	}
-	if (segs & OP_BIND) {
+	if (op->flags & ROCEMU_WQE_OP_BIND) {
 		const struct rocemu_wqe_bind_seg *b = (const void *)seg;
 
-		if (ds < 1 + sizeof(*b) / SEG_SIZE)
-			return -EINVAL;
 		w->bind_mw_key = be32toh(b->mw_rkey);
 		w->bind_new_rkey = be32toh(b->new_rkey);
 		w->bind_mr_key = be32toh(b->mr_lkey);

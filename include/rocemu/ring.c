@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The tables and the sizing rule of the shared-ring contract (ring.h),
+ * compiled into both the shim and the daemon.
+ */
+#include "rocemu/ring.h"
+
+#include <errno.h>
+
+#define DATA_INLINE (ROCEMU_WQE_OP_DATA | ROCEMU_WQE_OP_INLINE)
+
+/* Completions after rdma-core's mlx5 handle_good_req. */
+const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
+	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE, IBV_WC_SEND, 0,
+			       ROCEMU_WC_LEN_NONE },
+	[MLX5_OPCODE_SEND_IMM] = { "SEND_IMM", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_IMM,
+				   IBV_WC_SEND, IBV_WC_WITH_IMM, ROCEMU_WC_LEN_NONE },
+	[MLX5_OPCODE_SEND_INVAL] = { "SEND_INVAL",
+				     ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_INV,
+				     IBV_WC_SEND, 0, ROCEMU_WC_LEN_NONE },
+	[MLX5_OPCODE_RDMA_WRITE] = { "RDMA_WRITE",
+				     ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | DATA_INLINE,
+				     IBV_WC_RDMA_WRITE, 0, ROCEMU_WC_LEN_NONE },
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = { "RDMA_WRITE_IMM",
+					 ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | DATA_INLINE |
+					 ROCEMU_WQE_OP_IMM,
+					 IBV_WC_RDMA_WRITE, IBV_WC_WITH_IMM, ROCEMU_WC_LEN_NONE },
+	[MLX5_OPCODE_RDMA_READ] = { "RDMA_READ",
+				    ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | ROCEMU_WQE_OP_DATA |
+				    ROCEMU_WQE_OP_READ,
+				    IBV_WC_RDMA_READ, 0, ROCEMU_WC_LEN_CQE },
+	[MLX5_OPCODE_ATOMIC_CS] = { "ATOMIC_CS",
+				    ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | ROCEMU_WQE_OP_ATOMIC |
+				    ROCEMU_WQE_OP_COMPARE | ROCEMU_WQE_OP_DATA,
+				    IBV_WC_COMP_SWAP, 0, ROCEMU_WC_LEN_ATOMIC },
+	[MLX5_OPCODE_ATOMIC_FA] = { "ATOMIC_FA",
+				    ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | ROCEMU_WQE_OP_ATOMIC |
+				    ROCEMU_WQE_OP_DATA,
+				    IBV_WC_FETCH_ADD, 0, ROCEMU_WC_LEN_ATOMIC },
+	/* ctrl only, imm = the key (mlx5 puts it there too) */
+	[MLX5_OPCODE_LOCAL_INVAL] = { "LOCAL_INVAL",
+				      ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_LOCAL | ROCEMU_WQE_OP_INV,
+				      IBV_WC_LOCAL_INV, 0, ROCEMU_WC_LEN_NONE },
+	/* memory window bind: ctrl and rocemu's bind segment */
+	[MLX5_OPCODE_UMR] = { "UMR", ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_LOCAL | ROCEMU_WQE_OP_BIND,
+			      IBV_WC_BIND_MW, 0, ROCEMU_WC_LEN_NONE },
+};
+
+/* Work request -> WQE opcode (mlx5_ib_opcode); 0 (NOP) is no WQE of this device. */
+static const uint8_t wr_opcodes[] = {
+	[IBV_WR_RDMA_WRITE] = MLX5_OPCODE_RDMA_WRITE,
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = MLX5_OPCODE_RDMA_WRITE_IMM,
+	[IBV_WR_SEND] = MLX5_OPCODE_SEND,
+	[IBV_WR_SEND_WITH_IMM] = MLX5_OPCODE_SEND_IMM,
+	[IBV_WR_RDMA_READ] = MLX5_OPCODE_RDMA_READ,
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = MLX5_OPCODE_ATOMIC_CS,
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = MLX5_OPCODE_ATOMIC_FA,
+	[IBV_WR_LOCAL_INV] = MLX5_OPCODE_LOCAL_INVAL,
+	[IBV_WR_BIND_MW] = MLX5_OPCODE_UMR,
+	[IBV_WR_SEND_WITH_INV] = MLX5_OPCODE_SEND_INVAL,
+};
+
+int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
+{
+	uint8_t opcode;
+
+	if ((unsigned int)wr_opcode >= sizeof(wr_opcodes) / sizeof(wr_opcodes[0]))
+		return -1;
+	opcode = wr_opcodes[wr_opcode];
+	return rocemu_wqe_ops[opcode].flags & ROCEMU_WQE_OP_VALID ? opcode : -1;
+}
+
+/* Completions after rdma-core's mlx5 handle_responder and mlx5_parse_cqe. */
+const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
+	[MLX5_CQE_REQ] = { "REQ", ROCEMU_CQE_OP_SQ, 0, 0 },
+	[MLX5_CQE_RESP_WR_IMM] = { "RESP_WR_IMM", ROCEMU_CQE_OP_RQ, IBV_WC_RECV_RDMA_WITH_IMM,
+				   IBV_WC_WITH_IMM },
+	[MLX5_CQE_RESP_SEND] = { "RESP_SEND", ROCEMU_CQE_OP_RQ, IBV_WC_RECV, 0 },
+	[MLX5_CQE_RESP_SEND_IMM] = { "RESP_SEND_IMM", ROCEMU_CQE_OP_RQ, IBV_WC_RECV,
+				     IBV_WC_WITH_IMM },
+	[MLX5_CQE_RESP_SEND_INV] = { "RESP_SEND_INV", ROCEMU_CQE_OP_RQ, IBV_WC_RECV,
+				     IBV_WC_WITH_INV },
+	[MLX5_CQE_REQ_ERR] = { "REQ_ERR", ROCEMU_CQE_OP_SQ | ROCEMU_CQE_OP_ERR, 0, 0 },
+	[MLX5_CQE_RESP_ERR] = { "RESP_ERR", ROCEMU_CQE_OP_RQ | ROCEMU_CQE_OP_ERR, IBV_WC_RECV, 0 },
+};
+
+/* ---- sizing ---- */
+
+#define SQ_WQE_HEADER (sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg))
+#define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)
+
+static uint64_t pow2_roundup(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static uint32_t ilog2(uint64_t pow2)
+{
+	uint32_t l = 0;
+
+	while ((1ull << l) < pow2)
+		l++;
+	return l;
+}
+
+/* Bytes of the largest send WQE with these caps, before rounding to BBs. */
+static uint64_t sq_wqe_bytes(uint32_t max_send_sge, uint32_t max_inline_data)
+{
+	uint64_t data = (uint64_t)max_send_sge * ROCEMU_WQE_SEG;
+	uint64_t inl = (sizeof(struct mlx5_wqe_inl_data_seg) + (uint64_t)max_inline_data +
+			ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG * ROCEMU_WQE_SEG;
+
+	return SQ_WQE_HEADER + (data > inl ? data : inl);
+}
+
+uint32_t rocemu_sq_wqe_bbs(uint32_t max_send_sge, uint32_t max_inline_data)
+{
+	return (uint32_t)((sq_wqe_bytes(max_send_sge, max_inline_data) + ROCEMU_WQE_BB - 1) /
+			  ROCEMU_WQE_BB);
+}
+
+int rocemu_wq_size(const struct ibv_qp_cap *want, struct rocemu_wq_sizes *sizes)
+{
+	uint32_t recv_sge = want->max_recv_sge ? want->max_recv_sge : 1;
+
+	/* Checked before any product: each factor is small once these hold. */
+	if (sq_wqe_bytes(want->max_send_sge, want->max_inline_data) > WQE_MAX_BYTES ||
+	    want->max_send_wr > ROCEMU_SQ_MAX_BBS || want->max_recv_wr > ROCEMU_RQ_MAX_WQES ||
+	    recv_sge > ROCEMU_RQ_MAX_STRIDE / ROCEMU_WQE_SEG)
+		return -EINVAL;
+	sizes->sq_wqe_bbs = rocemu_sq_wqe_bbs(want->max_send_sge, want->max_inline_data);
+	sizes->sq_bbs = want->max_send_wr ?
+			(uint32_t)pow2_roundup((uint64_t)want->max_send_wr * sizes->sq_wqe_bbs) : 0;
+	/* mlx5 calc_sq_size: wqe_cnt > max_send_wqebb is EINVAL */
+	if (sizes->sq_bbs > ROCEMU_SQ_MAX_BBS)
+		return -EINVAL;
+	sizes->rq_wqe_shift = ilog2(pow2_roundup((uint64_t)recv_sge * ROCEMU_WQE_SEG));
+	sizes->rq_wqes = want->max_recv_wr ? (uint32_t)pow2_roundup(want->max_recv_wr) : 0;
+	return 0;
+}
+
+void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, struct ibv_qp_cap *cap)
+{
+	uint32_t bytes = sizes->sq_wqe_bbs * ROCEMU_WQE_BB;
+	/* What ds can describe bounds a WQE even where its BBs have room for more. */
+	uint32_t room = (bytes < WQE_MAX_BYTES ? bytes : WQE_MAX_BYTES) - SQ_WQE_HEADER;
+
+	cap->max_send_wr = sizes->sq_bbs / sizes->sq_wqe_bbs;
+	cap->max_send_sge = room / ROCEMU_WQE_SEG;
+	cap->max_inline_data = room - sizeof(struct mlx5_wqe_inl_data_seg);
+	cap->max_recv_wr = sizes->rq_wqes;
+	cap->max_recv_sge = (1u << sizes->rq_wqe_shift) / ROCEMU_WQE_SEG;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The shared-ring contract between the shim (the driver) and the daemon
+ * (the hardware), stated once and read by both. Formats are those of
+ * <infiniband/mlx5dv.h>; this header adds what mlx5dv.h leaves to the
+ * driver and the device: which segments each opcode carries, what it
+ * completes as, how big the rings are, and who owns which index.
+ *
+ * Indices: every counter is a free-running uint32_t masked only when used;
+ * the narrower forms below are what crosses the shared memory.
+ *
+ *  index                 owner (writes)  published as                     RESET
+ *  SQ cur_post (BBs)     shim poster     dbrec[MLX5_SND_DBR], low 16 bits  0
+ *                                        (release); ctrl wqe index, 16
+ *  SQ tail (BBs)         shim poller     - (from CQE wqe_counter, 16 bits) 0
+ *  SQ fetch (BBs)        daemon          CQE wqe_counter of the WQE, 16     0
+ *  RQ head (WQEs)        shim poster     dbrec[MLX5_RCV_DBR], low 16 bits  0
+ *                                        (release)
+ *  RQ tail (WQEs)        shim poller     -                                 0
+ *  RQ consumer (WQEs)    daemon          CQE wqe_counter, 16 bits          0
+ *  CQ consumer index     shim poller     dbrec[ROCEMU_CQ_DBR_SET_CI], 24   -
+ *  CQ producer index     daemon          CQE owner bit (index & ncqe)      -
+ *  CQ arm sequence       shim (+1/event) arm word bits 28-29, 2 bits       -
+ *
+ * Widths must not alias: a 16-bit counter tells a full ring from an empty
+ * one only while the ring holds at most 2^15 entries, so an SQ has at
+ * most ROCEMU_SQ_MAX_BBS basic blocks (ConnectX's log_max_qp_sz = 15) and
+ * an RQ at most ROCEMU_RQ_MAX_WQES entries; a CQ, at most half of what 24
+ * bits count. RESET of a QP returns every QP index on both sides to 0 and
+ * the daemon zeroes the doorbell record, as mlx5 does on a move to RESET;
+ * CQ indices belong to the CQ and survive it.
+ */
+#ifndef ROCEMU_RING_H
+#define ROCEMU_RING_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+#include "rocemu/wqe_bind.h"
+
+/* Linked into the preloaded shim too: none of it is exported from there. */
+#pragma GCC visibility push(hidden)
+
+/* ---- sizes ---- */
+
+enum {
+	ROCEMU_WQE_BB = MLX5_SEND_WQE_BB,			/* SQ basic block */
+	ROCEMU_WQE_SEG = sizeof(struct mlx5_wqe_data_seg),	/* the ds unit: 16 bytes */
+	ROCEMU_WQE_DS_MASK = 0x3f,				/* ds field of qpn_ds */
+	/* The largest WQE ds can describe (63 units), in BBs. */
+	ROCEMU_WQE_MAX_BBS = (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG + ROCEMU_WQE_BB - 1) /
+			     ROCEMU_WQE_BB,
+	ROCEMU_SQ_MAX_BBS = 1 << 15,		/* 16-bit counters, no aliasing */
+	ROCEMU_RQ_MAX_WQES = 1 << 15,
+	ROCEMU_RQ_MAX_STRIDE = 512,		/* bytes of one receive WQE (mlx5 max_rq_desc_sz) */
+	ROCEMU_CQ_INDEX_MASK = 0xffffff,	/* CQ indices in the doorbell record */
+};
+
+/* ---- the send WQE opcode table (rxe_opcode.c style): engines test flags ---- */
+
+enum rocemu_wqe_op_flags {
+	ROCEMU_WQE_OP_VALID = 1 << 0,	/* this device executes it */
+	ROCEMU_WQE_OP_RADDR = 1 << 1,	/* raddr segment: needs the peer's address and rkey */
+	ROCEMU_WQE_OP_ATOMIC = 1 << 2,	/* atomic segment: an atomic request */
+	ROCEMU_WQE_OP_COMPARE = 1 << 3,	/* the atomic compares before it swaps */
+	ROCEMU_WQE_OP_BIND = 1 << 4,	/* rocemu's bind segment (wqe_bind.h) */
+	ROCEMU_WQE_OP_DATA = 1 << 5,	/* data segments follow: gather, or scatter of replies */
+	ROCEMU_WQE_OP_INLINE = 1 << 6,	/* its data may be inline instead */
+	ROCEMU_WQE_OP_READ = 1 << 7,	/* RDMA READ: data comes back */
+	ROCEMU_WQE_OP_LOCAL = 1 << 8,	/* done by the local device: no packet, no PSN */
+	ROCEMU_WQE_OP_IMM = 1 << 9,	/* ctrl imm is immediate data for the peer */
+	ROCEMU_WQE_OP_INV = 1 << 10,	/* ctrl imm is the rkey to invalidate */
+};
+
+/* What a successful requester completion reports as byte_len (mlx5 handle_good_req). */
+enum rocemu_wc_len {
+	ROCEMU_WC_LEN_NONE,		/* 0 */
+	ROCEMU_WC_LEN_CQE,		/* the CQE's byte_cnt: the WQE's length */
+	ROCEMU_WC_LEN_ATOMIC,		/* 8, the original value */
+};
+
+struct rocemu_wqe_op {
+	const char *name;		/* for logs */
+	uint16_t flags;			/* ROCEMU_WQE_OP_* */
+	uint8_t wc_opcode;		/* enum ibv_wc_opcode of its requester completion */
+	uint8_t wc_flags;		/* IBV_WC_WITH_IMM when the completion says so */
+	uint8_t wc_len;			/* enum rocemu_wc_len */
+};
+
+/* By MLX5_OPCODE_*; flags 0: not a WQE of this device. */
+extern const struct rocemu_wqe_op rocemu_wqe_ops[256];
+
+static inline const struct rocemu_wqe_op *rocemu_wqe_op(uint8_t mlx5_opcode)
+{
+	return &rocemu_wqe_ops[mlx5_opcode];
+}
+
+/* READ or atomic: takes a max_rd_atomic credit, its SGEs receive data. */
+static inline bool rocemu_wqe_op_rd_atomic(const struct rocemu_wqe_op *op)
+{
+	return op->flags & (ROCEMU_WQE_OP_READ | ROCEMU_WQE_OP_ATOMIC);
+}
+
+/* The MLX5_OPCODE_* a work request is posted as, or -1 for one this device has not. */
+int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode);
+
+/* Segments (ds units) of ctrl and of what the opcode carries before its data. */
+static inline uint32_t rocemu_wqe_op_header_ds(const struct rocemu_wqe_op *op)
+{
+	return 1 + !!(op->flags & ROCEMU_WQE_OP_RADDR) + !!(op->flags & ROCEMU_WQE_OP_ATOMIC) +
+	       (op->flags & ROCEMU_WQE_OP_BIND ? sizeof(struct rocemu_wqe_bind_seg) / ROCEMU_WQE_SEG
+					       : 0);
+}
+
+/* ---- the ctrl segment, as the daemon reads it (the shim writes it with mlx5dv_set_ctrl_seg) ---- */
+
+static inline uint8_t rocemu_wqe_ctrl_opcode(const struct mlx5_wqe_ctrl_seg *ctrl)
+{
+	return (uint8_t)be32toh(ctrl->opmod_idx_opcode);
+}
+
+/* The low 16 bits of the SQ counter of the WQE's first BB. */
+static inline uint16_t rocemu_wqe_ctrl_index(const struct mlx5_wqe_ctrl_seg *ctrl)
+{
+	return (uint16_t)(be32toh(ctrl->opmod_idx_opcode) >> 8);
+}
+
+static inline uint32_t rocemu_wqe_ctrl_qpn(const struct mlx5_wqe_ctrl_seg *ctrl)
+{
+	return be32toh(ctrl->qpn_ds) >> 8;
+}
+
+static inline uint32_t rocemu_wqe_ctrl_ds(const struct mlx5_wqe_ctrl_seg *ctrl)
+{
+	return be32toh(ctrl->qpn_ds) & ROCEMU_WQE_DS_MASK;
+}
+
+/* BBs a WQE of ds 16-byte units spans. */
+static inline uint32_t rocemu_wqe_ds_bbs(uint32_t ds)
+{
+	return (ds * ROCEMU_WQE_SEG + ROCEMU_WQE_BB - 1) / ROCEMU_WQE_BB;
+}
+
+/* ---- SQ/RQ sizing (mlx5 calc_sq_size and calc_rq_size, with rocemu's WQE overhead) ---- */
+
+struct rocemu_wq_sizes {
+	uint32_t sq_wqe_bbs;		/* BBs of the largest send WQE */
+	uint32_t sq_bbs;		/* SQ ring: power of two <= ROCEMU_SQ_MAX_BBS; 0: none */
+	uint32_t rq_wqes;		/* RQ ring: power of two <= ROCEMU_RQ_MAX_WQES; 0: none */
+	uint32_t rq_wqe_shift;		/* log2 of the receive WQE stride */
+};
+
+/*
+ * BBs of the largest send WQE with these caps: ctrl and raddr segments,
+ * then max_send_sge data segments or one inline segment of
+ * max_inline_data bytes, whichever is larger; at least 1. Every opcode's
+ * WQE within the caps fits (atomics carry one SGE).
+ */
+uint32_t rocemu_sq_wqe_bbs(uint32_t max_send_sge, uint32_t max_inline_data);
+
+/*
+ * Rings for want: the SQ holds max_send_wr WQEs of sq_wqe_bbs rounded up
+ * to a power of two, the RQ max_recv_wr strides of max(max_recv_sge, 1)
+ * data segments, both rounded up. Returns 0, or -EINVAL when a WQE or a
+ * ring would pass what its format and counters allow (mlx5: EINVAL too).
+ */
+int rocemu_wq_size(const struct ibv_qp_cap *want, struct rocemu_wq_sizes *sizes);
+
+/* What rings of these sizes hold, before device limits clamp SGEs and inline bytes. */
+void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, struct ibv_qp_cap *cap);
+
+/* The doorbell record word of a producer counter (16 bits, big-endian). */
+static inline __be32 rocemu_wq_dbrec_word(uint32_t counter)
+{
+	return htobe32(counter & 0xffff);
+}
+
+/* ---- completions ---- */
+
+enum rocemu_cqe_op_flags {
+	ROCEMU_CQE_OP_SQ = 1 << 0,	/* completes the send WQE wqe_counter names, and those before */
+	ROCEMU_CQE_OP_RQ = 1 << 1,	/* completes the oldest receive WQE */
+	ROCEMU_CQE_OP_ERR = 1 << 2,	/* struct mlx5_err_cqe: syndrome and vendor syndrome */
+};
+
+struct rocemu_cqe_op {
+	const char *name;
+	uint8_t flags;			/* ROCEMU_CQE_OP_*; 0: not written by this device */
+	uint8_t wc_opcode;		/* receive completions (send ones: the WQE's) */
+	uint8_t wc_flags;		/* IBV_WC_WITH_IMM, IBV_WC_WITH_INV */
+};
+
+/* By CQE opcode (MLX5_CQE_*, op_own >> 4). */
+extern const struct rocemu_cqe_op rocemu_cqe_ops[16];
+
+static inline const struct rocemu_cqe_op *rocemu_cqe_op(uint8_t cqe_opcode)
+{
+	return &rocemu_cqe_ops[cqe_opcode & 0xf];
+}
+
+/* op_own of a CQE written at producer index pi of a ring of ncqe: owner bit last. */
+static inline uint8_t rocemu_cqe_op_own(uint8_t cqe_opcode, uint32_t pi, uint32_t ncqe)
+{
+	return (uint8_t)(cqe_opcode << 4 | !!(pi & ncqe));
+}
+
+/* The CQE at consumer index ci (op_own read with acquire) is software's to parse. */
+static inline bool rocemu_cqe_ready(uint8_t op_own, uint32_t ci, uint32_t ncqe)
+{
+	return op_own >> 4 != MLX5_CQE_INVALID &&
+	       (op_own & MLX5_CQE_OWNER_MASK) == !!(ci & ncqe);
+}
+
+/* sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send CQEs, the WQE opcode. */
+static inline uint32_t rocemu_cqe_qpn(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->sop_drop_qpn) & 0xffffff;
+}
+
+static inline uint8_t rocemu_cqe_wqe_opcode(const struct mlx5_cqe64 *cqe)
+{
+	return (uint8_t)(be32toh(cqe->sop_drop_qpn) >> 24);
+}
+
+static inline __be32 rocemu_cqe_sop_drop_qpn(uint8_t wqe_opcode, uint32_t qpn)
+{
+	return htobe32((uint32_t)wqe_opcode << 24 | (qpn & 0xffffff));
+}
+
+/* ---- the CQ doorbell record: two big-endian words (mlx5's MLX5_CQ_SET_CI/ARM_DB) ---- */
+
+enum { ROCEMU_CQ_DBR_SET_CI = 0, ROCEMU_CQ_DBR_ARM = 1 };
+
+#define ROCEMU_CQ_ARM_CMD_MASK (7u << 24)
+
+/* The arm word as mlx5_arm_cq writes it: sn << 28 | command | consumer index. */
+static inline uint32_t rocemu_cq_arm_word(uint32_t sn, bool solicited_only, uint32_t ci)
+{
+	return (sn & 3) << 28 | (solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT) |
+	       (ci & ROCEMU_CQ_INDEX_MASK);
+}
+
+static inline uint32_t rocemu_cq_arm_sn(uint32_t arm)
+{
+	return arm >> 28 & 3;
+}
+
+/* Armed for every completion, not only solicited and error ones. */
+static inline bool rocemu_cq_arm_all(uint32_t arm)
+{
+	return (arm & ROCEMU_CQ_ARM_CMD_MASK) == MLX5_CQ_DB_REQ_NOT;
+}
+
+static inline uint32_t rocemu_cq_arm_ci(uint32_t arm)
+{
+	return arm & ROCEMU_CQ_INDEX_MASK;
+}
+
+#pragma GCC visibility pop
+
+#endif /* ROCEMU_RING_H */
