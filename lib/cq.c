@@ -182,7 +182,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cq->dbrec = resized.dbrec;
 	ibcq->cqe = resized.ibcq.cqe;
 	/* The daemon moved the unpolled CQEs and says where polling resumes. */
-	cq->cons_index = be32toh(cq->dbrec[ROCEMU_CQ_DBR_SET_CI]) & 0xffffff;
+	cq->cons_index = be32toh(cq->dbrec[ROCEMU_CQ_DBR_SET_CI]) & ROCEMU_CQ_INDEX_MASK;
 	pthread_spin_unlock(&cq->lock);
 	return 0;
 }
@@ -219,13 +219,11 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 int rocemu_req_notify_cq_op(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct rocemu_cq *cq = to_rcq(ibcq);
-	uint32_t sn = __atomic_load_n(&cq->arm_sn, __ATOMIC_RELAXED) & 3;
-	uint32_t ci = cq->cons_index & 0xffffff;
-	uint32_t cmd = solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT;
+	uint32_t arm = rocemu_cq_arm_word(__atomic_load_n(&cq->arm_sn, __ATOMIC_RELAXED),
+					  solicited_only, cq->cons_index);
 
 	/* Release: the daemon that sees the arm also sees the consumer index. */
-	__atomic_store_n(&cq->dbrec[ROCEMU_CQ_DBR_ARM], htobe32(sn << 28 | cmd | ci),
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&cq->dbrec[ROCEMU_CQ_DBR_ARM], htobe32(arm), __ATOMIC_RELEASE);
 	rocemu_ctx_doorbell(to_rctx(ibcq->context));
 	return 0;
 }

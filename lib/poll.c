@@ -14,41 +14,6 @@
 /* Empty polls in a row after which the poller yields its CPU (DESIGN.md: 2-core machines). */
 #define POLL_YIELD_EVERY 16
 
-/* Requester completions by mlx5 opcode (rdma-core mlx5 handle_good_req). */
-enum { REQ_LEN_NONE, REQ_LEN_CQE, REQ_LEN_ATOMIC };
-
-struct req_op {
-	uint8_t wc_opcode;	/* enum ibv_wc_opcode */
-	uint8_t wc_flags;
-	uint8_t byte_len;	/* REQ_LEN_* */
-};
-
-static const struct req_op req_ops[] = {
-	[MLX5_OPCODE_RDMA_WRITE] = { IBV_WC_RDMA_WRITE, 0, REQ_LEN_NONE },
-	[MLX5_OPCODE_RDMA_WRITE_IMM] = { IBV_WC_RDMA_WRITE, IBV_WC_WITH_IMM, REQ_LEN_NONE },
-	[MLX5_OPCODE_SEND] = { IBV_WC_SEND, 0, REQ_LEN_NONE },
-	[MLX5_OPCODE_SEND_IMM] = { IBV_WC_SEND, IBV_WC_WITH_IMM, REQ_LEN_NONE },
-	[MLX5_OPCODE_SEND_INVAL] = { IBV_WC_SEND, 0, REQ_LEN_NONE },
-	[MLX5_OPCODE_RDMA_READ] = { IBV_WC_RDMA_READ, 0, REQ_LEN_CQE },
-	[MLX5_OPCODE_ATOMIC_CS] = { IBV_WC_COMP_SWAP, 0, REQ_LEN_ATOMIC },
-	[MLX5_OPCODE_ATOMIC_FA] = { IBV_WC_FETCH_ADD, 0, REQ_LEN_ATOMIC },
-	[MLX5_OPCODE_LOCAL_INVAL] = { IBV_WC_LOCAL_INV, 0, REQ_LEN_NONE },
-	[MLX5_OPCODE_UMR] = { IBV_WC_BIND_MW, 0, REQ_LEN_NONE },
-};
-
-/* Responder completions by CQE opcode (rdma-core mlx5 handle_responder). */
-struct resp_op {
-	uint8_t wc_opcode;
-	uint8_t wc_flags;
-};
-
-static const struct resp_op resp_ops[] = {
-	[MLX5_CQE_RESP_WR_IMM] = { IBV_WC_RECV_RDMA_WITH_IMM, IBV_WC_WITH_IMM },
-	[MLX5_CQE_RESP_SEND] = { IBV_WC_RECV, 0 },
-	[MLX5_CQE_RESP_SEND_IMM] = { IBV_WC_RECV, IBV_WC_WITH_IMM },
-	[MLX5_CQE_RESP_SEND_INV] = { IBV_WC_RECV, IBV_WC_WITH_INV },
-};
-
 /* Error CQE syndrome -> status (rdma-core mlx5_handle_error_cqe); 0: general error. */
 static const uint8_t syndrome_status[] = {
 	[MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR] = IBV_WC_LOC_LEN_ERR,
@@ -75,13 +40,6 @@ static enum ibv_wc_status error_status(uint8_t syndrome)
 	return status ? (enum ibv_wc_status)status : IBV_WC_GENERAL_ERR;
 }
 
-static const struct req_op *req_op_of(uint8_t mlx5_opcode)
-{
-	static const struct req_op unknown = { IBV_WC_SEND, 0, REQ_LEN_NONE };
-
-	return mlx5_opcode < ARRAY_SIZE(req_ops) ? &req_ops[mlx5_opcode] : &unknown;
-}
-
 /* The SQ entry a requester CQE names; its WQE and those before it are done. */
 static uint32_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 {
@@ -106,20 +64,20 @@ static uint64_t rq_complete(struct rocemu_rq *rq)
 
 static void parse_req(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 {
-	const struct req_op *op = req_op_of(be32toh(cqe->sop_drop_qpn) >> 24);
+	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
 
 	wc->wr_id = qp->sq.wrid[sq_complete(&qp->sq, be16toh(cqe->wqe_counter))];
 	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags;
-	wc->byte_len = op->byte_len == REQ_LEN_CQE ? be32toh(cqe->byte_cnt) :
-		       op->byte_len == REQ_LEN_ATOMIC ? 8 : 0;
+	wc->byte_len = op->wc_len == ROCEMU_WC_LEN_CQE ? be32toh(cqe->byte_cnt) :
+		       op->wc_len == ROCEMU_WC_LEN_ATOMIC ? sizeof(uint64_t) : 0;
 }
 
 static void parse_resp(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		       struct ibv_wc *wc)
 {
-	const struct resp_op *op = &resp_ops[opcode];
+	const struct rocemu_cqe_op *op = rocemu_cqe_op(opcode);
 	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
 
 	wc->wr_id = rq_complete(&qp->rq);
@@ -141,20 +99,21 @@ static void parse_err(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_
 		      struct ibv_wc *wc)
 {
 	const struct mlx5_err_cqe *ecqe = (const struct mlx5_err_cqe *)cqe;
+	bool sq = rocemu_cqe_op(opcode)->flags & ROCEMU_CQE_OP_SQ;
 
 	wc->status = error_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;
-	if (opcode == MLX5_CQE_REQ_ERR) {
+	if (sq) {
 		wc->wr_id = qp->sq.wrid[sq_complete(&qp->sq, be16toh(cqe->wqe_counter))];
-		wc->opcode = (enum ibv_wc_opcode)req_op_of(be32toh(cqe->sop_drop_qpn) >> 24)->wc_opcode;
+		wc->opcode = (enum ibv_wc_opcode)rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe))->wc_opcode;
 	} else {
 		wc->wr_id = rq_complete(&qp->rq);
-		wc->opcode = IBV_WC_RECV;
+		wc->opcode = (enum ibv_wc_opcode)rocemu_cqe_op(opcode)->wc_opcode;
 	}
 	if (ecqe->syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s error CQE syndrome 0x%02x vendor 0x%02x",
 			   to_rctx(qp->qpx.qp_base.context)->info.name, qp->qpn,
-			   opcode == MLX5_CQE_REQ_ERR ? "send" : "recv", ecqe->syndrome,
+			   sq ? "send" : "recv", ecqe->syndrome,
 			   ecqe->vendor_err_synd);
 }
 
@@ -168,6 +127,7 @@ static struct rocemu_qp *cqe_qp(struct rocemu_cq *cq, uint32_t qpn, struct rocem
 
 bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **cache)
 {
+	const struct rocemu_cqe_op *op;
 	struct mlx5_cqe64 *cqe;
 	struct rocemu_qp *qp;
 	uint8_t op_own, opcode;
@@ -177,12 +137,11 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 		cqe = &cq->buf[cq->cons_index & (cq->ncqe - 1)];
 		/* Acquire: pairs with the daemon's release store of op_own, written last. */
 		op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
-		opcode = op_own >> 4;
-		if (opcode == MLX5_CQE_INVALID ||
-		    (op_own & MLX5_CQE_OWNER_MASK) != !!(cq->cons_index & cq->ncqe))
+		if (!rocemu_cqe_ready(op_own, cq->cons_index, cq->ncqe))
 			return false;
+		opcode = op_own >> 4;
 		cq->cons_index++;
-		qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+		qpn = rocemu_cqe_qpn(cqe);
 		qp = cqe_qp(cq, qpn, cache);
 		if (__builtin_expect(qp != NULL, 1))
 			break;
@@ -201,28 +160,20 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 	wc->imm_data = 0;
 	wc->wc_flags = 0;
 	wc->byte_len = 0;
-	switch (opcode) {
-	case MLX5_CQE_REQ:
-		parse_req(qp, cqe, wc);
-		break;
-	case MLX5_CQE_RESP_WR_IMM:
-	case MLX5_CQE_RESP_SEND:
-	case MLX5_CQE_RESP_SEND_IMM:
-	case MLX5_CQE_RESP_SEND_INV:
-		parse_resp(qp, cqe, opcode, wc);
-		break;
-	case MLX5_CQE_REQ_ERR:
-	case MLX5_CQE_RESP_ERR:
+	op = rocemu_cqe_op(opcode);
+	if (op->flags & ROCEMU_CQE_OP_ERR) {
 		parse_err(qp, cqe, opcode, wc);
-		break;
-	default:
+	} else if (op->flags & ROCEMU_CQE_OP_SQ) {
+		parse_req(qp, cqe, wc);
+	} else if (op->flags & ROCEMU_CQE_OP_RQ) {
+		parse_resp(qp, cqe, opcode, wc);
+	} else {
 		/* Not a CQE this device writes: report it, consume nothing else. */
 		rocemu_log(ROCEMU_LOG_WARN, "cq 0x%06x: qp 0x%06x unexpected CQE opcode %u",
 			   cq->cqn, qpn, opcode);
 		wc->wr_id = 0;
 		wc->status = IBV_WC_GENERAL_ERR;
 		wc->opcode = IBV_WC_SEND;
-		break;
 	}
 	return true;
 }
@@ -230,7 +181,8 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 void rocemu_cq_update_ci(struct rocemu_cq *cq)
 {
 	/* Release: the daemon reuses the slots only after we have read them. */
-	__atomic_store_n(&cq->dbrec[ROCEMU_CQ_DBR_SET_CI], htobe32(cq->cons_index & 0xffffff),
+	__atomic_store_n(&cq->dbrec[ROCEMU_CQ_DBR_SET_CI],
+			 htobe32(cq->cons_index & ROCEMU_CQ_INDEX_MASK),
 			 __ATOMIC_RELEASE);
 }
 

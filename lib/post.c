@@ -135,7 +135,7 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	if (__builtin_expect(rq->head != start, 1)) {
 		/* Release: a daemon that reads the new counter reads whole entries. */
-		__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], htobe32(rq->head & 0xffff),
+		__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], rocemu_wq_dbrec_word(rq->head),
 				 __ATOMIC_RELEASE);
 		rocemu_ctx_doorbell(to_rctx(ibqp->context));
 	}

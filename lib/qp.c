@@ -57,10 +57,12 @@ static int qp_init_attr_check(struct ibv_context *context,
 	return 0;
 }
 
+/* The daemon's layout keeps to the ring contract and fits the memfd. */
 static bool qp_layout_ok(const struct rocemu_qp_layout *l)
 {
-	return l->rq_wqe_shift < 32 &&
-	       l->sq_offset <= l->size && (uint64_t)l->sq_wqe_cnt * 64 <= l->size - l->sq_offset &&
+	return l->rq_wqe_shift < 32 && l->sq_wqe_cnt <= ROCEMU_SQ_MAX_BBS &&
+	       l->rq_wqe_cnt <= ROCEMU_RQ_MAX_WQES && l->sq_offset <= l->size &&
+	       (uint64_t)l->sq_wqe_cnt * ROCEMU_WQE_BB <= l->size - l->sq_offset &&
 	       l->rq_offset <= l->size &&
 	       ((uint64_t)l->rq_wqe_cnt << l->rq_wqe_shift) <= l->size - l->rq_offset &&
 	       l->dbrec_offset <= l->size && 2 * sizeof(__be32) <= l->size - l->dbrec_offset &&

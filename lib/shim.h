@@ -22,7 +22,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "rocemu/ctrl.h"
-#include "rocemu/wqe_bind.h"
+#include "rocemu/ring.h"
 
 /* The shim defines the exported functions behind these verbs.h macros. */
 #undef ibv_get_device_list
@@ -163,9 +163,6 @@ struct rocemu_channel {
 	struct ibv_comp_channel ibch;
 	uint32_t handle;
 };
-
-/* The CQ doorbell record: two big-endian words, as ctrl.h lays them out. */
-enum { ROCEMU_CQ_DBR_SET_CI = 0, ROCEMU_CQ_DBR_ARM = 1 };
 
 struct rocemu_cq {
 	struct ibv_cq_ex ibcq;		/* ibv_cq is its prefix */

@@ -12,41 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BB_SIZE MLX5_SEND_WQE_BB
-#define SEG_SIZE 16
-
-/* Segments an opcode carries after ctrl, and whether data may be inline. */
-enum {
-	WR_OP_VALID = 1 << 0,
-	WR_OP_RADDR = 1 << 1,
-	WR_OP_ATOMIC = 1 << 2,
-	WR_OP_INLINE = 1 << 3,
-	WR_OP_BIND = 1 << 4,
-};
-
-struct wr_op {
-	uint8_t mlx5_opcode;
-	uint8_t flags;
-};
-
-/* RC work-request opcodes: mlx5 opcode and segment layout. */
-static const struct wr_op wr_ops[] = {
-	[IBV_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, WR_OP_VALID | WR_OP_RADDR | WR_OP_INLINE },
-	[IBV_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM,
-					 WR_OP_VALID | WR_OP_RADDR | WR_OP_INLINE },
-	[IBV_WR_SEND] = { MLX5_OPCODE_SEND, WR_OP_VALID | WR_OP_INLINE },
-	[IBV_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, WR_OP_VALID | WR_OP_INLINE },
-	[IBV_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, WR_OP_VALID | WR_OP_RADDR },
-	[IBV_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS,
-					WR_OP_VALID | WR_OP_RADDR | WR_OP_ATOMIC },
-	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA,
-					  WR_OP_VALID | WR_OP_RADDR | WR_OP_ATOMIC },
-	[IBV_WR_SEND_WITH_INV] = { MLX5_OPCODE_SEND_INVAL, WR_OP_VALID | WR_OP_INLINE },
-	/* ctrl only, imm = the key (mlx5 puts it there too) */
-	[IBV_WR_LOCAL_INV] = { MLX5_OPCODE_LOCAL_INVAL, WR_OP_VALID },
-	/* ctrl and rocemu's bind segment (include/rocemu/wqe_bind.h) */
-	[IBV_WR_BIND_MW] = { MLX5_OPCODE_UMR, WR_OP_VALID | WR_OP_BIND },
-};
+#define BB_SIZE ROCEMU_WQE_BB
+#define SEG_SIZE ROCEMU_WQE_SEG
 
 static uint32_t align_up(uint32_t v, uint32_t a)
 {
@@ -110,11 +77,11 @@ static void *set_raddr_seg(void *seg, uint64_t raddr, uint32_t rkey)
 	return r + 1;
 }
 
-static void *set_atomic_seg(void *seg, const struct rocemu_wqe *wqe)
+static void *set_atomic_seg(void *seg, const struct rocemu_wqe *wqe, bool compare)
 {
 	struct mlx5_wqe_atomic_seg *a = seg;
 
-	if (wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+	if (compare) {
 		a->swap_add = htobe64(wqe->swap);
 		a->compare = htobe64(wqe->compare_add);
 	} else {
@@ -183,30 +150,30 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 {
 	struct rocemu_sq *sq = &qp->sq;
 	struct mlx5_wqe_ctrl_seg *ctrl;
-	const struct wr_op *op;
+	const struct rocemu_wqe_op *op;
 	uint32_t ds, bbs, idx, tail;
 	size_t i, inl_len = 0;
-	int err = 0;
+	int opcode, err = 0;
+	uint8_t fm_ce_se;
 	bool inl;
 	void *seg;
 
-	if (__builtin_expect((unsigned int)wqe->opcode >= sizeof(wr_ops) / sizeof(wr_ops[0]) ||
-			     !(wr_ops[wqe->opcode].flags & WR_OP_VALID), 0))
+	opcode = rocemu_wqe_opcode_of_wr(wqe->opcode);
+	if (__builtin_expect(opcode < 0, 0))
 		return EINVAL;
-	op = &wr_ops[wqe->opcode];
+	op = rocemu_wqe_op((uint8_t)opcode);
 	/* Inline data from a buffer list (wr API) only where the opcode sends data. */
-	if (__builtin_expect(wqe->buf && !(op->flags & WR_OP_INLINE), 0))
+	if (__builtin_expect(wqe->buf && !(op->flags & ROCEMU_WQE_OP_INLINE), 0))
 		return EINVAL;
 	/* IBV_SEND_INLINE means nothing to READ and atomics: their data comes back. */
-	inl = wqe->buf || ((wqe->flags & IBV_SEND_INLINE) && (op->flags & WR_OP_INLINE));
+	inl = wqe->buf || ((wqe->flags & IBV_SEND_INLINE) && (op->flags & ROCEMU_WQE_OP_INLINE));
 	ds = data_ds(sq, wqe, inl, &inl_len, &err);
 	if (__builtin_expect(err, 0))
 		return err;
-	if (__builtin_expect((op->flags & WR_OP_BIND) && (!wqe->mw || !wqe->bind_info), 0))
+	if (__builtin_expect((op->flags & ROCEMU_WQE_OP_BIND) && (!wqe->mw || !wqe->bind_info), 0))
 		return EINVAL;
-	ds += 1 + !!(op->flags & WR_OP_RADDR) + !!(op->flags & WR_OP_ATOMIC) +
-	      (op->flags & WR_OP_BIND ? sizeof(struct rocemu_wqe_bind_seg) / SEG_SIZE : 0);
-	bbs = (ds * SEG_SIZE + BB_SIZE - 1) / BB_SIZE;
+	ds += rocemu_wqe_op_header_ds(op);
+	bbs = rocemu_wqe_ds_bbs(ds);
 	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
 		return EINVAL;
 	/* Acquire: the daemon finished reading the BBs the poller freed. */
@@ -216,22 +183,20 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 
 	idx = sq->cur_post & (sq->wqe_cnt - 1);
 	ctrl = (struct mlx5_wqe_ctrl_seg *)(sq->buf + (size_t)idx * BB_SIZE);
-	ctrl->opmod_idx_opcode = htobe32((sq->cur_post & 0xffff) << 8 | op->mlx5_opcode);
-	ctrl->qpn_ds = htobe32(qp->qpn << 8 | ds);
-	ctrl->signature = 0;
+	fm_ce_se = ((wqe->flags & IBV_SEND_SIGNALED) || qp->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+		   (wqe->flags & IBV_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
+		   (wqe->flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
+	/* The WQE index is the low 16 bits of cur_post (ring.h: SQ indices). */
+	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, (uint8_t)opcode, 0, qp->qpn, fm_ce_se,
+			    (uint8_t)ds, 0, wqe->imm);
 	ctrl->dci_stream_channel_id = 0;
-	ctrl->fm_ce_se = ((wqe->flags & IBV_SEND_SIGNALED) || qp->sq_sig_all ?
-			  MLX5_WQE_CTRL_CQ_UPDATE : 0) |
-			 (wqe->flags & IBV_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
-			 (wqe->flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
-	ctrl->imm = wqe->imm;
 	/* ctrl, raddr and atomic segments fit the first BB: no wrap before the data */
 	seg = ctrl + 1;
-	if (op->flags & WR_OP_RADDR)
+	if (op->flags & ROCEMU_WQE_OP_RADDR)
 		seg = set_raddr_seg(seg, wqe->raddr, wqe->rkey);
-	if (op->flags & WR_OP_ATOMIC)
-		seg = set_atomic_seg(seg, wqe);
-	if (op->flags & WR_OP_BIND)
+	if (op->flags & ROCEMU_WQE_OP_ATOMIC)
+		seg = set_atomic_seg(seg, wqe, op->flags & ROCEMU_WQE_OP_COMPARE);
+	if (op->flags & ROCEMU_WQE_OP_BIND)
 		seg = set_bind_seg(seg, wqe);
 	if (inl) {
 		if (inl_len)
@@ -255,7 +220,7 @@ void rocemu_sq_ring(struct rocemu_qp *qp)
 	struct rocemu_sq *sq = &qp->sq;
 
 	/* Release: a daemon that reads the new counter reads whole WQEs. */
-	__atomic_store_n(&qp->dbrec[MLX5_SND_DBR], htobe32(sq->cur_post & 0xffff),
+	__atomic_store_n(&qp->dbrec[MLX5_SND_DBR], rocemu_wq_dbrec_word(sq->cur_post),
 			 __ATOMIC_RELEASE);
 	/* Full barrier: the record is visible before the BlueFlame copy (mlx5 mmio_wc_start). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -264,17 +229,6 @@ void rocemu_sq_ring(struct rocemu_qp *qp)
 		sq->bf_toggle ^= sq->bf_half;
 	}
 	rocemu_ctx_doorbell(to_rctx(qp->qpx.qp_base.context));
-}
-
-/* BBs of the largest WQE the granted caps allow (the daemon's sizing rule). */
-static uint32_t sq_max_wqe_bbs(const struct ibv_qp_cap *cap)
-{
-	uint32_t data = cap->max_send_sge * SEG_SIZE;
-	uint32_t inl = align_up(sizeof(struct mlx5_wqe_inl_data_seg) + cap->max_inline_data,
-				SEG_SIZE);
-
-	return align_up(sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg) +
-			(data > inl ? data : inl), BB_SIZE) / BB_SIZE;
 }
 
 int rocemu_qp_queues_init(struct rocemu_qp *qp)
@@ -301,7 +255,7 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	sq->buf = map + l->sq_offset;
 	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
 	sq->wqe_cnt = l->sq_wqe_cnt;
-	sq->max_wqe_bbs = sq_max_wqe_bbs(&qp->cap);
+	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->cap.max_send_sge, qp->cap.max_inline_data);
 	sq->max_sge = qp->cap.max_send_sge;
 	sq->max_inline = qp->cap.max_inline_data;
 	sq->bf = map + l->bf_offset;
