@@ -31,6 +31,8 @@ int rocemu_qp_layout(const struct ibv_qp_cap *want, struct ibv_qp_cap *granted,
 	rocemu_wq_caps(&sizes, granted);
 	granted->max_send_sge = min_u32(granted->max_send_sge, ROCEMU_MAX_SGE);
 	granted->max_inline_data = min_u32(granted->max_inline_data, ROCEMU_MAX_INLINE);
+	/* The stride may have room for more; the daemon scatters into max_sge, so the shim may post no more. */
+	granted->max_recv_sge = min_u32(granted->max_recv_sge, ROCEMU_MAX_SGE);
 
 	memset(layout, 0, sizeof(*layout));
 	layout->sq_wqe_cnt = sizes.sq_bbs;

@@ -441,6 +441,23 @@ START_TEST(test_layout_at_and_above_the_cap)
 }
 END_TEST
 
+/* A 512-byte stride has room for 32 segments; the daemon reads max_sge of them. */
+START_TEST(test_layout_recv_sge_within_max_sge)
+{
+	struct ibv_qp_cap want = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
+				   .max_recv_sge = ROCEMU_MAX_SGE };
+	struct rocemu_qp_layout layout;
+	struct ibv_qp_cap granted;
+
+	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), 0);
+	ck_assert_uint_eq(1u << layout.rq_wqe_shift, 512);
+	ck_assert_uint_eq(granted.max_recv_sge, ROCEMU_MAX_SGE);
+	want.max_recv_sge = 3;
+	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), 0);
+	ck_assert_uint_eq(granted.max_recv_sge, 4);
+}
+END_TEST
+
 static Suite *ring_suite(void)
 {
 	Suite *s = suite_create("ring");
@@ -474,6 +491,7 @@ static Suite *ring_suite(void)
 
 	tcase_add_test(daemon, test_device_reports_the_cap);
 	tcase_add_test(daemon, test_layout_at_and_above_the_cap);
+	tcase_add_test(daemon, test_layout_recv_sge_within_max_sge);
 	suite_add_tcase(s, daemon);
 	return s;
 }

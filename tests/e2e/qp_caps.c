@@ -146,10 +146,63 @@ out:
 	bufs_free();
 }
 
+#define RECV_SGE_WANT 30	/* a 512-byte receive stride: room for 32 segments */
+#define RECV_SGE_BYTES 64
+
+static const struct side_spec many_sge_side = {
+	.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+		 .max_recv_sge = RECV_SGE_WANT },
+	.send_cqe = CQ_DEPTH, .recv_cqe = CQ_DEPTH, .knobs = QP_KNOBS_DEFAULT,
+};
+
+/* Every receive SGE the create granted is scattered into. */
+static void check_granted_recv_sge(void)
+{
+	struct ibv_sge sge[RECV_SGE_WANT + 2], send_sge;
+	struct ibv_recv_wr rwr;
+	struct ibv_send_wr swr;
+	struct buf *src, *dst;
+	struct pair p;
+	size_t len;
+	uint32_t n, i;
+
+	if (!pair_open(&p, &many_sge_side, &many_sge_side))
+		goto out;
+	n = p.b.cap.max_recv_sge;
+	check(n >= RECV_SGE_WANT && n <= RECV_SGE_WANT + 2, "max_recv_sge %u granted for %u",
+	      n, RECV_SGE_WANT);
+	if (n < RECV_SGE_WANT || n > RECV_SGE_WANT + 2)
+		goto out;
+	len = (size_t)n * RECV_SGE_BYTES;
+	src = buf_new(&dev_a, len, len, IBV_ACCESS_LOCAL_WRITE, 0);
+	dst = buf_new(&dev_b, len, len, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
+	if (!src || !dst)
+		goto out;
+	fill_pattern(src->p, len, 9, 0);
+	for (i = 0; i < n; i++)
+		sge[i] = sge_of(dst, (size_t)i * RECV_SGE_BYTES, RECV_SGE_BYTES);
+	rwr = (struct ibv_recv_wr){ .wr_id = 0x51, .sg_list = sge, .num_sge = (int)n };
+	send_sge = sge_of(src, 0, len);
+	swr = (struct ibv_send_wr){ .wr_id = 0x52, .sg_list = &send_sge, .num_sge = 1,
+				    .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	if (!post_recv(p.b.qp, &rwr, "a receive of max_recv_sge SGEs") ||
+	    !post_send(p.a.qp, &swr, "a SEND filling them"))
+		goto out;
+	expect_wc(p.b.recv_cq, "the receive of max_recv_sge SGEs",
+		  (struct want){ 0x51, IBV_WC_SUCCESS, IBV_WC_RECV, (long)len }, NULL);
+	expect_wc(p.a.send_cq, "the SEND filling them",
+		  (struct want){ 0x52, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	check_pattern(dst->p, len, 9, 0, "every receive SGE");
+out:
+	pair_close(&p);
+	bufs_free();
+}
+
 static const struct named_check checks[] = {
 	{ "max_qp_wr", check_max_qp_wr },
 	{ "creates at and above the send queue cap", check_creates },
 	{ "a full send queue at the cap", check_full_ring },
+	{ "a receive of as many SGEs as granted", check_granted_recv_sge },
 };
 
 int main(int argc, char **argv)
