@@ -13,25 +13,14 @@
 
 #define CQ_DBREC_BYTES 64	/* two big-endian words, on their own cache line */
 
-static uint32_t next_pow2(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
 /* Make a ring for cqe entries: all CQEs invalid and owned by hardware. */
 static int cq_ring_create(uint32_t cqn, uint32_t cqe, struct rocemu_cq_layout *layout,
 			  struct rocemu_shm *ring)
 {
 	struct mlx5_cqe64 *cqes;
-	uint32_t ncqe = next_pow2(cqe + 1), i;
+	uint32_t ncqe = rocemu_cq_size(cqe), i;
 	int fd;
 
-	if (ncqe < 2)
-		ncqe = 2;
 	layout->cqn = cqn;
 	layout->ncqe = ncqe;
 	layout->buf_offset = 0;

@@ -143,6 +143,13 @@ int rocemu_wq_size(const struct ibv_qp_cap *want, struct rocemu_wq_sizes *sizes)
 	return 0;
 }
 
+uint32_t rocemu_cq_size(uint32_t cqe)
+{
+	uint64_t ncqe = pow2_roundup((uint64_t)cqe + 1);
+
+	return ncqe < 2 ? 2 : (uint32_t)ncqe;
+}
+
 void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, struct ibv_qp_cap *cap)
 {
 	uint32_t bytes = sizes->sq_wqe_bbs * ROCEMU_WQE_BB;

@@ -28,7 +28,8 @@
  * an RQ at most ROCEMU_RQ_MAX_WQES entries; a CQ, at most half of what 24
  * bits count. RESET of a QP returns every QP index on both sides to 0 and
  * the daemon zeroes the doorbell record, as mlx5 does on a move to RESET;
- * CQ indices belong to the CQ and survive it.
+ * CQ indices belong to the CQ and survive it; on a resize the daemon
+ * copies them into the new ring while the shim's poller is locked out.
  */
 #ifndef ROCEMU_RING_H
 #define ROCEMU_RING_H
@@ -144,7 +145,7 @@ static inline uint32_t rocemu_wqe_ds_bbs(uint32_t ds)
 	return (ds * ROCEMU_WQE_SEG + ROCEMU_WQE_BB - 1) / ROCEMU_WQE_BB;
 }
 
-/* ---- SQ/RQ sizing (mlx5 calc_sq_size and calc_rq_size, with rocemu's WQE overhead) ---- */
+/* ---- ring sizing (mlx5 calc_sq_size and calc_rq_size, with rocemu's WQE overhead; CQs) ---- */
 
 struct rocemu_wq_sizes {
 	uint32_t sq_wqe_bbs;		/* BBs of the largest send WQE */
@@ -171,6 +172,13 @@ int rocemu_wq_size(const struct ibv_qp_cap *want, struct rocemu_wq_sizes *sizes)
 
 /* What rings of these sizes hold, before device limits clamp SGEs and inline bytes. */
 void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, struct ibv_qp_cap *cap);
+
+/*
+ * CQEs in a CQ ring for cqe asked: a power of two above cqe (one slot
+ * stays free, so the app sees ncqe - 1), at least 2. The caller keeps
+ * cqe within max_cqe, so that ncqe stays below half the 24-bit index.
+ */
+uint32_t rocemu_cq_size(uint32_t cqe);
 
 /* The doorbell record word of a producer counter (16 bits, big-endian). */
 static inline __be32 rocemu_wq_dbrec_word(uint32_t counter)

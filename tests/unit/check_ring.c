@@ -62,7 +62,7 @@ START_TEST(test_index_widths_do_not_alias)
 	}
 	ck_assert_uint_eq(be32toh(rocemu_wq_dbrec_word(0x12345678)), 0x5678);
 	/* A CQ of max_cqe entries: producer minus consumer stays below 24 bits' half. */
-	ck_assert_uint_le((uint64_t)ROCEMU_MAX_CQE + 1, (ROCEMU_CQ_INDEX_MASK + 1u) / 2);
+	ck_assert_uint_le(rocemu_cq_size(ROCEMU_MAX_CQE), (ROCEMU_CQ_INDEX_MASK + 1u) / 2);
 }
 END_TEST
 
@@ -404,6 +404,17 @@ START_TEST(test_wq_size)
 }
 END_TEST
 
+START_TEST(test_cq_size)
+{
+	ck_assert_uint_eq(rocemu_cq_size(0), 2);
+	ck_assert_uint_eq(rocemu_cq_size(1), 2);
+	ck_assert_uint_eq(rocemu_cq_size(2), 4);
+	ck_assert_uint_eq(rocemu_cq_size(3), 4);
+	ck_assert_uint_eq(rocemu_cq_size(4), 8);
+	ck_assert_uint_eq(rocemu_cq_size(ROCEMU_MAX_CQE), 1u << 22);
+}
+END_TEST
+
 /* ---- the daemon: reported limit and creates at and above the cap ---- */
 
 START_TEST(test_device_reports_the_cap)
@@ -487,6 +498,7 @@ static Suite *ring_suite(void)
 	tcase_add_loop_test(rule, test_every_wqe_fits, 0, ROCEMU_MAX_SGE + 1);
 	tcase_add_loop_test(rule, test_caps_round_trip, 0, N_ELEMS(wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_wq_size, 0, N_ELEMS(size_cases));
+	tcase_add_test(rule, test_cq_size);
 	suite_add_tcase(s, rule);
 
 	tcase_add_test(daemon, test_device_reports_the_cap);
