@@ -40,16 +40,18 @@ static enum ibv_wc_status error_status(uint8_t syndrome)
 	return status ? (enum ibv_wc_status)status : IBV_WC_GENERAL_ERR;
 }
 
-/* The SQ entry a requester CQE names; its WQE and those before it are done. */
-static uint32_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
+/* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
+static uint64_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 {
 	uint32_t tail = sq->tail;
 	/* The CQE carries 16 bits of the BB counter: extend them from the tail. */
 	uint32_t idx = (tail + (uint16_t)(wqe_counter - (uint16_t)tail)) & (sq->wqe_cnt - 1);
+	/* Read before the release below: a poster may then overwrite the entry. */
+	uint64_t wr_id = sq->wrid[idx];
 
 	/* Release: the poster reuses these BBs only after this point. */
 	__atomic_store_n(&sq->tail, sq->wqe_head[idx] + 1, __ATOMIC_RELEASE);
-	return idx;
+	return wr_id;
 }
 
 /* The receive entry completed next: the daemon consumes the RQ in order. */
@@ -66,7 +68,7 @@ static void parse_req(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, struct
 {
 	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
 
-	wc->wr_id = qp->sq.wrid[sq_complete(&qp->sq, be16toh(cqe->wqe_counter))];
+	wc->wr_id = sq_complete(&qp->sq, be16toh(cqe->wqe_counter));
 	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags;
@@ -104,7 +106,7 @@ static void parse_err(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_
 	wc->status = error_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;
 	if (sq) {
-		wc->wr_id = qp->sq.wrid[sq_complete(&qp->sq, be16toh(cqe->wqe_counter))];
+		wc->wr_id = sq_complete(&qp->sq, be16toh(cqe->wqe_counter));
 		wc->opcode = (enum ibv_wc_opcode)rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe))->wc_opcode;
 	} else {
 		wc->wr_id = rq_complete(&qp->rq);
