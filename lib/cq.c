@@ -227,3 +227,39 @@ int rocemu_req_notify_cq_op(struct ibv_cq *ibcq, int solicited_only)
 	rocemu_ctx_doorbell(to_rctx(ibcq->context));
 	return 0;
 }
+
+/*
+ * As mlx5's __mlx5_cq_clean: sweep the unpolled CQEs from the newest back,
+ * dropping qpn's and moving the older ones up over them; then the consumer
+ * index skips the slots freed. New CQEs the daemon writes meanwhile are of
+ * other QPs (qpn is in RESET) and lie past the end found first.
+ */
+void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn)
+{
+	struct mlx5_cqe64 *cqe, *dest;
+	uint32_t prod, nfreed = 0;
+	uint8_t owner;
+
+	pthread_spin_lock(&cq->lock);
+	for (prod = cq->cons_index; prod - cq->cons_index < cq->ncqe && rocemu_cqe_sw(cq, prod);
+	     prod++)
+		;
+	while (prod-- != cq->cons_index) {
+		cqe = &cq->buf[prod & (cq->ncqe - 1)];
+		if ((be32toh(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			nfreed++;
+		} else if (nfreed) {
+			dest = &cq->buf[(prod + nfreed) & (cq->ncqe - 1)];
+			owner = dest->op_own & MLX5_CQE_OWNER_MASK;
+			*dest = *cqe;
+			dest->op_own = (uint8_t)(owner | (cqe->op_own & ~MLX5_CQE_OWNER_MASK));
+		}
+	}
+	if (nfreed) {
+		cq->cons_index += nfreed;
+		rocemu_cq_update_ci(cq);
+		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: %u CQEs of qp 0x%06x cleaned", cq->cqn,
+			   nfreed, qpn);
+	}
+	pthread_spin_unlock(&cq->lock);
+}

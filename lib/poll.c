@@ -132,16 +132,14 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 	const struct rocemu_cqe_op *op;
 	struct mlx5_cqe64 *cqe;
 	struct rocemu_qp *qp;
-	uint8_t op_own, opcode;
+	uint8_t opcode;
 	uint32_t qpn;
 
 	for (;;) {
-		cqe = &cq->buf[cq->cons_index & (cq->ncqe - 1)];
-		/* Acquire: pairs with the daemon's release store of op_own, written last. */
-		op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
-		if (!rocemu_cqe_ready(op_own, cq->cons_index, cq->ncqe))
+		cqe = rocemu_cqe_sw(cq, cq->cons_index);
+		if (!cqe)
 			return false;
-		opcode = op_own >> 4;
+		opcode = cqe->op_own >> 4;
 		cq->cons_index++;
 		qpn = rocemu_cqe_qpn(cqe);
 		qp = cqe_qp(cq, qpn, cache);

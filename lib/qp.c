@@ -229,6 +229,20 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 	return 0;
 }
 
+/*
+ * The daemon forgot the QP's queues at RESET: its CQEs still unpolled go,
+ * and both queues start from 0 again (mlx5_modify_qp to RESET).
+ */
+static void qp_reset(struct rocemu_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->qpx.qp_base;
+
+	rocemu_cq_clean(to_rcq(ibqp->recv_cq), qp->qpn);
+	if (ibqp->send_cq != ibqp->recv_cq)
+		rocemu_cq_clean(to_rcq(ibqp->send_cq), qp->qpn);
+	rocemu_qp_queues_reset(qp);
+}
+
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct rocemu_modify_qp_req req;
@@ -249,6 +263,8 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 			   to_rctx(ibqp->context)->info.name, ibqp->qp_num,
 			   qp_state_name(ibqp->state), qp_state_name(attr->qp_state));
 		ibqp->state = attr->qp_state;
+		if (attr->qp_state == IBV_QPS_RESET)
+			qp_reset(to_rqp(ibqp));
 	}
 	return 0;
 }

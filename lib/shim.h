@@ -352,6 +352,8 @@ int rocemu_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 /* wqe.c: the send queue writer both posting APIs share, and queue set-up. */
 /* Set up the queues of a mapped QP (qp->layout, qp->cap). Returns 0 or errno. */
 int rocemu_qp_queues_init(struct rocemu_qp *qp);
+/* After RESET: both queues empty from index 0, as mlx5_init_qp_indices. */
+void rocemu_qp_queues_reset(struct rocemu_qp *qp);
 void rocemu_qp_queues_free(struct rocemu_qp *qp);
 /*
  * With sq.lock held: write wqe at cur_post and advance it (no doorbell).
@@ -384,6 +386,15 @@ void rocemu_qp_table_free(struct rocemu_context *rctx);
 
 /* poll.c: ibv_poll_cq, and the CQE parser the extended polling shares. */
 int rocemu_poll_cq_op(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+/* The CQE at free-running index i if the daemon has handed it to the shim, else NULL. */
+static inline struct mlx5_cqe64 *rocemu_cqe_sw(struct rocemu_cq *cq, uint32_t i)
+{
+	struct mlx5_cqe64 *cqe = &cq->buf[i & (cq->ncqe - 1)];
+	/* Acquire: pairs with the daemon's release store of op_own, written last. */
+	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+
+	return rocemu_cqe_ready(op_own, i, cq->ncqe) ? cqe : NULL;
+}
 /*
  * With cq->lock held: parse the CQE at the consumer index into wc and
  * consume it. Returns false when the CQ is empty. *qp caches the last QP.
@@ -393,6 +404,8 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 void rocemu_cq_update_ci(struct rocemu_cq *cq);
 /* With cq->lock held: count a poll; true when the caller should yield the CPU. */
 bool rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty);
+/* cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET), as mlx5_cq_clean. */
+void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn);
 
 /* cq_ex.c: start_poll/next_poll/end_poll and read_*() of ibv_cq_ex. */
 void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq);

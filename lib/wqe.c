@@ -267,6 +267,28 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	return 0;
 }
 
+void rocemu_qp_queues_reset(struct rocemu_qp *qp)
+{
+	struct rocemu_sq *sq = &qp->sq;
+	struct rocemu_rq *rq = &qp->rq;
+
+	pthread_spin_lock(&sq->lock);
+	sq->cur_post = 0;
+	__atomic_store_n(&sq->tail, 0, __ATOMIC_RELEASE);
+	memset(sq->wrid, 0, (sq->wqe_cnt + 1) * sizeof(*sq->wrid));
+	memset(sq->wqe_head, 0, (sq->wqe_cnt + 1) * sizeof(*sq->wqe_head));
+	memset(sq->wr_opcode, 0, (sq->wqe_cnt + 1) * sizeof(*sq->wr_opcode));
+	sq->last_ctrl = NULL;
+	__atomic_store_n(&qp->dbrec[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&sq->lock);
+	pthread_spin_lock(&rq->lock);
+	rq->head = 0;
+	__atomic_store_n(&rq->tail, 0, __ATOMIC_RELEASE);
+	memset(rq->wrid, 0, (rq->wqe_cnt + 1) * sizeof(*rq->wrid));
+	__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], 0, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&rq->lock);
+}
+
 void rocemu_qp_queues_free(struct rocemu_qp *qp)
 {
 	free(qp->sq.wrid);

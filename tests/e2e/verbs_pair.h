@@ -71,6 +71,7 @@ struct side_spec {
 	struct ibv_qp_cap cap;
 	int send_cqe, recv_cqe;
 	bool qp_ex;			/* created with every ibv_qp_ex send op */
+	struct ibv_comp_channel *send_channel;	/* of the send CQ, or NULL */
 	struct qp_knobs knobs;
 };
 

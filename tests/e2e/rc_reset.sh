@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# QPs reused after RESET (tests/e2e/rc_reset.c): no old WRITE runs again,
+# no old completion comes back, receives work after several RESET cycles;
+# between two devices, then on one.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RC_RESET=$top_builddir/tests/e2e/rc_reset
+require_built "$RC_RESET"
+use_test_net 50
+
+# reset_between DEV_A DEV_B
+reset_between() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$RC_RESET" "$1" "$2" || fail "rc_reset $1 $2 failed"
+	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+}
+
+rc_reset() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	ROCEMU_LOG=info start_daemon
+	reset_between rocemu0 rocemu1
+	reset_between rocemu0 rocemu0
+}
+
+for_each_backend rc_reset
