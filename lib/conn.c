@@ -6,6 +6,7 @@
  */
 #include "shim.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include "rocemu/ctrl_io.h"
@@ -34,6 +35,8 @@ int rocemu_conn_open(struct rocemu_conn *conn)
 		return fd;
 	conn->fd = fd;
 	conn->seq = 0;
+	conn->lost = false;
+	conn->name = NULL;
 	pthread_mutex_init(&conn->lock, NULL);
 	return 0;
 }
@@ -63,8 +66,10 @@ static int conn_recv(struct rocemu_conn *conn, enum rocemu_ctrl_op op, uint32_t 
 	ssize_t n;
 
 	n = rocemu_ctrl_recv(conn->fd, &msg, sizeof(msg), got_fds, &got);
-	if (n == 0 || n == -ECONNRESET)
-		return -EIO;	/* the daemon is gone */
+	if (n == 0 || n == -ECONNRESET) {
+		rocemu_conn_set_lost(conn);
+		return -EIO;
+	}
 	if (n < 0)
 		return (int)n;
 	err = rocemu_msg_check(&msg, n, 1);
@@ -100,10 +105,28 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 	pthread_mutex_lock(&conn->lock);
 	rocemu_msg_init(&hdr, op, ++conn->seq, 0, rocemu_ctrl_body_size[op][0]);
 	err = rocemu_ctrl_send(conn->fd, &hdr, req, NULL, 0);
-	if (err)
-		err = (err == -EPIPE || err == -ECONNRESET) ? -EIO : err;
-	else
+	if (err == -EPIPE || err == -ECONNRESET) {
+		rocemu_conn_set_lost(conn);
+		err = -EIO;
+	} else if (!err)
 		err = conn_recv(conn, op, hdr.seq, resp, fds, nfds);
 	pthread_mutex_unlock(&conn->lock);
 	return err;
+}
+
+void rocemu_conn_set_lost(struct rocemu_conn *conn)
+{
+	if (!__atomic_exchange_n(&conn->lost, true, __ATOMIC_RELAXED))
+		rocemu_log(ROCEMU_LOG_WARN, "%s: rocemud is gone", conn->name ? conn->name : "rocemu");
+}
+
+void rocemu_conn_check(struct rocemu_conn *conn)
+{
+	/* No events asked: only a hang-up or error shows, never a reply another thread awaits. */
+	struct pollfd pfd = { .fd = conn->fd, .events = 0 };
+
+	if (rocemu_conn_is_lost(conn))
+		return;
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)))
+		rocemu_conn_set_lost(conn);
 }

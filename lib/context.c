@@ -101,6 +101,7 @@ static struct ibv_context *context_open(struct rocemu_device *dev)
 	}
 	rctx->dev = dev;
 	rctx->info = resp.dev;
+	rctx->conn.name = rctx->info.name;
 	rctx->kick_fd = fds[OPEN_FD_KICK];
 	ctx = &rctx->vctx.context;
 	ctx->device = &dev->ibdev;

@@ -8,13 +8,11 @@
  */
 #include "shim.h"
 
-#include <sched.h>
-
 static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
 	struct rocemu_cq *cq = to_rcq_ex(ibcq);
+	enum rocemu_poll_idle idle;
 	uint32_t start;
-	bool yield;
 
 	if (__builtin_expect(attr->comp_mask != 0, 0))
 		return EINVAL;
@@ -30,10 +28,9 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *att
 	/* CQEs of destroyed QPs may have been dropped: report the index anyway. */
 	if (cq->cons_index != start)
 		rocemu_cq_update_ci(cq);
-	yield = rocemu_cq_count_poll(cq, true);
+	idle = rocemu_cq_count_poll(cq, true);
 	pthread_spin_unlock(&cq->lock);
-	if (__builtin_expect(yield, 0))
-		sched_yield();
+	rocemu_cq_idle(cq, idle);
 	return ENOENT;
 }
 

@@ -162,10 +162,11 @@ int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *eve
 	rctx = to_rctx(context);
 	if (read_record(context->async_fd, &rec, sizeof(rec))) {
 		/* The daemon closed the pipe: it is gone, as a dead HCA is. */
-		if (errno != EIO || __atomic_exchange_n(&rctx->fatal_reported, true,
-							__ATOMIC_RELAXED))
+		if (errno != EIO)
 			return -1;
-		rocemu_log(ROCEMU_LOG_WARN, "%s: rocemud is gone", rctx->info.name);
+		rocemu_conn_set_lost(&rctx->conn);
+		if (__atomic_exchange_n(&rctx->fatal_reported, true, __ATOMIC_RELAXED))
+			return -1;
 		rec = (struct rocemu_async_record){ .event_type = IBV_EVENT_DEVICE_FATAL };
 	}
 	async_event_fill(event, &rec);

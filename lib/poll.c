@@ -13,6 +13,8 @@
 
 /* Empty polls in a row after which the poller yields its CPU (DESIGN.md: 2-core machines). */
 #define POLL_YIELD_EVERY 16
+/* Yields after which an idle poller looks whether the daemon hung up: one poll(2) per 1024. */
+#define POLL_CHECK_EVERY 64
 
 /* Error CQE syndrome -> status (rdma-core mlx5_handle_error_cqe); 0: general error. */
 static const uint8_t syndrome_status[] = {
@@ -137,8 +139,9 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 
 	for (;;) {
 		cqe = rocemu_cqe_sw(cq, cq->cons_index);
-		if (!cqe)
-			return false;
+		if (!cqe)	/* what the daemon wrote is all read: a dead one's WRs are flushed */
+			return rocemu_conn_is_lost(&to_rctx(cq->ibcq.context)->conn) &&
+			       rocemu_cq_flush_one(cq, wc);
 		opcode = cqe->op_own >> 4;
 		cq->cons_index++;
 		qpn = rocemu_cqe_qpn(cqe);
@@ -186,13 +189,13 @@ void rocemu_cq_update_ci(struct rocemu_cq *cq)
 			 __ATOMIC_RELEASE);
 }
 
-bool rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty)
+enum rocemu_poll_idle rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty)
 {
 	pthread_t self;
 
 	if (!empty) {
 		cq->empty_polls = 0;
-		return false;
+		return ROCEMU_POLL_BUSY;
 	}
 	self = pthread_self();
 	if (!pthread_equal(cq->empty_poller, self)) {
@@ -200,17 +203,30 @@ bool rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty)
 		cq->empty_polls = 0;
 	}
 	if (++cq->empty_polls < POLL_YIELD_EVERY)
-		return false;
+		return ROCEMU_POLL_BUSY;
 	cq->empty_polls = 0;
-	return true;
+	if (++cq->idle_yields < POLL_CHECK_EVERY)
+		return ROCEMU_POLL_YIELD;
+	cq->idle_yields = 0;
+	return ROCEMU_POLL_CHECK;
+}
+
+void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle)
+{
+	if (__builtin_expect(idle == ROCEMU_POLL_BUSY, 1))
+		return;
+	/* A program that only polls learns this way that the daemon died (no event read). */
+	if (idle == ROCEMU_POLL_CHECK)
+		rocemu_conn_check(&to_rctx(cq->ibcq.context)->conn);
+	sched_yield();
 }
 
 int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct rocemu_cq *cq = to_rcq(ibcq);
 	struct rocemu_qp *cache = NULL;
+	enum rocemu_poll_idle idle;
 	uint32_t start;
-	bool yield;
 	int n;
 
 	pthread_spin_lock(&cq->lock);
@@ -220,9 +236,8 @@ int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 			break;
 	if (cq->cons_index != start)
 		rocemu_cq_update_ci(cq);
-	yield = rocemu_cq_count_poll(cq, n == 0);
+	idle = rocemu_cq_count_poll(cq, n == 0);
 	pthread_spin_unlock(&cq->lock);
-	if (__builtin_expect(yield, 0))
-		sched_yield();
+	rocemu_cq_idle(cq, idle);
 	return n;
 }

@@ -81,6 +81,23 @@ struct rocemu_qp *rocemu_qp_table_find(struct rocemu_context *rctx, uint32_t qpn
 	return slots ? __atomic_load_n(&slots[qpn & (SLOTS - 1)], __ATOMIC_ACQUIRE) : NULL;
 }
 
+struct rocemu_qp *rocemu_qp_table_first(struct rocemu_context *rctx,
+					bool (*match)(struct rocemu_qp *qp, void *arg), void *arg)
+{
+	struct rocemu_qp **slots, *qp;
+	unsigned int i, j;
+
+	for (i = 0; i < ROCEMU_QP_TABLE_CHUNKS; i++) {
+		slots = __atomic_load_n(&rctx->qp_table[i], __ATOMIC_ACQUIRE);
+		for (j = 0; slots && j < SLOTS; j++) {
+			qp = __atomic_load_n(&slots[j], __ATOMIC_ACQUIRE);
+			if (qp && match(qp, arg))
+				return qp;
+		}
+	}
+	return NULL;
+}
+
 void rocemu_qp_table_free(struct rocemu_context *rctx)
 {
 	unsigned int i;

@@ -106,6 +106,8 @@ void *rocemu_real(enum rocemu_real_fn fn);
 struct rocemu_conn {
 	int fd;
 	uint32_t seq;
+	bool lost;		/* the daemon hung up: set once, never cleared */
+	const char *name;	/* the device, for log lines (NULL before OPEN_DEVICE) */
 	pthread_mutex_t lock;	/* one request/response at a time */
 };
 
@@ -121,6 +123,15 @@ void rocemu_conn_close(struct rocemu_conn *conn);
  */
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		     const void *req, void *resp, int *fds, int nfds);
+/* Record that the daemon is gone (logged once). */
+void rocemu_conn_set_lost(struct rocemu_conn *conn);
+/* A non-blocking look at the connection: a hang-up marks it lost. */
+void rocemu_conn_check(struct rocemu_conn *conn);
+
+static inline bool rocemu_conn_is_lost(struct rocemu_conn *conn)
+{
+	return __atomic_load_n(&conn->lost, __ATOMIC_RELAXED);
+}
 
 /* ---- objects ---- */
 
@@ -177,6 +188,7 @@ struct rocemu_cq {
 	__be32 *dbrec;
 	pthread_spinlock_t lock;	/* one poller at a time, as mlx5's cq->lock */
 	uint32_t empty_polls;		/* consecutive empty polls by empty_poller */
+	uint32_t idle_yields;		/* yields since the daemon was last looked at */
 	pthread_t empty_poller;
 	struct ibv_wc ex_wc;		/* the CQE start_poll/next_poll parsed, for read_*() */
 	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
@@ -382,6 +394,9 @@ int rocemu_bind_mw_op(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *
 int rocemu_qp_table_insert(struct rocemu_context *rctx, struct rocemu_qp *qp);
 void rocemu_qp_table_remove(struct rocemu_context *rctx, struct rocemu_qp *qp);
 struct rocemu_qp *rocemu_qp_table_find(struct rocemu_context *rctx, uint32_t qpn);
+/* The first QP (in qpn order) for which match(qp, arg) holds, or NULL. */
+struct rocemu_qp *rocemu_qp_table_first(struct rocemu_context *rctx,
+					bool (*match)(struct rocemu_qp *qp, void *arg), void *arg);
 void rocemu_qp_table_free(struct rocemu_context *rctx);
 
 /* poll.c: ibv_poll_cq, and the CQE parser the extended polling shares. */
@@ -402,10 +417,24 @@ static inline struct mlx5_cqe64 *rocemu_cqe_sw(struct rocemu_cq *cq, uint32_t i)
 bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **qp);
 /* With cq->lock held: the consumer index record, written once per poll. */
 void rocemu_cq_update_ci(struct rocemu_cq *cq);
-/* With cq->lock held: count a poll; true when the caller should yield the CPU. */
-bool rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty);
+/* What a poller does once it has unlocked the CQ. */
+enum rocemu_poll_idle {
+	ROCEMU_POLL_BUSY,	/* nothing: completions are flowing */
+	ROCEMU_POLL_YIELD,	/* give the CPU away (DESIGN.md: 2-core machines) */
+	ROCEMU_POLL_CHECK,	/* yield, and see whether the daemon is still there */
+};
+/* With cq->lock held: count a poll. */
+enum rocemu_poll_idle rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty);
+/* Without the lock: act on what rocemu_cq_count_poll said. */
+void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle);
 /* cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET), as mlx5_cq_clean. */
 void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn);
+
+/*
+ * flush.c, with cq->lock held, once the daemon is gone: the next WR still
+ * outstanding on a QP of cq, completed with WR_FLUSH_ERR; false if none.
+ */
+bool rocemu_cq_flush_one(struct rocemu_cq *cq, struct ibv_wc *wc);
 
 /* cq_ex.c: start_poll/next_poll/end_poll and read_*() of ibv_cq_ex. */
 void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq);

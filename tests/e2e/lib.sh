@@ -143,6 +143,11 @@ daemon_answers() {
 	run_with_timeout 5 "$ROCEMU" status >/dev/null 2>&1
 }
 
+# daemon_pid: the pid of the daemon of the current runtime dir.
+daemon_pid() {
+	run_with_timeout 5 "$ROCEMU" status | awk '$1 == "rocemud" && $2 == "pid" { print $3 }'
+}
+
 # start_daemon: run tools/rocemud for the current runtime dir in the
 # background and wait (bounded) until it answers. Sets DAEMON_PID.
 start_daemon() {

@@ -19,11 +19,6 @@ events_run() {
 	expect "^0 failed$" "$what: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
 }
 
-# daemon_pid: the pid of the daemon of the current runtime dir.
-daemon_pid() {
-	run_with_timeout 5 "$ROCEMU" status | awk '$1 == "rocemud" && $2 == "pid" { print $3 }'
-}
-
 # other_daemon DIR DEVICES: a daemon of its own in the new runtime dir DIR.
 other_daemon() {
 	mkdir -m 0700 "$1" || fail "mkdir $1"
