@@ -2,7 +2,8 @@
 /*
  * One control connection per context: a request, then its response with
  * the same op and seq, under the connection's mutex so threads sharing a
- * context never interleave.
+ * context never interleave. A forked child inherits the socket but not the
+ * right to use it: its calls fail with EIO and never read a parent's reply.
  */
 #include "shim.h"
 
@@ -35,6 +36,7 @@ int rocemu_conn_open(struct rocemu_conn *conn)
 		return fd;
 	conn->fd = fd;
 	conn->seq = 0;
+	conn->pid = getpid();
 	conn->lost = false;
 	conn->name = NULL;
 	pthread_mutex_init(&conn->lock, NULL);
@@ -102,6 +104,11 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 
 	if (rocemu_ctrl_body_size[op][1] > sizeof(union rocemu_any_resp))
 		return -EMSGSIZE;
+	if (__builtin_expect(getpid() != conn->pid, 0)) {
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s in pid %d: the connection is its parent's (pid %d)",
+			   rocemu_ctrl_op_names[op], (int)getpid(), (int)conn->pid);
+		return -EIO;
+	}
 	pthread_mutex_lock(&conn->lock);
 	rocemu_msg_init(&hdr, op, ++conn->seq, 0, rocemu_ctrl_body_size[op][0]);
 	err = rocemu_ctrl_send(conn->fd, &hdr, req, NULL, 0);
@@ -125,7 +132,7 @@ void rocemu_conn_check(struct rocemu_conn *conn)
 	/* No events asked: only a hang-up or error shows, never a reply another thread awaits. */
 	struct pollfd pfd = { .fd = conn->fd, .events = 0 };
 
-	if (rocemu_conn_is_lost(conn))
+	if (rocemu_conn_is_lost(conn) || getpid() != conn->pid)
 		return;
 	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)))
 		rocemu_conn_set_lost(conn);

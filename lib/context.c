@@ -26,6 +26,8 @@ void *rocemu_map_shared(int fd, uint64_t size)
 		errno = saved;
 		return NULL;
 	}
+	/* A forked child gets no rings, as uverbs mappings are not copied (VM_DONTCOPY). */
+	madvise(p, size, MADV_DONTFORK);
 	return p;
 }
 

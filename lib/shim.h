@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
@@ -106,6 +107,7 @@ void *rocemu_real(enum rocemu_real_fn fn);
 struct rocemu_conn {
 	int fd;
 	uint32_t seq;
+	pid_t pid;		/* the opener: a forked child shares fd but may not use it */
 	bool lost;		/* the daemon hung up: set once, never cleared */
 	const char *name;	/* the device, for log lines (NULL before OPEN_DEVICE) */
 	pthread_mutex_t lock;	/* one request/response at a time */
@@ -119,7 +121,8 @@ void rocemu_conn_close(struct rocemu_conn *conn);
 /*
  * One request/response of op; body sizes come from rocemu_ctrl_body_size.
  * On success exactly nfds descriptors are stored in fds. Returns 0, the
- * daemon's -errno, or -EIO/-EPROTO when the daemon is gone or garbled.
+ * daemon's -errno, or -EIO/-EPROTO when the daemon is gone or garbled;
+ * -EIO in a forked child, which never touches its parent's connection.
  */
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		     const void *req, void *resp, int *fds, int nfds);
