@@ -29,8 +29,9 @@ int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, boo
 		return err;
 	remote.iov_base = (void *)(uintptr_t)addr;
 	remote.iov_len = ATOMIC_BYTES;
-	if (rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, false))
-		return -EFAULT;
+	err = rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, false);
+	if (err)
+		return err;
 	*orig = value;
 	if (cmp_swap) {
 		if (value != rocemu_atmeth_compare(atmeth))
@@ -39,7 +40,7 @@ int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, boo
 	} else {
 		value += rocemu_atmeth_swap_add(atmeth);
 	}
-	return rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, true) ? -EFAULT : 0;
+	return rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, true);
 }
 
 void rocemu_atomic_replay_save(struct rocemu_rc_resp *resp, uint32_t depth, uint32_t psn,

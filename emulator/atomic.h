@@ -28,7 +28,8 @@ struct rocemu_atomic_replay {
  * Execute the atomic of AtomicETH atmeth for target QP qp (cmp_swap:
  * compare and swap, else fetch and add). *orig is the value before.
  * Returns 0, -EINVAL for a VA not 8-byte aligned, the rocemu_dma_rkey
- * codes for the key, or -EFAULT when the memory could not be reached.
+ * codes for the key, or the rocemu_dma_copy codes when the memory could
+ * not be reached (-ESRCH: the owner process is gone).
  */
 int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, bool cmp_swap,
 			  uint64_t *orig);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "emulator/comp_channel.h"
@@ -49,6 +50,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	c->uid = uid;
 	c->async_fd = -1;
 	c->kick_fd = -1;
+	c->pidfd = -1;
 	read_comm(pid, c->comm, sizeof(c->comm));
 	rocemu_list_init(&c->pds);
 	rocemu_list_init(&c->mrs);
@@ -74,6 +76,47 @@ static void client_kick(void *arg, int fd, uint32_t revents)
 	if (read(fd, &count, sizeof(count)) == sizeof(count))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s pid %d kick", rocemu_client_dev_name(c), (int)c->pid);
 	rocemu_doorbell_kick(c);
+}
+
+static void pidfd_close(struct rocemu_client *c)
+{
+	if (c->pidfd < 0)
+		return;
+	rocemu_loop_unwatch_fd(c->emu->loop, c->pidfd);
+	close(c->pidfd);
+	c->pidfd = -1;
+}
+
+void rocemu_client_gone(struct rocemu_client *c)
+{
+	if (c->gone)
+		return;
+	c->gone = true;
+	pidfd_close(c);
+	rocemu_log(ROCEMU_LOG_INFO, "%s pid %d (%s) is gone: its QPs send nothing until it closes",
+		   rocemu_client_dev_name(c), (int)c->pid, c->comm);
+}
+
+static void client_pid_exited(void *arg, int fd, uint32_t revents)
+{
+	rocemu_client_gone(arg);
+}
+
+/* Learn at once when the process exits, even while a child it forked holds the connection. */
+static void pidfd_watch(struct rocemu_client *c)
+{
+#ifdef SYS_pidfd_open
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	if (c->pidfd < 0) {
+		rocemu_log(ROCEMU_LOG_DEBUG, "pid %d: no pidfd (%s): a gone process shows at its next DMA",
+			   (int)c->pid, strerror(errno));
+		return;
+	}
+	if (rocemu_loop_watch_fd(c->emu->loop, c->pidfd, client_pid_exited, c)) {
+		close(c->pidfd);
+		c->pidfd = -1;
+	}
+#endif
 }
 
 int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
@@ -124,6 +167,7 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 	fds[1] = kick_copy;
 	fds[2] = page_fd;
 	*nfds = 3;
+	pidfd_watch(c);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s open by pid %d (%s)", c->dev->name, (int)c->pid, c->comm);
 	return 0;
 
@@ -173,6 +217,7 @@ void rocemu_client_free(struct rocemu_client *c)
 	}
 	if (c->async_fd >= 0)
 		close(c->async_fd);
+	pidfd_close(c);
 	rocemu_shm_destroy(&c->context_page);
 	if (c->dev)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s closed by pid %d (%s)", c->dev->name,

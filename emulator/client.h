@@ -7,6 +7,7 @@
 #ifndef ROCEMU_EMULATOR_CLIENT_H
 #define ROCEMU_EMULATOR_CLIENT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "emulator/emu.h"
@@ -20,6 +21,8 @@ struct rocemu_client {
 	uid_t uid;
 	char comm[17];
 	struct rocemu_device *dev;	/* NULL until OPEN_DEVICE */
+	int pidfd;			/* readable once the process exits; -1 if none */
+	bool gone;			/* the process exited: its QPs answer and send nothing */
 	int async_fd;			/* write end of the async event pipe */
 	int kick_fd;			/* eventfd the client writes to wake the daemon */
 	struct rocemu_shm context_page;
@@ -39,6 +42,13 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
  */
 int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 			      struct rocemu_open_device_resp *resp, int *fds, int *nfds);
+
+/*
+ * The process of c is gone (its pidfd said so, or the DMA engine found it
+ * gone): its QPs stop sending, as on a host that lost its process; its
+ * objects go when the connection closes. Logged once.
+ */
+void rocemu_client_gone(struct rocemu_client *c);
 
 /* Destroy every object of c, close its descriptors and free it. */
 void rocemu_client_free(struct rocemu_client *c);

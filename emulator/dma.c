@@ -112,6 +112,9 @@ int rocemu_dma_copy(pid_t pid, const struct iovec *local, unsigned int nlocal,
 		cursor_take(&rc, bytes, rbuf, &nr);
 		done = to_remote ? process_vm_writev(pid, lbuf, nl, rbuf, nr, 0)
 				 : process_vm_readv(pid, lbuf, nl, rbuf, nr, 0);
+		/* ESRCH: no such process, or one that exited and has no memory left (a zombie). */
+		if (done < 0 && errno == ESRCH)
+			return -ESRCH;
 		if (done != (ssize_t)bytes)
 			return -EFAULT;
 		cursor_advance(&lc, bytes);

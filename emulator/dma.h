@@ -9,7 +9,8 @@
  * Errors, distinct so callers map them to NAKs and CQE syndromes:
  *   -ENOKEY, -EPERM, -EACCES, -ERANGE  as rocemu_mkey_resolve (emulator/mkey.h)
  *   -EMSGSIZE  more bytes than the SGE list holds
- *   -EFAULT  the copy itself failed (memory unmapped meanwhile, process gone)
+ *   -EFAULT  the copy itself failed (memory unmapped meanwhile)
+ *   -ESRCH   the copy found the owner process gone (exited, a zombie)
  */
 #ifndef ROCEMU_EMULATOR_DMA_H
 #define ROCEMU_EMULATOR_DMA_H
@@ -44,7 +45,7 @@ int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, uns
 /*
  * Copy between our local iovecs and checked remote iovecs of process
  * pid (to_remote: write there). Both lists hold the same byte count.
- * Returns 0 or -EFAULT.
+ * Returns 0, -ESRCH when pid is gone, or -EFAULT.
  */
 int rocemu_dma_copy(pid_t pid, const struct iovec *local, unsigned int nlocal,
 		    const struct iovec *remote, unsigned int nremote, bool to_remote);

@@ -6,6 +6,7 @@
  * WQE's SGEs, resends from a NAK'd PSN (go-back-N) or after an RNR wait,
  * and fails the QP on the other NAKs.
  */
+#include <errno.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/device.h"
@@ -56,6 +57,7 @@ struct comp_ctx {
 	const struct rocemu_pkt *pkt;
 	uint8_t syndrome;
 	enum rocemu_rc_err err;
+	int dma_err;		/* of a failed local DMA */
 	bool run_req;		/* the window may have opened */
 };
 
@@ -213,11 +215,14 @@ static enum comp_state comp_read(struct comp_ctx *c)
 	c->err = RC_ERR_LOC_PROT;
 	local.iov_base = (void *)pkt->payload;
 	local.iov_len = pkt->paylen;
-	if (pkt->paylen &&
-	    (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, pkt->paylen,
-			    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n) ||
-	     rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true)))
-		return COMP_ERROR;
+	if (pkt->paylen) {
+		c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, pkt->paylen,
+					    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+		if (!c->dma_err)
+			c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
+		if (c->dma_err)
+			return COMP_ERROR;
+	}
 	req->una_psn = rocemu_psn_add(pkt->psn, 1);
 	if (pkt->info->flags & ROCEMU_OPF_END) {
 		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
@@ -257,9 +262,11 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	local.iov_base = &orig;
 	local.iov_len = sizeof(orig);
 	c->err = RC_ERR_LOC_PROT;
-	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, sizeof(orig), IBV_ACCESS_LOCAL_WRITE,
-			   remote, ROCEMU_MAX_SGE, &n) ||
-	    rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true))
+	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, sizeof(orig),
+				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+	if (!c->dma_err)
+		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
+	if (c->dma_err)
 		return COMP_ERROR;
 	req->una_psn = rocemu_psn_add(pkt->psn, 1);
 	rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
@@ -298,6 +305,10 @@ static enum comp_state comp_nak_seq(struct comp_ctx *c)
 
 static enum comp_state comp_error(struct comp_ctx *c)
 {
+	if (c->dma_err == -ESRCH) {
+		rocemu_client_gone(c->qp->owner);
+		return COMP_DONE;
+	}
 	if (c->req->tail != c->req->head)
 		rocemu_rc_req_fail(c->qp, c->req->tail, c->err);
 	else
@@ -310,7 +321,7 @@ void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 	struct comp_ctx c = { .qp = qp, .req = &qp->rc.req, .pkt = pkt };
 	enum comp_state state = COMP_CHECK_PSN;
 
-	if (!rocemu_rc_sq_active(qp))
+	if (!rocemu_rc_sq_active(qp) || qp->owner->gone)
 		return;
 	while (state != COMP_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))

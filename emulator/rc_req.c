@@ -192,6 +192,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.ackreq = true,
 	};
 	uint32_t sent;
+	int err;
 
 	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC)) {
 		m.length = 0;	/* the request carries no data; the answer comes back */
@@ -206,7 +207,12 @@ static enum req_state req_send(struct req_ctx *c)
 		m.reth_len = w->length - offset;
 		offset = 0;
 	}
-	if (rocemu_rc_send_msg(c->qp, &m, offset, ROCEMU_RC_WINDOW - inflight(req), &sent)) {
+	err = rocemu_rc_send_msg(c->qp, &m, offset, ROCEMU_RC_WINDOW - inflight(req), &sent);
+	if (err == -ESRCH) {
+		rocemu_client_gone(c->qp->owner);
+		return REQ_DONE;
+	}
+	if (err) {
 		c->err = RC_ERR_LOC_PROT;
 		return REQ_ERR_LOCAL;
 	}
@@ -258,7 +264,8 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	struct req_ctx c = { .qp = qp, .req = &qp->rc.req };
 	enum req_state state = REQ_FETCH;
 
-	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt)
+	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
+	    qp->owner->gone)
 		return;
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))

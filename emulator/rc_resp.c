@@ -5,6 +5,7 @@
  * with immediate, R_Key checks, data placement by DMA, READ responses
  * through the shared segmenter, CQEs at the end of a message and ACKs when
  * asked. Errors are states; rc_qp.c maps them to NAK codes and syndromes.
+ * A QP whose process is gone answers nothing.
  */
 #include <errno.h>
 #include <string.h>
@@ -374,6 +375,11 @@ static enum resp_state resp_error(struct resp_ctx *c)
 		.wqe_counter = (uint16_t)resp->recv.counter,
 	};
 
+	/* A host that lost its process answers nothing: the requester's retries run out. */
+	if (c->dma_err == -ESRCH) {
+		rocemu_client_gone(c->qp->owner);
+		return RESP_DONE;
+	}
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x rx %s: %s (dma %s)",
 		   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn, c->pkt->info->name,
 		   rocemu_rc_err_name(c->err), c->dma_err ? strerror(-c->dma_err) : "-");
@@ -395,7 +401,7 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_PSN;
 
-	if (qp->attr.qp_state != IBV_QPS_RTR && !rocemu_rc_sq_active(qp))
+	if ((qp->attr.qp_state != IBV_QPS_RTR && !rocemu_rc_sq_active(qp)) || qp->owner->gone)
 		return;
 	rocemu_rc_qp_rx(qp);
 	while (state != RESP_DONE) {

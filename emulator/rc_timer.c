@@ -36,7 +36,7 @@ static void retry_expired(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
 
-	if (!rocemu_rc_sq_active(qp) || !outstanding(req))
+	if (!rocemu_rc_sq_active(qp) || !outstanding(req) || qp->owner->gone)
 		return;
 	if (req->una_psn != req->retry_una || rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RNR)) {
 		req->retries = 0;	/* progress, or waiting for the responder */
