@@ -44,6 +44,8 @@ struct rocemu_device_counters {
 	uint64_t local_ack_timeout_err;	/* requester: local ACK timeouts */
 	uint64_t rnr_nak_retry_err;	/* requester: RNR NAKs received */
 	uint64_t retransmitted_packets;	/* requester: packets sent again */
+	uint64_t rx_ghost_acks;		/* requester: ACKs, NAKs, responses outside the window */
+	uint64_t rx_bad_responses;	/* requester: responses that fit no request in flight */
 };
 
 struct rocemu_device {

@@ -53,6 +53,7 @@ struct rocemu_rc_req {
 	uint32_t cursor_psn;
 	uint32_t next_psn;		/* first PSN of the next fetched WQE */
 	uint32_t una_psn;		/* oldest PSN not acknowledged */
+	uint32_t sent_psn;		/* one past the newest PSN ever sent: [una, sent) may be answered */
 	uint32_t reads_out;		/* READ and atomic requests sent, not completed */
 	uint32_t rnr_retries;		/* RNR NAKs in a row */
 	uint32_t retry_una;		/* una_psn when the local ACK timer was armed */
@@ -100,7 +101,6 @@ enum rocemu_rc_err {
 	RC_ERR_LOC_QP_OP,
 	RC_ERR_LOC_PROT,
 	RC_ERR_WR_FLUSH,
-	RC_ERR_BAD_RESP,
 	RC_ERR_REM_INV_REQ,
 	RC_ERR_REM_ACCESS,
 	RC_ERR_REM_OP,

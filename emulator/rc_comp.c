@@ -4,7 +4,9 @@
  * requester. Retires WQEs in order once their last PSN is acknowledged
  * (writing CQEs for signaled ones), scatters READ response data into the
  * WQE's SGEs, resends from a NAK'd PSN (go-back-N) or after an RNR wait,
- * and fails the QP on the other NAKs.
+ * and fails the QP on the other NAKs. Whatever lies outside the PSNs in
+ * flight (a ghost) or does not fit the request it answers is dropped and
+ * counted before it changes anything.
  */
 #include <errno.h>
 #include <infiniband/mlx5dv.h>
@@ -28,6 +30,8 @@ enum comp_state {
 	COMP_RNR,		/* RNR NAK: wait, then resend */
 	COMP_NAK_SEQ,		/* PSN sequence error: go back */
 	COMP_ERROR,		/* the WQE at the PSN fails, the QP goes to ERR */
+	COMP_GHOST,		/* outside [una_psn, sent_psn): ignored, as IBTA ghost ACKs */
+	COMP_BAD,		/* fits no request in flight: dropped */
 	COMP_DONE,
 };
 
@@ -40,6 +44,8 @@ static const char *const comp_state_names[] = {
 	[COMP_RNR] = "RNR",
 	[COMP_NAK_SEQ] = "NAK_SEQ",
 	[COMP_ERROR] = "ERROR",
+	[COMP_GHOST] = "GHOST",
+	[COMP_BAD] = "BAD",
 	[COMP_DONE] = "DONE",
 };
 
@@ -125,29 +131,17 @@ static enum comp_state comp_check_psn(struct comp_ctx *c)
 	const struct rocemu_pkt *pkt = c->pkt;
 	int32_t d = rocemu_psn_diff(pkt->psn, c->req->una_psn);
 
-	if (rocemu_psn_diff(pkt->psn, c->req->next_psn) >= 0)
-		return COMP_DONE;	/* answers nothing we sent */
-	if ((pkt->info->flags & ROCEMU_OPF_ATOMIC) &&
-	    rocemu_aeth_syndrome_type(rocemu_aeth_syndrome(rocemu_pkt_aeth((uint8_t *)pkt->bth))) ==
-	    ROCEMU_AETH_ACK) {
-		if (d < 0)
-			return COMP_DONE;	/* a duplicate response */
-		if (d > 0) {
-			rewind_once(c);
-			return COMP_DONE;
-		}
-		return COMP_ATOMIC;
-	}
-	if (!(pkt->info->flags & ROCEMU_OPF_READ))
+	/* Answers only what was sent and is not acknowledged yet: stale or forged otherwise. */
+	if (d < 0 || rocemu_psn_diff(pkt->psn, c->req->sent_psn) >= 0)
+		return COMP_GHOST;
+	if (!(pkt->info->flags & (ROCEMU_OPF_READ | ROCEMU_OPF_ATOMIC)))
 		return COMP_CHECK_ACK;
-	if (d < 0)
-		return COMP_DONE;	/* a duplicate response */
 	if (d > 0) {
 		/* Response packets were lost: ask again from the first missing one. */
 		rewind_once(c);
 		return COMP_DONE;
 	}
-	return COMP_READ;
+	return pkt->info->flags & ROCEMU_OPF_READ ? COMP_READ : COMP_ATOMIC;
 }
 
 static enum comp_state comp_check_ack(struct comp_ctx *c)
@@ -165,13 +159,13 @@ static enum comp_state comp_check_ack(struct comp_ctx *c)
 	case ROCEMU_AETH_NAK:
 		if (value == ROCEMU_NAK_PSN_SEQ_ERROR)
 			return COMP_NAK_SEQ;
-		c->err = value < sizeof(nak_errors) / sizeof(nak_errors[0]) && nak_errors[value]
-			 ? nak_errors[value] : RC_ERR_REM_INV_REQ;
+		if (value >= sizeof(nak_errors) / sizeof(nak_errors[0]) || !nak_errors[value])
+			return COMP_BAD;	/* a reserved NAK code */
+		c->err = nak_errors[value];
 		retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));
 		return COMP_ERROR;
 	default:
-		c->err = RC_ERR_BAD_RESP;
-		return COMP_ERROR;
+		return COMP_BAD;	/* a reserved syndrome type */
 	}
 }
 
@@ -181,6 +175,36 @@ static enum comp_state comp_retire(struct comp_ctx *c)
 	c->req->rnr_retries = 0;
 	c->run_req = true;
 	return COMP_DONE;
+}
+
+/* An AETH, where the opcode carries one, says ACK: a response is never a NAK. */
+static bool aeth_is_ack(const struct rocemu_pkt *pkt)
+{
+	const uint8_t *aeth = rocemu_pkt_aeth((uint8_t *)pkt->bth);
+
+	return !aeth || rocemu_aeth_syndrome_type(rocemu_aeth_syndrome(aeth)) == ROCEMU_AETH_ACK;
+}
+
+/*
+ * The READ at the head answers with packet psn: FIRST, MIDDLE, LAST or
+ * ONLY where that PSN lies in it (a resent request starts a new FIRST or
+ * ONLY anywhere), END exactly at its last PSN, a full MTU before it and
+ * what remains at it, so a response never covers more than the READ asked.
+ */
+static bool read_response_fits(const struct comp_ctx *c, const struct rocemu_rc_wqe *e)
+{
+	const struct rocemu_pkt *pkt = c->pkt;
+	uint16_t f = pkt->info->flags;
+	int32_t pos = rocemu_psn_diff(pkt->psn, e->first_psn);
+	bool last = pkt->psn == e->last_psn;
+	uint32_t offset;
+
+	if (!is_read(e) || pos < 0 || rocemu_psn_diff(pkt->psn, e->last_psn) > 0)
+		return false;
+	if (!!(f & ROCEMU_OPF_END) != last || ((f & ROCEMU_OPF_MIDDLE) && !pos) || !aeth_is_ack(pkt))
+		return false;
+	offset = (uint32_t)pos * c->qp->path.mtu;
+	return pkt->paylen == (last ? e->length - offset : c->qp->path.mtu);
 }
 
 /* Scatter one READ response packet into the head WQE's SGEs. */
@@ -195,18 +219,12 @@ static enum comp_state comp_read(struct comp_ctx *c)
 	unsigned int n;
 
 	retire_upto(c, rocemu_psn_add(pkt->psn, -1u));	/* a response acknowledges what came before */
-	c->err = RC_ERR_BAD_RESP;
 	if (req->tail == req->head)
-		return COMP_ERROR;
+		return COMP_BAD;
 	e = &req->fifo[req->tail & req->fifo_mask];
-	if (!is_read(e) || rocemu_psn_diff(pkt->psn, e->first_psn) < 0 ||
-	    rocemu_psn_diff(pkt->psn, e->last_psn) > 0)
-		return COMP_ERROR;
+	if (!read_response_fits(c, e))
+		return COMP_BAD;
 	offset = (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->path.mtu;
-	if (pkt->paylen > e->length - offset ||
-	    (!(pkt->info->flags & ROCEMU_OPF_END) && pkt->paylen != c->qp->path.mtu) ||
-	    ((pkt->info->flags & ROCEMU_OPF_END) && offset + pkt->paylen != e->length))
-		return COMP_ERROR;
 	if (!w->bbs || w->bb != e->bb) {
 		c->err = RC_ERR_LOC_QP_OP;
 		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
@@ -227,7 +245,8 @@ static enum comp_state comp_read(struct comp_ctx *c)
 	if (pkt->info->flags & ROCEMU_OPF_END) {
 		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
 		req->tail++;
-		req->reads_out--;
+		if (req->reads_out)	/* none when a rewind has not resent it yet */
+			req->reads_out--;
 		retire_upto(c, pkt->psn);	/* local WQEs right behind it */
 		c->run_req = true;
 	}
@@ -246,12 +265,12 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	unsigned int n;
 
 	retire_upto(c, rocemu_psn_add(pkt->psn, -1u));
-	c->err = RC_ERR_BAD_RESP;
 	if (req->tail == req->head)
-		return COMP_ERROR;
+		return COMP_BAD;
 	e = &req->fifo[req->tail & req->fifo_mask];
-	if (!rocemu_rc_wqe_is_rd_atomic(e) || is_read(e) || e->first_psn != pkt->psn)
-		return COMP_ERROR;
+	if (!rocemu_rc_wqe_is_rd_atomic(e) || is_read(e) || e->first_psn != pkt->psn ||
+	    !aeth_is_ack(pkt))
+		return COMP_BAD;
 	if (!w->bbs || w->bb != e->bb) {
 		c->err = RC_ERR_LOC_QP_OP;
 		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
@@ -271,7 +290,8 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	req->una_psn = rocemu_psn_add(pkt->psn, 1);
 	rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
 	req->tail++;
-	req->reads_out--;
+	if (req->reads_out)
+		req->reads_out--;
 	retire_upto(c, pkt->psn);
 	c->run_req = true;
 	return COMP_DONE;
@@ -316,6 +336,22 @@ static enum comp_state comp_error(struct comp_ctx *c)
 	return COMP_DONE;
 }
 
+static enum comp_state comp_ghost(struct comp_ctx *c)
+{
+	c->qp->owner->dev->counters.rx_ghost_acks++;
+	return COMP_DONE;
+}
+
+static enum comp_state comp_bad(struct comp_ctx *c)
+{
+	c->qp->owner->dev->counters.rx_bad_responses++;
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x rx %s len %u: fits no request, dropped",
+			   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn, c->pkt->info->name,
+			   c->pkt->paylen);
+	return COMP_DONE;
+}
+
 void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	struct comp_ctx c = { .qp = qp, .req = &qp->rc.req, .pkt = pkt };
@@ -351,6 +387,12 @@ void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			break;
 		case COMP_ERROR:
 			state = comp_error(&c);
+			break;
+		case COMP_GHOST:
+			state = comp_ghost(&c);
+			break;
+		case COMP_BAD:
+			state = comp_bad(&c);
 			break;
 		case COMP_DONE:
 			break;

@@ -42,8 +42,6 @@ static const struct {
 	[RC_ERR_LOC_PROT] = { "local protection error", MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
 			      ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_ACCESS_ERR },
 	[RC_ERR_WR_FLUSH] = { "flushed", MLX5_CQE_SYNDROME_WR_FLUSH_ERR, -1, IBV_EVENT_QP_FATAL },
-	[RC_ERR_BAD_RESP] = { "bad response", MLX5_CQE_SYNDROME_BAD_RESP_ERR, -1,
-			      IBV_EVENT_QP_FATAL },
 	[RC_ERR_REM_INV_REQ] = { "remote invalid request",
 				 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 				 ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR },
@@ -164,6 +162,7 @@ static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 			qp->rc.req.cursor_psn = qp->attr.sq_psn;
 			qp->rc.req.next_psn = qp->attr.sq_psn;
 			qp->rc.req.una_psn = qp->attr.sq_psn;
+			qp->rc.req.sent_psn = qp->attr.sq_psn;
 		}
 		qp->rc.req.draining = false;
 		rocemu_rc_req_run(qp);
@@ -270,6 +269,11 @@ void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err e
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
 
+	/* Only a WQE in flight can fail; anything else would flush phantoms (2^32 of them). */
+	if (pos - req->tail >= req->head - req->tail) {
+		rocemu_rc_qp_error(qp, err);
+		return;
+	}
 	/* CQEs in SQ order: the shim's tail follows the last one written. */
 	for (; req->tail != pos; req->tail++)
 		rocemu_rc_complete_send(qp, &req->fifo[req->tail & req->fifo_mask], RC_ERR_WR_FLUSH);

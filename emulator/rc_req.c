@@ -93,8 +93,9 @@ static enum req_state req_fetch(struct req_ctx *c)
 		c->e = &req->fifo[req->cursor & req->fifo_mask];
 		return REQ_LIMITS;
 	}
+	/* A full FIFO waits for completions: a doorbell rung past the ring must not alias entries. */
 	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
-	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb))
+	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || req->head - req->tail > req->fifo_mask)
 		return REQ_DONE;
 	err = rocemu_wqe_parse_send(c->qp, req->sq_bb, w);
 	e = c->e = &req->fifo[req->head & req->fifo_mask];
@@ -222,6 +223,8 @@ static enum req_state req_send(struct req_ctx *c)
 	} else {
 		req->cursor_psn = rocemu_psn_add(req->cursor_psn, sent);
 	}
+	if (rocemu_psn_diff(req->cursor_psn, req->sent_psn) > 0)
+		req->sent_psn = req->cursor_psn;
 	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_ADVANCE : REQ_DONE;
 }
 

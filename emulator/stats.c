@@ -75,6 +75,8 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "local_ack_timeout_err", k->local_ack_timeout_err },
 		{ "rnr_nak_retry_err", k->rnr_nak_retry_err },
 		{ "retransmitted_packets", k->retransmitted_packets },
+		{ "rx_ghost_acks", k->rx_ghost_acks },
+		{ "rx_bad_responses", k->rx_bad_responses },
 		{ "fault_dropped", f.dropped },
 		{ "fault_duplicated", f.duplicated },
 		{ "fault_reordered", f.reordered },
