@@ -46,6 +46,7 @@ struct rocemu_device_counters {
 	uint64_t retransmitted_packets;	/* requester: packets sent again */
 	uint64_t rx_ghost_acks;		/* requester: ACKs, NAKs, responses outside the window */
 	uint64_t rx_bad_responses;	/* requester: responses that fit no request in flight */
+	uint64_t rx_bad_duplicates;	/* responder: duplicates failing a new request's checks */
 };
 
 struct rocemu_device {

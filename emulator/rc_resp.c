@@ -5,7 +5,9 @@
  * with immediate, R_Key checks, data placement by DMA, READ responses
  * through the shared segmenter, CQEs at the end of a message and ACKs when
  * asked. Errors are states; rc_qp.c maps them to NAK codes and syndromes.
- * A QP whose process is gone answers nothing.
+ * A duplicate READ is executed again only through the checks a new one
+ * passes; one that fails them is dropped. A QP whose process is gone
+ * answers nothing.
  */
 #include <errno.h>
 #include <string.h>
@@ -90,12 +92,47 @@ static enum resp_state resp_check_psn(struct resp_ctx *c)
 	return RESP_CHECK_OP;
 }
 
-/* READs are executed again (they change nothing); the rest is acknowledged again. */
+/* The QP grants the remote access the opcode needs. */
+static bool access_granted(const struct resp_ctx *c)
+{
+	unsigned int access = c->qp->attr.qp_access_flags;
+	uint16_t f = c->flags;
+
+	return !(((f & ROCEMU_OPF_WRITE) && !(access & IBV_ACCESS_REMOTE_WRITE)) ||
+		 ((f & ROCEMU_OPF_READ) && !(access & IBV_ACCESS_REMOTE_READ)) ||
+		 ((f & ROCEMU_OPF_ATOMIC) && !(access & IBV_ACCESS_REMOTE_ATOMIC)));
+}
+
+/* READ and atomic need responder resources: with none at all they are refused (as rxe). */
+static bool rd_atomic_resources(const struct resp_ctx *c)
+{
+	return !(c->flags & (ROCEMU_OPF_READ | ROCEMU_OPF_ATOMIC)) || c->qp->attr.max_dest_rd_atomic;
+}
+
+/* A READ asked again answered PSNs before epsn the first time: its response ends there too. */
+static bool duplicate_read_fits(const struct resp_ctx *c)
+{
+	uint32_t before = (uint32_t)-rocemu_psn_diff(c->pkt->psn, c->resp->epsn);
+
+	return rocemu_rc_npkts(c->qp, rocemu_reth_dma_len(pkt_reth(c))) <= before;
+}
+
+/*
+ * READs are executed again (they change nothing), through the checks a new
+ * one passes; the rest is acknowledged again.
+ */
 static enum resp_state resp_duplicate(struct resp_ctx *c)
 {
 	c->duplicate = true;
-	if ((c->flags & ROCEMU_OPF_READ) && (c->flags & ROCEMU_OPF_REQ))
+	if ((c->flags & ROCEMU_OPF_READ) && (c->flags & ROCEMU_OPF_REQ)) {
+		c->err = RC_ERR_REM_ACCESS;
+		if (!access_granted(c))
+			return RESP_ERROR;
+		c->err = RC_ERR_REM_INV_REQ;
+		if (!rd_atomic_resources(c) || !duplicate_read_fits(c))
+			return RESP_ERROR;
 		return RESP_READ_REPLY;
+	}
 	if (c->flags & ROCEMU_OPF_ATOMIC) {
 		uint64_t orig;
 
@@ -112,7 +149,6 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 
 static enum resp_state resp_check_op(struct resp_ctx *c)
 {
-	unsigned int access = c->qp->attr.qp_access_flags;
 	uint16_t f = c->flags;
 
 	c->err = RC_ERR_REM_INV_REQ;
@@ -131,9 +167,7 @@ static enum resp_state resp_check_op(struct resp_ctx *c)
 		break;
 	}
 	c->err = RC_ERR_REM_ACCESS;
-	if (((f & ROCEMU_OPF_WRITE) && !(access & IBV_ACCESS_REMOTE_WRITE)) ||
-	    ((f & ROCEMU_OPF_READ) && !(access & IBV_ACCESS_REMOTE_READ)) ||
-	    ((f & ROCEMU_OPF_ATOMIC) && !(access & IBV_ACCESS_REMOTE_ATOMIC)))
+	if (!access_granted(c))
 		return RESP_ERROR;
 	return RESP_CHECK_RESOURCE;
 }
@@ -153,8 +187,7 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 		resp->rq_ci++;
 		resp->has_recv = true;
 	}
-	/* No responder resources for READ/atomic at all: invalid request (as rxe). */
-	if ((f & (ROCEMU_OPF_READ | ROCEMU_OPF_ATOMIC)) && !c->qp->attr.max_dest_rd_atomic) {
+	if (!rd_atomic_resources(c)) {
 		c->err = RC_ERR_REM_INV_REQ;
 		return RESP_ERROR;
 	}
@@ -380,6 +413,16 @@ static enum resp_state resp_error(struct resp_ctx *c)
 		rocemu_client_gone(c->qp->owner);
 		return RESP_DONE;
 	}
+	/* A duplicate changes nothing, so one that fails is only dropped (never a NAK). */
+	if (c->duplicate) {
+		c->qp->owner->dev->counters.rx_bad_duplicates++;
+		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x rx duplicate %s: %s, dropped",
+				   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn,
+				   c->pkt->info->name, rocemu_rc_err_name(c->err));
+		return RESP_DONE;
+	}
+
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x rx %s: %s (dma %s)",
 		   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn, c->pkt->info->name,
 		   rocemu_rc_err_name(c->err), c->dma_err ? strerror(-c->dma_err) : "-");

@@ -77,6 +77,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "retransmitted_packets", k->retransmitted_packets },
 		{ "rx_ghost_acks", k->rx_ghost_acks },
 		{ "rx_bad_responses", k->rx_bad_responses },
+		{ "rx_bad_duplicates", k->rx_bad_duplicates },
 		{ "fault_dropped", f.dropped },
 		{ "fault_duplicated", f.duplicated },
 		{ "fault_reordered", f.reordered },
