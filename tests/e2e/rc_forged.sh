@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Forged RoCEv2 packets against live RC QPs (tests/e2e/rc_forged.c): READ
+# responses that do not fit the READ in flight, stale and random ACKs and
+# NAKs, duplicate READs on QPs that may not answer them. The daemon keeps
+# answering `rocemu status` within 1 s, the QPs stay in RTS and keep
+# moving data, and the drop counters of `rocemu stats` move.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RC_FORGED=$top_builddir/tests/e2e/rc_forged
+require_built "$RC_FORGED"
+use_test_net 60
+
+rc_forged() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	ROCEMU_LOG=info start_daemon
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 120 "$ROCEMU" run -- \
+		"$RC_FORGED" rocemu0 rocemu1 "$ROCEMU" "$(addr 9)" || fail "rc_forged failed"
+	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+}
+
+for_each_backend rc_forged
