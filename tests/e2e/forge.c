@@ -202,6 +202,13 @@ bool cli_status_within(unsigned int ms, const char *what)
 	return ret == 0;
 }
 
+bool cli_status_text(char *out, size_t cap)
+{
+	static const char *const args[] = { "status", NULL };
+
+	return cli_run(CLI_WAIT_MS, out, cap, args) == 0;
+}
+
 long long cli_stat(const char *dev, const char *name)
 {
 	static const char *const args[] = { "stats", NULL };
