@@ -202,20 +202,19 @@ bool cli_status_within(unsigned int ms, const char *what)
 	return ret == 0;
 }
 
-bool cli_status_text(char *out, size_t cap)
+bool cli_output(const char *cmd, char *out, size_t cap)
 {
-	static const char *const args[] = { "status", NULL };
+	const char *const args[] = { cmd, NULL };
 
 	return cli_run(CLI_WAIT_MS, out, cap, args) == 0;
 }
 
 long long cli_stat(const char *dev, const char *name)
 {
-	static const char *const args[] = { "stats", NULL };
 	static char out[CLI_OUT_MAX];
 	char *line, *save = NULL;
 
-	if (cli_run(CLI_WAIT_MS, out, sizeof(out), args)) {
+	if (!cli_output("stats", out, sizeof(out))) {
 		check(false, "rocemu stats fails");
 		return -1;
 	}

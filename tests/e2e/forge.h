@@ -56,8 +56,8 @@ ssize_t forge_recv(struct forge *f, uint8_t *buf, size_t cap, unsigned int ms);
 void cli_use(const char *rocemu);
 /* `rocemu status` exits 0 within ms milliseconds (killed after that). */
 bool cli_status_within(unsigned int ms, const char *what);
-/* The output of `rocemu status` into out (NUL-terminated); false when it fails. */
-bool cli_status_text(char *out, size_t cap);
+/* The output of `rocemu CMD` (status, stats) into out (NUL-terminated); false when it fails. */
+bool cli_output(const char *cmd, char *out, size_t cap);
 /* Counter name of device dev in `rocemu stats`, or -1 (with a FAIL line) when absent. */
 long long cli_stat(const char *dev, const char *name);
 /* Wait (at most 5 s) until counter name of dev reaches at least want. */

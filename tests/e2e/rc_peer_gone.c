@@ -164,7 +164,7 @@ static bool status_lists(pid_t pid, bool listed)
 	snprintf(needle, sizeof(needle), "client pid %d ", (int)pid);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		if (cli_status_text(out, sizeof(out)) && (strstr(out, needle) != NULL) == listed)
+		if (cli_output("status", out, sizeof(out)) && (strstr(out, needle) != NULL) == listed)
 			return true;
 		usleep(10000);
 	} while (elapsed_ms(&start) < WAIT_MS);
