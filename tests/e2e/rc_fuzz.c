@@ -325,22 +325,23 @@ static bool pairs_service(void)
 
 /* ---- fuzz packets ---- */
 
-static const uint8_t request_ops[] = {
-	ROCEMU_OP_RC_SEND_FIRST, ROCEMU_OP_RC_SEND_MIDDLE, ROCEMU_OP_RC_SEND_LAST,
-	ROCEMU_OP_RC_SEND_LAST_WITH_IMMEDIATE, ROCEMU_OP_RC_SEND_ONLY,
-	ROCEMU_OP_RC_SEND_ONLY_WITH_IMMEDIATE, ROCEMU_OP_RC_RDMA_WRITE_FIRST,
-	ROCEMU_OP_RC_RDMA_WRITE_MIDDLE, ROCEMU_OP_RC_RDMA_WRITE_LAST,
-	ROCEMU_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, ROCEMU_OP_RC_RDMA_WRITE_ONLY,
-	ROCEMU_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, ROCEMU_OP_RC_RDMA_READ_REQUEST,
-	ROCEMU_OP_RC_COMPARE_SWAP, ROCEMU_OP_RC_FETCH_ADD,
-	ROCEMU_OP_RC_SEND_LAST_WITH_INVALIDATE, ROCEMU_OP_RC_SEND_ONLY_WITH_INVALIDATE,
-};
+/* The RC opcodes, from the opcode table: requests and responses. */
+static uint8_t request_ops[256], response_ops[256];
+static uint32_t n_request_ops, n_response_ops;
 
-static const uint8_t response_ops[] = {
-	ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST, ROCEMU_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
-	ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST, ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY,
-	ROCEMU_OP_RC_ACKNOWLEDGE, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE,
-};
+static void opcodes_init(void)
+{
+	for (unsigned int op = 0; op < 256; op++) {
+		const struct rocemu_opcode_info *info = rocemu_opcode_info((uint8_t)op);
+
+		if (!info || !(info->flags & ROCEMU_OPF_RC))
+			continue;
+		if (info->flags & ROCEMU_OPF_REQ)
+			request_ops[n_request_ops++] = (uint8_t)op;
+		else
+			response_ops[n_response_ops++] = (uint8_t)op;
+	}
+}
 
 /* An address for a RETH or AtomicETH aimed at t's memory: inside, at the edges, past them, anywhere. */
 static uint64_t pick_va(const struct end *t, uint32_t len)
@@ -494,8 +495,7 @@ static void headers_fuzz(uint8_t *p, const struct end *t)
 static size_t fuzz_packet(const struct end *t)
 {
 	bool request = chance(60);
-	uint8_t op = request ? request_ops[below(sizeof(request_ops))]
-			     : response_ops[below(sizeof(response_ops))];
+	uint8_t op = request ? request_ops[below(n_request_ops)] : response_ops[below(n_response_ops)];
 	const struct rocemu_opcode_info *info;
 	uint32_t paylen;
 	size_t len, i;
@@ -525,7 +525,7 @@ static size_t fuzz_packet(const struct end *t)
 	if (chance(3))
 		rocemu_bth_set_pkey(pkt, (uint16_t)rnd());
 	if (chance(5))
-		rocemu_bth_set_opcode(pkt, request_ops[below(sizeof(request_ops))]);
+		rocemu_bth_set_opcode(pkt, request_ops[below(n_request_ops)]);
 	if (chance(5))
 		pkt[below((uint32_t)len)] ^= (uint8_t)(1u << below(8));
 	if (chance(8))	/* truncated, and the ICRC made for what is left */
@@ -668,6 +668,7 @@ int main(int argc, char **argv)
 	rng = rng ? rng : 1;
 	printf("seed %" PRIu64 ", %lu packets\n", rng, want);
 	cli_use(argv[3]);
+	opcodes_init();
 	spec = side_default;
 	/* A QP that loses its way fails fast and is replaced. */
 	spec.knobs.timeout = 10;
