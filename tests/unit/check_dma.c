@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "emulator/dma.h"
@@ -167,6 +168,25 @@ START_TEST(test_copy)
 }
 END_TEST
 
+/* A process that exited, reaped or still a zombie, is gone (-ESRCH), not a failed copy. */
+START_TEST(test_copy_to_gone_process)
+{
+	char out[8] = "gone";
+	struct iovec local = { out, sizeof(out) }, remote = { out, sizeof(out) };
+	siginfo_t info;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	/* Exited, not reaped yet: a zombie has no memory left. */
+	ck_assert_int_eq(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
+	ck_assert_int_eq(rocemu_dma_copy(pid, &local, 1, &remote, 1, true), -ESRCH);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	ck_assert_int_eq(rocemu_dma_copy(pid, &local, 1, &remote, 1, false), -ESRCH);
+}
+END_TEST
+
 static Suite *dma_suite(void)
 {
 	Suite *s = suite_create("dma");
@@ -182,6 +202,7 @@ static Suite *dma_suite(void)
 	tcase_add_test(tc, test_sgl_split);
 	tcase_add_test(tc, test_invalidated_key);
 	tcase_add_test(tc, test_copy);
+	tcase_add_test(tc, test_copy_to_gone_process);
 	suite_add_tcase(s, tc);
 	return s;
 }

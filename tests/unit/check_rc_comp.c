@@ -4,7 +4,8 @@
  * requester, then the peer's ACKs, NAKs and responses in; CQEs and resent
  * packets out. Retiring in order on (coalesced) ACKs, signaled or not,
  * go-back-N on a PSN sequence NAK, READ data scattered into the SGEs, the
- * original value of an atomic, an RNR wait, and a NAK that fails the QP.
+ * original value of an atomic, an RNR wait, and a NAK that fails the QP;
+ * READ responses that do not fit the READ and ghost ACKs and NAKs dropped.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -192,6 +193,92 @@ START_TEST(test_access_nak_fails_qp)
 }
 END_TEST
 
+/* READ responses that do not fit the READ in flight: dropped and counted, the READ unharmed. */
+START_TEST(test_read_response_misfits_dropped)
+{
+	const struct ibv_sge sge = { .addr = (uintptr_t)fx.buf, .length = 3 * FX_MTU_BYTES,
+				     .lkey = fx.lkey };
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_RDMA_READ,
+				  .flags = MLX5_WQE_CTRL_CQ_UPDATE, .raddr = 0x20000, .rkey = 0x55,
+				  .sge = &sge, .num_sge = 1 };
+	const struct {
+		uint8_t opcode;
+		uint32_t psn_off, paylen;
+		uint8_t syndrome;
+	} misfits[] = {
+		/* The whole READ in one packet: more than the MTU, ending it at its first PSN. */
+		{ ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY, 0, 3 * FX_MTU_BYTES, ack_syndrome() },
+		{ ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST, 0, 2 * FX_MTU_BYTES, ack_syndrome() },
+		{ ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST, 0, FX_MTU_BYTES, ack_syndrome() },
+		{ ROCEMU_OP_RC_RDMA_READ_RESPONSE_MIDDLE, 0, FX_MTU_BYTES, 0 },
+		{ ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST, 0, FX_MTU_BYTES,
+		  nak_syndrome(ROCEMU_NAK_REMOTE_ACCESS_ERROR) },
+		{ ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE, 0, 0, ack_syndrome() },
+		{ ROCEMU_OP_RC_ACKNOWLEDGE, 0, 0, 2 << 5 },	/* a reserved syndrome type */
+	};
+	struct fx_hdrs h = { .syndrome = ack_syndrome(), .msn = 1 };
+	static uint8_t data[3 * FX_MTU_BYTES];
+	uint16_t r;
+
+	memset(data, 0xee, sizeof(data));
+	r = fx_post_send(&wr);
+	fx_doorbell();
+	for (size_t i = 0; i < sizeof(misfits) / sizeof(misfits[0]); i++) {
+		h.psn = FX_SQ_PSN + misfits[i].psn_off;
+		h.syndrome = misfits[i].syndrome;
+		fx_rx_build(misfits[i].opcode, &h, data, misfits[i].paylen);
+	}
+	/* A LAST past the READ's PSNs answers nothing sent. */
+	h = (struct fx_hdrs){ .psn = FX_SQ_PSN + 3, .syndrome = ack_syndrome(), .msn = 1 };
+	fx_rx_build(ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST, &h, data, FX_MTU_BYTES);
+	ck_assert_uint_eq(fx.dev->counters.rx_bad_responses, sizeof(misfits) / sizeof(misfits[0]));
+	ck_assert_uint_eq(fx.dev->counters.rx_ghost_acks, 1);
+	expect_no_cqe();
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+	for (unsigned int i = 0; i < 3; i++) {
+		static const uint8_t ops[] = { ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST,
+					       ROCEMU_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+					       ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST };
+
+		for (size_t k = 0; k < FX_MTU_BYTES; k++)
+			data[i * FX_MTU_BYTES + k] = (uint8_t)(i + k * 7);
+		h.psn = FX_SQ_PSN + i;
+		fx_rx_build(ops[i], &h, data + i * FX_MTU_BYTES, FX_MTU_BYTES);
+	}
+	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ, r, 0);
+	ck_assert_mem_eq(fx.buf, data, sizeof(data));
+}
+END_TEST
+
+/* ACKs and NAKs outside the PSNs in flight are ghosts: ignored, counted, nothing fails. */
+START_TEST(test_stale_and_early_acks_ignored)
+{
+	uint16_t w0, w1;
+
+	w0 = post(MLX5_OPCODE_RDMA_WRITE, true, 0, 8);
+	fx_doorbell();
+	fx_rx_ack(FX_SQ_PSN, ack_syndrome(), 1);
+	expect_req_cqe(w0, MLX5_OPCODE_RDMA_WRITE);
+	w1 = post(MLX5_OPCODE_RDMA_WRITE, true, 0, 8);
+	fx_doorbell();
+	fx_wire_clear();
+	fx_rx_ack(FX_SQ_PSN, nak_syndrome(ROCEMU_NAK_REMOTE_ACCESS_ERROR), 1);
+	fx_rx_ack(FX_SQ_PSN - 0x1000, nak_syndrome(ROCEMU_NAK_INVALID_REQUEST), 1);
+	fx_rx_ack(FX_SQ_PSN, rocemu_aeth_syndrome_make(ROCEMU_AETH_RNR_NAK, 0), 1);
+	fx_rx_ack(FX_SQ_PSN, nak_syndrome(ROCEMU_NAK_PSN_SEQ_ERROR), 1);
+	fx_rx_ack(FX_SQ_PSN + 2, ack_syndrome(), 2);
+	fx_rx_ack(FX_SQ_PSN + 2, nak_syndrome(ROCEMU_NAK_REMOTE_OP_ERROR), 2);
+	ck_assert_uint_eq(fx.dev->counters.rx_ghost_acks, 6);
+	ck_assert_uint_eq(fx.dev->counters.rnr_nak_retry_err, 0);
+	ck_assert_uint_eq(fx.dev->counters.packet_seq_err, 0);
+	ck_assert_uint_eq(fx.nwire, 0);
+	expect_no_cqe();
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+	fx_rx_ack(FX_SQ_PSN + 1, ack_syndrome(), 2);
+	expect_req_cqe(w1, MLX5_OPCODE_RDMA_WRITE);
+}
+END_TEST
+
 static Suite *rc_comp_suite(void)
 {
 	Suite *s = suite_create("rc_comp");
@@ -205,6 +292,8 @@ static Suite *rc_comp_suite(void)
 	tcase_add_test(tc, test_atomic_ack_writes_original);
 	tcase_add_test(tc, test_rnr_nak_waits_then_resends);
 	tcase_add_test(tc, test_access_nak_fails_qp);
+	tcase_add_test(tc, test_read_response_misfits_dropped);
+	tcase_add_test(tc, test_stale_and_early_acks_ignored);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,7 +4,8 @@
  * requests in, memory, receive CQEs and acknowledges out. WRITE placement
  * and ACK, a PSN gap NAK'd once, READ responses of path-MTU size, RNR NAK
  * without a receive, SEND into a receive WQE, duplicates answered and not
- * executed again, atomics with replay, and an R_Key violation.
+ * executed again, atomics with replay, and an R_Key violation; duplicate
+ * READs only through a new READ's checks, and a QP of a gone process silent.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -247,6 +248,53 @@ START_TEST(test_write_shorter_than_reth)
 }
 END_TEST
 
+/* A duplicate READ on a QP without REMOTE_READ is dropped: no memory goes out, the QP lives. */
+START_TEST(test_duplicate_read_needs_remote_read)
+{
+	struct ibv_qp_attr attr = { .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 8, payload, 8);
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_ACCESS_FLAGS), 0);
+	fx_wire_clear();
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, 64, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, 0);
+	ck_assert_uint_eq(fx.dev->counters.rx_bad_duplicates, 1);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+}
+END_TEST
+
+/* A duplicate READ is answered again, but never past the PSN the responder expects. */
+START_TEST(test_duplicate_read_within_its_psns)
+{
+	fill(fx.buf, 64, 4);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, 64, NULL, 0);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, 64, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, 2);
+	for (unsigned int i = 0; i < 2; i++)
+		fx_wire_expect(i, ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY, FX_RQ_PSN, false, 64);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, 2 * FX_MTU_BYTES, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, 2);
+	ck_assert_uint_eq(fx.dev->counters.rx_bad_duplicates, 1);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+}
+END_TEST
+
+/* A QP whose process is gone answers nothing and sends nothing. */
+START_TEST(test_gone_process_silent)
+{
+	const struct ibv_sge sge = { .addr = (uintptr_t)fx.buf, .length = 8, .lkey = fx.lkey };
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_SEND, .flags = MLX5_WQE_CTRL_CQ_UPDATE,
+				  .sge = &sge, .num_sge = 1 };
+
+	rocemu_client_gone(fx.client);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 0, NULL, 0);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, 64, NULL, 0);
+	fx_post_send(&wr);
+	fx_doorbell();
+	ck_assert_uint_eq(fx.nwire, 0);
+}
+END_TEST
+
 static Suite *rc_resp_suite(void)
 {
 	Suite *s = suite_create("rc_resp");
@@ -265,6 +313,9 @@ static Suite *rc_resp_suite(void)
 	tcase_add_test(tc, test_send_longer_than_receive);
 	tcase_add_test(tc, test_middle_without_first);
 	tcase_add_test(tc, test_write_shorter_than_reth);
+	tcase_add_test(tc, test_duplicate_read_needs_remote_read);
+	tcase_add_test(tc, test_duplicate_read_within_its_psns);
+	tcase_add_test(tc, test_gone_process_silent);
 	suite_add_tcase(s, tc);
 	return s;
 }
