@@ -326,6 +326,7 @@ static bool rc_sq_draining(const struct rocemu_qp *qp)
 
 const struct rocemu_transport_ops rocemu_rc_transport = {
 	.name = "RC",
+	.connected = true,
 	.init = rc_init,
 	.destroy = rc_destroy,
 	.modified = rc_modified,

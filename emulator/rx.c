@@ -80,6 +80,10 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 		rx_drop(dev, d, "%s packet for %s QP 0x%06x", transport->name, qp->ops->name, qp->qpn);
 		return;
 	}
+	if (transport->connected && d->src.sin_addr.s_addr != qp->path.flow.daddr) {
+		rx_drop(dev, d, "not from the peer of QP 0x%06x", qp->qpn);
+		return;
+	}
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x rx %s len %u%s", dev->name,
 			   qp->qpn, pkt.psn, pkt.info->name, pkt.paylen,

@@ -32,6 +32,8 @@ struct rocemu_pkt {
 
 struct rocemu_transport_ops {
 	const char *name;		/* "RC", for logs */
+	/* One peer: packets from any other address are dropped (rxe's check_addr). */
+	bool connected;
 	/* Create: the transport's state (qp->layout is set). 0 or -errno. */
 	int (*init)(struct rocemu_qp *qp);
 	/* Destroy: give back what init and the QP's life took. */

@@ -96,6 +96,7 @@ static void rx_setup(void)
 	qp.ops = rocemu_transport_of_qp_type(IBV_QPT_RC);
 	qp.attr.qp_state = IBV_QPS_RTR;
 	qp.rc.resp.epsn = EPSN;
+	qp.path.flow.daddr = inet_addr(PEER_ADDR);
 	ck_assert_int_eq(rocemu_idtable_alloc(&emu.qps, &qp, &qp.qpn), 0);
 	other_rx_calls = 0;
 }
@@ -108,10 +109,10 @@ static void rx_teardown(void)
 }
 
 /* Build opcode for destqp with psn, its ICRC right, and hand it to the receive path. */
-static void receive(uint8_t opcode, uint32_t destqp, uint32_t psn)
+static void receive_from(const char *src, uint8_t opcode, uint32_t destqp, uint32_t psn)
 {
 	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
-	struct rocemu_ipv4_udp flow = { .saddr = inet_addr(PEER_ADDR), .daddr = dev.ipv4,
+	struct rocemu_ipv4_udp flow = { .saddr = inet_addr(src), .daddr = dev.ipv4,
 					.sport = htons(PEER_SPORT),
 					.dport = htons(ROCEMU_ROCEV2_PORT) };
 	uint8_t pkt[64] = { 0 };
@@ -128,6 +129,12 @@ static void receive(uint8_t opcode, uint32_t destqp, uint32_t psn)
 	d.src.sin_addr.s_addr = flow.saddr;
 	d.src.sin_port = flow.sport;
 	rocemu_rx_datagram(&dev, &d);
+}
+
+/* Build a packet from the QP's peer and hand it to the receive path. */
+static void receive(uint8_t opcode, uint32_t destqp, uint32_t psn)
+{
+	receive_from(PEER_ADDR, opcode, destqp, psn);
 }
 
 /* The async events the QP gave, as the application would read them. */
@@ -162,6 +169,14 @@ static void assert_dropped_unseen(void)
 	ck_assert_uint_eq(events_read(IBV_EVENT_COMM_EST), 0);
 	ck_assert_uint_eq(dev.counters.duplicate_request, 0);
 }
+
+/* An RC packet whose ICRC is right but whose source is not the QP's peer (rxe check_addr). */
+START_TEST(test_rc_packet_from_stranger)
+{
+	receive_from(DEV_ADDR, ROCEMU_OP_RC_SEND_ONLY, qp.qpn, EPSN - 1);
+	assert_dropped_unseen();
+}
+END_TEST
 
 /* Valid packets of transports rocemu does not have yet. */
 static const uint8_t foreign_opcodes[] = {
@@ -206,6 +221,7 @@ static Suite *transport_suite(void)
 	suite_add_tcase(s, lookup);
 	tcase_add_checked_fixture(rx, rx_setup, rx_teardown);
 	tcase_add_test(rx, test_rc_packet_to_rc_qp);
+	tcase_add_test(rx, test_rc_packet_from_stranger);
 	tcase_add_loop_test(rx, test_foreign_packet_to_rc_qp, 0,
 			    sizeof(foreign_opcodes) / sizeof(foreign_opcodes[0]));
 	tcase_add_test(rx, test_rc_packet_to_other_qp);
