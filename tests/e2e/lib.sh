@@ -17,6 +17,11 @@ DLOPEN_VERBS=$top_builddir/tests/e2e/dlopen_verbs
 URING_PROBE=$top_builddir/tests/e2e/uring_probe
 TEST_NAME=$(basename "$0" .sh)
 
+# The backends to run: the one tests/e2e/backend names, else both. A
+# ROCEMU_NET of the caller's shell leaves the other backend untested: a skip.
+TEST_BACKENDS=${ROCEMU_TEST_BACKEND:-io_uring epoll}
+FORCED_NET=${ROCEMU_NET:-}
+
 # Every setting comes from the test itself, none from the caller's shell.
 unset ROCEMU_DEVICES ROCEMU_RUNTIME_DIR ROCEMU_NET ROCEMU_LOG ROCEMU_ONLY \
 	ROCEMU_DAEMON ROCEMU_SHIM ROCEMU_IDLE_EXIT ROCEMU_PCAP ROCEMU_FAULTS
@@ -51,7 +56,7 @@ fail() {
 }
 
 skip() {
-	echo "SKIP: $TEST_NAME: $*"
+	echo "SKIP: $TEST_NAME${BACKEND:+ ($BACKEND)}: $*"
 	exit 77
 }
 
@@ -119,7 +124,8 @@ use_test_net() {
 	TEST_NET=$1
 }
 
-# addr I: the I-th address of this test; each backend gets its own range.
+# addr I: the I-th address of this test; each backend gets its own range,
+# so that the tests of both backends run at the same time.
 addr() {
 	echo "127.0.$TEST_NET.$((BACKEND_INDEX * 100 + $1))"
 }
@@ -131,6 +137,16 @@ node_guid_of() {
 	# shellcheck disable=SC2086
 	set -- $1
 	printf '0200:%02xff:fe%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
+}
+
+# forget_pid PID: PID is reaped; cleanup must not signal it (the number may be reused).
+forget_pid() {
+	local pid kept=()
+
+	for pid in "${BACKGROUND_PIDS[@]}"; do
+		[ "$pid" = "$1" ] || kept+=("$pid")
+	done
+	BACKGROUND_PIDS=("${kept[@]}")
 }
 
 # stop_daemon DIR: ask the daemon of runtime dir DIR, if any, to exit.
@@ -152,7 +168,8 @@ daemon_pid() {
 # background and wait (bounded) until it answers. Sets DAEMON_PID.
 start_daemon() {
 	echo "+ rocemud & (ROCEMU_NET=$ROCEMU_NET ROCEMU_DEVICES=${ROCEMU_DEVICES:-})" >>"$COMMANDS_LOG"
-	run_with_timeout 300 "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
+	# timeout itself, not a subshell running it: cleanup's kill reaches the daemon.
+	timeout -k 5 300 "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
 	DAEMON_PID=$!
 	BACKGROUND_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 100); do
@@ -164,24 +181,39 @@ start_daemon() {
 }
 
 io_uring_usable() {
-	require_built "$URING_PROBE"
 	"$URING_PROBE" 2>"$WORK_DIR/uring_probe.err"
 }
 
-# for_each_backend FUNCTION: run FUNCTION with ROCEMU_NET=io_uring (when
-# this machine allows io_uring) and with ROCEMU_NET=epoll, each time with a
-# fresh runtime dir whose daemon is stopped afterwards.
+# backend_unusable BACKEND: why BACKEND cannot be tested here; nothing when it can.
+backend_unusable() {
+	if [ -n "$FORCED_NET" ] && [ "$FORCED_NET" != "$1" ]; then
+		echo "ROCEMU_NET=$FORCED_NET leaves the $1 backend untested"
+	elif [ "$1" = io_uring ] && ! io_uring_usable; then
+		echo "io_uring cannot be used here: $(cat "$WORK_DIR/uring_probe.err")"
+	fi
+}
+
+# for_each_backend FUNCTION: run FUNCTION once per backend of this run
+# (TEST_BACKENDS), each time with ROCEMU_NET set, a fresh runtime dir whose
+# daemon is stopped afterwards, and addresses of its own (see addr). A
+# backend that cannot run here is a skip: exit 77 once the others ran.
 for_each_backend() {
-	local fn=$1 backend ran=0
+	local fn=$1 backend why skipped=
 
 	[ -n "$TEST_NET" ] || fail "use_test_net was not called"
-	for backend in io_uring epoll; do
-		if [ "$backend" = io_uring ] && ! io_uring_usable; then
-			echo "skip io_uring backend: $(cat "$WORK_DIR/uring_probe.err")"
-			continue
-		fi
+	case $FORCED_NET in
+	'' | io_uring | epoll) ;;
+	*) fail "ROCEMU_NET=$FORCED_NET is neither io_uring nor epoll" ;;
+	esac
+	for backend in $TEST_BACKENDS; do
 		BACKEND=$backend
 		BACKEND_INDEX=$([ "$backend" = io_uring ] && echo 0 || echo 1)
+		why=$(backend_unusable "$backend")
+		if [ -n "$why" ]; then
+			echo "SKIP: $TEST_NAME ($backend): $why"
+			skipped+=" $backend"
+			continue
+		fi
 		export ROCEMU_NET=$backend
 		export ROCEMU_RUNTIME_DIR=$WORK_DIR/run-$backend
 		mkdir -m 0700 "$ROCEMU_RUNTIME_DIR" || fail "mkdir $ROCEMU_RUNTIME_DIR"
@@ -189,10 +221,9 @@ for_each_backend() {
 		echo "== $TEST_NAME with the $backend backend"
 		"$fn"
 		stop_daemon "$ROCEMU_RUNTIME_DIR"
-		ran=$((ran + 1))
 	done
 	BACKEND=
-	[ "$ran" -gt 0 ] || skip "no network backend can run here"
+	[ -z "$skipped" ] || exit 77
 }
 
 cleanup() {
@@ -212,4 +243,4 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-require_built "$ROCEMU" "$ROCEMUD"
+require_built "$ROCEMU" "$ROCEMUD" "$URING_PROBE"

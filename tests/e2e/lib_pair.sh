@@ -9,11 +9,15 @@
 SERVER_OUT=$WORK_DIR/server.out
 CLIENT_OUT=$WORK_DIR/client.out
 PAIR_PORT=
+PORT_BASE=
+PORT_BACKEND=
 NEXT_PORT=
 
-# use_ports BASE: this test's TCP ports count up from BASE; every test picks its own BASE.
+# use_ports BASE: this test's TCP ports count up from BASE with the io_uring
+# backend and from BASE+100 with epoll (both run at once); every test picks
+# its own BASE, 200 ports apart.
 use_ports() {
-	NEXT_PORT=$1
+	PORT_BASE=$1
 }
 
 # port_listening PORT: some socket listens on TCP port PORT.
@@ -23,7 +27,11 @@ port_listening() {
 
 # next_port: PAIR_PORT becomes the next port of this test that nobody listens on.
 next_port() {
-	[ -n "$NEXT_PORT" ] || fail "use_ports was not called"
+	[ -n "$PORT_BASE" ] || fail "use_ports was not called"
+	if [ "$PORT_BACKEND" != "$BACKEND" ]; then
+		PORT_BACKEND=$BACKEND
+		NEXT_PORT=$((PORT_BASE + BACKEND_INDEX * 100))
+	fi
 	while port_listening "$NEXT_PORT"; do
 		NEXT_PORT=$((NEXT_PORT + 1))
 	done
@@ -54,16 +62,6 @@ wait_exit() {
 log_side() {
 	echo "---- $1 output (exit status $3)" >>"$COMMANDS_LOG"
 	cat "$2" >>"$COMMANDS_LOG"
-}
-
-# forget_pid PID: PID is reaped; cleanup must not signal it (the number may be reused).
-forget_pid() {
-	local pid kept=()
-
-	for pid in "${BACKGROUND_PIDS[@]}"; do
-		[ "$pid" = "$1" ] || kept+=("$pid")
-	done
-	BACKGROUND_PIDS=("${kept[@]}")
 }
 
 # run_pair WHAT SECS SERVER_CMD... --client CLIENT_CMD...: the server
