@@ -219,6 +219,7 @@ void rocemu_client_free(struct rocemu_client *c)
 		close(c->async_fd);
 	pidfd_close(c);
 	rocemu_shm_destroy(&c->context_page);
+	rocemu_text_pages_free(&c->report);
 	if (c->dev)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s closed by pid %d (%s)", c->dev->name,
 			   (int)c->pid, c->comm);

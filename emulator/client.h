@@ -12,6 +12,7 @@
 
 #include "emulator/emu.h"
 #include "emulator/shm.h"
+#include "emulator/text_pages.h"
 
 struct rocemu_client {
 	struct rocemu_emu *emu;
@@ -29,6 +30,7 @@ struct rocemu_client {
 	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
 	struct rocemu_list pds, mrs, channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */
+	struct rocemu_text_pages report;	/* the STATUS/STATS snapshot being read */
 };
 
 /* A client for accepted socket sock of process pid. NULL on allocation failure. */

@@ -13,6 +13,7 @@
 #include "emulator/qp.h"
 #include "emulator/stats.h"
 #include "emulator/status.h"
+#include "emulator/text_pages.h"
 #include "rocemu/log.h"
 
 typedef int (*ctrl_handler)(struct rocemu_client *c, const void *req,
@@ -181,12 +182,8 @@ static int op_destroy_qp(struct rocemu_client *c, const void *req,
 
 static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
-	int n = rocemu_status_text(c->emu, reply->body, ROCEMU_CTRL_MSG_MAX);
-
-	if (n < 0)
-		return n;
-	reply->len = (uint32_t)n;
-	return 0;
+	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATUS, rocemu_status_text,
+				       req, reply->body, &reply->len);
 }
 
 static int op_set_port_state(struct rocemu_client *c, const void *req,
@@ -226,12 +223,8 @@ static int op_set_faults(struct rocemu_client *c, const void *req, struct rocemu
 
 static int op_stats(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
-	int n = rocemu_stats_text(c->emu, reply->body, ROCEMU_CTRL_MSG_MAX);
-
-	if (n < 0)
-		return n;
-	reply->len = (uint32_t)n;
-	return 0;
+	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATS, rocemu_stats_text,
+				       req, reply->body, &reply->len);
 }
 
 static int op_shutdown(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)

@@ -80,6 +80,6 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 		if (c->dev)
 			client_status(&t, c);
 	if (t.overflow)
-		return -EMSGSIZE;
+		return -ENOSPC;
 	return (int)t.used + 1;
 }

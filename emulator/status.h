@@ -10,7 +10,7 @@
 
 #include "emulator/emu.h"
 
-/* Write the NUL-terminated report to buf. Returns its length with the NUL, or -EMSGSIZE. */
+/* Write the NUL-terminated report to buf. Returns its length with the NUL, or -ENOSPC. */
 int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len);
 
 #endif /* ROCEMU_EMULATOR_STATUS_H */

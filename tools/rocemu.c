@@ -55,66 +55,7 @@ static void sleep_ms(long ms)
 		;
 }
 
-/*
- * One request/response with the daemon of dir. resp gets the body (up to
- * resp_len bytes, *got its length). Returns the response status, or -errno
- * when no answer came (-ECONNREFUSED / -ENOENT: no daemon).
- */
-static int ctrl_call(const char *dir, uint16_t op, const void *req, uint32_t req_len,
-		     void *resp, size_t resp_len, size_t *got)
-{
-	struct rocemu_msg_hdr hdr;
-	uint8_t *buf;
-	ssize_t n;
-	int sock, ret;
-
-	sock = rocemu_ctrl_connect(dir);
-	if (sock < 0)
-		return sock;
-	buf = malloc(sizeof(hdr) + ROCEMU_CTRL_MSG_MAX);
-	if (!buf) {
-		close(sock);
-		return -ENOMEM;
-	}
-	rocemu_msg_init(&hdr, op, 1, 0, req_len);
-	ret = rocemu_ctrl_send(sock, &hdr, req, NULL, 0);
-	if (!ret) {
-		n = rocemu_ctrl_recv(sock, buf, sizeof(hdr) + ROCEMU_CTRL_MSG_MAX, NULL, NULL);
-		if (n < 0)
-			ret = (int)n;
-		else if (n == 0)
-			ret = -ECONNRESET;
-		else
-			ret = rocemu_msg_check(buf, (size_t)n, 1);
-	}
-	if (!ret) {
-		const struct rocemu_msg_hdr *rh = (const void *)buf;
-
-		ret = rh->op == op ? rh->status : -EPROTO;
-		if (!ret && resp) {
-			size_t len = rh->len < resp_len ? rh->len : resp_len;
-
-			memcpy(resp, buf + sizeof(hdr), len);
-			if (got)
-				*got = len;
-		}
-	}
-	free(buf);
-	close(sock);
-	return ret;
-}
-
-/* Daemon pid answering HELLO in dir, or 0. */
-static pid_t daemon_answering(const char *dir)
-{
-	struct rocemu_hello_req req = { .pid = (uint32_t)getpid() };
-	struct rocemu_hello_resp resp;
-
-	if (ctrl_call(dir, ROCEMU_OP_HELLO, &req, sizeof(req), &resp, sizeof(resp), NULL))
-		return 0;
-	return (pid_t)resp.daemon_pid;
-}
-
+/* The runtime dir; a name too long is reported. */
 static int runtime_dir_or_die(char *dir, size_t len)
 {
 	int ret = rocemu_runtime_dir(dir, len);
@@ -126,35 +67,148 @@ static int runtime_dir_or_die(char *dir, size_t len)
 	return 0;
 }
 
+/* Connect to the daemon of dir. */
+static int ctrl_open(const char *dir)
+{
+	return rocemu_ctrl_connect(dir);
+}
+
+/*
+ * Request op (seq) on sock, and receive the response into buf (header and
+ * up to ROCEMU_CTRL_MSG_MAX bytes of body; *len gets the body's length).
+ * Returns the response status, or -errno when no valid answer came.
+ */
+static int ctrl_exchange(int sock, uint16_t op, uint32_t seq, const void *req, uint32_t req_len,
+			 void *buf, uint32_t *len)
+{
+	const struct rocemu_msg_hdr *resp = buf;
+	struct rocemu_msg_hdr hdr;
+	ssize_t n;
+	int ret;
+
+	rocemu_msg_init(&hdr, op, seq, 0, req_len);
+	ret = rocemu_ctrl_send(sock, &hdr, req, NULL, 0);
+	if (ret)
+		return ret;
+	n = rocemu_ctrl_recv(sock, buf, sizeof(hdr) + ROCEMU_CTRL_MSG_MAX, NULL, NULL);
+	if (n <= 0)
+		return n ? (int)n : -ECONNRESET;
+	ret = rocemu_msg_check(buf, (size_t)n, 1);
+	if (ret)
+		return ret;
+	if (resp->op != op || resp->seq != seq)
+		return -EPROTO;
+	*len = resp->len;
+	return resp->status;
+}
+
+/*
+ * One request/response on a connection of its own with the daemon of dir.
+ * resp gets the body (up to resp_len bytes). Returns the response status,
+ * or -errno when no answer came (-ECONNREFUSED / -ENOENT: no daemon).
+ */
+static int ctrl_call(const char *dir, uint16_t op, const void *req, uint32_t req_len,
+		     void *resp, size_t resp_len)
+{
+	uint32_t len = 0;
+	uint8_t *buf;
+	int sock, ret;
+
+	sock = ctrl_open(dir);
+	if (sock < 0)
+		return sock;
+	buf = malloc(sizeof(struct rocemu_msg_hdr) + ROCEMU_CTRL_MSG_MAX);
+	ret = buf ? ctrl_exchange(sock, op, 1, req, req_len, buf, &len) : -ENOMEM;
+	if (!ret && resp)
+		memcpy(resp, buf + sizeof(struct rocemu_msg_hdr), len < resp_len ? len : resp_len);
+	free(buf);
+	close(sock);
+	return ret;
+}
+
+/* The pid of the daemon answering HELLO in dir into *pid; returns as ctrl_call. */
+static int daemon_hello(const char *dir, pid_t *pid)
+{
+	struct rocemu_hello_req req = { .pid = (uint32_t)getpid() };
+	struct rocemu_hello_resp resp;
+	int ret;
+
+	ret = ctrl_call(dir, ROCEMU_OP_HELLO, &req, sizeof(req), &resp, sizeof(resp));
+	if (!ret)
+		*pid = (pid_t)resp.daemon_pid;
+	return ret;
+}
+
 static void no_daemon(const char *dir)
 {
 	fprintf(stderr, "rocemu: no daemon is running (nothing answers on %s/%s)\n",
 		dir, ROCEMU_CTRL_SOCKET);
 }
 
-/* A command whose answer is text: STATUS, STATS. */
+/* Report the failure ret of command what on the daemon of dir; the exit status. */
+static int command_failed(const char *dir, int ret, const char *what)
+{
+	if (ret == -ECONNREFUSED || ret == -ENOENT)
+		no_daemon(dir);
+	else
+		fprintf(stderr, "rocemu: %s: %s\n", what, strerror(-ret));
+	return 1;
+}
+
+/*
+ * Print the text report of op page by page, as the daemon hands it out:
+ * the pages of one connection come from one snapshot, whatever its size.
+ */
+static int text_pages_print(int sock, uint16_t op)
+{
+	const struct rocemu_text_resp *page;
+	uint64_t offset = 0, total = 0;
+	uint32_t seq, len;
+	uint8_t *buf;
+	size_t text_len;
+	int ret = 0;
+
+	buf = malloc(sizeof(struct rocemu_msg_hdr) + ROCEMU_CTRL_MSG_MAX);
+	if (!buf)
+		return -ENOMEM;
+	page = (const void *)(buf + sizeof(struct rocemu_msg_hdr));
+	for (seq = 1; !ret; seq++) {
+		struct rocemu_text_req req = { .offset = offset };
+
+		ret = ctrl_exchange(sock, op, seq, &req, sizeof(req), buf, &len);
+		if (ret)
+			break;
+		text_len = len - sizeof(*page);	/* rocemu_msg_check saw the page header */
+		if (seq == 1)
+			total = page->total;
+		if (page->total != total || text_len > total - offset ||
+		    (!text_len && offset < total)) {
+			ret = -EPROTO;
+			break;
+		}
+		fwrite(page->text, 1, text_len, stdout);
+		offset += text_len;
+		if (offset == total)
+			break;
+	}
+	free(buf);
+	return ret;
+}
+
+/* A command whose answer is a text report: STATUS, STATS. */
 static int cmd_text(uint16_t op, const char *name)
 {
-	char dir[PATH_MAX], *text;
-	size_t got = 0;
-	int ret;
+	char dir[PATH_MAX];
+	int sock, ret;
 
 	if (runtime_dir_or_die(dir, sizeof(dir)))
 		return 1;
-	text = malloc(ROCEMU_CTRL_MSG_MAX + 1);
-	if (!text)
-		return 1;
-	ret = ctrl_call(dir, op, NULL, 0, text, ROCEMU_CTRL_MSG_MAX, &got);
-	if (ret == -ECONNREFUSED || ret == -ENOENT) {
-		no_daemon(dir);
-	} else if (ret) {
-		fprintf(stderr, "rocemu: %s: %s\n", name, strerror(-ret));
-	} else {
-		text[got] = '\0';
-		fputs(text, stdout);
-	}
-	free(text);
-	return ret ? 1 : 0;
+	sock = ctrl_open(dir);
+	if (sock < 0)
+		return command_failed(dir, sock, name);
+	ret = text_pages_print(sock, op);
+	close(sock);
+	return ret ? command_failed(dir, ret, name) : 0;
 }
 
 static int cmd_port(const char *dev, enum ibv_port_state state)
@@ -170,15 +224,14 @@ static int cmd_port(const char *dev, enum ibv_port_state state)
 	memcpy(req.dev_name, dev, strlen(dev));
 	if (runtime_dir_or_die(dir, sizeof(dir)))
 		return 1;
-	ret = ctrl_call(dir, ROCEMU_OP_SET_PORT_STATE, &req, sizeof(req), NULL, 0, NULL);
-	if (ret == -ECONNREFUSED || ret == -ENOENT)
-		no_daemon(dir);
-	else if (ret == -ENODEV)
+	ret = ctrl_call(dir, ROCEMU_OP_SET_PORT_STATE, &req, sizeof(req), NULL, 0);
+	if (!ret)
+		return 0;
+	if (ret == -ENODEV) {
 		fprintf(stderr, "rocemu: no device %s\n", dev);
-	else if (ret)
-		fprintf(stderr, "rocemu: %s %s: %s\n", state == IBV_PORT_ACTIVE ? "up" : "down",
-			dev, strerror(-ret));
-	return ret ? 1 : 0;
+		return 1;
+	}
+	return command_failed(dir, ret, state == IBV_PORT_ACTIVE ? "up" : "down");
 }
 
 static int cmd_fault(const char *dev, const char *spec)
@@ -199,29 +252,29 @@ static int cmd_fault(const char *dev, const char *spec)
 	memcpy(req.spec, spec, strlen(spec));
 	if (runtime_dir_or_die(dir, sizeof(dir)))
 		return 1;
-	ret = ctrl_call(dir, ROCEMU_OP_SET_FAULTS, &req, sizeof(req), NULL, 0, NULL);
-	if (ret == -ECONNREFUSED || ret == -ENOENT)
-		no_daemon(dir);
-	else if (ret == -ENODEV)
+	ret = ctrl_call(dir, ROCEMU_OP_SET_FAULTS, &req, sizeof(req), NULL, 0);
+	if (!ret)
+		return 0;
+	if (ret == -ENODEV)
 		fprintf(stderr, "rocemu: no device %s\n", dev);
 	else if (ret == -EINVAL)
 		fprintf(stderr, "rocemu: fault: invalid specification '%s' (keys drop, dup, reorder, "
 			"corrupt: rates 0..1 adding up to at most 1; delay_us; seed)\n", spec);
-	else if (ret)
-		fprintf(stderr, "rocemu: fault %s: %s\n", dev, strerror(-ret));
-	return ret ? 1 : 0;
+	else
+		return command_failed(dir, ret, "fault");
+	return 1;
 }
 
 /* Ask the daemon of dir to exit and wait until its process is gone. */
 static int daemon_shutdown(const char *dir)
 {
-	pid_t pid = daemon_answering(dir);
 	long waited;
+	pid_t pid;
 	int ret;
 
-	if (!pid)
-		return -ECONNREFUSED;
-	ret = ctrl_call(dir, ROCEMU_OP_SHUTDOWN, NULL, 0, NULL, 0, NULL);
+	ret = daemon_hello(dir, &pid);
+	if (!ret)
+		ret = ctrl_call(dir, ROCEMU_OP_SHUTDOWN, NULL, 0, NULL, 0);
 	if (ret)
 		return ret;
 	for (waited = 0; waited < STOP_TIMEOUT_MS; waited += POLL_MS) {
@@ -240,11 +293,7 @@ static int cmd_stop(void)
 	if (runtime_dir_or_die(dir, sizeof(dir)))
 		return 1;
 	ret = daemon_shutdown(dir);
-	if (ret == -ECONNREFUSED || ret == -ENOENT)
-		no_daemon(dir);
-	else if (ret)
-		fprintf(stderr, "rocemu: stop: %s\n", strerror(-ret));
-	return ret ? 1 : 0;
+	return ret ? command_failed(dir, ret, "stop") : 0;
 }
 
 /* The directory this executable lives in. */
@@ -294,7 +343,7 @@ static void find_daemon_and_shim(char *daemon, char *shim, size_t len)
 static pid_t daemon_start(const char *path, const char *dir)
 {
 	long waited;
-	pid_t pid, parent = getpid();
+	pid_t pid, answering, parent = getpid();
 	int status, devnull;
 
 	pid = fork();
@@ -318,7 +367,7 @@ static pid_t daemon_start(const char *path, const char *dir)
 		_exit(127);
 	}
 	for (waited = 0; waited < START_TIMEOUT_MS; waited += POLL_MS) {
-		if (daemon_answering(dir))
+		if (!daemon_hello(dir, &answering))
 			return pid;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			fprintf(stderr, "rocemu: %s exited (status %d) before answering\n", path,
@@ -431,7 +480,7 @@ static int lock_autostart(const char *dir)
 static int cmd_run(int argc, char **argv)
 {
 	char dir[PATH_MAX], daemon[PATH_MAX], shim[PATH_MAX];
-	pid_t started = 0;
+	pid_t started, running;
 	int lock, ret;
 
 	if (argc > 0 && !strcmp(argv[0], "--")) {
@@ -453,7 +502,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	find_daemon_and_shim(daemon, shim, sizeof(daemon));
 	lock = lock_autostart(dir);
-	if (!daemon_answering(dir)) {
+	started = 0;
+	ret = daemon_hello(dir, &running);
+	if (ret) {
 		started = daemon_start(daemon, dir);
 		if (started < 0) {
 			if (lock >= 0)
@@ -465,7 +516,7 @@ static int cmd_run(int argc, char **argv)
 		close(lock);
 	ret = run_child(argv, daemon, shim);
 	if (started > 0) {
-		int err = ctrl_call(dir, ROCEMU_OP_SHUTDOWN, NULL, 0, NULL, 0, NULL);
+		int err = ctrl_call(dir, ROCEMU_OP_SHUTDOWN, NULL, 0, NULL, 0);
 
 		if (err)
 			fprintf(stderr, "rocemu: shutdown of rocemud: %s\n", strerror(-err));

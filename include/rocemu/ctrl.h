@@ -19,14 +19,14 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 1
+#define ROCEMU_CTRL_VERSION 2
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
 #define ROCEMU_DEV_NAME_MAX 64
 #define ROCEMU_CTRL_MAX_FDS 4
-/* Largest message: the status text of a busy daemon. */
-#define ROCEMU_CTRL_MSG_MAX (256 * 1024)
+/* Largest message body; text reports of any size come in pages of at most this. */
+#define ROCEMU_CTRL_MSG_MAX (64 * 1024)
 #define ROCEMU_NO_HANDLE 0xffffffffu
 
 enum rocemu_ctrl_op {
@@ -280,9 +280,22 @@ struct rocemu_set_faults_req {
 	char spec[256];		/* "drop=0.05,dup=0.02,...,seed=7"; "" clears */
 };
 
-/* STATS response body: NUL-terminated text, like STATUS. */
+/*
+ * STATUS and STATS: a text report of any size, read in pages over one
+ * connection. The request at offset 0 takes a snapshot of the report; the
+ * requests at later offsets read that snapshot, so the pages fit together.
+ */
+struct rocemu_text_req {
+	uint64_t offset;	/* 0, then the sum of the page lengths received so far */
+};
 
-/* STATUS response body: NUL-terminated text, at most ROCEMU_CTRL_MSG_MAX. */
+/* The page at the requested offset: up to ROCEMU_TEXT_PAGE_MAX bytes of text, no NUL. */
+struct rocemu_text_resp {
+	uint64_t total;		/* length of the whole report */
+	char text[];
+};
+
+#define ROCEMU_TEXT_PAGE_MAX (ROCEMU_CTRL_MSG_MAX - sizeof(struct rocemu_text_resp))
 
 /*
  * Async event record, as the kernel's uverbs writes it to async_fd:
@@ -296,7 +309,7 @@ struct rocemu_async_record {
 	uint32_t reserved;
 };
 
-/* Body sizes by op: [0] request, [1] response. ~0 means variable length. */
+/* Body sizes by op: [0] request, [1] response. ~0: a text page (struct rocemu_text_resp). */
 #define ROCEMU_VARLEN UINT32_MAX
 static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_HELLO] = { sizeof(struct rocemu_hello_req), sizeof(struct rocemu_hello_resp) },
@@ -317,13 +330,13 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_MODIFY_QP] = { sizeof(struct rocemu_modify_qp_req), 0 },
 	[ROCEMU_OP_QUERY_QP] = { sizeof(struct rocemu_query_qp_req), sizeof(struct rocemu_query_qp_resp) },
 	[ROCEMU_OP_DESTROY_QP] = { sizeof(struct rocemu_handle_req), 0 },
-	[ROCEMU_OP_STATUS] = { 0, ROCEMU_VARLEN },
+	[ROCEMU_OP_STATUS] = { sizeof(struct rocemu_text_req), ROCEMU_VARLEN },
 	[ROCEMU_OP_SET_PORT_STATE] = { sizeof(struct rocemu_set_port_state_req), 0 },
 	[ROCEMU_OP_SHUTDOWN] = { 0, 0 },
 	[ROCEMU_OP_ALLOC_MW] = { sizeof(struct rocemu_alloc_mw_req), sizeof(struct rocemu_alloc_mw_resp) },
 	[ROCEMU_OP_DEALLOC_MW] = { sizeof(struct rocemu_handle_req), 0 },
 	[ROCEMU_OP_SET_FAULTS] = { sizeof(struct rocemu_set_faults_req), 0 },
-	[ROCEMU_OP_STATS] = { 0, ROCEMU_VARLEN },
+	[ROCEMU_OP_STATS] = { sizeof(struct rocemu_text_req), ROCEMU_VARLEN },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -391,7 +404,8 @@ static inline int rocemu_msg_check(const void *buf, size_t n, int is_response)
 		return h->len == 0 ? 0 : -EMSGSIZE;
 	want = rocemu_ctrl_body_size[h->op][is_response ? 1 : 0];
 	if (want == ROCEMU_VARLEN)
-		return h->len <= ROCEMU_CTRL_MSG_MAX ? 0 : -EMSGSIZE;
+		return h->len >= sizeof(struct rocemu_text_resp) && h->len <= ROCEMU_CTRL_MSG_MAX ?
+			0 : -EMSGSIZE;
 	return h->len == want ? 0 : -EMSGSIZE;
 }
 

@@ -117,11 +117,16 @@ START_TEST(test_error_response_empty_body)
 }
 END_TEST
 
+/* A text page: its header at least, the largest message at most. */
 START_TEST(test_varlen_limits)
 {
 	size_t n;
 
 	n = build(ROCEMU_OP_STATUS, 0, 0);
+	ck_assert_int_eq(rocemu_msg_check(msg, n, RESPONSE), -EMSGSIZE);
+	n = build(ROCEMU_OP_STATUS, 0, sizeof(struct rocemu_text_resp) - 1);
+	ck_assert_int_eq(rocemu_msg_check(msg, n, RESPONSE), -EMSGSIZE);
+	n = build(ROCEMU_OP_STATUS, 0, sizeof(struct rocemu_text_resp));
 	ck_assert_int_eq(rocemu_msg_check(msg, n, RESPONSE), 0);
 	n = build(ROCEMU_OP_STATUS, 0, ROCEMU_CTRL_MSG_MAX);
 	ck_assert_int_eq(rocemu_msg_check(msg, n, RESPONSE), 0);
