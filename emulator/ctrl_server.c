@@ -115,7 +115,7 @@ static bool peer_allowed(int sock, struct ucred *cred)
 
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, cred, &len))
 		return false;
-	return cred->uid == getuid() || cred->uid == 0;
+	return rocemu_peer_trusted(cred->uid);
 }
 
 static void listener_ready(void *arg, int fd, uint32_t revents)

@@ -91,14 +91,26 @@ static int daemon_spawn(const char *path, const char *log_path)
 	return 0;
 }
 
+/* Connect to the daemon of dir if we trust it (rocemu_ctrl_connect); say why not. */
+static int trusted_connect(const char *dir)
+{
+	char why[ROCEMU_TRUST_WHY_MAX];
+	int fd = rocemu_ctrl_connect(dir, why, sizeof(why));
+
+	if (fd == -EPERM)
+		rocemu_log(ROCEMU_LOG_ERROR, "runtime directory %s: %s: not talking to rocemud there",
+			   dir, why);
+	return fd;
+}
+
 static int connect_with_wait(const char *dir, int wait_ms)
 {
 	const struct timespec pause = { 0, AUTOSTART_POLL_MS * 1000000L };
 	int fd, waited;
 
 	for (waited = 0;; waited += AUTOSTART_POLL_MS) {
-		fd = rocemu_ctrl_connect(dir);
-		if (fd >= 0 || waited >= wait_ms)
+		fd = trusted_connect(dir);
+		if (fd >= 0 || fd == -EPERM || waited >= wait_ms)
 			return fd;
 		nanosleep(&pause, NULL);
 	}
@@ -125,18 +137,21 @@ static int daemon_start_and_connect(const char *dir)
 
 int rocemu_daemon_connect(void)
 {
-	char dir[PATH_MAX], lock_path[PATH_MAX + 32];
+	char dir[PATH_MAX], lock_path[PATH_MAX + 32], why[ROCEMU_TRUST_WHY_MAX];
 	int fd, lock_fd, err;
 
 	err = rocemu_runtime_dir(dir, sizeof(dir));
 	if (err)
 		return err;
-	fd = rocemu_ctrl_connect(dir);
-	if (fd >= 0)
+	fd = trusted_connect(dir);
+	if (fd >= 0 || fd == -EPERM)
 		return fd;
-	err = rocemu_runtime_dir_make(dir);
-	if (err)
+	err = rocemu_runtime_dir_make(dir, why, sizeof(why));
+	if (err) {
+		rocemu_log(ROCEMU_LOG_ERROR, "runtime directory %s: %s: cannot start rocemud there",
+			   dir, err == -EPERM ? why : strerror(-err));
 		return err;
+	}
 	snprintf(lock_path, sizeof(lock_path), "%s/%s", dir, ROCEMU_CTRL_LOCK);
 	lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lock_fd < 0)
@@ -144,8 +159,8 @@ int rocemu_daemon_connect(void)
 	while (flock(lock_fd, LOCK_EX) < 0 && errno == EINTR)
 		;
 	/* Someone may have started it while we waited for the lock. */
-	fd = rocemu_ctrl_connect(dir);
-	if (fd < 0)
+	fd = trusted_connect(dir);
+	if (fd < 0 && fd != -EPERM)
 		fd = daemon_start_and_connect(dir);
 	flock(lock_fd, LOCK_UN);
 	close(lock_fd);

@@ -67,10 +67,26 @@ static int runtime_dir_or_die(char *dir, size_t len)
 	return 0;
 }
 
-/* Connect to the daemon of dir. */
+/* Say once why we do not talk to the daemon of dir. */
+static void untrusted(const char *dir, const char *why)
+{
+	static bool said;
+
+	if (!said)
+		fprintf(stderr, "rocemu: runtime directory %s: %s: not talking to the daemon there\n",
+			dir, why);
+	said = true;
+}
+
+/* Connect to the daemon of dir, if we trust it (a directory or daemon we do not is reported). */
 static int ctrl_open(const char *dir)
 {
-	return rocemu_ctrl_connect(dir);
+	char why[ROCEMU_TRUST_WHY_MAX];
+	int sock = rocemu_ctrl_connect(dir, why, sizeof(why));
+
+	if (sock == -EPERM)
+		untrusted(dir, why);
+	return sock;
 }
 
 /*
@@ -105,7 +121,8 @@ static int ctrl_exchange(int sock, uint16_t op, uint32_t seq, const void *req, u
 /*
  * One request/response on a connection of its own with the daemon of dir.
  * resp gets the body (up to resp_len bytes). Returns the response status,
- * or -errno when no answer came (-ECONNREFUSED / -ENOENT: no daemon).
+ * or -errno when no answer came (-ECONNREFUSED / -ENOENT: no daemon;
+ * -EPERM: not trusted, reported).
  */
 static int ctrl_call(const char *dir, uint16_t op, const void *req, uint32_t req_len,
 		     void *resp, size_t resp_len)
@@ -150,7 +167,7 @@ static int command_failed(const char *dir, int ret, const char *what)
 {
 	if (ret == -ECONNREFUSED || ret == -ENOENT)
 		no_daemon(dir);
-	else
+	else if (ret != -EPERM)	/* said by ctrl_open */
 		fprintf(stderr, "rocemu: %s: %s\n", what, strerror(-ret));
 	return 1;
 }
@@ -344,7 +361,7 @@ static pid_t daemon_start(const char *path, const char *dir)
 {
 	long waited;
 	pid_t pid, answering, parent = getpid();
-	int status, devnull;
+	int status, devnull, ret;
 
 	pid = fork();
 	if (pid < 0) {
@@ -367,8 +384,11 @@ static pid_t daemon_start(const char *path, const char *dir)
 		_exit(127);
 	}
 	for (waited = 0; waited < START_TIMEOUT_MS; waited += POLL_MS) {
-		if (!daemon_hello(dir, &answering))
+		ret = daemon_hello(dir, &answering);
+		if (!ret)
 			return pid;
+		if (ret == -EPERM)	/* said by ctrl_open */
+			goto stop;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			fprintf(stderr, "rocemu: %s exited (status %d) before answering\n", path,
 				WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
@@ -377,6 +397,7 @@ static pid_t daemon_start(const char *path, const char *dir)
 		sleep_ms(POLL_MS);
 	}
 	fprintf(stderr, "rocemu: %s did not answer within %d s\n", path, START_TIMEOUT_MS / 1000);
+stop:
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 	return -1;
@@ -479,7 +500,7 @@ static int lock_autostart(const char *dir)
 
 static int cmd_run(int argc, char **argv)
 {
-	char dir[PATH_MAX], daemon[PATH_MAX], shim[PATH_MAX];
+	char dir[PATH_MAX], daemon[PATH_MAX], shim[PATH_MAX], why[ROCEMU_TRUST_WHY_MAX];
 	pid_t started, running;
 	int lock, ret;
 
@@ -494,10 +515,13 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (runtime_dir_or_die(dir, sizeof(dir)))
 		return 1;
-	ret = rocemu_runtime_dir_make(dir);
+	ret = rocemu_runtime_dir_make(dir, why, sizeof(why));
+	if (ret == -EPERM) {
+		untrusted(dir, why);
+		return 1;
+	}
 	if (ret) {
-		fprintf(stderr, "rocemu: runtime directory %s: %s\n", dir,
-			ret == -EPERM ? "not a directory of this user" : strerror(-ret));
+		fprintf(stderr, "rocemu: runtime directory %s: %s\n", dir, strerror(-ret));
 		return 1;
 	}
 	find_daemon_and_shim(daemon, shim, sizeof(daemon));
@@ -505,7 +529,7 @@ static int cmd_run(int argc, char **argv)
 	started = 0;
 	ret = daemon_hello(dir, &running);
 	if (ret) {
-		started = daemon_start(daemon, dir);
+		started = ret == -EPERM ? -1 : daemon_start(daemon, dir);
 		if (started < 0) {
 			if (lock >= 0)
 				close(lock);

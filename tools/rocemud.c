@@ -117,9 +117,9 @@ static long idle_exit_seconds(const struct options *opt)
 
 /*
  * Is a daemon answering on dir's socket? Returns its pid, 0 when none
- * (a stale socket file is removed), or -errno.
+ * (a stale socket file is removed), or -errno (-EPERM: why says whose it is).
  */
-static long running_daemon(const char *dir)
+static long running_daemon(const char *dir, char *why, size_t why_len)
 {
 	struct rocemu_hello_req req = { .pid = (uint32_t)getpid() };
 	struct {
@@ -132,7 +132,7 @@ static long running_daemon(const char *dir)
 	ssize_t n;
 	int sock;
 
-	sock = rocemu_ctrl_connect(dir);
+	sock = rocemu_ctrl_connect(dir, why, why_len);
 	if (sock < 0) {
 		if (sock != -ECONNREFUSED && sock != -ENOENT)
 			return sock;
@@ -165,7 +165,7 @@ static int run(const struct options *opt)
 {
 	static struct rocemu_device devs[ROCEMU_MAX_DEVICES];
 	struct rocemu_daemon_config cfg;
-	char dir[PATH_MAX], err[512];
+	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
 	long other;
 	int ret;
@@ -176,15 +176,19 @@ static int run(const struct options *opt)
 	}
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
-		ret = rocemu_runtime_dir_make(dir);
+		ret = rocemu_runtime_dir_make(dir, why, sizeof(why));
 	if (ret) {
 		fprintf(stderr, "rocemud: runtime directory %s: %s\n", dir,
-			ret == -EPERM ? "not a directory of this user" : strerror(-ret));
+			ret == -EPERM ? why : strerror(-ret));
 		return 1;
 	}
-	other = running_daemon(dir);
+	other = running_daemon(dir, why, sizeof(why));
 	if (other > 0) {
 		fprintf(stderr, "rocemud: another daemon (pid %ld) is running in %s\n", other, dir);
+		return 1;
+	}
+	if (other == -EPERM) {
+		fprintf(stderr, "rocemud: runtime directory %s: %s\n", dir, why);
 		return 1;
 	}
 	if (other < 0) {

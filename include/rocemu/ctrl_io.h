@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Moving control messages: the runtime directory, connecting, and sending
- * or receiving one message with its file descriptors. Header-only because
+ * Moving control messages: connecting to a daemon we trust (runtime_dir.h),
+ * and sending or receiving one message with its file descriptors. Header-only because
  * the shim, the daemon and the CLI all need it and share nothing else.
  * Functions return 0 (or a byte count) or a negative errno.
  */
@@ -14,43 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "rocemu/ctrl.h"
-
-/*
- * ROCEMU_RUNTIME_DIR, else $XDG_RUNTIME_DIR/rocemu, else /tmp/rocemu-$UID.
- * Returns 0, or -ENAMETOOLONG.
- */
-static inline int rocemu_runtime_dir(char *buf, size_t len)
-{
-	const char *env = getenv("ROCEMU_RUNTIME_DIR");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-
-	if (env && *env)
-		n = snprintf(buf, len, "%s", env);
-	else if (xdg && *xdg)
-		n = snprintf(buf, len, "%s/rocemu", xdg);
-	else
-		n = snprintf(buf, len, "/tmp/rocemu-%u", (unsigned)getuid());
-	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
-}
-
-/* Create the runtime dir with mode 0700 if needed; refuse one owned by another user. */
-static inline int rocemu_runtime_dir_make(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	if (stat(dir, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid())
-		return -EPERM;
-	return 0;
-}
+#include "rocemu/runtime_dir.h"
 
 static inline int rocemu_ctrl_addr(struct sockaddr_un *sun, const char *dir)
 {
@@ -62,20 +29,30 @@ static inline int rocemu_ctrl_addr(struct sockaddr_un *sun, const char *dir)
 	return (n < 0 || (size_t)n >= sizeof(sun->sun_path)) ? -ENAMETOOLONG : 0;
 }
 
-/* Connect to the daemon of runtime dir dir. Returns the socket or -errno. */
-static inline int rocemu_ctrl_connect(const char *dir)
+/*
+ * Connect to the daemon of runtime dir dir, trusting it before anything is
+ * sent: the directory passes rocemu_runtime_dir_check and the peer
+ * rocemu_peer_check (-EPERM, why filled, otherwise). Returns the socket or
+ * -errno (-ENOENT or -ECONNREFUSED: no daemon).
+ */
+static inline int rocemu_ctrl_connect(const char *dir, char *why, size_t why_len)
 {
 	struct sockaddr_un sun;
 	int fd, err;
 
 	err = rocemu_ctrl_addr(&sun, dir);
+	if (!err)
+		err = rocemu_runtime_dir_check(dir, why, why_len);
 	if (err)
 		return err;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)))
 		err = -errno;
+	else
+		err = rocemu_peer_check(fd, why, why_len);
+	if (err) {
 		close(fd);
 		return err;
 	}

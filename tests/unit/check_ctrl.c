@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The control protocol: header validation (rocemu_msg_check) for every op
- * in both directions, and moving one message with its descriptors over a
- * real SOCK_SEQPACKET socketpair (rocemu_ctrl_send / rocemu_ctrl_recv).
+ * in both directions, moving one message with its descriptors over a
+ * real SOCK_SEQPACKET socketpair (rocemu_ctrl_send / rocemu_ctrl_recv),
+ * and whom to trust (runtime_dir.h).
  */
 #include <check.h>
 #include <dirent.h>
@@ -389,11 +390,101 @@ START_TEST(test_too_many_fds_refused)
 }
 END_TEST
 
+/* ---- whom to trust: the runtime directory and the peer ---- */
+
+static char scratch[64];
+
+static void scratch_setup(void)
+{
+	strcpy(scratch, "/tmp/check_ctrl.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void scratch_teardown(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/link", scratch);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/dir", scratch);
+	rmdir(path);
+	rmdir(scratch);
+}
+
+START_TEST(test_runtime_dir_made_0700)
+{
+	char dir[128], why[ROCEMU_TRUST_WHY_MAX] = "";
+	struct stat st;
+	mode_t old = umask(0);
+
+	snprintf(dir, sizeof(dir), "%s/dir", scratch);
+	ck_assert_int_eq(rocemu_runtime_dir_make(dir, why, sizeof(why)), 0);
+	umask(old);
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0700);
+	ck_assert_int_eq(rocemu_runtime_dir_check(dir, why, sizeof(why)), 0);
+}
+END_TEST
+
+START_TEST(test_runtime_dir_refused)
+{
+	char dir[128], link[128], why[ROCEMU_TRUST_WHY_MAX] = "";
+
+	snprintf(dir, sizeof(dir), "%s/dir", scratch);
+	ck_assert_int_eq(rocemu_runtime_dir_check(dir, why, sizeof(why)), -ENOENT);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_int_eq(rocemu_runtime_dir_check(dir, why, sizeof(why)), -EPERM);
+	ck_assert_str_eq(why, "has mode 0755, not 0700 (others could replace the socket)");
+	ck_assert_int_eq(rocemu_runtime_dir_make(dir, why, sizeof(why)), -EPERM);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	snprintf(link, sizeof(link), "%s/link", scratch);
+	ck_assert_int_eq(symlink(dir, link), 0);
+	ck_assert_int_eq(rocemu_runtime_dir_check(link, why, sizeof(why)), -EPERM);
+	ck_assert_str_eq(why, "is a symbolic link");
+}
+END_TEST
+
+START_TEST(test_runtime_dir_default)
+{
+	char dir[128], want[64];
+
+	unsetenv("ROCEMU_RUNTIME_DIR");
+	unsetenv("XDG_RUNTIME_DIR");
+	ck_assert_int_eq(rocemu_runtime_dir(dir, sizeof(dir)), 0);
+	snprintf(want, sizeof(want), "/tmp/rocemu-%u", (unsigned)getuid());
+	ck_assert_str_eq(dir, want);
+	setenv("XDG_RUNTIME_DIR", "/run/user/7", 1);
+	ck_assert_int_eq(rocemu_runtime_dir(dir, sizeof(dir)), 0);
+	ck_assert_str_eq(dir, "/run/user/7/rocemu");
+	setenv("ROCEMU_RUNTIME_DIR", "/somewhere", 1);
+	ck_assert_int_eq(rocemu_runtime_dir(dir, sizeof(dir)), 0);
+	ck_assert_str_eq(dir, "/somewhere");
+}
+END_TEST
+
+/* Our own process at the other end is trusted; the rule is this user or root. */
+START_TEST(test_peer_check)
+{
+	char why[ROCEMU_TRUST_WHY_MAX] = "";
+	int sv[2];
+
+	socketpair_seqpacket(sv);
+	ck_assert_int_eq(rocemu_peer_check(sv[0], why, sizeof(why)), 0);
+	close(sv[0]);
+	close(sv[1]);
+	ck_assert(rocemu_peer_trusted(getuid()));
+	ck_assert(rocemu_peer_trusted(0));
+	ck_assert(!rocemu_peer_trusted(getuid() == 1 ? 2 : 1));
+}
+END_TEST
+
 static Suite *ctrl_suite(void)
 {
 	Suite *s = suite_create("ctrl");
 	TCase *check = tcase_create("msg_check");
 	TCase *io = tcase_create("send_recv");
+	TCase *trust = tcase_create("trust");
 
 	tcase_add_test(check, test_init_fills_header);
 	tcase_add_loop_test(check, test_every_op_request_size_accepted, ROCEMU_OP_HELLO, ROCEMU_OP__COUNT);
@@ -415,6 +506,13 @@ static Suite *ctrl_suite(void)
 	tcase_add_test(io, test_message_without_body_or_fds);
 	tcase_add_test(io, test_too_many_fds_refused);
 	suite_add_tcase(s, io);
+
+	tcase_add_checked_fixture(trust, scratch_setup, scratch_teardown);
+	tcase_add_test(trust, test_runtime_dir_made_0700);
+	tcase_add_test(trust, test_runtime_dir_refused);
+	tcase_add_test(trust, test_runtime_dir_default);
+	tcase_add_test(trust, test_peer_check);
+	suite_add_tcase(s, trust);
 	return s;
 }
 
