@@ -149,6 +149,17 @@ forget_pid() {
 	BACKGROUND_PIDS=("${kept[@]}")
 }
 
+# wait_ready FILE PID SECS: wait (at most SECS) until FILE has a line
+# starting with "ready"; false when PID exits first or time runs out.
+wait_ready() {
+	for _ in $(seq $(($3 * 10))); do
+		grep -q '^ready' "$1" && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q '^ready' "$1"
+}
+
 # stop_daemon DIR: ask the daemon of runtime dir DIR, if any, to exit.
 stop_daemon() {
 	ROCEMU_RUNTIME_DIR=$1 run_with_timeout 10 "$ROCEMU" stop >/dev/null 2>&1 || true

@@ -34,11 +34,7 @@ sigkill_cleanup() {
 		sh "$pidfile" "$VERBS_CONTROL" >"$client_out" 2>&1 &
 	run_pid=$!
 	BACKGROUND_PIDS+=("$run_pid")
-	for _ in $(seq 100); do
-		grep -q '^ready' "$client_out" && break
-		kill -0 "$run_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_ready "$client_out" "$run_pid" 10
 	cat "$client_out" >>"$COMMANDS_LOG"
 	grep -q '^ready' "$client_out" || fail "the client did not get ready"
 	ready_qpn=$(awk '/^ready/ { print $3 }' "$client_out")

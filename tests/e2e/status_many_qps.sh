@@ -23,11 +23,7 @@ status_many_qps() {
 	holder_pid=$!
 	BACKGROUND_PIDS+=("$holder_pid")
 	exec {holder_fd}>"$holder_in"
-	for _ in $(seq 900); do
-		grep -q '^ready' "$holder_out" && break
-		kill -0 "$holder_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_ready "$holder_out" "$holder_pid" 90
 	cat "$holder_out" >>"$COMMANDS_LOG"
 	grep -q "^ready $QPS$" "$holder_out" || fail "many_qps did not create $QPS QPs"
 	ok "$QPS QPs created"

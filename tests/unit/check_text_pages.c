@@ -41,6 +41,14 @@ static union {
 	char bytes[ROCEMU_CTRL_MSG_MAX];
 } page;
 
+/* Serve op's page at offset into page; returns as rocemu_text_pages_serve, *len the body size. */
+static int serve(uint16_t op, uint64_t offset, uint32_t *len)
+{
+	struct rocemu_text_req req = { .offset = offset };
+
+	return rocemu_text_pages_serve(&pages, NULL, op, render_lines, &req, &page.resp, len);
+}
+
 static void setup(void)
 {
 	memset(&pages, 0, sizeof(pages));
@@ -57,15 +65,13 @@ static void teardown(void)
 /* Read the whole report of op; returns it (malloc'd, NUL-terminated), the page count in *count. */
 static char *read_all(uint16_t op, unsigned int *count)
 {
-	struct rocemu_text_req req = { .offset = 0 };
-	uint64_t total = 0;
+	uint64_t total = 0, offset = 0;
 	char *text = NULL;
 	uint32_t len;
 
 	*count = 0;
 	do {
-		ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, op, render_lines, &req,
-							 &page.resp, &len), 0);
+		ck_assert_int_eq(serve(op, offset, &len), 0);
 		ck_assert_uint_ge(len, sizeof(page.resp));
 		ck_assert_uint_le(len, ROCEMU_CTRL_MSG_MAX);
 		if (!text) {
@@ -74,11 +80,11 @@ static char *read_all(uint16_t op, unsigned int *count)
 			ck_assert_ptr_nonnull(text);
 		}
 		ck_assert_uint_eq(page.resp.total, total);
-		memcpy(text + req.offset, page.resp.text, len - sizeof(page.resp));
-		req.offset += len - sizeof(page.resp);
+		memcpy(text + offset, page.resp.text, len - sizeof(page.resp));
+		offset += len - sizeof(page.resp);
 		(*count)++;
 		generation++;	/* the report changes between pages: the snapshot must not */
-	} while (req.offset < total);
+	} while (offset < total);
 	text[total] = '\0';
 	return text;
 }
@@ -119,38 +125,27 @@ END_TEST
 
 START_TEST(test_offset_without_snapshot_refused)
 {
-	struct rocemu_text_req req = { .offset = 10 };
 	uint32_t len;
 
 	lines = 30000;
-	ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, ROCEMU_OP_STATUS, render_lines, &req,
-						 &page.resp, &len), -EINVAL);
-	req.offset = 0;
-	ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, ROCEMU_OP_STATUS, render_lines, &req,
-						 &page.resp, &len), 0);
+	ck_assert_int_eq(serve(ROCEMU_OP_STATUS, 10, &len), -EINVAL);
+	ck_assert_int_eq(serve(ROCEMU_OP_STATUS, 0, &len), 0);
 	/* The snapshot is STATUS's: a STATS page from it is refused, as is one past its end. */
-	req.offset = 10;
-	ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, ROCEMU_OP_STATS, render_lines, &req,
-						 &page.resp, &len), -EINVAL);
-	req.offset = page.resp.total + 1;
-	ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, ROCEMU_OP_STATUS, render_lines, &req,
-						 &page.resp, &len), -EINVAL);
+	ck_assert_int_eq(serve(ROCEMU_OP_STATS, 10, &len), -EINVAL);
+	ck_assert_int_eq(serve(ROCEMU_OP_STATUS, page.resp.total + 1, &len), -EINVAL);
 }
 END_TEST
 
 /* Offset 0 again starts over with a new snapshot. */
 START_TEST(test_restart_takes_new_snapshot)
 {
-	struct rocemu_text_req req = { .offset = 0 };
 	uint32_t len;
 
 	lines = 30000;
-	ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, ROCEMU_OP_STATUS, render_lines, &req,
-						 &page.resp, &len), 0);
+	ck_assert_int_eq(serve(ROCEMU_OP_STATUS, 0, &len), 0);
 	lines = 1;
 	generation = 9;
-	ck_assert_int_eq(rocemu_text_pages_serve(&pages, NULL, ROCEMU_OP_STATUS, render_lines, &req,
-						 &page.resp, &len), 0);
+	ck_assert_int_eq(serve(ROCEMU_OP_STATUS, 0, &len), 0);
 	ck_assert_uint_eq(page.resp.total, 28);
 	ck_assert_int_eq(memcmp(page.resp.text, "line 000000 of generation 9\n", 28), 0);
 }
