@@ -383,10 +383,5 @@ static const struct named_check checks[] = {
 
 int main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);	/* lines in order even if a timeout kills us */
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B\n", argv[0]);
-		return 1;
-	}
-	return run_checks(argv[1], argv[2], checks, sizeof(checks) / sizeof(checks[0]));
+	return run_checks_main(argc, argv, checks, sizeof(checks) / sizeof(checks[0]));
 }

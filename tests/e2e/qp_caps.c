@@ -207,12 +207,7 @@ static const struct named_check checks[] = {
 
 int main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);	/* lines in order even if a timeout kills us */
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B\n", argv[0]);
-		return 1;
-	}
 	/* 16384 WRITEs before the one completion: room for a slow (sanitized) build. */
 	completion_wait_ms = 30000;
-	return run_checks(argv[1], argv[2], checks, sizeof(checks) / sizeof(checks[0]));
+	return run_checks_main(argc, argv, checks, sizeof(checks) / sizeof(checks[0]));
 }

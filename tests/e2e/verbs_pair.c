@@ -70,6 +70,16 @@ int run_checks(const char *name_a, const char *name_b, const struct named_check 
 	return checks_finish();
 }
 
+int run_checks_main(int argc, char **argv, const struct named_check *checks, size_t n)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* lines in order even if a timeout kills us */
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B\n", argv[0]);
+		return 1;
+	}
+	return run_checks(argv[1], argv[2], checks, n);
+}
+
 /* ---- data patterns ---- */
 
 uint8_t pattern_byte(unsigned int seed, size_t i)

@@ -91,6 +91,8 @@ struct named_check {
 	void (*run)(void);
 };
 int run_checks(const char *name_a, const char *name_b, const struct named_check *checks, size_t n);
+/* main() of a program whose arguments are DEVICE_A DEVICE_B: run_checks over them. */
+int run_checks_main(int argc, char **argv, const struct named_check *checks, size_t n);
 
 /* Data patterns: byte i of message seed, so that any byte out of place shows. */
 uint8_t pattern_byte(unsigned int seed, size_t i);
