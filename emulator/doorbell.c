@@ -75,13 +75,14 @@ static bool scan_all(struct rocemu_emu *emu)
 	return work;
 }
 
-static int doorbell_idle(void *arg)
+static int doorbell_idle(void *arg, bool may_sleep)
 {
 	struct rocemu_emu *emu = arg;
 
 	if (emu->sleeping)
 		sleeping_set(emu, 0);
-	if (scan_all(emu)) {
+	/* A timer due (the next burst of a READ, say) is work too: no sleeping flag then. */
+	if (scan_all(emu) || !may_sleep) {
 		emu->last_work_ns = rocemu_now_ns();
 		return 1;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Learning of new work without a system call: before the loop sleeps,
- * scan the contexts whose doorbell_seq changed (their QPs' doorbell
+ * Learning of new work without a system call: before each poll of the
+ * loop (due timers never put it off), scan the contexts whose doorbell_seq changed (their QPs' doorbell
  * records, their CQs' arm words), spin ~2 us after work, then publish
  * daemon_sleeping, rescan, and only then sleep (no lost wake-up: the shim
  * stores its doorbell, fences, and kicks if it sees the flag).

@@ -585,7 +585,7 @@ int rocemu_loop_run(struct rocemu_loop *loop)
 	while (!atomic_load(&loop->stop)) {
 		int64_t timeout = timers_timeout(loop);
 
-		if (timeout && loop->idle_cb && loop->idle_cb(loop->idle_arg))
+		if (loop->idle_cb && loop->idle_cb(loop->idle_arg, timeout != 0))
 			timeout = 0;
 		if (atomic_load(&loop->stop))
 			break;

@@ -10,6 +10,7 @@
 #define ROCEMU_NET_LOOP_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -36,11 +37,13 @@ typedef void (*rocemu_dgram_cb)(void *arg, int fd, const struct rocemu_dgram *d)
 typedef void (*rocemu_timer_cb)(void *arg);
 
 /*
- * Called before the loop would sleep. Return nonzero if work was found
- * (the loop then polls again without sleeping), zero to let it sleep.
- * The daemon uses it to scan doorbells and publish its sleeping flag.
+ * Called before every poll, so that timers falling due one after another
+ * cannot starve it; may_sleep is false when a timer is due (the loop then
+ * polls without sleeping whatever the hook says). Return nonzero if work
+ * was found (the loop then polls again without sleeping), zero to let it
+ * sleep. The daemon uses it to scan doorbells and publish its sleeping flag.
  */
-typedef int (*rocemu_idle_cb)(void *arg);
+typedef int (*rocemu_idle_cb)(void *arg, bool may_sleep);
 
 /*
  * Create a loop. backend AUTO reads ROCEMU_NET (io_uring|epoll) and otherwise
