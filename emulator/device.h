@@ -47,6 +47,8 @@ struct rocemu_device_counters {
 	uint64_t rx_ghost_acks;		/* requester: ACKs, NAKs, responses outside the window */
 	uint64_t rx_bad_responses;	/* requester: responses that fit no request in flight */
 	uint64_t rx_bad_duplicates;	/* responder: duplicates failing a new request's checks */
+	uint64_t rx_stale_atomics;	/* responder: duplicate atomics no longer in the replay cache */
+	uint64_t rx_busy_rd_atomics;	/* responder: READs, atomics with every resource owed */
 };
 
 struct rocemu_device {

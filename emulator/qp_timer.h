@@ -16,6 +16,7 @@ enum rocemu_qp_timer_kind {
 	ROCEMU_QP_TIMER_RETRY,		/* local ACK timeout: resend, or fail when retries are spent */
 	ROCEMU_QP_TIMER_RNR,		/* RNR NAK wait: resend when it ends */
 	ROCEMU_QP_TIMER_CQ_LOST,	/* a CQ refused a CQE: fail once the current pass ends */
+	ROCEMU_QP_TIMER_RESP,		/* responses owed: the next burst, on the next turn */
 	ROCEMU_QP_TIMER__COUNT,
 };
 

@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/atomic.h"
+#include "emulator/device.h"
 #include "emulator/qp_timer.h"
 #include "emulator/wqe.h"
 
@@ -28,6 +29,8 @@ struct rocemu_device;
 #define ROCEMU_RC_WINDOW 512u
 /* The requester asks for an ACK at least this often within a message. */
 #define ROCEMU_RC_ACK_EVERY 64u
+/* READ response packets per turn of the loop: a long READ never holds the daemon. */
+#define ROCEMU_RC_RESP_BURST 64u
 
 /* A requester WQE in flight, in posting order; the WQE itself stays in the SQ ring. */
 struct rocemu_rc_wqe {
@@ -68,7 +71,31 @@ struct rocemu_rc_req {
 
 enum rocemu_rc_msg_kind { RC_MSG_NONE, RC_MSG_SEND, RC_MSG_WRITE };
 
-/* Responder: expected PSN, MSN and the message in progress. */
+enum rocemu_rc_res_kind { RC_RES_READ, RC_RES_ATOMIC };
+
+/*
+ * A responder resource (rxe's resp_res): a READ or atomic accepted whose
+ * answer has not all gone out, and the ACK or NAK owed right after it (a
+ * newer one replaces it: an acknowledge covers every PSN before its own).
+ * A READ answers [psn, last_psn] from RETH va/rkey/length, next counting
+ * the packets sent; a duplicate in [first_psn, last_psn] restarts it.
+ */
+struct rocemu_rc_res {
+	enum rocemu_rc_res_kind kind;
+	bool replay;			/* a duplicate's: dropped, never a NAK, when it fails */
+	uint32_t first_psn, last_psn;	/* READ: its PSNs */
+	uint32_t psn;			/* READ: of its first response (since a restart); atomic: its own */
+	uint32_t msn;			/* of its AETH */
+	uint64_t va;
+	uint32_t rkey, length;
+	uint32_t next;			/* READ: packets sent */
+	uint64_t orig;			/* atomic: the value before */
+	bool ack_owed;			/* an ACK/NAK follows: */
+	uint8_t ack_syndrome;
+	uint32_t ack_psn, ack_msn;
+};
+
+/* Responder: expected PSN, MSN, the message in progress and the responses owed. */
 struct rocemu_rc_resp {
 	uint32_t epsn;
 	uint32_t msn;
@@ -83,6 +110,9 @@ struct rocemu_rc_resp {
 	uint32_t write_left;
 	struct rocemu_atomic_replay atomics[ROCEMU_ATOMIC_REPLAY_MAX];
 	uint32_t atomic_next;		/* the replay entry to overwrite next */
+	/* Owed in PSN order: [res_tail, res_head), free-running, at most max_dest_rd_atomic. */
+	struct rocemu_rc_res res[ROCEMU_MAX_RD_ATOM];
+	uint32_t res_tail, res_head;
 };
 
 struct rocemu_rc {
@@ -162,6 +192,13 @@ void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+/*
+ * Send what the responder owes, in PSN order, at most ROCEMU_RC_RESP_BURST
+ * READ response packets; the rest on the next turn (ROCEMU_QP_TIMER_RESP).
+ */
+void rocemu_rc_resp_drain(struct rocemu_qp *qp);
+/* The QP went to ERR or RESET: nothing owed is sent any more. */
+void rocemu_rc_resp_forget(struct rocemu_qp *qp);
 
 /* ---- rc_tx.c ---- */
 

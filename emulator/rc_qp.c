@@ -263,6 +263,7 @@ static void rc_flush(struct rocemu_qp *qp)
 {
 	flush_sq(qp);
 	flush_rq(qp);
+	rocemu_rc_resp_forget(qp);
 }
 
 void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)

@@ -8,8 +8,17 @@
  * A duplicate READ is executed again only through the checks a new one
  * passes; one that fails them is dropped. A QP whose process is gone
  * answers nothing.
+ *
+ * Responses leave in PSN order (IBTA 9.7.5.1): a READ accepted becomes a
+ * responder resource, answered ROCEMU_RC_RESP_BURST packets at a time, one
+ * burst per turn of the loop, so a READ of 2 GiB never holds the daemon.
+ * Requests behind it are executed as they come (the relaxed ordering a
+ * fence exists for), but their ACKs, NAKs and atomic acknowledges wait
+ * behind the READ's responses. A duplicate of a READ still owed restarts it
+ * from its PSN, as rxe does; a failure NAKs at once and drops what is owed.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
@@ -35,6 +44,7 @@ enum resp_state {
 	RESP_ACK,
 	RESP_ERR_SEQ,		/* PSN gap: NAK once */
 	RESP_ERR_RNR,		/* no receive WQE: RNR NAK */
+	RESP_BUSY,		/* READ or atomic with every responder resource owed: dropped */
 	RESP_ERROR,		/* NAK, CQE if a WQE was taken, QP to ERR */
 	RESP_DONE,
 };
@@ -52,6 +62,7 @@ static const char *const resp_state_names[] = {
 	[RESP_ACK] = "ACK",
 	[RESP_ERR_SEQ] = "ERR_SEQ",
 	[RESP_ERR_RNR] = "ERR_RNR",
+	[RESP_BUSY] = "BUSY",
 	[RESP_ERROR] = "ERROR",
 	[RESP_DONE] = "DONE",
 };
@@ -74,6 +85,88 @@ static uint8_t ack_syndrome(void)
 static const uint8_t *pkt_reth(const struct resp_ctx *c)
 {
 	return rocemu_pkt_reth((uint8_t *)c->pkt->bth);
+}
+
+/* The responder works in RTR, RTS and SQD, for a process still there. */
+static bool resp_active(const struct rocemu_qp *qp)
+{
+	return (qp->attr.qp_state == IBV_QPS_RTR || rocemu_rc_sq_active(qp)) && !qp->owner->gone;
+}
+
+/* ---- responses owed: responder resources in PSN order ---- */
+
+static bool res_owed(const struct rocemu_rc_resp *resp)
+{
+	return resp->res_tail != resp->res_head;
+}
+
+static struct rocemu_rc_res *res_at(struct rocemu_rc_resp *resp, uint32_t pos)
+{
+	return &resp->res[pos % ROCEMU_MAX_RD_ATOM];
+}
+
+/* A READ or atomic may take a resource: fewer than max_dest_rd_atomic are owed. */
+static bool res_free(const struct rocemu_qp *qp)
+{
+	const struct rocemu_rc_resp *resp = &qp->rc.resp;
+
+	return resp->res_head - resp->res_tail < qp->attr.max_dest_rd_atomic;
+}
+
+/* The READ still owed whose PSNs hold psn, or NULL. */
+static struct rocemu_rc_res *res_read_at(struct rocemu_rc_resp *resp, uint32_t psn)
+{
+	for (uint32_t pos = resp->res_tail; pos != resp->res_head; pos++) {
+		struct rocemu_rc_res *r = res_at(resp, pos);
+
+		if (r->kind == RC_RES_READ && rocemu_psn_diff(psn, r->first_psn) >= 0 &&
+		    rocemu_psn_diff(psn, r->last_psn) <= 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* An ACK or NAK for psn: at once when nothing is owed, else behind what is. */
+static void resp_owe_ack(struct resp_ctx *c, uint32_t psn, uint8_t syndrome)
+{
+	struct rocemu_rc_resp *resp = c->resp;
+	struct rocemu_rc_res *last;
+
+	if (!res_owed(resp)) {
+		rocemu_rc_send_ack(c->qp, psn, syndrome, resp->msn);
+		return;
+	}
+	last = res_at(resp, resp->res_head - 1);
+	/* One of an earlier PSN says less than the one owed (a NAK at epsn covers epsn - 1). */
+	if (last->ack_owed && rocemu_psn_diff(psn, last->ack_psn) < 0)
+		return;
+	last->ack_owed = true;
+	last->ack_psn = psn;
+	last->ack_syndrome = syndrome;
+	last->ack_msn = resp->msn;
+}
+
+/* An atomic's acknowledge: at once when nothing is owed, else behind what is (res_free checked). */
+static void resp_owe_atomic(struct resp_ctx *c, uint32_t psn, uint64_t orig)
+{
+	struct rocemu_rc_resp *resp = c->resp;
+
+	if (!res_owed(resp)) {
+		rocemu_rc_send_atomic_ack(c->qp, psn, resp->msn, orig);
+		return;
+	}
+	*res_at(resp, resp->res_head++) = (struct rocemu_rc_res){
+		.kind = RC_RES_ATOMIC, .replay = c->duplicate, .psn = psn, .msn = resp->msn,
+		.orig = orig,
+	};
+}
+
+/* The READ's R_Key grants its whole range (again before each burst: a key may go meanwhile). */
+static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res *r, uint64_t *addr)
+{
+	*addr = 0;
+	return r->length ? rocemu_dma_rkey(qp, r->rkey, r->va, r->length, IBV_ACCESS_REMOTE_READ,
+					   addr) : 0;
 }
 
 static enum resp_state resp_check_psn(struct resp_ctx *c)
@@ -137,13 +230,17 @@ static enum resp_state resp_duplicate(struct resp_ctx *c)
 		uint64_t orig;
 
 		/* Answered from the replay cache, never executed twice (IBTA C9-140). */
-		if (rocemu_atomic_replay_find(c->resp, c->pkt->psn, &orig))
-			rocemu_rc_send_atomic_ack(c->qp, c->pkt->psn, c->resp->msn, orig);
+		if (!rocemu_atomic_replay_find(c->resp, c->pkt->psn, &orig)) {
+			c->qp->owner->dev->counters.rx_stale_atomics++;
+			return RESP_DONE;
+		}
+		if (res_owed(c->resp) && !res_free(c->qp))
+			return RESP_BUSY;
+		resp_owe_atomic(c, c->pkt->psn, orig);
 		return RESP_DONE;
 	}
 	if (rocemu_bth_ackreq(c->pkt->bth))
-		rocemu_rc_send_ack(c->qp, rocemu_psn_add(c->resp->epsn, -1u), ack_syndrome(),
-				   c->resp->msn);
+		resp_owe_ack(c, rocemu_psn_add(c->resp->epsn, -1u), ack_syndrome());
 	return RESP_DONE;
 }
 
@@ -191,6 +288,8 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 		c->err = RC_ERR_REM_INV_REQ;
 		return RESP_ERROR;
 	}
+	if ((f & (ROCEMU_OPF_READ | ROCEMU_OPF_ATOMIC)) && !res_free(c->qp))
+		return RESP_BUSY;
 	if (f & ROCEMU_OPF_READ)
 		return RESP_READ_REPLY;
 	if (f & ROCEMU_OPF_ATOMIC)
@@ -324,37 +423,51 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 static enum resp_state resp_ack(struct resp_ctx *c)
 {
 	if (rocemu_bth_ackreq(c->pkt->bth))
-		rocemu_rc_send_ack(c->qp, c->pkt->psn, ack_syndrome(), c->resp->msn);
+		resp_owe_ack(c, c->pkt->psn, ack_syndrome());
 	return RESP_DONE;
 }
 
+/*
+ * A READ becomes a resource owed; its responses leave from the drain. A
+ * duplicate of one still owed restarts it from its own PSN, for what its
+ * RETH asks, which must end where the READ ends.
+ */
 static enum resp_state resp_read_reply(struct resp_ctx *c)
 {
 	const uint8_t *reth = pkt_reth(c);
 	struct rocemu_rc_resp *resp = c->resp;
-	struct rocemu_rc_msg m = {
-		.ops = rocemu_rc_ops_read_resp,
-		.psn = c->pkt->psn,
+	struct rocemu_rc_res read = {
+		.kind = RC_RES_READ, .replay = c->duplicate, .first_psn = c->pkt->psn,
+		.psn = c->pkt->psn, .va = rocemu_reth_va(reth), .rkey = rocemu_reth_rkey(reth),
 		.length = rocemu_reth_dma_len(reth),
-		.src = RC_SRC_MR,
-		.syndrome = ack_syndrome(),
 	};
-	uint32_t sent;
+	struct rocemu_rc_res *owed = c->duplicate ? res_read_at(resp, c->pkt->psn) : NULL;
+	uint64_t addr;
 
+	read.last_psn = rocemu_psn_add(read.psn, rocemu_rc_npkts(c->qp, read.length) - 1);
 	c->err = RC_ERR_REM_ACCESS;
-	c->dma_err = m.length ? rocemu_dma_rkey(c->qp, rocemu_reth_rkey(reth), rocemu_reth_va(reth),
-						m.length, IBV_ACCESS_REMOTE_READ, &m.mr_addr) : 0;
+	c->dma_err = res_read_rkey(c->qp, &read, &addr);
 	if (c->dma_err)
 		return RESP_ERROR;
+	if (owed) {
+		c->err = RC_ERR_REM_INV_REQ;
+		if (read.last_psn != owed->last_psn)
+			return RESP_ERROR;
+		owed->psn = read.psn;
+		owed->va = read.va;
+		owed->rkey = read.rkey;
+		owed->length = read.length;
+		owed->next = 0;
+		return RESP_DONE;
+	}
+	if (!res_free(c->qp))
+		return RESP_BUSY;
 	if (!c->duplicate) {
-		resp->epsn = rocemu_psn_add(resp->epsn, rocemu_rc_npkts(c->qp, m.length));
+		resp->epsn = rocemu_psn_add(resp->epsn, rocemu_rc_npkts(c->qp, read.length));
 		resp->msn = rocemu_psn_add(resp->msn, 1);
 	}
-	m.msn = resp->msn;
-	c->err = RC_ERR_REM_OP;
-	c->dma_err = rocemu_rc_send_msg(c->qp, &m, 0, UINT32_MAX, &sent);
-	if (c->dma_err)
-		return RESP_ERROR;
+	read.msn = resp->msn;
+	*res_at(resp, resp->res_head++) = read;
 	return RESP_DONE;
 }
 
@@ -372,7 +485,7 @@ static enum resp_state resp_atomic(struct resp_ctx *c)
 	rocemu_atomic_replay_save(resp, c->qp->attr.max_dest_rd_atomic, c->pkt->psn, orig);
 	resp->epsn = rocemu_psn_add(resp->epsn, 1);
 	resp->msn = rocemu_psn_add(resp->msn, 1);
-	rocemu_rc_send_atomic_ack(c->qp, c->pkt->psn, resp->msn, orig);
+	resp_owe_atomic(c, c->pkt->psn, orig);
 	return RESP_DONE;
 }
 
@@ -380,27 +493,49 @@ static enum resp_state resp_err_seq(struct resp_ctx *c)
 {
 	if (!c->resp->nak_sent) {
 		c->resp->nak_sent = true;
-		rocemu_rc_send_ack(c->qp, c->resp->epsn,
-				   rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK,
-							     ROCEMU_NAK_PSN_SEQ_ERROR),
-				   c->resp->msn);
+		resp_owe_ack(c, c->resp->epsn,
+			     rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK, ROCEMU_NAK_PSN_SEQ_ERROR));
 	}
 	return RESP_DONE;
 }
 
 static enum resp_state resp_err_rnr(struct resp_ctx *c)
 {
-	rocemu_rc_send_ack(c->qp, c->pkt->psn,
-			   rocemu_aeth_syndrome_make(ROCEMU_AETH_RNR_NAK,
-						     c->qp->attr.min_rnr_timer),
-			   c->resp->msn);
+	resp_owe_ack(c, c->pkt->psn,
+		     rocemu_aeth_syndrome_make(ROCEMU_AETH_RNR_NAK, c->qp->attr.min_rnr_timer));
 	return RESP_DONE;
+}
+
+/* Dropped: the requester sends it again once a resource is free (local ACK timeout). */
+static enum resp_state resp_busy(struct resp_ctx *c)
+{
+	c->qp->owner->dev->counters.rx_busy_rd_atomics++;
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x rx %s: all %u responder resources owed, dropped",
+			   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn, c->pkt->info->name,
+			   c->qp->attr.max_dest_rd_atomic);
+	return RESP_DONE;
+}
+
+/* A request fails at psn: log it, NAK it at once (what is owed goes with the QP), QP to ERR. */
+static void resp_fail(struct rocemu_qp *qp, uint32_t psn, const char *what,
+		      enum rocemu_rc_err err, int dma_err)
+{
+	int nak = rocemu_rc_err_nak(err);
+
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x %s: %s (dma %s)",
+		   qp->owner->dev->name, qp->qpn, psn, what, rocemu_rc_err_name(err),
+		   dma_err ? strerror(-dma_err) : "-");
+	if (nak >= 0)
+		rocemu_rc_send_ack(qp, psn, rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK, (uint8_t)nak),
+				   qp->rc.resp.msn);
+	rocemu_rc_resp_error(qp, err);
 }
 
 static enum resp_state resp_error(struct resp_ctx *c)
 {
 	struct rocemu_rc_resp *resp = c->resp;
-	int nak = rocemu_rc_err_nak(c->err);
+	char what[64];
 	struct rocemu_cqe_info info = {
 		.op = MLX5_CQE_RESP_ERR,
 		.syndrome = rocemu_rc_err_syndrome(c->err),
@@ -423,19 +558,100 @@ static enum resp_state resp_error(struct resp_ctx *c)
 		return RESP_DONE;
 	}
 
-	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x rx %s: %s (dma %s)",
-		   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn, c->pkt->info->name,
-		   rocemu_rc_err_name(c->err), c->dma_err ? strerror(-c->dma_err) : "-");
-	if (nak >= 0)
-		rocemu_rc_send_ack(c->qp, c->pkt->psn,
-				   rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK, (uint8_t)nak),
-				   resp->msn);
 	if (resp->has_recv) {
 		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
-	rocemu_rc_resp_error(c->qp, c->err);
+	snprintf(what, sizeof(what), "rx %s", c->pkt->info->name);
+	resp_fail(c->qp, c->pkt->psn, what, c->err, c->dma_err);
 	return RESP_DONE;
+}
+
+/* Up to budget packets of the READ r from where it is; *sent counts them. */
+static enum rocemu_rc_err res_read_send(struct rocemu_qp *qp, const struct rocemu_rc_res *r,
+					uint32_t budget, uint32_t *sent, int *dma_err)
+{
+	struct rocemu_rc_msg m = {
+		.ops = rocemu_rc_ops_read_resp,
+		.psn = r->psn,
+		.length = r->length,
+		.src = RC_SRC_MR,
+		.syndrome = ack_syndrome(),
+		.msn = r->msn,
+	};
+
+	*sent = 0;
+	*dma_err = res_read_rkey(qp, r, &m.mr_addr);
+	if (*dma_err)
+		return RC_ERR_REM_ACCESS;
+	*dma_err = rocemu_rc_send_msg(qp, &m, r->next * qp->path.mtu, budget, sent);
+	return *dma_err ? RC_ERR_REM_OP : RC_ERR_NONE;
+}
+
+/*
+ * The READ r failed at its next packet: a duplicate's replay is dropped
+ * (true: go on), anything else fails the QP, and a gone process stops it.
+ */
+static bool res_read_dropped(struct rocemu_qp *qp, const struct rocemu_rc_res *r,
+			     enum rocemu_rc_err err, int dma_err)
+{
+	uint32_t psn = rocemu_psn_add(r->psn, r->next);
+
+	if (dma_err == -ESRCH) {
+		rocemu_client_gone(qp->owner);
+		return false;
+	}
+	if (!r->replay) {
+		resp_fail(qp, psn, "tx READ response", err, dma_err);
+		return false;
+	}
+	qp->owner->dev->counters.rx_bad_duplicates++;
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx READ response of a duplicate: %s, dropped",
+			   qp->owner->dev->name, qp->qpn, psn, rocemu_rc_err_name(err));
+	return true;
+}
+
+void rocemu_rc_resp_drain(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	uint32_t budget = ROCEMU_RC_RESP_BURST;
+
+	if (!resp_active(qp)) {
+		rocemu_rc_resp_forget(qp);
+		return;
+	}
+	while (res_owed(resp)) {
+		struct rocemu_rc_res *r = res_at(resp, resp->res_tail);
+		uint32_t left, sent;
+		enum rocemu_rc_err err;
+		int dma_err;
+
+		if (r->kind == RC_RES_ATOMIC) {
+			rocemu_rc_send_atomic_ack(qp, r->psn, r->msn, r->orig);
+		} else if ((left = rocemu_rc_npkts(qp, r->length) - r->next)) {
+			if (!budget)
+				break;
+			err = res_read_send(qp, r, budget, &sent, &dma_err);
+			if (err && !res_read_dropped(qp, r, err, dma_err))
+				return;
+			r->next += sent;
+			budget -= sent;
+			if (!err && sent < left)
+				break;
+		}
+		if (r->ack_owed)
+			rocemu_rc_send_ack(qp, r->ack_psn, r->ack_syndrome, r->ack_msn);
+		resp->res_tail++;
+	}
+	if (res_owed(resp))
+		rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_RESP, rocemu_now_ns());
+}
+
+void rocemu_rc_resp_forget(struct rocemu_qp *qp)
+{
+	qp->rc.resp.res_tail = qp->rc.resp.res_head;
+	rocemu_qp_timer_cancel(qp, ROCEMU_QP_TIMER_RESP);
 }
 
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
@@ -444,7 +660,7 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_PSN;
 
-	if ((qp->attr.qp_state != IBV_QPS_RTR && !rocemu_rc_sq_active(qp)) || qp->owner->gone)
+	if (!resp_active(qp))
 		return;
 	rocemu_rc_qp_rx(qp);
 	while (state != RESP_DONE) {
@@ -488,6 +704,9 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		case RESP_ERR_RNR:
 			state = resp_err_rnr(&c);
 			break;
+		case RESP_BUSY:
+			state = resp_busy(&c);
+			break;
 		case RESP_ERROR:
 			state = resp_error(&c);
 			break;
@@ -495,4 +714,7 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			break;
 		}
 	}
+	/* What this packet left owed starts now; with a burst pending, it waits its turn. */
+	if (res_owed(c.resp) && !rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RESP))
+		rocemu_rc_resp_drain(qp);
 }

@@ -3,8 +3,8 @@
  * RC's timers, armed and handled here (the loop reaches them through
  * qp_timer.c and rocemu_rc_transport's timer hook): the local ACK timeout
  * that resends from the oldest unacknowledged PSN and fails the QP once
- * retry_cnt is spent, the RNR wait after an RNR NAK, and the failure of a
- * QP whose CQ refused a CQE.
+ * retry_cnt is spent, the RNR wait after an RNR NAK, the failure of a QP
+ * whose CQ refused a CQE, and the responder's next burst of what it owes.
  */
 #include "emulator/qp.h"
 #include "emulator/qp_timer.h"
@@ -91,6 +91,9 @@ void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
 		break;
 	case ROCEMU_QP_TIMER_CQ_LOST:
 		rocemu_rc_qp_error(qp, RC_ERR_LOC_QP_OP);
+		break;
+	case ROCEMU_QP_TIMER_RESP:
+		rocemu_rc_resp_drain(qp);
 		break;
 	default:
 		break;

@@ -78,6 +78,8 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_ghost_acks", k->rx_ghost_acks },
 		{ "rx_bad_responses", k->rx_bad_responses },
 		{ "rx_bad_duplicates", k->rx_bad_duplicates },
+		{ "rx_stale_atomics", k->rx_stale_atomics },
+		{ "rx_busy_rd_atomics", k->rx_busy_rd_atomics },
 		{ "fault_dropped", f.dropped },
 		{ "fault_duplicated", f.duplicated },
 		{ "fault_reordered", f.reordered },
