@@ -6,11 +6,16 @@
  * without a receive, SEND into a receive WQE, duplicates answered and not
  * executed again, atomics with replay, and an R_Key violation; duplicate
  * READs only through a new READ's checks, and a QP of a gone process silent.
+ * A long READ leaves one burst per turn of the loop, the ACKs of requests
+ * behind it after it, a duplicate restarts it from its PSN; READs past
+ * max_dest_rd_atomic and duplicate atomics out of the replay cache are
+ * dropped and counted.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulator/rc.h"
 #include "tests/unit/fixture.h"
 
 static uint8_t payload[4 * FX_MTU_BYTES];
@@ -279,6 +284,127 @@ START_TEST(test_duplicate_read_within_its_psns)
 }
 END_TEST
 
+/* Packets [from, to) on the wire are READ responses of PSNs first_psn + i, fx.buf + off + i MTUs. */
+static void expect_read_responses(unsigned int from, unsigned int to, uint32_t first_psn,
+				  uint32_t npkts, uint32_t off, uint32_t len, uint32_t msn)
+{
+	for (unsigned int w = from; w < to; w++) {
+		uint32_t i = (uint32_t)rocemu_psn_diff(rocemu_bth_psn(fx_wire_bth(w)), first_psn);
+		uint8_t op = npkts == 1 ? ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY
+			     : !i ? ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST
+			     : i == npkts - 1 ? ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST
+			     : ROCEMU_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		uint32_t paylen = i == npkts - 1 ? len - i * FX_MTU_BYTES : FX_MTU_BYTES;
+		const uint8_t *bth = fx_wire_expect(w, op, rocemu_psn_add(first_psn, i), false, paylen);
+		const uint8_t *aeth = rocemu_pkt_aeth((uint8_t *)bth);
+
+		if (aeth)
+			ck_assert_uint_eq(rocemu_aeth_msn(aeth), msn);
+		ck_assert_mem_eq(bth + rocemu_pkt_info(bth)->length, fx.buf + off + i * FX_MTU_BYTES,
+				 paylen);
+	}
+}
+
+/*
+ * A READ of 121 MTUs sends one burst when it comes and the rest on the next
+ * turn; a WRITE behind it is placed at once, its ACK goes after the READ.
+ */
+START_TEST(test_read_in_bursts_acks_behind)
+{
+	const uint32_t len = 120 * FX_MTU_BYTES + 100, npkts = 121, write_off = 124 * FX_MTU_BYTES;
+
+	ck_assert_uint_eq(ROCEMU_RC_RESP_BURST, 64);
+	fill(fx.buf, len, 7);
+	fill(payload, 64, 8);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, len, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, ROCEMU_RC_RESP_BURST);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + npkts, true, write_off, 64, payload, 64);
+	ck_assert_mem_eq(fx.buf + write_off, payload, 64);
+	ck_assert_uint_eq(fx.nwire, ROCEMU_RC_RESP_BURST);	/* no ACK before the READ is answered */
+	fx_turn();
+	ck_assert_uint_eq(fx.nwire, npkts + 1);
+	expect_read_responses(0, npkts, FX_RQ_PSN, npkts, 0, len, 1);
+	expect_ack(npkts, FX_RQ_PSN + npkts, ROCEMU_AETH_ACK, 0, 2);
+	fx_turn();
+	ck_assert_uint_eq(fx.nwire, npkts + 1);
+}
+END_TEST
+
+/*
+ * A duplicate of the READ being answered restarts it from its PSN, one burst
+ * per turn; one that does not end where the READ ends is dropped.
+ */
+START_TEST(test_read_duplicate_restarts)
+{
+	const uint32_t npkts = FX_BUF_BYTES / FX_MTU_BYTES, restart = 10;
+
+	fill(fx.buf, FX_BUF_BYTES, 9);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN, true, 0, FX_BUF_BYTES, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, ROCEMU_RC_RESP_BURST);
+	expect_read_responses(0, ROCEMU_RC_RESP_BURST, FX_RQ_PSN, npkts, 0, FX_BUF_BYTES, 1);
+	/* Ends one MTU early: not the READ asked again. */
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN + 20, true, 20 * FX_MTU_BYTES,
+	       (npkts - 21) * FX_MTU_BYTES, NULL, 0);
+	ck_assert_uint_eq(fx.dev->counters.rx_bad_duplicates, 1);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN + restart, true, restart * FX_MTU_BYTES,
+	       FX_BUF_BYTES - restart * FX_MTU_BYTES, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, ROCEMU_RC_RESP_BURST);
+	fx_turn();
+	ck_assert_uint_eq(fx.nwire, 2 * ROCEMU_RC_RESP_BURST);
+	fx_turn();
+	ck_assert_uint_eq(fx.nwire, ROCEMU_RC_RESP_BURST + npkts - restart);
+	expect_read_responses(ROCEMU_RC_RESP_BURST, fx.nwire, FX_RQ_PSN + restart,
+			      npkts - restart, restart * FX_MTU_BYTES,
+			      FX_BUF_BYTES - restart * FX_MTU_BYTES, 1);
+	ck_assert_uint_eq(fx.dev->counters.rx_bad_duplicates, 1);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+}
+END_TEST
+
+/* A READ with all max_dest_rd_atomic resources owed is dropped; sent again later, answered. */
+START_TEST(test_read_past_resources_dropped)
+{
+	const uint32_t len = (ROCEMU_RC_RESP_BURST + 1) * FX_MTU_BYTES;
+	const uint32_t npkts = ROCEMU_RC_RESP_BURST + 1;
+	uint32_t psn = FX_RQ_PSN;
+	unsigned int i;
+
+	for (i = 0; i < FX_RD_ATOMIC; i++, psn += npkts)
+		rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, psn, true, 0, len, NULL, 0);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, psn, true, 0, 64, NULL, 0);
+	ck_assert_uint_eq(fx.dev->counters.rx_busy_rd_atomics, 1);
+	ck_assert_uint_eq(fx.nwire, ROCEMU_RC_RESP_BURST);
+	fx_wire_clear();
+	for (i = 0; i < FX_RD_ATOMIC; i++)
+		fx_turn();
+	ck_assert_uint_eq(fx.nwire, FX_RD_ATOMIC * npkts - ROCEMU_RC_RESP_BURST);
+	for (i = 0; i < fx.nwire; i++)
+		ck_assert_uint_eq(rocemu_bth_psn(fx_wire_bth(i)), FX_RQ_PSN + ROCEMU_RC_RESP_BURST + i);
+	fx_wire_clear();
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, psn, true, 0, 64, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, 1);
+	fx_wire_expect(0, ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY, psn, false, 64);
+	ck_assert_uint_eq(fx.dev->counters.out_of_sequence, 0);
+}
+END_TEST
+
+/* A duplicate atomic the replay cache does not hold is dropped and counted, never executed. */
+START_TEST(test_duplicate_atomic_not_cached_counted)
+{
+	const struct fx_hdrs h = { .psn = FX_RQ_PSN, .va = (uintptr_t)(fx.buf + 64),
+				   .rkey = fx.rkey, .swap_add = 5 };
+	uint64_t v = 100;
+
+	memcpy(fx.buf + 64, &v, sizeof(v));
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, false, 0, 8, payload, 8);
+	fx_rx_build(ROCEMU_OP_RC_FETCH_ADD, &h, NULL, 0);
+	ck_assert_uint_eq(fx.nwire, 0);
+	ck_assert_uint_eq(fx.dev->counters.rx_stale_atomics, 1);
+	memcpy(&v, fx.buf + 64, sizeof(v));
+	ck_assert_uint_eq(v, 100);
+}
+END_TEST
+
 /* A QP whose process is gone answers nothing and sends nothing. */
 START_TEST(test_gone_process_silent)
 {
@@ -316,6 +442,10 @@ static Suite *rc_resp_suite(void)
 	tcase_add_test(tc, test_duplicate_read_needs_remote_read);
 	tcase_add_test(tc, test_duplicate_read_within_its_psns);
 	tcase_add_test(tc, test_gone_process_silent);
+	tcase_add_test(tc, test_read_in_bursts_acks_behind);
+	tcase_add_test(tc, test_read_duplicate_restarts);
+	tcase_add_test(tc, test_read_past_resources_dropped);
+	tcase_add_test(tc, test_duplicate_atomic_not_cached_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }

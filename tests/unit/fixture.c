@@ -28,7 +28,6 @@
 /* 4.096 us * 2^0: the local ACK timeout is infinite, so no test resends by the clock. */
 #define FX_TIMEOUT 0
 #define FX_RETRY_CNT 7
-#define FX_RD_ATOMIC 4
 
 struct fx fx;
 
@@ -227,6 +226,18 @@ void fx_run(uint64_t ns)
 {
 	ck_assert_uint_ne(rocemu_loop_timer_add(fx.loop, rocemu_now_ns() + ns, run_deadline, NULL),
 			  0);
+	ck_assert_int_eq(rocemu_loop_run(fx.loop), 0);
+}
+
+/* Due after every timer armed before it: ends the turn they fire in. */
+static void turn_end(void *arg)
+{
+	rocemu_loop_stop(fx.loop);
+}
+
+void fx_turn(void)
+{
+	ck_assert_uint_ne(rocemu_loop_timer_add(fx.loop, rocemu_now_ns(), turn_end, NULL), 0);
 	ck_assert_int_eq(rocemu_loop_run(fx.loop), 0);
 }
 

@@ -31,6 +31,7 @@
 #define FX_SQ_PSN 0x000100u		/* our requester's first PSN */
 #define FX_RQ_PSN 0x000200u		/* the PSN our responder expects first */
 #define FX_MIN_RNR_TIMER 14		/* the code our responder puts in RNR NAKs */
+#define FX_RD_ATOMIC 4			/* max_rd_atomic and max_dest_rd_atomic */
 #define FX_BUF_BYTES (128u * 1024u)	/* the registered memory */
 #define FX_QP_DEPTH 16			/* send and receive WRs */
 #define FX_SGE_MAX 4
@@ -137,6 +138,8 @@ void fx_post_recv(const struct ibv_sge *sge, unsigned int num_sge);
 void fx_doorbell(void);
 /* Run the daemon's loop for ns nanoseconds: timers due by then fire, then it goes idle once more. */
 void fx_run(uint64_t ns);
+/* Run one turn of the daemon's loop: the timers due now fire once (one burst of a READ owed). */
+void fx_turn(void);
 /* Take the next CQE of cq as the shim polls it; false if none. */
 bool fx_poll(struct fx_cq *cq, struct mlx5_cqe64 *cqe);
 /* Read the next async event of the context; false if none. */
