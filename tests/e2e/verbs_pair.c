@@ -307,7 +307,8 @@ int qp_connect(struct ibv_qp *qp, uint32_t remote_qpn, const union ibv_gid *remo
 	if (ret)
 		return ret;
 	attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024, .dest_qp_num = remote_qpn,
+		.qp_state = IBV_QPS_RTR, .path_mtu = k->path_mtu ? k->path_mtu : IBV_MTU_1024,
+		.dest_qp_num = remote_qpn,
 		.rq_psn = rq_psn, .max_dest_rd_atomic = k->max_dest_rd_atomic,
 		.min_rnr_timer = k->min_rnr_timer,
 		.ah_attr = {

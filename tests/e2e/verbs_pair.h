@@ -63,6 +63,7 @@ struct qp_knobs {
 	uint8_t max_dest_rd_atomic;	/* as responder; 0 refuses them */
 	uint8_t min_rnr_timer;
 	uint8_t timeout, retry_cnt, rnr_retry;
+	enum ibv_mtu path_mtu;		/* 0: IBV_MTU_1024 */
 	bool stop_at_rtr;		/* leave it in RTR: the first packet raises COMM_EST */
 };
 
