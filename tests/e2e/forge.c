@@ -77,6 +77,20 @@ size_t forge_build(uint8_t *pkt, uint8_t opcode, uint32_t dqpn, uint32_t psn, bo
 	return info->length + paylen + rocemu_pad_bytes(paylen);
 }
 
+size_t forge_reth_request(uint8_t *pkt, uint8_t opcode, uint32_t dqpn, uint32_t psn, uint64_t va,
+			  uint32_t rkey, uint32_t dma_len, size_t paylen, uint8_t fill)
+{
+	size_t len = forge_build(pkt, opcode, dqpn, psn, true, paylen, fill);
+	uint8_t *reth = len ? rocemu_pkt_reth(pkt) : NULL;
+
+	if (!reth)
+		return 0;
+	rocemu_reth_set_va(reth, va);
+	rocemu_reth_set_rkey(reth, rkey);
+	rocemu_reth_set_dma_len(reth, dma_len);
+	return len;
+}
+
 size_t forge_ack(uint8_t *pkt, uint32_t dqpn, uint32_t psn, uint8_t syndrome)
 {
 	size_t len = forge_build(pkt, ROCEMU_OP_RC_ACKNOWLEDGE, dqpn, psn, false, 0, 0);

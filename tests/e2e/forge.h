@@ -42,6 +42,9 @@ void forge_close(struct forge *f);
  */
 size_t forge_build(uint8_t *pkt, uint8_t opcode, uint32_t dqpn, uint32_t psn, bool ackreq,
 		   size_t paylen, uint8_t fill);
+/* A request (AckReq set) whose RETH covers [va, va + dma_len) of rkey, else as forge_build. */
+size_t forge_reth_request(uint8_t *pkt, uint8_t opcode, uint32_t dqpn, uint32_t psn, uint64_t va,
+			  uint32_t rkey, uint32_t dma_len, size_t paylen, uint8_t fill);
 /* An RC Acknowledge of psn with this AETH syndrome. Returns its length without the ICRC. */
 size_t forge_ack(uint8_t *pkt, uint32_t dqpn, uint32_t psn, uint8_t syndrome);
 

@@ -360,12 +360,8 @@ static void collect(struct forge *peer, uint32_t ack_psn, struct reply *r)
 static bool request(struct forge *peer, uint8_t opcode, uint32_t qpn, uint32_t psn,
 		    const struct ibv_mr *mr, uint64_t va, uint32_t len, uint32_t paylen)
 {
-	size_t n = forge_build(pkt, opcode, qpn, psn, true, paylen, 0xab);
-	uint8_t *reth = rocemu_pkt_reth(pkt);
+	size_t n = forge_reth_request(pkt, opcode, qpn, psn, va, mr->rkey, len, paylen, 0xab);
 
-	rocemu_reth_set_va(reth, va);
-	rocemu_reth_set_rkey(reth, mr->rkey);
-	rocemu_reth_set_dma_len(reth, len);
 	return forge_send(peer, gid_ipv4(&dev_b.gid), pkt, n);
 }
 

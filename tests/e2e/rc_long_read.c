@@ -1,24 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * A READ of 1 GiB does not hold the daemon. While one RC QP pair moves it
- * (the responder answers a burst per turn of its loop), `rocemu status`
- * answers within 1 s every time it is asked and a second QP pair between
- * the same devices keeps completing small WRITEs, each within 1 s; then
- * the READ completes with its data.
+ * A READ of 1 GiB does not hold the daemon (the responder answers a burst
+ * per turn of its loop):
+ *
+ * - while one RC QP pair moves it, `rocemu status` answers within 1 s
+ *   every time it is asked and a second QP pair between the same devices
+ *   keeps completing small WRITEs, each within 1 s; then the READ
+ *   completes with its data;
+ * - a READ of 1 GiB forged by a fake peer (this program, with a UDP socket
+ *   on port 4791 of its own address), then WRITEs to another QP: each
+ *   WRITE's ACK comes while the READ's responses still flow, which a
+ *   daemon answering the READ in one go can never do, however fast it is.
  *
  * The READ's source is 1 GiB of MAP_NORESERVE anonymous memory, untouched
  * but for a few pattern pages: an untouched page reads as zeros and costs
- * no memory. Its destination is 16 SGEs of 64 MiB: the first over a buffer
- * of its own, the other 15 over one shared buffer, which ends up holding
- * the READ's last 64 MiB; 128 MiB show the READ's first and last parts.
+ * no memory. The first check's destination is 16 SGEs of 64 MiB: the first
+ * over a buffer of its own, the other 15 over one shared buffer, which ends
+ * up holding the READ's last 64 MiB; 128 MiB show the READ's first and last
+ * parts.
  *
- *   rc_long_read DEVICE_A DEVICE_B ROCEMU
+ *   rc_long_read DEVICE_A DEVICE_B ROCEMU PEER_ADDR
+ *       ROCEMU: the CLI; PEER_ADDR: a free loopback address for the fake peer.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #include "forge.h"
+#include "net/udp_port.h"
 #include "verbs_pair.h"
 
 #define READ_BYTES (1ull << 30)
@@ -33,6 +44,16 @@
 #define SMALLS_PER_STATUS 8
 #define READ_WAIT_MS 60000		/* the READ takes seconds; on a daemon it holds, far more */
 #define READ_WR_ID 0x1eadu
+#define FAKE_READER_QPN 0x00bead	/* the fake peer's QP asking for the READ */
+#define FAKE_WRITER_QPN 0x00beef	/* and the one WRITEing meanwhile */
+#define PROBES 16			/* WRITEs while the forged READ streams */
+#define PROBE_BYTES 4
+#define PROBE_RESEND_MS 200		/* a WRITE or its ACK lost among the responses: again */
+#define ACK_WAIT_MS 5000
+#define READS_AFTER 100			/* READ responses that must still come after the last ACK */
+#define PEER_RCVBUF (4 << 20)
+
+static uint32_t peer_addr;	/* network order */
 
 /* Source pages written with the pattern: the READ's first and last ones and some in between. */
 static const uint64_t pattern_pages[] = {
@@ -70,6 +91,34 @@ static bool small_write(struct pair *s, struct buf *src, struct buf *dst, unsign
 	return true;
 }
 
+/* 1 GiB of MAP_NORESERVE memory with the pattern pages, registered on dev_b for REMOTE_READ. */
+static uint8_t *source_new(struct ibv_mr **mr)
+{
+	uint8_t *source = mmap(NULL, READ_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	unsigned int i;
+
+	*mr = NULL;
+	if (source == MAP_FAILED) {
+		check(false, "mmap of 1 GiB with MAP_NORESERVE");
+		return NULL;
+	}
+	for (i = 0; i < sizeof(pattern_pages) / sizeof(pattern_pages[0]); i++)
+		fill_pattern(source + pattern_pages[i], PAGE_BYTES, SEED, pattern_pages[i]);
+	*mr = ibv_reg_mr(dev_b.pd, source, READ_BYTES, IBV_ACCESS_REMOTE_READ);
+	if (!*mr)
+		check(false, "%s: ibv_reg_mr of 1 GiB", dev_b.name);
+	return source;
+}
+
+static void source_free(uint8_t *source, struct ibv_mr *mr)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (source)
+		munmap(source, READ_BYTES);
+}
+
 /* Page off of the READ, landed at p, is the pattern (or zeros where the source was untouched). */
 static void check_page(const uint8_t *p, uint64_t off, bool pattern)
 {
@@ -97,25 +146,17 @@ static void check_long_read(void)
 	struct pair big = { 0 }, small = { 0 };
 	struct timespec start;
 	long slowest_ms = 0;
-	uint8_t *source;
+	uint8_t *source = NULL;
 	struct ibv_wc wc;
 	int got = 0;
 
-	source = mmap(NULL, READ_BYTES, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (source == MAP_FAILED) {
-		check(false, "mmap of 1 GiB with MAP_NORESERVE");
-		return;
-	}
 	big_spec.cap.max_send_sge = NCHUNKS;
 	big_spec.knobs.path_mtu = IBV_MTU_4096;
 	if (!pair_open(&big, &big_spec, &big_spec) || !pair_open(&small, &small_spec, &small_spec))
 		goto out;
 	check(big.a.cap.max_send_sge >= NCHUNKS, "the READ's QP takes %u SGEs (granted %u)", NCHUNKS,
 	      big.a.cap.max_send_sge);
-	for (i = 0; i < sizeof(pattern_pages) / sizeof(pattern_pages[0]); i++)
-		fill_pattern(source + pattern_pages[i], PAGE_BYTES, SEED, pattern_pages[i]);
-	source_mr = ibv_reg_mr(dev_b.pd, source, READ_BYTES, IBV_ACCESS_REMOTE_READ);
+	source = source_new(&source_mr);
 	first = buf_new(&dev_a, CHUNK_BYTES, CHUNK_BYTES, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
 	shared = buf_new(&dev_a, CHUNK_BYTES, CHUNK_BYTES, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
 	src = buf_new(&dev_a, SMALL_BYTES, SMALL_BYTES, IBV_ACCESS_LOCAL_WRITE, 0);
@@ -167,21 +208,143 @@ static void check_long_read(void)
 	cli_status_within(STATUS_MS, "after the READ");
 out:
 	bufs_free();
-	if (source_mr)
-		ibv_dereg_mr(source_mr);
 	pair_close(&small);
 	pair_close(&big);
-	munmap(source, READ_BYTES);
+	source_free(source, source_mr);
+}
+
+/* ---- a forged READ: the fake peer sees another QP's ACKs while its responses flow ---- */
+
+/*
+ * What the fake peer receives until the ACK of the writer's psn (at most
+ * ACK_WAIT_MS; the WRITE at pkt goes again every PROBE_RESEND_MS), READ
+ * responses counted in *reads. False when no ACK came.
+ */
+static bool await_ack(struct forge *peer, uint8_t *pkt, size_t len, uint32_t psn,
+		      unsigned int *reads)
+{
+	static uint8_t in[FORGE_MAX];
+	struct timespec start, sent;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	sent = start;
+	while (elapsed_ms(&start) < ACK_WAIT_MS) {
+		ssize_t n = forge_recv(peer, in, sizeof(in), PROBE_RESEND_MS / 4);
+		const struct rocemu_opcode_info *info = n > 0 ? rocemu_pkt_info(in) : NULL;
+
+		if (info && rocemu_bth_destqp(in) == FAKE_READER_QPN && (info->flags & ROCEMU_OPF_READ))
+			(*reads)++;
+		else if (info && rocemu_bth_destqp(in) == FAKE_WRITER_QPN &&
+			 rocemu_bth_opcode(in) == ROCEMU_OP_RC_ACKNOWLEDGE && rocemu_bth_psn(in) == psn)
+			return rocemu_aeth_syndrome_type(rocemu_aeth_syndrome(rocemu_pkt_aeth(in))) ==
+			       ROCEMU_AETH_ACK;
+		if (elapsed_ms(&sent) >= PROBE_RESEND_MS) {
+			if (!forge_send(peer, gid_ipv4(&dev_b.gid), pkt, len))
+				return false;
+			clock_gettime(CLOCK_MONOTONIC, &sent);
+		}
+	}
+	return false;
+}
+
+/* READ responses that still come within ACK_WAIT_MS, up to want. */
+static unsigned int reads_still_coming(struct forge *peer, unsigned int want)
+{
+	static uint8_t in[FORGE_MAX];
+	struct timespec start;
+	unsigned int reads = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (reads < want && elapsed_ms(&start) < ACK_WAIT_MS) {
+		ssize_t n = forge_recv(peer, in, sizeof(in), ACK_WAIT_MS / 10);
+		const struct rocemu_opcode_info *info = n > 0 ? rocemu_pkt_info(in) : NULL;
+
+		if (info && rocemu_bth_destqp(in) == FAKE_READER_QPN && (info->flags & ROCEMU_OPF_READ))
+			reads++;
+	}
+	return reads;
+}
+
+/* Connect a QP of dev_b to the fake peer's QP fake_qpn. */
+static bool connect_to_peer(struct side *s, const struct side_spec *spec, uint32_t fake_qpn)
+{
+	union ibv_gid peer_gid = { .raw = { [10] = 0xff, [11] = 0xff } };
+
+	memcpy(peer_gid.raw + 12, &peer_addr, sizeof(peer_addr));
+	if (!side_open(s, &dev_b, spec))
+		return false;
+	if (qp_connect(s->qp, fake_qpn, &peer_gid, PSN_B, PSN_A, &spec->knobs)) {
+		check(false, "connecting QP 0x%06x to the fake peer", s->qp->qp_num);
+		return false;
+	}
+	return true;
+}
+
+static void check_forged_read(void)
+{
+	static uint8_t read_req[FORGE_MAX], write_req[FORGE_MAX];
+	struct side_spec spec = side_default;
+	struct side reader = { 0 }, writer = { 0 };
+	struct forge peer = { .fd = -1 };
+	unsigned int reads = 0, before_first = 0, acked = 0, after = 0;
+	int rcvbuf = PEER_RCVBUF;
+	struct ibv_mr *source_mr = NULL;
+	uint8_t *source = NULL;
+	struct buf *dst;
+	size_t len;
+
+	spec.knobs.path_mtu = IBV_MTU_4096;
+	if (!connect_to_peer(&reader, &spec, FAKE_READER_QPN) ||
+	    !connect_to_peer(&writer, &spec, FAKE_WRITER_QPN))
+		goto out;
+	source = source_new(&source_mr);
+	dst = buf_new(&dev_b, PROBE_BYTES, PROBE_BYTES,
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, UNTOUCHED);
+	if (!source_mr || !dst || !forge_open(&peer, peer_addr, ROCEMU_ROCEV2_PORT))
+		goto out;
+	/* Fewer responses lost while this program looks away; a lost ACK is asked again anyway. */
+	setsockopt(peer.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+
+	len = forge_reth_request(read_req, ROCEMU_OP_RC_RDMA_READ_REQUEST, reader.qp->qp_num, PSN_A,
+				 (uintptr_t)source, source_mr->rkey, READ_BYTES, 0, 0);
+	if (!forge_send(&peer, gid_ipv4(&dev_b.gid), read_req, len))
+		goto out;
+	for (; acked < PROBES; acked++) {
+		uint32_t psn = rocemu_psn_add(PSN_A, acked);
+
+		len = forge_reth_request(write_req, ROCEMU_OP_RC_RDMA_WRITE_ONLY, writer.qp->qp_num,
+					 psn, raddr_of(dst, 0), dst->mr->rkey, PROBE_BYTES,
+					 PROBE_BYTES, (uint8_t)acked);
+		if (!forge_send(&peer, gid_ipv4(&dev_b.gid), write_req, len))
+			goto out;
+		if (!await_ack(&peer, write_req, len, psn, &reads))
+			break;
+		if (!acked)
+			before_first = reads;
+	}
+	after = reads_still_coming(&peer, READS_AFTER);
+	check(acked == PROBES && after >= READS_AFTER,
+	      "%u of %u WRITEs to another QP ACKed while the forged READ's responses flow (%u responses before the first ACK, %u during, %u%s after the last)",
+	      acked, PROBES, before_first, reads - before_first, after,
+	      after >= READS_AFTER ? " and more" : "");
+	cli_status_within(STATUS_MS, "while the forged READ streams");
+out:
+	bufs_free();
+	side_close(&writer);
+	side_close(&reader);
+	forge_close(&peer);
+	source_free(source, source_mr);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct named_check checks[] = {
 		{ "a READ of 1 GiB under way, the daemon serving everyone else", check_long_read },
+		{ "a forged READ of 1 GiB, another QP ACKed meanwhile", check_forged_read },
 	};
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B ROCEMU\n", argv[0]);
+	if (argc != 5 || inet_pton(AF_INET, argv[4], &peer_addr) != 1) {
+		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B ROCEMU PEER_ADDR\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -3,7 +3,8 @@
 # A READ of 1 GiB under way (tests/e2e/rc_long_read.c): the responder
 # answers it a burst per turn of the loop, so `rocemu status` answers
 # within 1 s and another QP pair keeps completing small WRITEs throughout;
-# the READ completes with its data.
+# the READ completes with its data. Forged by a fake peer, the READ's
+# responses still flow after another QP's ACKs.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RC_LONG_READ=$top_builddir/tests/e2e/rc_long_read
 require_built "$RC_LONG_READ"
@@ -14,7 +15,7 @@ rc_long_read() {
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 120 "$ROCEMU" run -- \
-		"$RC_LONG_READ" rocemu0 rocemu1 "$ROCEMU" || fail "rc_long_read failed"
+		"$RC_LONG_READ" rocemu0 rocemu1 "$ROCEMU" "$(addr 9)" || fail "rc_long_read failed"
 	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
 	expect "the READ of 1 GiB completes in" "$(grep -o 'the READ of 1 GiB completes in [0-9]* ms' "$OUT")"
 }
