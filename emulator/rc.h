@@ -82,7 +82,7 @@ enum rocemu_rc_res_kind { RC_RES_READ, RC_RES_ATOMIC };
  */
 struct rocemu_rc_res {
 	enum rocemu_rc_res_kind kind;
-	bool replay;			/* a duplicate's: dropped, never a NAK, when it fails */
+	bool replay;			/* READ of a duplicate: dropped, never a NAK, when it fails */
 	uint32_t first_psn, last_psn;	/* READ: its PSNs */
 	uint32_t psn;			/* READ: of its first response (since a restart); atomic: its own */
 	uint32_t msn;			/* of its AETH */

@@ -156,8 +156,7 @@ static void resp_owe_atomic(struct resp_ctx *c, uint32_t psn, uint64_t orig)
 		return;
 	}
 	*res_at(resp, resp->res_head++) = (struct rocemu_rc_res){
-		.kind = RC_RES_ATOMIC, .replay = c->duplicate, .psn = psn, .msn = resp->msn,
-		.orig = orig,
+		.kind = RC_RES_ATOMIC, .psn = psn, .msn = resp->msn, .orig = orig,
 	};
 }
 
