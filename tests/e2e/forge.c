@@ -274,3 +274,15 @@ bool cli_fault(const char *dev, const char *spec)
 		check(false, "rocemu fault %s %s fails", dev, spec);
 	return ret == 0;
 }
+
+int forge_checks_main(int argc, char **argv, const struct named_check *checks, size_t n,
+		      uint32_t *peer_addr)
+{
+	if (argc != 5 || inet_pton(AF_INET, argv[4], peer_addr) != 1) {
+		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B ROCEMU PEER_ADDR\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	cli_use(argv[3]);
+	return run_checks(argv[1], argv[2], checks, n);
+}

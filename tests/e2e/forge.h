@@ -19,6 +19,8 @@
 
 #include "net/roce_hdr.h"
 
+struct named_check;
+
 /* Room for any packet a test forges: the largest UDP payload over IPv4. */
 #define FORGE_MAX 65507
 
@@ -67,5 +69,13 @@ long long cli_stat(const char *dev, const char *name);
 bool cli_stat_reaches(const char *dev, const char *name, long long want, const char *what);
 /* `rocemu fault dev spec` succeeds. */
 bool cli_fault(const char *dev, const char *spec);
+
+/*
+ * main() of a program whose arguments are DEVICE_A DEVICE_B ROCEMU PEER_ADDR
+ * (the CLI, a free loopback address for a fake peer, into *peer_addr in
+ * network order): run_checks over the devices.
+ */
+int forge_checks_main(int argc, char **argv, const struct named_check *checks, size_t n,
+		      uint32_t *peer_addr);
 
 #endif /* ROCEMU_TESTS_E2E_FORGE_H */

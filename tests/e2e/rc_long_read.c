@@ -22,7 +22,6 @@
  *   rc_long_read DEVICE_A DEVICE_B ROCEMU PEER_ADDR
  *       ROCEMU: the CLI; PEER_ADDR: a free loopback address for the fake peer.
  */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -343,11 +342,5 @@ int main(int argc, char **argv)
 		{ "a forged READ of 1 GiB, another QP ACKed meanwhile", check_forged_read },
 	};
 
-	if (argc != 5 || inet_pton(AF_INET, argv[4], &peer_addr) != 1) {
-		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B ROCEMU PEER_ADDR\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	cli_use(argv[3]);
-	return run_checks(argv[1], argv[2], checks, sizeof(checks) / sizeof(checks[0]));
+	return forge_checks_main(argc, argv, checks, sizeof(checks) / sizeof(checks[0]), &peer_addr);
 }
