@@ -559,7 +559,8 @@ static void print_counters(void)
 {
 	static const char *const names[] = {
 		" rx_dropped ", " out_of_sequence ", " duplicate_request ", " packet_seq_err ",
-		" rx_ghost_acks ", " rx_bad_responses ", " rx_bad_duplicates ",
+		" rx_ghost_acks ", " rx_bad_responses ", " rx_bad_duplicates ", " rx_stale_atomics ",
+		" rx_busy_rd_atomics ",
 	};
 	static char out[65536];
 	char *line, *save = NULL;
