@@ -92,7 +92,7 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	}
 	cqe->imm_inval_pkey = info->imm;
 	cqe->sop_drop_qpn = htobe32(info->qpn);
-	cqe->flags_rqpn = htobe32(info->src_qp);
+	cqe->flags_rqpn = htobe32((uint32_t)info->l3_hdr_type << 28 | (info->src_qp & 0xffffff));
 }
 
 bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)

@@ -118,6 +118,7 @@ void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr
 	attr->max_qp_init_rd_atom = ROCEMU_MAX_RD_ATOM;
 	attr->max_res_rd_atom = ROCEMU_MAX_RD_ATOM * ROCEMU_MAX_QP;
 	attr->atomic_cap = IBV_ATOMIC_HCA;
+	attr->max_ah = INT32_MAX;	/* userspace objects, as on mlx5: no device limit */
 	attr->max_pkeys = 128;
 	attr->local_ca_ack_delay = 16;
 	attr->phys_port_cnt = 1;

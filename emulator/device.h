@@ -49,6 +49,8 @@ struct rocemu_device_counters {
 	uint64_t rx_bad_duplicates;	/* responder: duplicates failing a new request's checks */
 	uint64_t rx_stale_atomics;	/* responder: duplicate atomics no longer in the replay cache */
 	uint64_t rx_busy_rd_atomics;	/* responder: READs, atomics with every resource owed */
+	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
+	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving, no receive posted */
 };
 
 struct rocemu_device {

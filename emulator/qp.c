@@ -64,7 +64,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	if (!pd || !send_cq || !recv_cq || req->srqn != ROCEMU_NO_HANDLE)
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
-	err = rocemu_qp_layout(&req->cap, &resp->cap, &resp->layout);
+	err = rocemu_qp_layout(&req->cap, req->qp_type, &resp->cap, &resp->layout);
 	if (err)
 		return err;
 	if (c->dev->num_qp >= ROCEMU_MAX_QP)

@@ -14,6 +14,7 @@
 #include "emulator/qp_timer.h"
 #include "emulator/rc.h"
 #include "emulator/transport.h"
+#include "emulator/ud.h"
 
 struct rocemu_qp {
 	struct rocemu_client *owner;
@@ -33,6 +34,7 @@ struct rocemu_qp {
 	struct rocemu_qp_timer timers[ROCEMU_QP_TIMER__COUNT];
 	union {				/* the transport's own state, as ops says */
 		struct rocemu_rc rc;
+		struct rocemu_ud ud;
 	};
 };
 

@@ -15,7 +15,8 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-int rocemu_qp_layout(const struct ibv_qp_cap *want, struct ibv_qp_cap *granted,
+int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
+		     struct ibv_qp_cap *granted,
 		     struct rocemu_qp_layout *layout)
 {
 	struct rocemu_wq_sizes sizes;
@@ -26,9 +27,9 @@ int rocemu_qp_layout(const struct ibv_qp_cap *want, struct ibv_qp_cap *granted,
 	    want->max_inline_data > ROCEMU_MAX_INLINE)
 		return -EINVAL;
 	/* The contract's rule: a send queue of more BBs than its counters tell apart is EINVAL. */
-	if (rocemu_wq_size(want, &sizes))
+	if (rocemu_wq_size(want, type, &sizes))
 		return -EINVAL;
-	rocemu_wq_caps(&sizes, granted);
+	rocemu_wq_caps(&sizes, type, granted);
 	granted->max_send_sge = min_u32(granted->max_send_sge, ROCEMU_MAX_SGE);
 	granted->max_inline_data = min_u32(granted->max_inline_data, ROCEMU_MAX_INLINE);
 	/* The stride may have room for more; the daemon scatters into max_sge, so the shim may post no more. */

@@ -17,7 +17,8 @@
  * Compute the granted capabilities and the memfd layout (qpn left 0) for
  * want. Returns 0, or -EINVAL when want exceeds the device limits.
  */
-int rocemu_qp_layout(const struct ibv_qp_cap *want, struct ibv_qp_cap *granted,
+int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
+		     struct ibv_qp_cap *granted,
 		     struct rocemu_qp_layout *layout);
 
 #endif /* ROCEMU_EMULATOR_QP_LAYOUT_H */

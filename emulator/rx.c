@@ -65,6 +65,8 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	pkt.psn = rocemu_bth_psn(d->data);
 	pkt.payload = d->data + pkt.info->length;
 	pkt.paylen = (uint32_t)paylen;
+	pkt.saddr = d->src.sin_addr.s_addr;
+	pkt.len = (uint32_t)d->len;
 	/* The opcode's class names its transport (IBTA 9.2.1). */
 	transport = rocemu_transport_of_opcode(pkt.opcode);
 	if (!transport) {

@@ -57,7 +57,12 @@ static struct rocemu_sport *slot_for_new(struct rocemu_device *dev)
 
 int rocemu_sport_get(struct rocemu_device *dev, uint32_t lqpn, uint32_t rqpn, uint16_t *sport)
 {
-	uint16_t port = rocemu_sport_of(lqpn, rqpn);
+	return rocemu_sport_get_port(dev, rocemu_sport_of(lqpn, rqpn), lqpn, sport);
+}
+
+int rocemu_sport_get_port(struct rocemu_device *dev, uint16_t port, uint32_t lqpn,
+			  uint16_t *sport)
+{
 	struct rocemu_sport *s;
 	int fd;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * UDP source ports of a device's RC flows. A ConnectX sends each QP's
+ * UDP source ports of a device's flows. A ConnectX sends each QP's
  * packets from a source port in 0xC000-0xFFFF derived from the flow label
  * of its (local, remote) QPN pair, so that ECMP spreads flows and a capture
  * tells them apart; the destination is always 4791. Each port in use is a
@@ -34,6 +34,10 @@ uint16_t rocemu_sport_of(uint32_t lqpn, uint32_t rqpn);
  * the flow's port and no socket (-1).
  */
 int rocemu_sport_get(struct rocemu_device *dev, uint32_t lqpn, uint32_t rqpn, uint16_t *sport);
+
+/* The same for a port chosen elsewhere (UD: the AV's, as mlx5 draws it per AH) for lqpn's packets. */
+int rocemu_sport_get_port(struct rocemu_device *dev, uint16_t port, uint32_t lqpn,
+			  uint16_t *sport);
 
 /* Drop the reference rocemu_sport_get gave for sport (the socket stays open for reuse). */
 void rocemu_sport_put(struct rocemu_device *dev, uint16_t sport);

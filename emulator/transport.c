@@ -4,11 +4,13 @@
 /* Indexed by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
 static const struct rocemu_transport_ops *const by_qp_type[256] = {
 	[IBV_QPT_RC] = &rocemu_rc_transport,
+	[IBV_QPT_UD] = &rocemu_ud_transport,
 };
 
 /* Indexed by the opcode class, bits 7:5 of the BTH opcode (IBTA 9.2.1). */
 static const struct rocemu_transport_ops *const by_opcode_class[8] = {
 	[ROCEMU_OP_TRANSPORT_RC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_rc_transport,
+	[ROCEMU_OP_TRANSPORT_UD >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_ud_transport,
 };
 
 const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type)

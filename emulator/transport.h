@@ -3,8 +3,8 @@
  * Transports behind one table. The doorbell scan, the receive path and
  * the QP lifecycle call a QP's transport through these ops and never name
  * one; a transport is one set of files and one row in each lookup below
- * (transport.c). RC is the only one today: other QP types fail at create
- * with EOPNOTSUPP, and packets of other transports are dropped and counted.
+ * (transport.c). RC and UD today: other QP types fail at create with
+ * EOPNOTSUPP, and packets of other transports are dropped and counted.
  */
 #ifndef ROCEMU_EMULATOR_TRANSPORT_H
 #define ROCEMU_EMULATOR_TRANSPORT_H
@@ -28,6 +28,8 @@ struct rocemu_pkt {
 	uint32_t psn;
 	const uint8_t *payload;
 	uint32_t paylen;
+	uint32_t saddr;			/* the sender, network byte order (UD: the GRH) */
+	uint32_t len;			/* the whole UDP payload, BTH to ICRC */
 };
 
 struct rocemu_transport_ops {
@@ -53,6 +55,7 @@ struct rocemu_transport_ops {
 };
 
 extern const struct rocemu_transport_ops rocemu_rc_transport;
+extern const struct rocemu_transport_ops rocemu_ud_transport;
 
 /* The transport of a QP type, or NULL when there is none (yet). */
 const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type);

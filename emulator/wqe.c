@@ -102,11 +102,15 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	for (i = 1; i < w->bbs; i++)
 		memcpy(buf + i * BB_SIZE, sq_bb_addr(qp, bb + i), BB_SIZE);
 	op = rocemu_wqe_op(w->opcode);
-	if (!(op->flags & ROCEMU_WQE_OP_VALID))
+	if (!rocemu_wqe_op_allowed(op, qp->type))
 		return -EOPNOTSUPP;
-	if (ds < rocemu_wqe_op_header_ds(op))
+	if (ds < rocemu_wqe_op_header_ds(op) + rocemu_wqe_qp_header_ds(qp->type))
 		return -EINVAL;
 	seg = buf + sizeof(*ctrl);
+	if (rocemu_wqe_qp_header_ds(qp->type)) {
+		memcpy(&w->av, seg, sizeof(w->av));
+		seg += sizeof(struct mlx5_wqe_datagram_seg);
+	}
 	if (op->flags & ROCEMU_WQE_OP_RADDR) {
 		const struct mlx5_wqe_raddr_seg *r = (const void *)seg;
 

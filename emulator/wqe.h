@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include <infiniband/mlx5dv.h>
 
 #include "emulator/device.h"
 
@@ -37,6 +38,7 @@ struct rocemu_send_wqe {
 	uint64_t swap_add, compare;	/* atomics */
 	uint32_t bind_mw_key, bind_new_rkey, bind_mr_key, bind_access;	/* BIND (UMR) */
 	uint64_t bind_addr, bind_length;
+	struct mlx5_wqe_av av;		/* UD: the datagram segment, as posted */
 	uint32_t length;		/* bytes of data */
 	bool is_inline;
 	unsigned int num_sge;

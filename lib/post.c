@@ -7,7 +7,8 @@
  */
 #include "shim.h"
 
-static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *wr)
+static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *wr,
+			     enum ibv_qp_type type)
 {
 	wqe->wr_id = wr->wr_id;
 	wqe->flags = wr->send_flags;
@@ -16,6 +17,11 @@ static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *w
 	wqe->num = (size_t)(unsigned int)wr->num_sge;
 	wqe->sge = wr->sg_list;
 	wqe->buf = NULL;
+	if (type == IBV_QPT_UD) {
+		wqe->ah = wr->wr.ud.ah;
+		wqe->remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->remote_qkey = wr->wr.ud.remote_qkey;
+	}
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		wqe->imm = wr->imm_data;
@@ -65,7 +71,7 @@ int rocemu_post_send_op(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&sq->lock);
 	start = sq->cur_post;
 	for (; wr; wr = wr->next) {
-		wqe_from_send_wr(&wqe, wr);
+		wqe_from_send_wr(&wqe, wr, ibqp->qp_type);
 		err = rocemu_sq_write(qp, &wqe);
 		if (__builtin_expect(err, 0)) {
 			*bad_wr = wr;

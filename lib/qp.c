@@ -96,6 +96,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		return NULL;
 	}
 	ibqp = &qp->qpx.qp_base;
+	ibqp->qp_type = attr->qp_type;	/* the queues are laid out by type */
 	req = (struct rocemu_create_qp_req){
 		.pdn = to_rpd(attr->pd)->pdn,
 		.qp_type = attr->qp_type,
@@ -141,7 +142,6 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->handle = qp->qpn;
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;
-	ibqp->qp_type = attr->qp_type;
 	err = rocemu_qp_table_insert(rctx, qp);
 	if (err)
 		goto err_queues;

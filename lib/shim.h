@@ -84,6 +84,8 @@ enum { ROCEMU_GID_TYPE_SYSFS_ROCE_V1 = 0, ROCEMU_GID_TYPE_SYSFS_ROCE_V2 = 1 };
 	X(ibv_create_srq, "IBVERBS_1.1")				\
 	X(ibv_create_ah, "IBVERBS_1.1")					\
 	X(ibv_create_ah_from_wc, "IBVERBS_1.1")				\
+	X(ibv_destroy_ah, "IBVERBS_1.1")				\
+	X(ibv_init_ah_from_wc, "IBVERBS_1.1")				\
 	X(ibv_attach_mcast, "IBVERBS_1.1")				\
 	X(ibv_detach_mcast, "IBVERBS_1.1")				\
 	X(ibv_query_ece, "IBVERBS_1.10")				\
@@ -214,6 +216,9 @@ struct rocemu_wqe {
 	const struct ibv_mw *mw;
 	uint32_t bind_rkey;
 	const struct ibv_mw_bind_info *bind_info;
+	/* UD: the address handle, destination QP and its Q_Key */
+	struct ibv_ah *ah;
+	uint32_t remote_qpn, remote_qkey;
 	size_t num;
 	const struct ibv_sge *sge;
 	const struct ibv_data_buf *buf;
@@ -275,6 +280,17 @@ struct rocemu_qp {
 	struct rocemu_sq sq;
 	struct rocemu_rq rq;
 };
+
+/* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
+struct rocemu_ah {
+	struct ibv_ah ibah;
+	struct mlx5_wqe_av av;
+};
+
+static inline struct rocemu_ah *to_rah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct rocemu_ah, ibah);
+}
 
 static inline struct rocemu_context *to_rctx(struct ibv_context *ctx)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Exported verbs for what an emulated device does not offer (yet): SRQ,
- * address handles, multicast, ECE, imported objects, dma-buf MRs. In
+ * multicast, ECE, imported objects, dma-buf MRs. In
  * libibverbs each of them calls the provider through private state an
  * emulated context lacks, so they are answered here as rdma-core answers
  * for a provider without the op; real devices get the real library.
@@ -17,18 +17,6 @@ static void *not_supported(void)
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
 {
 	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_create_srq)(pd, srq_init_attr);
-}
-
-struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_create_ah)(pd, attr);
-}
-
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
-				     uint8_t port_num)
-{
-	return rocemu_pd_is_ours(pd) ? not_supported() :
-				REAL(ibv_create_ah_from_wc)(pd, wc, grh, port_num);
 }
 
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)

@@ -105,6 +105,17 @@ static void *set_bind_seg(void *seg, const struct rocemu_wqe *wqe)
 	return b + 1;
 }
 
+/* UD: the AH's address vector with the WR's destination QP and Q_Key (mlx5 set_datagram_seg). */
+static void *set_datagram_seg(void *seg, const struct rocemu_wqe *wqe)
+{
+	struct mlx5_wqe_datagram_seg *d = seg;
+
+	d->av = to_rah(wqe->ah)->av;
+	d->av.dqp_dct = htobe32(wqe->remote_qpn | MLX5_EXTENDED_UD_AV);
+	d->av.key.qkey.qkey = htobe32(wqe->remote_qkey);
+	return d + 1;
+}
+
 static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg)
 {
 	struct mlx5_wqe_data_seg *d = wrap(sq, seg);
@@ -154,6 +165,7 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	uint32_t ds, bbs, idx, tail;
 	size_t i, inl_len = 0;
 	int opcode, err = 0;
+	enum ibv_qp_type type;
 	uint8_t fm_ce_se;
 	bool inl;
 	void *seg;
@@ -162,6 +174,11 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	if (__builtin_expect(opcode < 0, 0))
 		return EINVAL;
 	op = rocemu_wqe_op((uint8_t)opcode);
+	type = qp->qpx.qp_base.qp_type;
+	if (__builtin_expect(!rocemu_wqe_op_allowed(op, type), 0))
+		return EINVAL;
+	if (__builtin_expect(type == IBV_QPT_UD && !wqe->ah, 0))
+		return EINVAL;
 	/* Inline data from a buffer list (wr API) only where the opcode sends data. */
 	if (__builtin_expect(wqe->buf && !(op->flags & ROCEMU_WQE_OP_INLINE), 0))
 		return EINVAL;
@@ -172,7 +189,7 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 		return err;
 	if (__builtin_expect((op->flags & ROCEMU_WQE_OP_BIND) && (!wqe->mw || !wqe->bind_info), 0))
 		return EINVAL;
-	ds += rocemu_wqe_op_header_ds(op);
+	ds += rocemu_wqe_op_header_ds(op) + rocemu_wqe_qp_header_ds(type);
 	bbs = rocemu_wqe_ds_bbs(ds);
 	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
 		return EINVAL;
@@ -190,8 +207,10 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, (uint8_t)opcode, 0, qp->qpn, fm_ce_se,
 			    (uint8_t)ds, 0, wqe->imm);
 	ctrl->dci_stream_channel_id = 0;
-	/* ctrl, raddr and atomic segments fit the first BB: no wrap before the data */
+	/* ctrl with raddr and atomic, or with the datagram, fit the first BB: no wrap before the data */
 	seg = ctrl + 1;
+	if (type == IBV_QPT_UD)
+		seg = set_datagram_seg(seg, wqe);
 	if (op->flags & ROCEMU_WQE_OP_RADDR)
 		seg = set_raddr_seg(seg, wqe->raddr, wqe->rkey);
 	if (op->flags & ROCEMU_WQE_OP_ATOMIC)
@@ -255,7 +274,8 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	sq->buf = map + l->sq_offset;
 	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
 	sq->wqe_cnt = l->sq_wqe_cnt;
-	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->cap.max_send_sge, qp->cap.max_inline_data);
+	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->qpx.qp_base.qp_type, qp->cap.max_send_sge,
+					     qp->cap.max_inline_data);
 	sq->max_sge = qp->cap.max_send_sge;
 	sq->max_inline = qp->cap.max_inline_data;
 	sq->bf = map + l->bf_offset;

@@ -33,6 +33,18 @@ static void wr_build(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t 
 	wqe->rkey = rkey;
 	wqe->raddr = raddr;
 	wqe->imm = imm;
+	wqe->ah = NULL;		/* UD: wr_set_ud_addr gives it for each WQE */
+}
+
+/* UD: between the builder and its data setter, as in mlx5. */
+static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t remote_qpn,
+			   uint32_t remote_qkey)
+{
+	struct rocemu_wqe *wqe = &to_rqp_ex(qpx)->sq.pending;
+
+	wqe->ah = ah;
+	wqe->remote_qpn = remote_qpn;
+	wqe->remote_qkey = remote_qkey;
 }
 
 /* Write the recorded WQE with its data: sge[num] or inline buf[num]. */
@@ -207,6 +219,8 @@ void rocemu_qp_wr_ops_init(struct rocemu_qp *qp)
 	qpx->wr_set_sge_list = wr_set_sge_list;
 	qpx->wr_set_inline_data = wr_set_inline_data;
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
+	if (qp->qpx.qp_base.qp_type == IBV_QPT_UD)
+		qpx->wr_set_ud_addr = wr_set_ud_addr;
 	if (ops & IBV_QP_EX_WITH_SEND)
 		qpx->wr_send = wr_send;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)

@@ -82,15 +82,21 @@ static void mac_from_ipv4(uint8_t mac[ETH_ALEN], uint32_t addr_be)
 	memcpy(&mac[2], &addr_be, 4);
 }
 
-static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, size_t len)
+void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, size_t len)
 {
-	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
-	struct iphdr ip = {
+	*ip = (struct iphdr){
 		.version = 4, .ihl = sizeof(struct iphdr) / 4, .tos = 0,
 		.tot_len = htons((uint16_t)(sizeof(struct iphdr) + sizeof(struct udphdr) + len)),
 		.id = 0, .frag_off = htons(IP_DF), .ttl = IP_TTL_LINUX, .protocol = IPPROTO_UDP,
 		.saddr = flow->saddr, .daddr = flow->daddr,
 	};
+	ip->check = htons(csum_finish(csum_add(0, (const uint8_t *)ip, sizeof(*ip))));
+}
+
+static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, size_t len)
+{
+	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
+	struct iphdr ip;
 	uint16_t udp_len = (uint16_t)(sizeof(struct udphdr) + len);
 	struct udphdr udp = { .source = flow->sport, .dest = flow->dport, .len = htons(udp_len) };
 	uint8_t *udp_at = frame + sizeof(eth) + sizeof(ip);
@@ -99,7 +105,7 @@ static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, si
 
 	mac_from_ipv4(eth.ether_dhost, flow->daddr);
 	mac_from_ipv4(eth.ether_shost, flow->saddr);
-	ip.check = htons(csum_finish(csum_add(0, (const uint8_t *)&ip, sizeof(ip))));
+	rocemu_ipv4_header(&ip, flow, len);
 	memcpy(frame, &eth, sizeof(eth));
 	memcpy(frame + sizeof(eth), &ip, sizeof(ip));
 	memcpy(udp_at, &udp, sizeof(udp));

@@ -25,6 +25,14 @@
 #define ROCEMU_PCAP_FLUSH_NS (5ull * 1000000ull)
 
 struct rocemu_pcap;
+struct iphdr;
+
+/*
+ * The IPv4 header of a datagram of flow with len bytes of UDP payload, as
+ * Linux writes it for the daemon's sockets and the capture shows it (ID 0,
+ * DF, TTL 64, checksum); also what a UD receive finds in its GRH.
+ */
+void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, size_t len);
 
 /*
  * Create (or truncate) the pcap file at path, link type Ethernet.

@@ -11,9 +11,11 @@
 
 /* Completions after rdma-core's mlx5 handle_good_req. */
 const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
-	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE, IBV_WC_SEND, 0,
+	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_UD,
+			       IBV_WC_SEND, 0,
 			       ROCEMU_WC_LEN_NONE },
-	[MLX5_OPCODE_SEND_IMM] = { "SEND_IMM", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_IMM,
+	[MLX5_OPCODE_SEND_IMM] = { "SEND_IMM", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_IMM |
+				   ROCEMU_WQE_OP_UD,
 				   IBV_WC_SEND, IBV_WC_WITH_IMM, ROCEMU_WC_LEN_NONE },
 	[MLX5_OPCODE_SEND_INVAL] = { "SEND_INVAL",
 				     ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_INV,
@@ -86,7 +88,14 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-#define SQ_WQE_HEADER (sizeof(struct mlx5_wqe_ctrl_seg) + sizeof(struct mlx5_wqe_raddr_seg))
+/* ctrl, then raddr (connected) or the datagram segment (UD), as mlx5 sq_overhead. */
+static uint32_t sq_wqe_header(enum ibv_qp_type type)
+{
+	return sizeof(struct mlx5_wqe_ctrl_seg) +
+	       (type == IBV_QPT_UD ? sizeof(struct mlx5_wqe_datagram_seg)
+				   : sizeof(struct mlx5_wqe_raddr_seg));
+}
+
 #define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)
 
 static uint64_t pow2_roundup(uint64_t v)
@@ -108,31 +117,34 @@ static uint32_t ilog2(uint64_t pow2)
 }
 
 /* Bytes of the largest send WQE with these caps, before rounding to BBs. */
-static uint64_t sq_wqe_bytes(uint32_t max_send_sge, uint32_t max_inline_data)
+static uint64_t sq_wqe_bytes(enum ibv_qp_type type, uint32_t max_send_sge,
+			     uint32_t max_inline_data)
 {
 	uint64_t data = (uint64_t)max_send_sge * ROCEMU_WQE_SEG;
 	uint64_t inl = (sizeof(struct mlx5_wqe_inl_data_seg) + (uint64_t)max_inline_data +
 			ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG * ROCEMU_WQE_SEG;
 
-	return SQ_WQE_HEADER + (data > inl ? data : inl);
+	return sq_wqe_header(type) + (data > inl ? data : inl);
 }
 
-uint32_t rocemu_sq_wqe_bbs(uint32_t max_send_sge, uint32_t max_inline_data)
+uint32_t rocemu_sq_wqe_bbs(enum ibv_qp_type type, uint32_t max_send_sge,
+			   uint32_t max_inline_data)
 {
-	return (uint32_t)((sq_wqe_bytes(max_send_sge, max_inline_data) + ROCEMU_WQE_BB - 1) /
+	return (uint32_t)((sq_wqe_bytes(type, max_send_sge, max_inline_data) + ROCEMU_WQE_BB - 1) /
 			  ROCEMU_WQE_BB);
 }
 
-int rocemu_wq_size(const struct ibv_qp_cap *want, struct rocemu_wq_sizes *sizes)
+int rocemu_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
+		   struct rocemu_wq_sizes *sizes)
 {
 	uint32_t recv_sge = want->max_recv_sge ? want->max_recv_sge : 1;
 
 	/* Checked before any product: each factor is small once these hold. */
-	if (sq_wqe_bytes(want->max_send_sge, want->max_inline_data) > WQE_MAX_BYTES ||
+	if (sq_wqe_bytes(type, want->max_send_sge, want->max_inline_data) > WQE_MAX_BYTES ||
 	    want->max_send_wr > ROCEMU_SQ_MAX_BBS || want->max_recv_wr > ROCEMU_RQ_MAX_WQES ||
 	    recv_sge > ROCEMU_RQ_MAX_STRIDE / ROCEMU_WQE_SEG)
 		return -EINVAL;
-	sizes->sq_wqe_bbs = rocemu_sq_wqe_bbs(want->max_send_sge, want->max_inline_data);
+	sizes->sq_wqe_bbs = rocemu_sq_wqe_bbs(type, want->max_send_sge, want->max_inline_data);
 	sizes->sq_bbs = want->max_send_wr ?
 			(uint32_t)pow2_roundup((uint64_t)want->max_send_wr * sizes->sq_wqe_bbs) : 0;
 	/* mlx5 calc_sq_size: wqe_cnt > max_send_wqebb is EINVAL */
@@ -150,11 +162,12 @@ uint32_t rocemu_cq_size(uint32_t cqe)
 	return ncqe < 2 ? 2 : (uint32_t)ncqe;
 }
 
-void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, struct ibv_qp_cap *cap)
+void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
+		    struct ibv_qp_cap *cap)
 {
 	uint32_t bytes = sizes->sq_wqe_bbs * ROCEMU_WQE_BB;
 	/* What ds can describe bounds a WQE even where its BBs have room for more. */
-	uint32_t room = (bytes < WQE_MAX_BYTES ? bytes : WQE_MAX_BYTES) - SQ_WQE_HEADER;
+	uint32_t room = (bytes < WQE_MAX_BYTES ? bytes : WQE_MAX_BYTES) - sq_wqe_header(type);
 
 	cap->max_send_wr = sizes->sq_bbs / sizes->sq_wqe_bbs;
 	cap->max_send_sge = room / ROCEMU_WQE_SEG;

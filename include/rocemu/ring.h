@@ -74,6 +74,7 @@ enum rocemu_wqe_op_flags {
 	ROCEMU_WQE_OP_LOCAL = 1 << 8,	/* done by the local device: no packet, no PSN */
 	ROCEMU_WQE_OP_IMM = 1 << 9,	/* ctrl imm is immediate data for the peer */
 	ROCEMU_WQE_OP_INV = 1 << 10,	/* ctrl imm is the rkey to invalidate */
+	ROCEMU_WQE_OP_UD = 1 << 11,	/* a UD QP may post it (SEND, SEND_IMM) */
 };
 
 /* What a successful requester completion reports as byte_len (mlx5 handle_good_req). */
@@ -116,6 +117,23 @@ static inline uint32_t rocemu_wqe_op_header_ds(const struct rocemu_wqe_op *op)
 					       : 0);
 }
 
+/*
+ * Segments a QP type puts after ctrl in every send WQE, before the
+ * opcode's own (ds units): UD's datagram segment holding the address
+ * vector (mlx5 set_datagram_seg); none for connected types.
+ */
+static inline uint32_t rocemu_wqe_qp_header_ds(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD ? sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG : 0;
+}
+
+/* The opcode may be posted on a QP of this type. */
+static inline bool rocemu_wqe_op_allowed(const struct rocemu_wqe_op *op, enum ibv_qp_type type)
+{
+	return (op->flags & ROCEMU_WQE_OP_VALID) &&
+	       (type != IBV_QPT_UD || (op->flags & ROCEMU_WQE_OP_UD));
+}
+
 /* ---- the ctrl segment, as the daemon reads it (the shim writes it with mlx5dv_set_ctrl_seg) ---- */
 
 static inline uint8_t rocemu_wqe_ctrl_opcode(const struct mlx5_wqe_ctrl_seg *ctrl)
@@ -155,12 +173,13 @@ struct rocemu_wq_sizes {
 };
 
 /*
- * BBs of the largest send WQE with these caps: ctrl and raddr segments,
- * then max_send_sge data segments or one inline segment of
+ * BBs of the largest send WQE of a QP of this type with these caps: ctrl
+ * and raddr segments (UD: ctrl and datagram segments), then max_send_sge data segments or one inline segment of
  * max_inline_data bytes, whichever is larger; at least 1. Every opcode's
  * WQE within the caps fits (atomics carry one SGE).
  */
-uint32_t rocemu_sq_wqe_bbs(uint32_t max_send_sge, uint32_t max_inline_data);
+uint32_t rocemu_sq_wqe_bbs(enum ibv_qp_type type, uint32_t max_send_sge,
+			   uint32_t max_inline_data);
 
 /*
  * Rings for want: the SQ holds max_send_wr WQEs of sq_wqe_bbs rounded up
@@ -168,10 +187,12 @@ uint32_t rocemu_sq_wqe_bbs(uint32_t max_send_sge, uint32_t max_inline_data);
  * data segments, both rounded up. Returns 0, or -EINVAL when a WQE or a
  * ring would pass what its format and counters allow (mlx5: EINVAL too).
  */
-int rocemu_wq_size(const struct ibv_qp_cap *want, struct rocemu_wq_sizes *sizes);
+int rocemu_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
+		   struct rocemu_wq_sizes *sizes);
 
 /* What rings of these sizes hold, before device limits clamp SGEs and inline bytes. */
-void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, struct ibv_qp_cap *cap);
+void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
+		    struct ibv_qp_cap *cap);
 
 /*
  * CQEs in a CQ ring for cqe asked: a power of two above cqe (one slot

@@ -375,7 +375,7 @@ static const struct bad_create {
 	{ "max_send_sge > max_sge", IBV_QPT_RC, 2, EINVAL },
 	{ "max_recv_sge > max_sge", IBV_QPT_RC, 3, EINVAL },
 	{ "max_inline_data 4096", IBV_QPT_RC, 4, EINVAL },
-	{ "UD type", IBV_QPT_UD, -1, EOPNOTSUPP },
+	{ "RAW_PACKET type", IBV_QPT_RAW_PACKET, -1, EOPNOTSUPP },
 	{ "UC type", IBV_QPT_UC, -1, EOPNOTSUPP },
 };
 
@@ -614,7 +614,7 @@ static void check_not_offered(struct dev *d)
 	int rc;
 
 	check_null_errno(ibv_create_srq(d->pd, &srq_init), EOPNOTSUPP, "create_srq -> EOPNOTSUPP");
-	check_null_errno(ibv_create_ah(d->pd, &ah_attr), EOPNOTSUPP, "create_ah -> EOPNOTSUPP");
+	check_null_errno(ibv_create_ah(d->pd, &ah_attr), EINVAL, "create_ah, no RoCE GID -> EINVAL");
 	check_null_errno(ibv_import_pd(d->ctx, 1), EOPNOTSUPP, "import_pd -> EOPNOTSUPP");
 	check_null_errno(ibv_reg_dmabuf_mr(d->pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE),
 			 EOPNOTSUPP, "reg_dmabuf_mr -> EOPNOTSUPP");

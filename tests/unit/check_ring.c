@@ -313,7 +313,7 @@ static const struct {
 
 START_TEST(test_sq_wqe_bbs)
 {
-	ck_assert_uint_eq(rocemu_sq_wqe_bbs(wqe_bbs_cases[_i].sge, wqe_bbs_cases[_i].inl),
+	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RC, wqe_bbs_cases[_i].sge, wqe_bbs_cases[_i].inl),
 			  wqe_bbs_cases[_i].bbs);
 }
 END_TEST
@@ -324,7 +324,7 @@ START_TEST(test_every_wqe_fits)
 	uint32_t sge = (uint32_t)_i, inl, bbs, data, op;
 
 	for (inl = 0; inl <= ROCEMU_MAX_INLINE; inl++) {
-		bbs = rocemu_sq_wqe_bbs(sge, inl);
+		bbs = rocemu_sq_wqe_bbs(IBV_QPT_RC, sge, inl);
 		for (op = 0; op < 256; op++) {
 			const struct rocemu_wqe_op *o = rocemu_wqe_op((uint8_t)op);
 
@@ -350,11 +350,11 @@ START_TEST(test_caps_round_trip)
 	struct rocemu_wq_sizes sizes;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_wq_size(&want, &sizes), 0);
-	rocemu_wq_caps(&sizes, &granted);
+	ck_assert_int_eq(rocemu_wq_size(&want, IBV_QPT_RC, &sizes), 0);
+	rocemu_wq_caps(&sizes, IBV_QPT_RC, &granted);
 	ck_assert_uint_ge(granted.max_send_sge, want.max_send_sge);
 	ck_assert_uint_ge(granted.max_inline_data, want.max_inline_data);
-	ck_assert_uint_eq(rocemu_sq_wqe_bbs(granted.max_send_sge, granted.max_inline_data),
+	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RC, granted.max_send_sge, granted.max_inline_data),
 			  sizes.sq_wqe_bbs);
 }
 END_TEST
@@ -388,7 +388,7 @@ START_TEST(test_wq_size)
 {
 	struct rocemu_wq_sizes sizes;
 	struct ibv_qp_cap granted;
-	int ret = rocemu_wq_size(&size_cases[_i].want, &sizes);
+	int ret = rocemu_wq_size(&size_cases[_i].want, IBV_QPT_RC, &sizes);
 
 	ck_assert_msg(ret == size_cases[_i].ret, "%s: %d", size_cases[_i].what, ret);
 	if (ret)
@@ -396,7 +396,7 @@ START_TEST(test_wq_size)
 	ck_assert_uint_eq(sizes.sq_bbs, size_cases[_i].sq_bbs);
 	ck_assert_uint_eq(sizes.rq_wqes, size_cases[_i].rq_wqes);
 	ck_assert_uint_eq(sizes.rq_wqe_shift, size_cases[_i].rq_shift);
-	rocemu_wq_caps(&sizes, &granted);
+	rocemu_wq_caps(&sizes, IBV_QPT_RC, &granted);
 	ck_assert_uint_ge(granted.max_send_wr, size_cases[_i].want.max_send_wr);
 	ck_assert_uint_le((uint64_t)granted.max_send_wr * sizes.sq_wqe_bbs, sizes.sq_bbs);
 	ck_assert_uint_eq(granted.max_recv_wr, sizes.rq_wqes);
@@ -435,20 +435,20 @@ START_TEST(test_layout_at_and_above_the_cap)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR);
 	ck_assert_uint_eq(layout.rq_wqe_cnt, ROCEMU_RQ_MAX_WQES);
 	/* Two BBs per WQE: half as many WQEs fill the ring. */
 	want.max_send_sge = 4;
-	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), -EINVAL);
 	want.max_send_wr = ROCEMU_MAX_QP_WR / 2;
-	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR / 2);
 	ck_assert_uint_eq(granted.max_send_sge, 6);
 	want.max_send_wr++;
-	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), -EINVAL);
 }
 END_TEST
 
@@ -460,11 +460,11 @@ START_TEST(test_layout_recv_sge_within_max_sge)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
 	ck_assert_uint_eq(1u << layout.rq_wqe_shift, 512);
 	ck_assert_uint_eq(granted.max_recv_sge, ROCEMU_MAX_SGE);
 	want.max_recv_sge = 3;
-	ck_assert_int_eq(rocemu_qp_layout(&want, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
 	ck_assert_uint_eq(granted.max_recv_sge, 4);
 }
 END_TEST

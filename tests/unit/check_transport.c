@@ -32,8 +32,14 @@ START_TEST(test_qp_type_rc)
 }
 END_TEST
 
+START_TEST(test_qp_type_ud)
+{
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(IBV_QPT_UD), &rocemu_ud_transport);
+}
+END_TEST
+
 static const enum ibv_qp_type types_without_transport[] = {
-	IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV,
+	IBV_QPT_UC, IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV,
 	IBV_QPT_DRIVER,
 };
 
@@ -43,22 +49,24 @@ START_TEST(test_qp_type_none)
 }
 END_TEST
 
-/* Bits 7:5 name the transport: RC 0x00-0x1f is RC's, every other class nobody's yet. */
+/* Bits 7:5 name the transport: 0x00-0x1f is RC's, 0x60-0x7f UD's, the others nobody's yet. */
 START_TEST(test_opcode_class)
 {
-	const struct rocemu_transport_ops *want = _i < 0x20 ? &rocemu_rc_transport : NULL;
+	const struct rocemu_transport_ops *want = _i < 0x20 ? &rocemu_rc_transport :
+						  _i >= 0x60 && _i < 0x80 ? &rocemu_ud_transport :
+						  NULL;
 
 	ck_assert_ptr_eq(rocemu_transport_of_opcode((uint8_t)_i), want);
 }
 END_TEST
 
-START_TEST(test_rc_ops_complete)
+START_TEST(test_ops_complete)
 {
-	const struct rocemu_transport_ops *rc = &rocemu_rc_transport;
+	const struct rocemu_transport_ops *t = _i ? &rocemu_ud_transport : &rocemu_rc_transport;
 
-	ck_assert_str_eq(rc->name, "RC");
-	ck_assert(rc->init && rc->destroy && rc->modified && rc->post && rc->flush && rc->rx &&
-		  rc->timer && rc->sq_draining);
+	ck_assert_str_eq(t->name, _i ? "UD" : "RC");
+	ck_assert(t->init && t->destroy && t->modified && t->post && t->flush && t->rx &&
+		  t->timer && t->sq_draining);
 }
 END_TEST
 
@@ -76,7 +84,7 @@ static void other_rx(struct rocemu_qp *q, const struct rocemu_pkt *pkt)
 	other_rx_calls++;
 }
 
-/* A transport that is not RC, to stand for UD or UC until they exist. */
+/* A transport that is not RC, to stand for any other. */
 static const struct rocemu_transport_ops other_transport = { .name = "OTHER", .rx = other_rx };
 
 /* An RC QP in RTR expecting PSN EPSN, alone on a device with no socket. */
@@ -178,7 +186,7 @@ START_TEST(test_rc_packet_from_stranger)
 }
 END_TEST
 
-/* Valid packets of transports rocemu does not have yet. */
+/* Valid packets of other transports than RC. */
 static const uint8_t foreign_opcodes[] = {
 	ROCEMU_OP_UD_SEND_ONLY, ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE,
 	ROCEMU_OP_UC_SEND_ONLY, ROCEMU_OP_UC_RDMA_WRITE_ONLY,
@@ -214,10 +222,11 @@ static Suite *transport_suite(void)
 	TCase *rx = tcase_create("rx dispatch");
 
 	tcase_add_test(lookup, test_qp_type_rc);
+	tcase_add_test(lookup, test_qp_type_ud);
 	tcase_add_loop_test(lookup, test_qp_type_none, 0,
 			    sizeof(types_without_transport) / sizeof(types_without_transport[0]));
 	tcase_add_loop_test(lookup, test_opcode_class, 0, 256);
-	tcase_add_test(lookup, test_rc_ops_complete);
+	tcase_add_loop_test(lookup, test_ops_complete, 0, 2);
 	suite_add_tcase(s, lookup);
 	tcase_add_checked_fixture(rx, rx_setup, rx_teardown);
 	tcase_add_test(rx, test_rc_packet_to_rc_qp);

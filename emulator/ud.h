@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The UD transport of one QP: datagrams of at most the port MTU, each
+ * addressed by the AV its send WQE carries (ud_send.c), received into the
+ * next receive WQE behind a 40-byte GRH after the Q_Key check
+ * (ud_recv.c); no PSN sequence, no ACK, no retry (ud_qp.c: ops, errors,
+ * flush). Everything runs on the daemon's one loop.
+ */
+#ifndef ROCEMU_EMULATOR_UD_H
+#define ROCEMU_EMULATOR_UD_H
+
+#include <stdint.h>
+
+struct rocemu_pkt;
+struct rocemu_qp;
+struct rocemu_send_wqe;
+
+struct rocemu_ud {
+	uint32_t sq_bb;			/* next BB to fetch from the SQ ring */
+	uint32_t rq_ci;			/* next receive WQE counter */
+	uint32_t psn;			/* PSN of the next datagram (IBTA 9.7.2: any, ignored) */
+};
+
+/* ---- ud_qp.c ---- */
+/* A send WQE completed (syndrome 0) or failed (its MLX5_CQE_SYNDROME_*: the QP goes to ERR). */
+void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
+			     uint8_t syndrome);
+/* The receive side found an error for the WQE it consumed: error CQE, QP to ERR. */
+void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrome);
+
+/* ---- ud_send.c ---- */
+/* Send every WQE posted (RTS): one datagram each. */
+void rocemu_ud_send_run(struct rocemu_qp *qp);
+
+/* ---- ud_recv.c ---- */
+/* One datagram for qp: Q_Key, receive WQE, GRH and payload, CQE. */
+void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+
+#endif /* ROCEMU_EMULATOR_UD_H */

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * UD per QP and its transport ops: queue positions on state changes, the
+ * completions of both queues and the move to ERR, which flushes them
+ * (every outstanding WQE completes with WR_FLUSH_ERR, as on mlx5).
+ */
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/cqe.h"
+#include "emulator/qp.h"
+#include "emulator/qp_state.h"
+#include "emulator/wqe.h"
+#include "rocemu/log.h"
+#include "rocemu/ring.h"
+
+static void ud_flush(struct rocemu_qp *qp);
+
+static int ud_init(struct rocemu_qp *qp)
+{
+	memset(&qp->ud, 0, sizeof(qp->ud));
+	return 0;
+}
+
+static void ud_destroy(struct rocemu_qp *qp)
+{
+	(void)qp;
+}
+
+/* An error CQE moves the QP to ERR, as a ConnectX does; the rest flushes. */
+static void ud_to_error(struct rocemu_qp *qp)
+{
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		return;
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x %s->ERR", qp->owner->dev->name, qp->qpn,
+		   rocemu_qp_state_name(qp->attr.qp_state));
+	qp->attr.qp_state = IBV_QPS_ERR;
+	qp->attr.cur_qp_state = IBV_QPS_ERR;
+	ud_flush(qp);
+}
+
+void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
+			     uint8_t syndrome)
+{
+	struct rocemu_cqe_info info = {
+		.op = syndrome ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ,
+		.syndrome = syndrome,
+		.wqe_opcode = w->opcode,
+		.qpn = qp->qpn,
+		.wqe_counter = w->wqe_counter,
+		.byte_cnt = rocemu_wqe_op(w->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? w->length : 0,
+	};
+
+	if (syndrome || (w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE))
+		rocemu_cqe_write(qp->send_cq, &info);
+	if (syndrome && syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
+		ud_to_error(qp);
+}
+
+void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrome)
+{
+	struct rocemu_cqe_info info = {
+		.op = MLX5_CQE_RESP_ERR,
+		.syndrome = syndrome,
+		.qpn = qp->qpn,
+		.wqe_counter = (uint16_t)counter,
+	};
+
+	rocemu_cqe_write(qp->recv_cq, &info);
+	if (syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
+		ud_to_error(qp);
+}
+
+/* Complete every WQE posted and not yet taken, on both queues, with WR_FLUSH_ERR. */
+static void ud_flush(struct rocemu_qp *qp)
+{
+	struct rocemu_ud *ud = &qp->ud;
+	uint16_t sq_db = rocemu_wqe_sq_doorbell(qp), rq_db;
+	struct rocemu_send_wqe w;
+
+	while ((uint16_t)ud->sq_bb != sq_db) {
+		if (rocemu_wqe_parse_send(qp, ud->sq_bb, &w) && !w.bbs)
+			w.bbs = 1;	/* a broken ctrl: step one BB */
+		rocemu_ud_complete_send(qp, &w, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+		ud->sq_bb += w.bbs;
+	}
+	if (!qp->layout.rq_wqe_cnt)
+		return;
+	rq_db = rocemu_wqe_rq_doorbell(qp);
+	for (; (uint16_t)ud->rq_ci != rq_db; ud->rq_ci++)
+		rocemu_ud_recv_fail(qp, ud->rq_ci, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+}
+
+static void ud_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
+{
+	switch (next) {
+	case IBV_QPS_RESET:
+		memset(&qp->ud, 0, sizeof(qp->ud));
+		rocemu_wqe_doorbell_reset(qp);
+		break;
+	case IBV_QPS_RTS:
+		if (cur == IBV_QPS_RTR)
+			qp->ud.psn = qp->attr.sq_psn;
+		rocemu_ud_send_run(qp);
+		break;
+	case IBV_QPS_ERR:
+		ud_flush(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+static void ud_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
+{
+	(void)qp;
+	(void)kind;	/* UD arms none: nothing is acknowledged */
+}
+
+/* Every WQE is sent when fetched: nothing is left to drain at SQD. */
+static bool ud_sq_draining(const struct rocemu_qp *qp)
+{
+	(void)qp;
+	return false;
+}
+
+const struct rocemu_transport_ops rocemu_ud_transport = {
+	.name = "UD",
+	.connected = false,
+	.init = ud_init,
+	.destroy = ud_destroy,
+	.modified = ud_modified,
+	.post = rocemu_ud_send_run,
+	.flush = ud_flush,
+	.rx = rocemu_ud_recv,
+	.timer = ud_timer,
+	.sq_draining = ud_sq_draining,
+};

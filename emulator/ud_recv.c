@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * A UD datagram arriving: dropped and counted unless the QP receives
+ * (RTR, RTS, SQD), the Q_Key matches (IBTA C10-15) and a receive WQE is
+ * posted; then the WQE takes the 40-byte GRH as a ConnectX writes it for
+ * RoCEv2 over IPv4 (20 zero bytes, then the IPv4 header) followed by the
+ * payload, and the CQE says GRH, the source QP and the immediate.
+ */
+#include <errno.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/cqe.h"
+#include "emulator/dma.h"
+#include "emulator/qp.h"
+#include "net/pcap.h"
+#include "net/roce_hdr.h"
+#include "net/udp_port.h"
+#include "rocemu/log.h"
+
+#define GRH_BYTES 40
+#define GRH_IPV4_OFFSET (GRH_BYTES - sizeof(struct iphdr))
+
+static bool ud_receives(const struct rocemu_qp *qp)
+{
+	return qp->attr.qp_state == IBV_QPS_RTR || qp->attr.qp_state == IBV_QPS_RTS ||
+	       qp->attr.qp_state == IBV_QPS_SQD;
+}
+
+/* Count a datagram the QP does not take; the debug log says why. */
+static void ud_drop(struct rocemu_qp *qp, uint64_t *counter, const char *why)
+{
+	(*counter)++;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x rx UD drop: %s", qp->owner->dev->name, qp->qpn,
+		   why);
+}
+
+/* GRH and payload into receive WQE w; 0 or -errno of the DMA. */
+static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
+		   const struct rocemu_pkt *pkt)
+{
+	const struct rocemu_ipv4_udp flow = { .saddr = pkt->saddr, .daddr = pkt->dev->ipv4 };
+	uint8_t grh[GRH_BYTES] = { 0 };
+	struct iovec local[2] = { { grh, GRH_BYTES }, { (void *)pkt->payload, pkt->paylen } };
+	struct iovec remote[ROCEMU_MAX_SGE];
+	struct iphdr ip;
+	unsigned int n;
+	int err;
+
+	rocemu_ipv4_header(&ip, &flow, pkt->len);
+	memcpy(grh + GRH_IPV4_OFFSET, &ip, sizeof(ip));
+	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, GRH_BYTES + pkt->paylen,
+			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+	return err ? err : rocemu_dma_copy(qp->owner->pid, local, pkt->paylen ? 2 : 1, remote, n,
+					   true);
+}
+
+void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	struct rocemu_device_counters *k = &qp->owner->dev->counters;
+	const uint8_t *deth = pkt->bth + pkt->info->offset[ROCEMU_HDR_DETH];
+	bool imm = pkt->info->flags & ROCEMU_OPF_IMM;
+	struct rocemu_recv_wqe w;
+	struct rocemu_cqe_info info;
+	int err;
+
+	if (!ud_receives(qp)) {
+		ud_drop(qp, &k->rx_ud_dropped, "not receiving");
+		return;
+	}
+	if (rocemu_deth_qkey(deth) != qp->attr.qkey) {
+		ud_drop(qp, &k->rx_qkey_violations, "Q_Key mismatch");
+		return;
+	}
+	if (!qp->layout.rq_wqe_cnt || (uint16_t)qp->ud.rq_ci == rocemu_wqe_rq_doorbell(qp)) {
+		ud_drop(qp, &k->rx_ud_dropped, "no receive posted");
+		return;
+	}
+	rocemu_wqe_parse_recv(qp, qp->ud.rq_ci++, &w);
+	if (GRH_BYTES + (uint64_t)pkt->paylen > w.length) {
+		rocemu_ud_recv_fail(qp, w.counter, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+		return;
+	}
+	err = scatter(qp, &w, pkt);
+	if (err) {
+		rocemu_ud_recv_fail(qp, w.counter, err == -EMSGSIZE ?
+				    MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR : MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+		return;
+	}
+	info = (struct rocemu_cqe_info){
+		.op = imm ? MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
+		.qpn = qp->qpn,
+		.wqe_counter = (uint16_t)w.counter,
+		.byte_cnt = GRH_BYTES + pkt->paylen,
+		.src_qp = rocemu_deth_src_qp(deth),
+		.l3_hdr_type = MLX5_CQE_L3_HDR_TYPE_IPV4,
+		.solicited = rocemu_bth_se(pkt->bth),
+	};
+	if (imm)
+		memcpy(&info.imm, pkt->bth + pkt->info->offset[ROCEMU_HDR_IMMDT], sizeof(info.imm));
+	rocemu_cqe_write(qp->recv_cq, &info);
+}

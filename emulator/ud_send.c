@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * What UD puts on the wire: one "UD Send Only" datagram per send WQE
+ * (BTH, DETH with the Q_Key and our QPN, ImmDt, payload, ICRC) to the
+ * address its datagram segment names, from the UDP source port the AV
+ * holds in rlid. A message over the port MTU, an opcode UD does not have
+ * or an unusable AV fail the WQE with an error CQE, as on a ConnectX.
+ */
+#include <errno.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/dma.h"
+#include "emulator/egress.h"
+#include "emulator/qp.h"
+#include "emulator/sport.h"
+#include "net/roce_hdr.h"
+#include "net/udp_port.h"
+#include "rocemu/log.h"
+
+#define ROCE_PKEY_DEFAULT 0xffff
+#define PRIVILEGED_QKEY 0x80000000u	/* IBTA 10.2.4: take the QP's own Q_Key */
+#define UD_PKT_MAX (ROCEMU_BTH_BYTES + ROCEMU_DETH_BYTES + ROCEMU_IMMDT_BYTES + 4096 + 3 + \
+		    ROCEMU_ICRC_BYTES)
+
+static const uint8_t ipv4_mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+/* One datagram is built here: the daemon is single-threaded. */
+static uint8_t stage[UD_PKT_MAX];
+
+/* Headers of w's datagram at stage; returns their length. */
+static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
+{
+	bool imm = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_IMM;
+	uint8_t opcode = imm ? ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCEMU_OP_UD_SEND_ONLY;
+	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
+	uint32_t qkey = be32toh(w->av.key.qkey.qkey);
+	uint8_t *h;
+
+	memset(stage, 0, info->length);
+	rocemu_bth_set_opcode(stage, opcode);
+	rocemu_bth_set_se(stage, w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+	rocemu_bth_set_padcnt(stage, rocemu_pad_bytes(w->length));
+	rocemu_bth_set_tver(stage, ROCEMU_BTH_TVER);
+	rocemu_bth_set_pkey(stage, ROCE_PKEY_DEFAULT);
+	rocemu_bth_set_destqp(stage, be32toh(w->av.dqp_dct) & ROCEMU_QPN_MASK);
+	rocemu_bth_set_psn(stage, qp->ud.psn);
+	h = rocemu_pkt_deth(stage);
+	rocemu_deth_set_qkey(h, qkey & PRIVILEGED_QKEY ? qp->attr.qkey : qkey);
+	rocemu_deth_set_src_qp(h, qp->qpn);
+	if ((h = rocemu_pkt_immdt(stage)))
+		memcpy(h, &w->imm, sizeof(w->imm));
+	return info->length;
+}
+
+/* The payload of w into stage at off: inline bytes or a gather by DMA. */
+static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, size_t off)
+{
+	struct iovec local = { stage + off, w->length }, remote[ROCEMU_MAX_SGE];
+	unsigned int n;
+	int err;
+
+	if (!w->length)
+		return 0;
+	if (w->is_inline) {
+		memcpy(stage + off, w->inline_data, w->length);
+		return 0;
+	}
+	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, w->length, 0, remote, ROCEMU_MAX_SGE, &n);
+	return err ? err : rocemu_dma_copy(qp->owner->pid, &local, 1, remote, n, false);
+}
+
+/* Send w; 0 or the MLX5_CQE_SYNDROME_* it fails with. */
+static uint8_t send_wqe(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
+{
+	struct rocemu_device *dev = qp->owner->dev;
+	struct rocemu_ipv4_udp flow = { .saddr = dev->ipv4, .dport = htons(ROCEMU_ROCEV2_PORT) };
+	size_t hdr, len;
+	uint16_t sport;
+	int fd, err;
+
+	/* UD messages are single packets: at most the port's MTU (IBTA 9.8.3.1). */
+	if (w->length > rocemu_mtu_bytes(dev->active_mtu))
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	if (memcmp(w->av.rgid, ipv4_mapped_prefix, sizeof(ipv4_mapped_prefix)))
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	memcpy(&flow.daddr, w->av.rgid + 12, sizeof(flow.daddr));
+	hdr = headers_fill(qp, w);
+	err = payload_gather(qp, w, hdr);
+	if (err)
+		return err == -EMSGSIZE ? MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR
+					: MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	len = hdr + w->length;
+	memset(stage + len, 0, rocemu_pad_bytes(w->length));
+	len += rocemu_pad_bytes(w->length);
+	fd = rocemu_sport_get_port(dev, be16toh(w->av.rlid), qp->qpn, &sport);
+	flow.sport = htons(sport);
+	len = rocemu_icrc_append_v4(&flow, stage, len);
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s len %u to qp 0x%06x",
+			   dev->name, qp->qpn, qp->ud.psn, rocemu_opcode_name(stage[0]), w->length,
+			   rocemu_bth_destqp(stage));
+	err = rocemu_egress_send(dev, fd, &flow, stage, len, 0);
+	rocemu_sport_put(dev, sport);
+	if (err)	/* lost on the way, as a datagram may be: not the sender's error */
+		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x: send of %zu bytes failed: %s",
+			   dev->name, qp->qpn, len, strerror(-err));
+	qp->ud.psn = rocemu_psn_add(qp->ud.psn, 1);
+	return 0;
+}
+
+void rocemu_ud_send_run(struct rocemu_qp *qp)
+{
+	struct rocemu_ud *ud = &qp->ud;
+	struct rocemu_send_wqe w;
+	uint16_t db;
+	uint8_t syndrome;
+
+	if (qp->attr.qp_state != IBV_QPS_RTS || !qp->layout.sq_wqe_cnt)
+		return;
+	db = rocemu_wqe_sq_doorbell(qp);
+	while (qp->attr.qp_state == IBV_QPS_RTS && (uint16_t)ud->sq_bb != db) {
+		int err = rocemu_wqe_parse_send(qp, ud->sq_bb, &w);
+
+		if (err && !w.bbs)
+			w.bbs = 1;
+		ud->sq_bb += w.bbs;
+		syndrome = err ? MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR : send_wqe(qp, &w);
+		rocemu_ud_complete_send(qp, &w, syndrome);
+	}
+}

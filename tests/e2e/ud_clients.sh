@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# UD QPs and address handles with unmodified clients, rocemu0 against
+# rocemu1 as two processes: ibv_ud_pingpong with its data validated (-c),
+# perftest ib_send_bw and ib_send_lat with -c UD; the capture of both
+# devices decodes in tshark as InfiniBand UD with no malformed frame.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+require_programs ibv_ud_pingpong ib_send_bw ib_send_lat ss
+use_test_net 130
+use_ports 25000
+
+# ud_pingpong SIZE ITERS [OPTION...]
+ud_pingpong() {
+	local size=$1 iters=$2 what
+
+	shift 2
+	what="ibv_ud_pingpong${*:+ $*} -s $size -n $iters"
+	next_port
+	run_pair "$what" 30 \
+		ibv_ud_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s "$size" -n "$iters" "$@" \
+		--client \
+		ibv_ud_pingpong -d rocemu1 -g 0 -c -p "$PAIR_PORT" -s "$size" -n "$iters" "$@" 127.0.0.1
+	expect_both "^$((2 * size * iters)) bytes in [0-9.]+ seconds = " "$what: all bytes moved"
+	expect_both "^$iters iters in [0-9.]+ seconds = " "$what: all iterations"
+	expect_neither "invalid data" "$what: data validated"
+}
+
+# perftest_ud TOOL SIZE: a short UD run that reports on both sides.
+perftest_ud() {
+	local tool=$1 size=$2 iters=200 what
+
+	what="$tool -c UD -s $size -n $iters"
+	next_port
+	run_pair "$what" 30 \
+		"$tool" -d rocemu0 -x 0 -F -c UD -p "$PAIR_PORT" -s "$size" -n "$iters" \
+		--client \
+		"$tool" -d rocemu1 -x 0 -F -c UD -p "$PAIR_PORT" -s "$size" -n "$iters" 127.0.0.1
+	expect_both "remote address: " "$what: peer's QP received"
+	expect_client "^ *$size +$iters +[0-9]+\.[0-9]+" "$what: report line"
+	expect_server "^ *$size +$iters +[0-9]+\.[0-9]+" "$what: report line"
+}
+
+# check_capture FILE: every frame is a RoCEv2 UD Send, none malformed.
+check_capture() {
+	local file=$1 frames ud
+
+	[ -s "$file" ] || fail "no capture in $file"
+	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -T fields \
+		-e frame.protocols -e infiniband.bth.opcode || fail "tshark cannot read $file"
+	frames=$(grep -c '^eth:' "$OUT")
+	ud=$(grep -Ec '^eth:.*:infiniband.*[[:space:]](100|101)$' "$OUT")
+	[ "$frames" -gt 0 ] && [ "$frames" -eq "$ud" ] ||
+		fail "$file: $ud of $frames frames decode as InfiniBand UD Send"
+	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -Y _ws.malformed ||
+		fail "tshark cannot filter $file"
+	expect_none '^ *[0-9]+ ' "$(basename "$file"): no malformed frame"
+	ok "$(basename "$file"): $frames UD frames, none malformed"
+}
+
+ud_clients() {
+	local pcap_dir=$WORK_DIR/pcap-$BACKEND
+
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	ROCEMU_LOG=info ROCEMU_PCAP=$pcap_dir start_daemon
+	ud_pingpong 2048 100
+	ud_pingpong 1 100
+	ud_pingpong 1024 100 -e
+	perftest_ud ib_send_bw 1024
+	perftest_ud ib_send_lat 64
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	if command -v tshark >/dev/null; then
+		check_capture "$pcap_dir/rocemu0.pcap"
+		check_capture "$pcap_dir/rocemu1.pcap"
+	else
+		echo "skip the capture check: tshark is not installed"
+	fi
+}
+
+for_each_backend ud_clients
