@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * UD QPs and address handles through the public verbs API, QP "a" on
+ * device A and "b" on device B: the GRH a receive holds (20 zero bytes,
+ * then the IPv4 header of the datagram) and the completion's fields; an
+ * AH made from that completion carries the answer back; a datagram with
+ * the wrong Q_Key is dropped (the script reads the counter) and one with
+ * the privileged bit takes the QP's Q_Key; a message over the port MTU
+ * fails with a local length error; the ibv_qp_ex UD builders.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/ip.h>
+#include <stdio.h>
+#include <string.h>
+#include "verbs_pair.h"
+
+#define QKEY 0x11110000u
+#define PRIVILEGED_QKEY 0x80000000u
+#define GRH_BYTES 40
+#define MSG 100
+#define IMM 0x12345678u
+#define SILENCE_MS 300		/* a dropped datagram gives no completion in this long */
+
+struct ud {
+	struct dev *dev;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct buf *buf;	/* [0, 8192): receives, [8192, 16384): sends */
+};
+
+static struct ud a, b;
+
+/* RESET -> INIT -> RTR -> RTS with Q_Key QKEY, as ibv_ud_pingpong does. */
+static int ud_to_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+				    .qkey = QKEY };
+
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		return errno ? errno : EINVAL;
+	attr.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
+		return errno ? errno : EINVAL;
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0x42;
+	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_UD, .cap = { .max_send_wr = 16, .max_recv_wr = 16,
+						.max_send_sge = 1, .max_recv_sge = 1 },
+		.pd = d->pd, .comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	int err;
+
+	u->dev = d;
+	u->cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	u->buf = buf_new(d, 16384, 16384, IBV_ACCESS_LOCAL_WRITE, 0);
+	if (!u->cq || !u->buf) {
+		check(false, "%s: CQ and buffer", d->name);
+		return false;
+	}
+	init.send_cq = init.recv_cq = u->cq;
+	if (qp_ex) {
+		init.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		init.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	}
+	u->qp = ibv_create_qp_ex(d->ctx, &init);
+	check(u->qp != NULL, "%s: create a UD QP%s: %s", d->name, qp_ex ? " with ibv_qp_ex" : "",
+	      u->qp ? "ok" : strerror(errno));
+	if (!u->qp)
+		return false;
+	err = ud_to_rts(u->qp);
+	check(!err, "%s: UD QP 0x%06x to RTS with Q_Key 0x%x: %s", d->name, u->qp->qp_num, QKEY,
+	      strerror(err));
+	return !err;
+}
+
+static void ud_close(struct ud *u)
+{
+	if (u->qp)
+		ibv_destroy_qp(u->qp);
+	if (u->cq)
+		ibv_destroy_cq(u->cq);
+	memset(u, 0, sizeof(*u));
+}
+
+static bool both_open(bool qp_ex)
+{
+	return ud_open(&a, &dev_a, qp_ex) && ud_open(&b, &dev_b, qp_ex);
+}
+
+static void both_close(void)
+{
+	ud_close(&a);
+	ud_close(&b);
+	bufs_free();
+}
+
+/* The AH of an IPv4-mapped GID, as ibv_ud_pingpong makes it. */
+static struct ibv_ah *ah_to(struct dev *from, const union ibv_gid *gid)
+{
+	struct ibv_ah_attr attr = { .is_global = 1, .port_num = 1,
+				    .grh = { .dgid = *gid, .sgid_index = 0, .hop_limit = 1 } };
+	struct ibv_ah *ah = ibv_create_ah(from->pd, &attr);
+
+	check(ah != NULL, "%s: create_ah: %s", from->name, ah ? "ok" : strerror(errno));
+	return ah;
+}
+
+static bool post_recv_of(struct ud *u, uint64_t wr_id, size_t len)
+{
+	struct ibv_sge sge = sge_of(u->buf, 0, len);
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+
+	memset(u->buf->p, UNTOUCHED, len + 64);	/* and the bytes just past it */
+	return post_recv(u->qp, &wr, "post a UD receive");
+}
+
+static bool post_ud_send(struct ud *u, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
+			 uint64_t wr_id, size_t len, enum ibv_wr_opcode opcode)
+{
+	struct ibv_sge sge = sge_of(u->buf, 8192, len);
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
+		.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(IMM),
+		.wr = { .ud = { .ah = ah, .remote_qpn = qpn, .remote_qkey = qkey } },
+	};
+
+	fill_pattern(u->buf->p + 8192, len, (unsigned int)wr_id, 0);
+	return post_send(u->qp, &wr, "post a UD send");
+}
+
+/* No completion on cq for SILENCE_MS. */
+static void expect_silence(struct ibv_cq *cq, const char *what)
+{
+	struct ibv_wc wc;
+	int got = poll_wc(cq, &wc, SILENCE_MS);
+
+	check(got == 0, "%s: no completion (got %d, status %s)", what, got,
+	      got > 0 ? ibv_wc_status_str(wc.status) : "-");
+}
+
+static uint16_t ip_checksum(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* The GRH of a receive from a to b: zeros, then the datagram's IPv4 header. */
+static void check_grh(const uint8_t *grh, size_t paylen)
+{
+	struct iphdr ip;
+
+	memcpy(&ip, grh + 20, sizeof(ip));
+	check(all_bytes(grh, 20, 0), "GRH: the first 20 bytes are zero");
+	check(ip.version == 4 && ip.ihl == 5 && ip.protocol == IPPROTO_UDP,
+	      "GRH: an IPv4 header of a UDP datagram (version %u ihl %u protocol %u)", ip.version,
+	      ip.ihl, ip.protocol);
+	check(!memcmp(&ip.saddr, dev_a.gid.raw + 12, 4) && !memcmp(&ip.daddr, dev_b.gid.raw + 12, 4),
+	      "GRH: from A's address to B's");
+	/* IP, UDP, BTH, DETH, ImmDt, payload, ICRC */
+	check(ntohs(ip.tot_len) == 20 + 8 + 12 + 8 + 4 + paylen + 4,
+	      "GRH: total length %u for %zu bytes of payload", ntohs(ip.tot_len), paylen);
+	check(ip_checksum(grh + 20, 20) == 0, "GRH: IPv4 header checksum valid");
+}
+
+static void check_grh_and_ah_from_wc(void)
+{
+	struct ibv_ah *ah = NULL, *back = NULL;
+	struct ibv_ah_attr attr;
+	struct ibv_wc wc;
+	int err;
+
+	if (!both_open(false) || !(ah = ah_to(&dev_a, &dev_b.gid)))
+		goto out;
+	post_recv_of(&b, 1, GRH_BYTES + MSG);
+	post_ud_send(&a, ah, b.qp->qp_num, QKEY, 2, MSG, IBV_WR_SEND_WITH_IMM);
+	expect_wc(a.cq, "A: the send completes", (struct want){ 2, IBV_WC_SUCCESS, IBV_WC_SEND, -1 },
+		  NULL);
+	if (!expect_wc(b.cq, "B: the receive completes",
+		       (struct want){ 1, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_BYTES + MSG }, &wc))
+		goto out;
+	check((wc.wc_flags & IBV_WC_GRH) && (wc.wc_flags & IBV_WC_WITH_IMM) &&
+	      ntohl(wc.imm_data) == IMM, "B: IBV_WC_GRH, immediate 0x%x", ntohl(wc.imm_data));
+	check(wc.src_qp == a.qp->qp_num && wc.qp_num == b.qp->qp_num && wc.pkey_index == 0,
+	      "B: src_qp 0x%06x (A's), qp_num 0x%06x, pkey_index %u", wc.src_qp, wc.qp_num,
+	      wc.pkey_index);
+	check_grh(b.buf->p, MSG);
+	check_pattern(b.buf->p + GRH_BYTES, MSG, 2, 0, "B: the payload after the GRH");
+	check_untouched(b.buf->p + GRH_BYTES + MSG, 64, UNTOUCHED, "B: past the message");
+
+	err = ibv_init_ah_from_wc(dev_b.ctx, 1, &wc, (struct ibv_grh *)b.buf->p, &attr);
+	check(!err && attr.is_global && attr.port_num == 1 && attr.grh.sgid_index == 0 &&
+	      !memcmp(attr.grh.dgid.raw, dev_a.gid.raw, 16),
+	      "init_ah_from_wc: global, through GID 0, to A's GID: %s", strerror(err));
+	back = ibv_create_ah_from_wc(dev_b.pd, &wc, (struct ibv_grh *)b.buf->p, 1);
+	check(back != NULL, "create_ah_from_wc: %s", back ? "ok" : strerror(errno));
+	if (!back)
+		goto out;
+	post_recv_of(&a, 3, GRH_BYTES + MSG);
+	post_ud_send(&b, back, wc.src_qp, QKEY, 4, MSG, IBV_WR_SEND);
+	expect_wc(b.cq, "B: the answer is sent", (struct want){ 4, IBV_WC_SUCCESS, IBV_WC_SEND, -1 },
+		  NULL);
+	if (expect_wc(a.cq, "A: the answer through the AH from the completion arrives",
+		      (struct want){ 3, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_BYTES + MSG }, &wc)) {
+		check(wc.src_qp == b.qp->qp_num && !(wc.wc_flags & IBV_WC_WITH_IMM),
+		      "A: src_qp 0x%06x (B's), no immediate", wc.src_qp);
+		check_pattern(a.buf->p + GRH_BYTES, MSG, 4, 0, "A: the answer's payload");
+	}
+out:
+	if (back)
+		check(ibv_destroy_ah(back) == 0, "destroy the AH from the completion");
+	if (ah)
+		check(ibv_destroy_ah(ah) == 0, "destroy_ah");
+	both_close();
+}
+
+/* One datagram with a wrong Q_Key (the script expects rx_qkey_violations 1 on B). */
+static void check_qkey(void)
+{
+	struct ibv_ah *ah = NULL;
+
+	if (!both_open(false) || !(ah = ah_to(&dev_a, &dev_b.gid)))
+		goto out;
+	post_recv_of(&b, 1, GRH_BYTES + MSG);
+	post_ud_send(&a, ah, b.qp->qp_num, QKEY ^ 1, 2, MSG, IBV_WR_SEND);
+	expect_wc(a.cq, "A: a send with the wrong Q_Key completes (UD has no ACK)",
+		  (struct want){ 2, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	expect_silence(b.cq, "B: the datagram with the wrong Q_Key is dropped");
+	/* IBTA 10.2.4: the high bit set takes the sending QP's own Q_Key (QKEY here). */
+	post_ud_send(&a, ah, b.qp->qp_num, PRIVILEGED_QKEY, 3, MSG, IBV_WR_SEND);
+	expect_wc(a.cq, "A: a send with the privileged Q_Key",
+		  (struct want){ 3, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	if (expect_wc(b.cq, "B: it arrives with the QP's Q_Key",
+		      (struct want){ 1, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_BYTES + MSG }, NULL))
+		check_pattern(b.buf->p + GRH_BYTES, MSG, 3, 0, "B: its payload, not the dropped one's");
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	both_close();
+}
+
+/* A message of the port MTU goes; one byte more fails as on mlx5, with the QP. */
+static void check_mtu(void)
+{
+	struct ibv_port_attr port;
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	struct ibv_ah *ah = NULL;
+	size_t mtu;
+
+	if (!both_open(false) || !(ah = ah_to(&dev_a, &dev_b.gid)))
+		goto out;
+	if (ibv_query_port(dev_a.ctx, 1, &port)) {
+		check(false, "query_port: %s", strerror(errno));
+		goto out;
+	}
+	mtu = 128u << port.active_mtu;
+	post_recv_of(&b, 1, GRH_BYTES + mtu);
+	post_ud_send(&a, ah, b.qp->qp_num, QKEY, 2, mtu, IBV_WR_SEND);
+	expect_wc(a.cq, "A: a send of the port MTU", (struct want){ 2, IBV_WC_SUCCESS, IBV_WC_SEND, -1 },
+		  NULL);
+	if (expect_wc(b.cq, "B: it arrives whole",
+		      (struct want){ 1, IBV_WC_SUCCESS, IBV_WC_RECV, (long)(GRH_BYTES + mtu) }, NULL))
+		check_pattern(b.buf->p + GRH_BYTES, mtu, 2, 0, "B: its payload");
+	post_ud_send(&a, ah, b.qp->qp_num, QKEY, 3, mtu + 1, IBV_WR_SEND);
+	expect_wc(a.cq, "A: a send of MTU + 1 bytes fails", (struct want){ 3, IBV_WC_LOC_LEN_ERR, -1, -1 },
+		  NULL);
+	check(!ibv_query_qp(a.qp, &attr, IBV_QP_STATE, &init) && attr.qp_state == IBV_QPS_ERR,
+	      "A: the QP is in ERR after the error completion");
+	expect_silence(b.cq, "B: nothing of it arrives");
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	both_close();
+}
+
+/* ibv_wr_send_imm with ibv_wr_set_ud_addr, then an ibv_wr_send without an address. */
+static void check_qp_ex(void)
+{
+	struct ibv_ah *ah = NULL;
+	struct ibv_qp_ex *qpx;
+	struct ibv_wc wc;
+	int err;
+
+	if (!both_open(true) || !(ah = ah_to(&dev_a, &dev_b.gid)))
+		goto out;
+	qpx = ibv_qp_to_qp_ex(a.qp);
+	post_recv_of(&b, 1, GRH_BYTES + MSG);
+	fill_pattern(a.buf->p + 8192, MSG, 5, 0);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 5;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(qpx, htonl(IMM));
+	ibv_wr_set_ud_addr(qpx, ah, b.qp->qp_num, QKEY);
+	ibv_wr_set_sge(qpx, a.buf->mr->lkey, (uintptr_t)a.buf->p + 8192, MSG);
+	err = ibv_wr_complete(qpx);
+	check(!err, "A: wr_send_imm with wr_set_ud_addr: %s", strerror(err));
+	expect_wc(a.cq, "A: it completes", (struct want){ 5, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	if (expect_wc(b.cq, "B: it arrives", (struct want){ 1, IBV_WC_SUCCESS, IBV_WC_RECV,
+							    GRH_BYTES + MSG }, &wc)) {
+		check(wc.src_qp == a.qp->qp_num && ntohl(wc.imm_data) == IMM,
+		      "B: from A's QP with the immediate");
+		check_pattern(b.buf->p + GRH_BYTES, MSG, 5, 0, "B: its payload");
+	}
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, a.buf->mr->lkey, (uintptr_t)a.buf->p + 8192, MSG);
+	err = ibv_wr_complete(qpx);
+	check(err == EINVAL, "A: a UD send without wr_set_ud_addr -> EINVAL (got %s)", strerror(err));
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	both_close();
+}
+
+/* What a RoCE port cannot route, and what UD cannot post. */
+static void check_refusals(void)
+{
+	struct ibv_ah_attr local = { .is_global = 0, .port_num = 1 };
+	struct ibv_send_wr wr = { .opcode = IBV_WR_RDMA_WRITE }, *bad = NULL;
+	struct ibv_ah *ah = NULL;
+	int err;
+
+	errno = 0;
+	check(ibv_create_ah(dev_a.pd, &local) == NULL && errno == EINVAL,
+	      "create_ah without a GRH -> EINVAL (%s)", strerror(errno));
+	if (!both_open(false) || !(ah = ah_to(&dev_a, &dev_b.gid)))
+		goto out;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b.qp->qp_num;
+	err = ibv_post_send(a.qp, &wr, &bad);
+	check(err == EINVAL && bad == &wr, "RDMA WRITE on a UD QP -> EINVAL (%s)", strerror(err));
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	both_close();
+}
+
+static const struct named_check checks[] = {
+	{ "GRH bytes and the AH from the completion", check_grh_and_ah_from_wc },
+	{ "Q_Key mismatch dropped, privileged Q_Key", check_qkey },
+	{ "messages up to the port MTU", check_mtu },
+	{ "ibv_qp_ex UD builders", check_qp_ex },
+	{ "refusals", check_refusals },
+};
+
+int main(int argc, char **argv)
+{
+	return run_checks_main(argc, argv, checks, sizeof(checks) / sizeof(checks[0]));
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# The UD checks of tests/e2e/ud_ops.c (GRH bytes, AH from a completion,
+# Q_Key rules, the MTU limit, ibv_qp_ex builders) from rocemu0 to rocemu1;
+# `rocemu stats` then counts exactly the one datagram with a wrong Q_Key.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+UD_OPS=$top_builddir/tests/e2e/ud_ops
+require_built "$UD_OPS"
+use_test_net 131
+
+# stat DEV COUNTER: the counter's value in the last output of `rocemu stats`.
+stat() {
+	awk -v d="$1" -v c="$2" '$1 == d && $2 == c { print $3 }' "$OUT"
+}
+
+ud_ops() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	ROCEMU_LOG=info start_daemon
+	# Our own program: leaks count here (rocemu run turns them off for distribution programs).
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$UD_OPS" rocemu0 rocemu1 ||
+		fail "ud_ops rocemu0 rocemu1 failed"
+	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	capture 10 "$ROCEMU" stats || fail "rocemu stats"
+	[ "$(stat rocemu1 rx_qkey_violations)" = 1 ] ||
+		fail "rocemu1 rx_qkey_violations is $(stat rocemu1 rx_qkey_violations), not 1"
+	[ "$(stat rocemu0 rx_qkey_violations)" = 0 ] ||
+		fail "rocemu0 rx_qkey_violations is $(stat rocemu0 rx_qkey_violations), not 0"
+	ok "the datagram with the wrong Q_Key is counted once, on its receiver"
+}
+
+for_each_backend ud_ops
