@@ -180,3 +180,23 @@ expect_neither() {
 		expect_none "$1" "$2 ($([ "$OUT" = "$SERVER_OUT" ] && echo server || echo client))"
 	done
 }
+
+# expect_decoded FILE ERE WHAT: tshark reads capture FILE (its RPC-over-RDMA
+# guess off), every frame's "protocols<TAB>BTH opcode" line matches ERE (it
+# is WHAT), and none is malformed. Sets FRAMES to the number of frames.
+expect_decoded() {
+	local file=$1 matching
+
+	[ -s "$file" ] || fail "no capture in $file"
+	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -T fields \
+		-e frame.protocols -e infiniband.bth.opcode || fail "tshark cannot read $file"
+	# Frames are the lines naming protocols (tshark may add a warning of its own).
+	FRAMES=$(grep -c '^eth:' "$OUT")
+	matching=$(grep -Ec -- "$2" "$OUT")
+	[ "$FRAMES" -gt 0 ] && [ "$FRAMES" -eq "$matching" ] ||
+		fail "$file: $matching of $FRAMES frames decode as $3"
+	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -Y _ws.malformed ||
+		fail "tshark cannot filter $file"
+	expect_none '^ *[0-9]+ ' "$(basename "$file"): no malformed frame"
+	ok "$(basename "$file"): $FRAMES frames, all $3, none malformed"
+}
