@@ -318,25 +318,46 @@ START_TEST(test_sq_wqe_bbs)
 }
 END_TEST
 
-/* Any WQE a QP with these caps may post fits the BBs the rule gives it. */
+/* UD: ctrl and the 48-byte datagram segment before the data (mlx5's UD sq_overhead). */
+static const struct {
+	uint32_t sge, inl, bbs;
+} ud_wqe_bbs_cases[] = {
+	{ 0, 0, 2 },		/* 64 + an empty inline segment */
+	{ 1, 0, 2 },		/* 64 + 16, as mlx5 sizes a UD QP of one SGE */
+	{ 4, 0, 2 },		/* 64 + 64 */
+	{ 5, 0, 3 },
+	{ 0, 60, 2 },		/* 64 + 4 + 60 */
+	{ 0, 61, 3 },
+};
+
+START_TEST(test_ud_sq_wqe_bbs)
+{
+	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_UD, ud_wqe_bbs_cases[_i].sge,
+					    ud_wqe_bbs_cases[_i].inl),
+			  ud_wqe_bbs_cases[_i].bbs);
+}
+END_TEST
+
+/* Any WQE a QP of either type with these caps may post fits the BBs the rule gives it. */
 START_TEST(test_every_wqe_fits)
 {
-	uint32_t sge = (uint32_t)_i, inl, bbs, data, op;
+	enum ibv_qp_type type = _i > ROCEMU_MAX_SGE ? IBV_QPT_UD : IBV_QPT_RC;
+	uint32_t sge = (uint32_t)_i % (ROCEMU_MAX_SGE + 1), inl, bbs, data, op;
 
 	for (inl = 0; inl <= ROCEMU_MAX_INLINE; inl++) {
-		bbs = rocemu_sq_wqe_bbs(IBV_QPT_RC, sge, inl);
+		bbs = rocemu_sq_wqe_bbs(type, sge, inl);
 		for (op = 0; op < 256; op++) {
 			const struct rocemu_wqe_op *o = rocemu_wqe_op((uint8_t)op);
 
-			if (!(o->flags & ROCEMU_WQE_OP_VALID))
+			if (!rocemu_wqe_op_allowed(o, type))
 				continue;
 			data = 0;
 			if (o->flags & DATA)
 				data = (o->flags & ATOMIC ? (sge ? 1 : 0) : sge) * ROCEMU_WQE_SEG;
 			if ((o->flags & INLINE) && (4 + inl + 15) / 16 * 16 > data)
 				data = (4 + inl + 15) / 16 * 16;
-			ck_assert_uint_le(rocemu_wqe_op_header_ds(o) * ROCEMU_WQE_SEG + data,
-					  bbs * ROCEMU_WQE_BB);
+			ck_assert_uint_le((rocemu_wqe_op_header_ds(o) + rocemu_wqe_qp_header_ds(type)) *
+					  ROCEMU_WQE_SEG + data, bbs * ROCEMU_WQE_BB);
 		}
 	}
 }
@@ -495,7 +516,8 @@ static Suite *ring_suite(void)
 	suite_add_tcase(s, enc);
 
 	tcase_add_loop_test(rule, test_sq_wqe_bbs, 0, N_ELEMS(wqe_bbs_cases));
-	tcase_add_loop_test(rule, test_every_wqe_fits, 0, ROCEMU_MAX_SGE + 1);
+	tcase_add_loop_test(rule, test_ud_sq_wqe_bbs, 0, N_ELEMS(ud_wqe_bbs_cases));
+	tcase_add_loop_test(rule, test_every_wqe_fits, 0, 2 * (ROCEMU_MAX_SGE + 1));
 	tcase_add_loop_test(rule, test_caps_round_trip, 0, N_ELEMS(wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_wq_size, 0, N_ELEMS(size_cases));
 	tcase_add_test(rule, test_cq_size);
