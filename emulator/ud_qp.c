@@ -78,7 +78,7 @@ static void ud_flush(struct rocemu_qp *qp)
 	uint16_t sq_db = rocemu_wqe_sq_doorbell(qp), rq_db;
 	struct rocemu_send_wqe w;
 
-	while ((uint16_t)ud->sq_bb != sq_db) {
+	while (qp->layout.sq_wqe_cnt && (uint16_t)ud->sq_bb != sq_db) {
 		if (rocemu_wqe_parse_send(qp, ud->sq_bb, &w) && !w.bbs)
 			w.bbs = 1;	/* a broken ctrl: step one BB */
 		rocemu_ud_complete_send(qp, &w, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);

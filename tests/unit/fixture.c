@@ -154,10 +154,10 @@ int fx_qp_modify(struct ibv_qp_attr *attr, int mask)
 	return rocemu_qp_modify(fx.client, &req);
 }
 
-static void qp_create(void)
+static void qp_create(enum ibv_qp_type type)
 {
 	const struct rocemu_create_qp_req req = {
-		.pdn = fx.pdn, .qp_type = IBV_QPT_RC, .send_cqn = fx.scq.cqn,
+		.pdn = fx.pdn, .qp_type = type, .send_cqn = fx.scq.cqn,
 		.recv_cqn = fx.rcq.cqn, .srqn = ROCEMU_NO_HANDLE, .user_qp = FX_USER_QP,
 		.cap = { .max_send_wr = FX_QP_DEPTH, .max_recv_wr = FX_QP_DEPTH,
 			 .max_send_sge = FX_SGE_MAX, .max_recv_sge = FX_SGE_MAX,
@@ -265,8 +265,15 @@ void fx_setup(void)
 	fx.lkey = fx.rkey = fx_mr_reg(fx.client, fx.pdn, fx.buf, FX_BUF_BYTES, ALL_ACCESS);
 	fx_cq_create(&fx.scq, NULL);
 	fx_cq_create(&fx.rcq, NULL);
-	qp_create();
+	qp_create(IBV_QPT_RC);
 	qp_to_rts();
+}
+
+void fx_qp_replace(enum ibv_qp_type type)
+{
+	ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);
+	munmap(fx.qp.map, fx.qp.layout.size);
+	qp_create(type);
 }
 
 void fx_teardown(void)
@@ -483,6 +490,10 @@ void fx_pkt_build(struct fx_pkt *p, uint8_t opcode, const struct fx_hdrs *h,
 	}
 	if ((x = rocemu_pkt_atmack(pkt)))
 		rocemu_atmack_set_orig(x, h->orig);
+	if ((x = rocemu_pkt_deth(pkt))) {
+		rocemu_deth_set_qkey(x, h->qkey);
+		rocemu_deth_set_src_qp(x, FX_PEER_QPN);
+	}
 	if ((x = rocemu_pkt_immdt(pkt)))
 		rocemu_immdt_set_imm(x, h->imm);
 	if ((x = rocemu_pkt_ieth(pkt)))

@@ -111,6 +111,8 @@ struct rocemu_qp *fx_emu_qp(void);
 struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq);
 /* Another client of the same device (for keys another context owns). */
 struct rocemu_client *fx_client_new(void);
+/* Destroy fx.qp and create a QP of type in its place, in RESET. */
+void fx_qp_replace(enum ibv_qp_type type);
 
 /* ---- the shim's side of the rings ---- */
 
@@ -166,6 +168,7 @@ struct fx_hdrs {
 	uint64_t swap_add, compare;	/* AtomicETH */
 	uint64_t orig;			/* AtomicAckETH */
 	uint32_t imm;			/* ImmDt, IETH */
+	uint32_t qkey;			/* DETH (its source QP: FX_PEER_QPN) */
 };
 
 /* Build the packet opcode/h/payload from the peer to fx.qp, with its ICRC. */
