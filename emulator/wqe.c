@@ -88,6 +88,11 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	const uint8_t *seg;
 	uint32_t ds, i;
 
+	/* A QP without a send queue has no ring to read, whatever its doorbell says. */
+	if (!qp->layout.sq_wqe_cnt) {
+		*w = (struct rocemu_send_wqe){ .bb = bb };
+		return -EINVAL;
+	}
 	/* One BB at a time: a WQE may wrap past the end of the ring into BB 0. */
 	memcpy(buf, sq_bb_addr(qp, bb), BB_SIZE);
 	ds = rocemu_wqe_ctrl_ds(ctrl);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulator/qp.h"
 #include "emulator/wqe.h"
 #include "tests/unit/fixture.h"
 
@@ -102,6 +103,19 @@ START_TEST(test_reject_no_segments)
 {
 	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, 0);
 	ck_assert_int_eq(parse(0), -EINVAL);
+}
+END_TEST
+
+/* A doorbell written on a QP created with max_send_wr 0 reads nothing (no ring to mask into). */
+START_TEST(test_reject_without_send_queue)
+{
+	struct rocemu_qp *qp = fx_emu_qp();
+	uint32_t wqe_cnt = qp->layout.sq_wqe_cnt;
+
+	qp->layout.sq_wqe_cnt = 0;
+	ck_assert_int_eq(parse(0xfff0), -EINVAL);
+	ck_assert_uint_eq(w.bbs, 0);
+	qp->layout.sq_wqe_cnt = wqe_cnt;
 }
 END_TEST
 
@@ -207,6 +221,7 @@ static Suite *wqe_suite(void)
 	tcase_add_test(tc, test_compare_swap);
 	tcase_add_test(tc, test_inline_wraps_past_ring_end);
 	tcase_add_test(tc, test_reject_no_segments);
+	tcase_add_test(tc, test_reject_without_send_queue);
 	tcase_add_test(tc, test_reject_other_qpn);
 	tcase_add_test(tc, test_reject_unknown_opcode);
 	tcase_add_test(tc, test_reject_missing_raddr);
