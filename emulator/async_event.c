@@ -15,6 +15,7 @@ static const char *const event_names[] = {
 	[IBV_EVENT_QP_ACCESS_ERR] = "QP_ACCESS_ERR",
 	[IBV_EVENT_COMM_EST] = "COMM_EST",
 	[IBV_EVENT_SQ_DRAINED] = "SQ_DRAINED",
+	[IBV_EVENT_QP_LAST_WQE_REACHED] = "QP_LAST_WQE_REACHED",
 };
 
 static const char *event_name(enum ibv_event_type type)

@@ -30,6 +30,7 @@ struct rocemu_client {
 	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
 	struct rocemu_list pds, mrs, channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */
+	struct rocemu_list srqs;	/* shared receive queues */
 	struct rocemu_text_pages report;	/* the STATUS/STATS snapshot being read */
 };
 

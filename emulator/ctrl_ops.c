@@ -11,6 +11,7 @@
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
+#include "emulator/srq.h"
 #include "emulator/stats.h"
 #include "emulator/status.h"
 #include "emulator/text_pages.h"
@@ -180,6 +181,32 @@ static int op_destroy_qp(struct rocemu_client *c, const void *req,
 	return rocemu_qp_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
+static int op_create_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err;
+
+	err = rocemu_srq_create(c, req, reply->body, &reply->fds[0]);
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_modify_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_srq_modify(c, req);
+}
+
+static int op_query_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_srq_query(c, ((const struct rocemu_handle_req *)req)->handle, reply->body);
+}
+
+static int op_destroy_srq(struct rocemu_client *c, const void *req,
+			  struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_srq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
 static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATUS, rocemu_status_text,
@@ -263,6 +290,10 @@ static const struct {
 	[ROCEMU_OP_SHUTDOWN] = { op_shutdown, false },
 	[ROCEMU_OP_SET_FAULTS] = { op_set_faults, false },
 	[ROCEMU_OP_STATS] = { op_stats, false },
+	[ROCEMU_OP_CREATE_SRQ] = { op_create_srq, true },
+	[ROCEMU_OP_MODIFY_SRQ] = { op_modify_srq, true },
+	[ROCEMU_OP_QUERY_SRQ] = { op_query_srq, true },
+	[ROCEMU_OP_DESTROY_SRQ] = { op_destroy_srq, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -109,6 +109,9 @@ void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr
 				 IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_RC_IP_CSUM;
 	attr->max_sge = ROCEMU_MAX_SGE;
 	attr->max_sge_rd = ROCEMU_MAX_SGE;
+	attr->max_srq = ROCEMU_MAX_SRQ;
+	attr->max_srq_wr = ROCEMU_MAX_SRQ_WR;
+	attr->max_srq_sge = ROCEMU_MAX_SRQ_SGE;
 	attr->max_cq = ROCEMU_MAX_CQ;
 	attr->max_cqe = ROCEMU_MAX_CQE;
 	attr->max_mr = ROCEMU_MAX_MR;

@@ -28,6 +28,10 @@
 #define ROCEMU_MAX_PD 65536
 #define ROCEMU_MAX_RD_ATOM 16
 #define ROCEMU_MAX_INLINE 512
+#define ROCEMU_MAX_SRQ 16384
+/* One entry of the ring stays free (ring.h), as mlx5's (1 << log_max_srq_sz) - 1. */
+#define ROCEMU_MAX_SRQ_WR (ROCEMU_SRQ_MAX_WQES - 1)
+#define ROCEMU_MAX_SRQ_SGE ROCEMU_MAX_SGE
 #define ROCEMU_PORT_NUM 1
 #define ROCEMU_DEFAULT_NETDEV_MTU 9000
 
@@ -67,7 +71,7 @@ struct rocemu_device {
 	uint64_t rx_datagrams;
 	uint64_t rx_dropped;		/* port down, malformed, bad ICRC, no such QP */
 	uint64_t rx_icrc_errors;
-	uint32_t num_pd, num_mr, num_cq, num_qp;
+	uint32_t num_pd, num_mr, num_cq, num_qp, num_srq;
 	struct rocemu_device_counters counters;
 	struct rocemu_fault *fault;	/* fault_inject.c: NULL when no faults */
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */

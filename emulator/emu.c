@@ -71,6 +71,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
 	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->srqs, 1, ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;
@@ -151,6 +152,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	rocemu_idtable_free(&emu->channels);
 	rocemu_idtable_free(&emu->cqs);
 	rocemu_idtable_free(&emu->qps);
+	rocemu_idtable_free(&emu->srqs);
 	free(emu->reply_buf);
 	emu->reply_buf = NULL;
 }

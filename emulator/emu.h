@@ -28,6 +28,7 @@ struct rocemu_emu {
 	unsigned int num_connections;
 	struct rocemu_idtable pds, mrs, channels, cqs, qps;
 	struct rocemu_idtable mws;	/* memory windows (emulator/mw.c) */
+	struct rocemu_idtable srqs;	/* shared receive queues (emulator/srq.c) */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */
 	int listen_fd;
 	uint64_t idle_exit_ns;		/* 0: never exit when idle */

@@ -10,6 +10,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp_layout.h"
 #include "emulator/qp_state.h"
+#include "emulator/srq.h"
 #include "rocemu/log.h"
 
 /* Every QP type verbs knows, by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
@@ -51,6 +52,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	const struct rocemu_transport_ops *ops;
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;
+	struct rocemu_srq *srq = NULL;
+	struct ibv_qp_cap want = req->cap;
 	struct rocemu_qp *qp;
 	int err, ring_fd;
 
@@ -60,13 +63,22 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	pd = rocemu_pd_lookup(c, req->pdn);
 	send_cq = rocemu_cq_lookup(c, req->send_cqn);
 	recv_cq = rocemu_cq_lookup(c, req->recv_cqn);
-	/* No SRQ exists yet (max_srq 0), so any SRQ handle is foreign. */
-	if (!pd || !send_cq || !recv_cq || req->srqn != ROCEMU_NO_HANDLE)
+	if (req->srqn != ROCEMU_NO_HANDLE) {
+		srq = rocemu_srq_lookup(c, req->srqn);
+		if (!srq)
+			return -EINVAL;
+		/* Receives come from the SRQ: the QP's own receive caps are ignored (no RQ). */
+		want.max_recv_wr = 0;
+		want.max_recv_sge = 0;
+	}
+	if (!pd || !send_cq || !recv_cq)
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
-	err = rocemu_qp_layout(&req->cap, req->qp_type, &resp->cap, &resp->layout);
+	err = rocemu_qp_layout(&want, req->qp_type, &resp->cap, &resp->layout);
 	if (err)
 		return err;
+	if (srq)
+		resp->cap.max_recv_sge = 0;	/* mlx5: rq.max_gs 0 with an SRQ */
 	if (c->dev->num_qp >= ROCEMU_MAX_QP)
 		return -ENOMEM;
 	qp = calloc(1, sizeof(*qp));
@@ -96,6 +108,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->pd = pd;
 	qp->send_cq = send_cq;
 	qp->recv_cq = recv_cq;
+	qp->srq = srq;
 	qp->sq_sig_all = req->sq_sig_all;
 	qp->user_qp = req->user_qp;
 	qp->cap = resp->cap;
@@ -104,6 +117,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	pd->users++;
 	send_cq->users++;
 	recv_cq->users++;
+	if (srq)
+		srq->users++;
 	c->dev->num_qp++;
 	rocemu_list_add_tail(&c->qps, &qp->node);
 	*fd = ring_fd;
@@ -154,6 +169,8 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	qp->pd->users--;
 	qp->send_cq->users--;
 	qp->recv_cq->users--;
+	if (qp->srq)
+		qp->srq->users--;
 	qp->owner->dev->num_qp--;
 	rocemu_shm_destroy(&qp->rings);
 	free(qp);

@@ -24,6 +24,7 @@ struct rocemu_qp {
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;
+	struct rocemu_srq *srq;		/* receives come from it (no RQ); NULL: none */
 	uint32_t sq_sig_all;
 	uint64_t user_qp;		/* reported in async events */
 	struct ibv_qp_cap cap;		/* granted */

@@ -19,6 +19,7 @@
 #include "emulator/qp_state.h"
 #include "emulator/qp_timer.h"
 #include "emulator/rc.h"
+#include "emulator/srq.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -178,8 +179,10 @@ static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 		break;
 	case IBV_QPS_ERR:
 		qp->rc.req.draining = false;
-		if (cur != IBV_QPS_ERR)
+		if (cur != IBV_QPS_ERR) {
 			rc_flush(qp);
+			rocemu_srq_qp_errored(qp);
+		}
 		break;
 	default:
 		break;
@@ -245,14 +248,15 @@ static void flush_rq(struct rocemu_qp *qp)
 		.qpn = qp->qpn,
 	};
 
-	if (!qp->layout.rq_wqe_cnt)
-		return;
 	if (resp->has_recv) {	/* consumed by a message that never ended */
 		info.wqe_counter = (uint16_t)resp->recv.counter;
 		rocemu_rc_cqe(qp, qp->recv_cq, &info);
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
+	/* The WQEs of an SRQ belong to no QP until taken: none to flush here. */
+	if (!qp->layout.rq_wqe_cnt)
+		return;
 	for (; (uint16_t)resp->rq_ci != db; resp->rq_ci++) {
 		info.wqe_counter = (uint16_t)resp->rq_ci;
 		rocemu_rc_cqe(qp, qp->recv_cq, &info);
@@ -285,30 +289,29 @@ void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err e
 	rocemu_rc_qp_error(qp, err);
 }
 
-/* Move to ERR and flush; false if the QP was in ERR already. */
-static bool qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
+/* Move to ERR, flush and report event (then LAST_WQE_REACHED with an SRQ), once. */
+static void qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why, enum ibv_event_type event)
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
-		return false;
+		return;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x %s->ERR: %s", qp->owner->dev->name, qp->qpn,
 		   rocemu_qp_state_name(qp->attr.qp_state), rocemu_rc_err_name(why));
 	qp->attr.qp_state = IBV_QPS_ERR;
 	qp->attr.cur_qp_state = IBV_QPS_ERR;
 	qp->rc.req.draining = false;
 	rc_flush(qp);
-	return true;
+	rocemu_async_event_qp(qp, event);
+	rocemu_srq_qp_errored(qp);
 }
 
 void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
-	if (qp_to_error(qp, why))
-		rocemu_async_event_qp(qp, IBV_EVENT_QP_FATAL);
+	qp_to_error(qp, why, IBV_EVENT_QP_FATAL);
 }
 
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
-	if (qp_to_error(qp, why))
-		rocemu_async_event_qp(qp, rc_errors[why].resp_event);
+	qp_to_error(qp, why, rc_errors[why].resp_event);
 }
 
 /* Requests go to the responder; acknowledges and responses to the completer. */

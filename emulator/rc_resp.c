@@ -28,6 +28,7 @@
 #include "emulator/qp.h"
 #include "emulator/cqe.h"
 #include "emulator/rc.h"
+#include "emulator/srq.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
@@ -276,11 +277,8 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 			 ((f & ROCEMU_OPF_WRITE) && (f & ROCEMU_OPF_IMM));
 
 	if (needs_wqe && !resp->has_recv) {
-		if (!c->qp->layout.rq_wqe_cnt ||
-		    (uint16_t)resp->rq_ci == rocemu_wqe_rq_doorbell(c->qp))
+		if (rocemu_recv_wqe_next(c->qp, &resp->rq_ci, &resp->recv))
 			return RESP_ERR_RNR;
-		rocemu_wqe_parse_recv(c->qp, resp->rq_ci, &resp->recv);
-		resp->rq_ci++;
 		resp->has_recv = true;
 	}
 	if (!rd_atomic_resources(c)) {

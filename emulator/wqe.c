@@ -6,6 +6,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/qp.h"
+#include "emulator/srq.h"
 #include "rocemu/ring.h"
 
 #define BB_SIZE ROCEMU_WQE_BB
@@ -144,12 +145,12 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	return parse_data(seg, buf + ds * SEG_SIZE, w);
 }
 
-int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w)
+/* Receive data segments from base, n slots, up to the first invalid lkey. */
+static void parse_recv_segs(const uint8_t *base, uint32_t n, uint32_t counter,
+			    struct rocemu_recv_wqe *w)
 {
-	uint32_t stride = 1u << qp->layout.rq_wqe_shift, n = stride / SEG_SIZE, i;
-	const uint8_t *base = (const uint8_t *)qp->rings.addr + qp->layout.rq_offset +
-			      (size_t)(counter & (qp->layout.rq_wqe_cnt - 1)) * stride;
 	struct mlx5_wqe_data_seg d;
+	uint32_t i;
 
 	w->counter = counter;
 	w->num_sge = 0;
@@ -166,5 +167,37 @@ int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct r
 		w->length += w->sge[w->num_sge].length;
 		w->num_sge++;
 	}
+}
+
+int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w)
+{
+	uint32_t stride = 1u << qp->layout.rq_wqe_shift;
+	const uint8_t *base = (const uint8_t *)qp->rings.addr + qp->layout.rq_offset +
+			      (size_t)(counter & (qp->layout.rq_wqe_cnt - 1)) * stride;
+
+	parse_recv_segs(base, stride / SEG_SIZE, counter, w);
 	return 0;
+}
+
+uint16_t rocemu_wqe_parse_srq(const struct rocemu_srq *srq, uint16_t index,
+			      struct rocemu_recv_wqe *w)
+{
+	uint32_t stride = 1u << srq->layout.wqe_shift;
+	const uint8_t *base = (const uint8_t *)srq->ring.addr + srq->layout.buf_offset +
+			      (size_t)index * stride;
+	struct mlx5_wqe_srq_next_seg next;
+
+	memcpy(&next, base, sizeof(next));
+	parse_recv_segs(base + sizeof(next), (stride - sizeof(next)) / SEG_SIZE, index, w);
+	/* The link is the application's: masked, it stays inside the ring. */
+	return be16toh(next.next_wqe_index) & (srq->layout.wqe_cnt - 1);
+}
+
+uint16_t rocemu_wqe_srq_doorbell(const struct rocemu_srq *srq)
+{
+	const __be32 *db = (const __be32 *)((const uint8_t *)srq->ring.addr +
+					    srq->layout.dbrec_offset);
+
+	/* Acquire: pairs with the shim's release store after writing WQEs. */
+	return (uint16_t)be32toh(__atomic_load_n(db, __ATOMIC_ACQUIRE));
 }

@@ -18,6 +18,7 @@
 #include "emulator/device.h"
 
 struct rocemu_qp;
+struct rocemu_srq;
 
 /* One scatter/gather element: an address in the key's iova space. */
 struct rocemu_sge {
@@ -61,6 +62,15 @@ struct rocemu_recv_wqe {
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w);
 /* Parse receive WQE number counter. Returns 0 (no failure is possible). */
 int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
+
+/*
+ * Parse SRQ WQE index (counter: the index); returns the index its
+ * next_wqe_index links to, masked into the ring.
+ */
+uint16_t rocemu_wqe_parse_srq(const struct rocemu_srq *srq, uint16_t index,
+			      struct rocemu_recv_wqe *w);
+/* The 16-bit SRQ doorbell counter (acquire: WQEs are complete). */
+uint16_t rocemu_wqe_srq_doorbell(const struct rocemu_srq *srq);
 
 /* The 16-bit producer counters of the doorbell record (acquire: WQEs are complete). */
 uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp);

@@ -58,10 +58,13 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	ops->alloc_mw = rocemu_alloc_mw_op;
 	ops->dealloc_mw = rocemu_dealloc_mw_op;
 	ops->bind_mw = rocemu_bind_mw_op;
+	ops->post_srq_recv = rocemu_post_srq_recv_op;
 	vctx->query_port = rocemu_query_port_op;
 	vctx->query_device_ex = rocemu_query_device_ex_op;
 	vctx->create_cq_ex = rocemu_create_cq_ex_op;
 	vctx->create_qp_ex = rocemu_create_qp_ex_op;
+	vctx->create_srq_ex = rocemu_create_srq_ex_op;
+	vctx->get_srq_num = rocemu_get_srq_num_op;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }

@@ -66,6 +66,15 @@ static uint64_t rq_complete(struct rocemu_rq *rq)
 	return wr_id;
 }
 
+/* The receive a CQE completes: the SRQ WQE its wqe_counter names, else the RQ's oldest. */
+static uint64_t recv_complete(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe)
+{
+	struct ibv_srq *srq = qp->qpx.qp_base.srq;
+
+	return srq ? rocemu_srq_complete(to_rsrq(srq), be16toh(cqe->wqe_counter))
+		   : rq_complete(&qp->rq);
+}
+
 static void parse_req(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 {
 	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
@@ -84,7 +93,7 @@ static void parse_resp(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8
 	const struct rocemu_cqe_op *op = rocemu_cqe_op(opcode);
 	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
 
-	wc->wr_id = rq_complete(&qp->rq);
+	wc->wr_id = recv_complete(qp, cqe);
 	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
@@ -111,7 +120,7 @@ static void parse_err(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_
 		wc->wr_id = sq_complete(&qp->sq, be16toh(cqe->wqe_counter));
 		wc->opcode = (enum ibv_wc_opcode)rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe))->wc_opcode;
 	} else {
-		wc->wr_id = rq_complete(&qp->rq);
+		wc->wr_id = recv_complete(qp, cqe);
 		wc->opcode = (enum ibv_wc_opcode)rocemu_cqe_op(opcode)->wc_opcode;
 	}
 	if (ecqe->syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)

@@ -102,7 +102,7 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t start, idx, tail, n;
 	int i, err = 0;
 
-	/* Receives go to the SRQ of such a QP (none exists on this device yet). */
+	/* A QP with an SRQ has no receive queue: its receives are posted to the SRQ. */
 	if (__builtin_expect(ibqp->srq != NULL, 0)) {
 		*bad_wr = wr;
 		return EINVAL;

@@ -51,8 +51,8 @@ static int qp_init_attr_check(struct ibv_context *context,
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
 		return EINVAL;
-	/* No SRQ exists on this device yet (max_srq 0). */
-	if (attr->srq || !cq_of(context, attr->send_cq) || !cq_of(context, attr->recv_cq))
+	if ((attr->srq && attr->srq->context != context) || !cq_of(context, attr->send_cq) ||
+	    !cq_of(context, attr->recv_cq))
 		return EINVAL;
 	return 0;
 }
@@ -102,7 +102,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		.qp_type = attr->qp_type,
 		.send_cqn = to_rcq(attr->send_cq)->cqn,
 		.recv_cqn = to_rcq(attr->recv_cq)->cqn,
-		.srqn = ROCEMU_NO_HANDLE,
+		.srqn = attr->srq ? to_rsrq(attr->srq)->srqn : ROCEMU_NO_HANDLE,
 		.sq_sig_all = attr->sq_sig_all ? 1 : 0,
 		.cap = attr->cap,
 		.user_qp = (uintptr_t)ibqp,
@@ -138,7 +138,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->pd = attr->pd;
 	ibqp->send_cq = attr->send_cq;
 	ibqp->recv_cq = attr->recv_cq;
-	ibqp->srq = NULL;
+	ibqp->srq = attr->srq;
 	ibqp->handle = qp->qpn;
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;

@@ -82,6 +82,9 @@ enum { ROCEMU_GID_TYPE_SYSFS_ROCE_V1 = 0, ROCEMU_GID_TYPE_SYSFS_ROCE_V2 = 1 };
 	X(ibv_destroy_qp, "IBVERBS_1.1")				\
 	X(ibv_qp_to_qp_ex, "IBVERBS_1.6")				\
 	X(ibv_create_srq, "IBVERBS_1.1")				\
+	X(ibv_modify_srq, "IBVERBS_1.1")				\
+	X(ibv_query_srq, "IBVERBS_1.1")					\
+	X(ibv_destroy_srq, "IBVERBS_1.1")				\
 	X(ibv_create_ah, "IBVERBS_1.1")					\
 	X(ibv_create_ah_from_wc, "IBVERBS_1.1")				\
 	X(ibv_destroy_ah, "IBVERBS_1.1")				\
@@ -292,6 +295,25 @@ static inline struct rocemu_ah *to_rah(struct ibv_ah *ah)
 	return container_of(ah, struct rocemu_ah, ibah);
 }
 
+/*
+ * Shared receive queue (mlx5 srq.c; ring.h): WQEs linked into a free list
+ * by next_wqe_index. The poster fills head and follows its link; the
+ * poller links the WQE a CQE names after tail (head == tail: full).
+ */
+struct rocemu_srq {
+	struct ibv_srq ibsrq;
+	uint32_t srqn;
+	struct rocemu_srq_layout layout;
+	void *map;
+	char *buf;
+	__be32 *db;			/* one word: the posted-WQE counter */
+	uint32_t max_gs;		/* data segments per WQE (granted max_sge) */
+	uint32_t head, tail;		/* WQE indices; both under lock */
+	uint32_t counter;		/* WQEs posted */
+	uint64_t *wrid;			/* by WQE index */
+	pthread_spinlock_t lock;	/* posters and the poller's frees, as mlx5's srq->lock */
+};
+
 static inline struct rocemu_context *to_rctx(struct ibv_context *ctx)
 {
 	return container_of(ctx, struct rocemu_context, vctx.context);
@@ -320,6 +342,11 @@ static inline struct rocemu_cq *to_rcq(struct ibv_cq *cq)
 static inline struct rocemu_cq *to_rcq_ex(struct ibv_cq_ex *cq)
 {
 	return container_of(cq, struct rocemu_cq, ibcq);
+}
+
+static inline struct rocemu_srq *to_rsrq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct rocemu_srq, ibsrq);
 }
 
 static inline struct rocemu_qp *to_rqp(struct ibv_qp *qp)
@@ -379,6 +406,15 @@ int rocemu_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr);
 int rocemu_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+
+/* srq.c: shared receive queues (context ops create_srq_ex, post_srq_recv, get_srq_num). */
+struct ibv_srq *rocemu_create_srq_ex_op(struct ibv_context *context,
+					struct ibv_srq_init_attr_ex *attr);
+int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr);
+int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
+/* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
+uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
 
 /* wqe.c: the send queue writer both posting APIs share, and queue set-up. */
 /* Set up the queues of a mapped QP (qp->layout, qp->cap). Returns 0 or errno. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Exported verbs for what an emulated device does not offer (yet): SRQ,
+ * Exported verbs for what an emulated device does not offer (yet):
  * multicast, ECE, imported objects, dma-buf MRs. In
  * libibverbs each of them calls the provider through private state an
  * emulated context lacks, so they are answered here as rdma-core answers
@@ -12,11 +12,6 @@ static void *not_supported(void)
 {
 	errno = EOPNOTSUPP;
 	return NULL;
-}
-
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
-{
-	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_create_srq)(pd, srq_init_attr);
 }
 
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)

@@ -55,6 +55,10 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_DEALLOC_MW,
 	ROCEMU_OP_SET_FAULTS,		/* `rocemu fault DEV SPEC` */
 	ROCEMU_OP_STATS,		/* text report for `rocemu stats` */
+	ROCEMU_OP_CREATE_SRQ,		/* fd: memfd holding the WQE ring and doorbell record */
+	ROCEMU_OP_MODIFY_SRQ,
+	ROCEMU_OP_QUERY_SRQ,
+	ROCEMU_OP_DESTROY_SRQ,
 	ROCEMU_OP__COUNT
 };
 
@@ -259,6 +263,43 @@ struct rocemu_query_qp_resp {
 	uint32_t qp_type;
 };
 
+struct rocemu_create_srq_req {
+	uint32_t pdn;
+	uint32_t reserved;
+	struct ibv_srq_attr attr;	/* max_wr, max_sge asked; srq_limit ignored (IBTA) */
+	uint64_t user_srq;	/* the app's struct ibv_srq *, reported in async events */
+};
+
+/*
+ * The memfd holds the WQE ring (wqe_cnt entries of 1 << wqe_shift bytes,
+ * each a struct mlx5_wqe_srq_next_seg and data segments; ring.h) at
+ * buf_offset and the doorbell record (one big-endian word) at dbrec_offset.
+ */
+struct rocemu_srq_layout {
+	uint32_t srqn;
+	uint32_t wqe_cnt;
+	uint32_t wqe_shift;
+	uint32_t reserved;
+	uint64_t size;
+	uint64_t buf_offset;
+	uint64_t dbrec_offset;
+};
+
+struct rocemu_create_srq_resp {
+	struct rocemu_srq_layout layout;
+	struct ibv_srq_attr attr;	/* what was granted */
+};
+
+struct rocemu_modify_srq_req {
+	uint32_t srqn;
+	uint32_t attr_mask;	/* enum ibv_srq_attr_mask */
+	struct ibv_srq_attr attr;
+};
+
+struct rocemu_query_srq_resp {
+	struct ibv_srq_attr attr;
+};
+
 struct rocemu_set_port_state_req {
 	char dev_name[ROCEMU_DEV_NAME_MAX];
 	uint32_t port_state;	/* IBV_PORT_ACTIVE or IBV_PORT_DOWN */
@@ -337,6 +378,10 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_DEALLOC_MW] = { sizeof(struct rocemu_handle_req), 0 },
 	[ROCEMU_OP_SET_FAULTS] = { sizeof(struct rocemu_set_faults_req), 0 },
 	[ROCEMU_OP_STATS] = { sizeof(struct rocemu_text_req), ROCEMU_VARLEN },
+	[ROCEMU_OP_CREATE_SRQ] = { sizeof(struct rocemu_create_srq_req), sizeof(struct rocemu_create_srq_resp) },
+	[ROCEMU_OP_MODIFY_SRQ] = { sizeof(struct rocemu_modify_srq_req), 0 },
+	[ROCEMU_OP_QUERY_SRQ] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_query_srq_resp) },
+	[ROCEMU_OP_DESTROY_SRQ] = { sizeof(struct rocemu_handle_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -365,6 +410,10 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_DEALLOC_MW] = "DEALLOC_MW",
 	[ROCEMU_OP_SET_FAULTS] = "SET_FAULTS",
 	[ROCEMU_OP_STATS] = "STATS",
+	[ROCEMU_OP_CREATE_SRQ] = "CREATE_SRQ",
+	[ROCEMU_OP_MODIFY_SRQ] = "MODIFY_SRQ",
+	[ROCEMU_OP_QUERY_SRQ] = "QUERY_SRQ",
+	[ROCEMU_OP_DESTROY_SRQ] = "DESTROY_SRQ",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -155,6 +155,19 @@ int rocemu_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
 	return 0;
 }
 
+int rocemu_srq_size(uint32_t max_wr, uint32_t max_sge, struct rocemu_srq_sizes *sizes)
+{
+	uint64_t stride = sizeof(struct mlx5_wqe_srq_next_seg) + (uint64_t)max_sge * ROCEMU_WQE_SEG;
+	uint64_t wqes = pow2_roundup((uint64_t)max_wr + 1);
+
+	stride = pow2_roundup(stride < ROCEMU_SRQ_MIN_STRIDE ? ROCEMU_SRQ_MIN_STRIDE : stride);
+	if (stride > ROCEMU_RQ_MAX_STRIDE || wqes > ROCEMU_SRQ_MAX_WQES)
+		return -EINVAL;
+	sizes->wqes = (uint32_t)wqes;
+	sizes->wqe_shift = ilog2(stride);
+	return 0;
+}
+
 uint32_t rocemu_cq_size(uint32_t cqe)
 {
 	uint64_t ncqe = pow2_roundup((uint64_t)cqe + 1);

@@ -18,6 +18,11 @@
  *                                        (release)
  *  RQ tail (WQEs)        shim poller     -                                 0
  *  RQ consumer (WQEs)    daemon          CQE wqe_counter, 16 bits          0
+ *  SRQ counter (WQEs)    shim poster     SRQ dbrec word, low 16 bits       -
+ *                                        (release)
+ *  SRQ head, tail        shim poster,    - (indices into the free list)    -
+ *                        shim poller
+ *  SRQ consumed, next    daemon          CQE wqe_counter: the WQE's index  -
  *  CQ consumer index     shim poller     dbrec[ROCEMU_CQ_DBR_SET_CI], 24   -
  *  CQ producer index     daemon          CQE owner bit (index & ncqe)      -
  *  CQ arm sequence       shim (+1/event) arm word bits 28-29, 2 bits       -
@@ -30,6 +35,15 @@
  * the daemon zeroes the doorbell record, as mlx5 does on a move to RESET;
  * CQ indices belong to the CQ and survive it; on a resize the daemon
  * copies them into the new ring while the shim's poller is locked out.
+ *
+ * An SRQ (mlx5 srq.c) is a ring of WQEs, each a struct
+ * mlx5_wqe_srq_next_seg and data segments, linked into a free list by
+ * next_wqe_index: at creation the shim links i -> i + 1 (mod size), head
+ * 0 and tail size - 1; a post fills head and moves head along the link;
+ * the device takes WQEs along the same links from index 0, as many as the
+ * doorbell counter says; the poller frees the WQE a CQE's wqe_counter
+ * names by linking it after tail (mlx5_free_srq_wqe). head == tail is
+ * full, so an SRQ of size entries holds size - 1 WQEs (max_wr).
  */
 #ifndef ROCEMU_RING_H
 #define ROCEMU_RING_H
@@ -57,6 +71,8 @@ enum {
 	ROCEMU_SQ_MAX_BBS = 1 << 15,		/* 16-bit counters, no aliasing */
 	ROCEMU_RQ_MAX_WQES = 1 << 15,
 	ROCEMU_RQ_MAX_STRIDE = 512,		/* bytes of one receive WQE (mlx5 max_rq_desc_sz) */
+	ROCEMU_SRQ_MAX_WQES = 1 << 15,		/* 16-bit doorbell counter and wqe_counter */
+	ROCEMU_SRQ_MIN_STRIDE = 32,		/* mlx5_alloc_srq_buf: at least 32 bytes */
 	ROCEMU_CQ_INDEX_MASK = 0xffffff,	/* CQ indices in the doorbell record */
 };
 
@@ -200,6 +216,29 @@ void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
  * cqe within max_cqe, so that ncqe stays below half the 24-bit index.
  */
 uint32_t rocemu_cq_size(uint32_t cqe);
+
+/* ---- shared receive queues ---- */
+
+struct rocemu_srq_sizes {
+	uint32_t wqes;			/* ring entries: a power of two, one more than max_wr */
+	uint32_t wqe_shift;		/* log2 of the WQE stride */
+};
+
+/*
+ * An SRQ for max_wr WQEs of max_sge data segments after the next segment
+ * (mlx5_create_srq, mlx5_alloc_srq_buf). Returns 0, or -EINVAL when the
+ * stride would pass ROCEMU_RQ_MAX_STRIDE or the ring ROCEMU_SRQ_MAX_WQES.
+ */
+int rocemu_srq_size(uint32_t max_wr, uint32_t max_sge, struct rocemu_srq_sizes *sizes);
+
+/* What an SRQ of these sizes holds: max_wr and max_sge before device limits clamp it. */
+static inline void rocemu_srq_caps(const struct rocemu_srq_sizes *sizes, uint32_t *max_wr,
+				   uint32_t *max_sge)
+{
+	*max_wr = sizes->wqes - 1;
+	*max_sge = ((1u << sizes->wqe_shift) - sizeof(struct mlx5_wqe_srq_next_seg)) /
+		   ROCEMU_WQE_SEG;
+}
 
 /* The doorbell record word of a producer counter (16 bits, big-endian). */
 static inline __be32 rocemu_wq_dbrec_word(uint32_t counter)

@@ -605,7 +605,12 @@ static void check_qp_states(struct dev *d)
 
 static void check_not_offered(struct dev *d)
 {
-	struct ibv_srq_init_attr srq_init = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_init_attr_ex xrc_srq = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = d->pd,
+	};
 	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
 	struct ibv_qp_init_attr init;
 	struct ibv_qp *qp = create_rc_qp(d, &init);
@@ -613,7 +618,8 @@ static void check_not_offered(struct dev *d)
 	union ibv_gid mgid = { .raw = { 0xff, 0x0e } };
 	int rc;
 
-	check_null_errno(ibv_create_srq(d->pd, &srq_init), EOPNOTSUPP, "create_srq -> EOPNOTSUPP");
+	check_null_errno(ibv_create_srq_ex(d->ctx, &xrc_srq), EOPNOTSUPP,
+			 "create_srq_ex XRC -> EOPNOTSUPP");
 	check_null_errno(ibv_create_ah(d->pd, &ah_attr), EINVAL, "create_ah, no RoCE GID -> EINVAL");
 	check_null_errno(ibv_import_pd(d->ctx, 1), EOPNOTSUPP, "import_pd -> EOPNOTSUPP");
 	check_null_errno(ibv_reg_dmabuf_mr(d->pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE),

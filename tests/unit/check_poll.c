@@ -44,6 +44,14 @@ void rocemu_conn_check(struct rocemu_conn *conn)
 	abort();
 }
 
+/* Not reached: the test's QP has no SRQ. */
+uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter)
+{
+	(void)srq;
+	(void)wqe_counter;
+	abort();
+}
+
 /* The poster, at the moment the poller's store to the QP page is about to land. */
 static void on_write_to_qp(int sig, siginfo_t *si, void *uctx)
 {
