@@ -97,32 +97,6 @@ static bool send_64(struct ibv_qp *qp, struct buf *mem, uint64_t wr_id)
 	return post_op(qp, mem, IBV_WR_SEND, wr_id, 0);
 }
 
-/* The async event type on element (NULL: any) within ms; other events are listed and skipped. */
-static bool wait_event(struct ibv_context *ctx, enum ibv_event_type type, const void *element,
-		       unsigned int ms)
-{
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
-	struct timespec start;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		long left = (long)ms - elapsed_ms(&start);
-		struct ibv_async_event ev;
-		const void *got;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-			return false;
-		if (ibv_get_async_event(ctx, &ev))
-			return false;
-		got = ev.event_type == IBV_EVENT_CQ_ERR ? (const void *)ev.element.cq :
-		      (const void *)ev.element.qp;
-		ibv_ack_async_event(&ev);
-		if (ev.event_type == type && (!element || got == element))
-			return true;
-		printf("note: event %s skipped\n", ibv_event_type_str(ev.event_type));
-	}
-}
-
 /* ---- checks between two devices of one daemon ---- */
 
 static void check_rnr_exceeded(void)

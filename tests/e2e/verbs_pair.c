@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -432,6 +433,37 @@ int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 	if (got == 0)
 		missing++;
 	return got;
+}
+
+/*
+ * The async event type on element (a QP, CQ or SRQ; NULL: any) within ms;
+ * other events are listed and skipped.
+ */
+bool wait_event(struct ibv_context *ctx, enum ibv_event_type type, const void *element,
+		unsigned int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		long left = (long)ms - elapsed_ms(&start);
+		struct ibv_async_event ev;
+		const void *got;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			return false;
+		if (ibv_get_async_event(ctx, &ev))
+			return false;
+		got = ev.event_type == IBV_EVENT_CQ_ERR ? (const void *)ev.element.cq :
+		      ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED ||
+		      ev.event_type == IBV_EVENT_SRQ_ERR ? (const void *)ev.element.srq :
+		      (const void *)ev.element.qp;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == type && (!element || got == element))
+			return true;
+		printf("note: event %s skipped\n", ibv_event_type_str(ev.event_type));
+	}
 }
 
 /* The next completion of cq is w; it is copied to *out when out is given. */

@@ -128,6 +128,8 @@ long elapsed_ms(const struct timespec *since);
 int poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int ms);
 int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc);
 bool expect_wc(struct ibv_cq *cq, const char *what, struct want w, struct ibv_wc *out);
+bool wait_event(struct ibv_context *ctx, enum ibv_event_type type, const void *element,
+		unsigned int ms);
 
 /*
  * Bind mw as info says through s's QP (ibv_bind_mw for type 1, else
