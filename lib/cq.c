@@ -232,9 +232,10 @@ int rocemu_req_notify_cq_op(struct ibv_cq *ibcq, int solicited_only)
  * As mlx5's __mlx5_cq_clean: sweep the unpolled CQEs from the newest back,
  * dropping qpn's and moving the older ones up over them; then the consumer
  * index skips the slots freed. New CQEs the daemon writes meanwhile are of
- * other QPs (qpn is in RESET) and lie past the end found first.
+ * other QPs (qpn is in RESET) and lie past the end found first. A
+ * receive CQE dropped gives its WQE back to srq, when the QP has one.
  */
-void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn)
+void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
 {
 	struct mlx5_cqe64 *cqe, *dest;
 	uint32_t prod, nfreed = 0;
@@ -247,6 +248,8 @@ void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn)
 	while (prod-- != cq->cons_index) {
 		cqe = &cq->buf[prod & (cq->ncqe - 1)];
 		if ((be32toh(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			if (srq && (rocemu_cqe_op(cqe->op_own >> 4)->flags & ROCEMU_CQE_OP_RQ))
+				rocemu_srq_complete(srq, be16toh(cqe->wqe_counter));
 			nfreed++;
 		} else if (nfreed) {
 			dest = &cq->buf[(prod + nfreed) & (cq->ncqe - 1)];

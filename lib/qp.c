@@ -229,17 +229,20 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 	return 0;
 }
 
-/*
- * The daemon forgot the QP's queues at RESET: its CQEs still unpolled go,
- * and both queues start from 0 again (mlx5_modify_qp to RESET).
- */
-static void qp_reset(struct rocemu_qp *qp)
+/* The QP's CQEs still unpolled go; SRQ WQEs they completed are free again. */
+static void qp_clean_cqs(struct rocemu_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->qpx.qp_base;
 
-	rocemu_cq_clean(to_rcq(ibqp->recv_cq), qp->qpn);
+	rocemu_cq_clean(to_rcq(ibqp->recv_cq), qp->qpn, ibqp->srq ? to_rsrq(ibqp->srq) : NULL);
 	if (ibqp->send_cq != ibqp->recv_cq)
-		rocemu_cq_clean(to_rcq(ibqp->send_cq), qp->qpn);
+		rocemu_cq_clean(to_rcq(ibqp->send_cq), qp->qpn, NULL);
+}
+
+/* The daemon forgot the QP's queues at RESET: both start from 0 again (mlx5_modify_qp). */
+static void qp_reset(struct rocemu_qp *qp)
+{
+	qp_clean_cqs(qp);
 	rocemu_qp_queues_reset(qp);
 }
 
@@ -283,6 +286,9 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 			       NULL, 0);
 	if (err)
 		return rocemu_errno_value(err);
+	/* mlx5_destroy_qp: an SRQ must get back the WQEs of CQEs nobody will poll now. */
+	if (ibqp->srq)
+		qp_clean_cqs(qp);
 	rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
 	rocemu_qp_queues_free(qp);
 	munmap(qp->map, qp->layout.size);

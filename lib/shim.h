@@ -482,8 +482,11 @@ enum rocemu_poll_idle {
 enum rocemu_poll_idle rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty);
 /* Without the lock: act on what rocemu_cq_count_poll said. */
 void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle);
-/* cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET), as mlx5_cq_clean. */
-void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn);
+/*
+ * cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET or
+ * destroyed), as mlx5_cq_clean; receive ones free their WQE of srq (or NULL).
+ */
+void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq);
 
 /*
  * flush.c, with cq->lock held, once the daemon is gone: the next WR still

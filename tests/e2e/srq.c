@@ -450,6 +450,48 @@ out:
 	set_close(&s);
 }
 
+/* Fill the SRQ, deliver all into qp's CQ unpolled, then lose them as mlx5_cq_clean does. */
+static bool fill_unpolled(struct srq_set *s, int qp)
+{
+	uint32_t k;
+
+	for (k = 0; k < s->max_wr; k++)
+		if (!srq_post(s, k))
+			return false;
+	for (k = 0; k < s->max_wr; k++)
+		if (!send_msg(s, qp, (uint32_t)qp * 1000 + k))
+			return false;
+	return true;
+}
+
+/* CQEs dropped by RESET or destroy give their WQEs back to the SRQ (__mlx5_cq_clean). */
+static void check_clean_frees(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+	struct srq_set s;
+	uint32_t k;
+	int ret;
+
+	if (!set_open(&s) || !fill_unpolled(&s, 0))
+		goto out;
+	ret = ibv_modify_qp(s.qp[0], &attr, IBV_QP_STATE);
+	check(ret == 0, "QP 0 with %u receive CQEs unpolled to RESET: %s", s.max_wr, strerror(ret));
+	for (k = 0; k < s.max_wr && srq_post(&s, k); k++)
+		;
+	check(k == s.max_wr, "after RESET, %u of %u WQEs posted again", k, s.max_wr);
+	for (k = 0; k < s.max_wr; k++)
+		if (!send_msg(&s, 1, 1000 + k))
+			goto out;
+	ret = ibv_destroy_qp(s.qp[1]);
+	s.qp[1] = NULL;
+	check(ret == 0, "QP 1 with %u receive CQEs unpolled destroyed: %s", s.max_wr, strerror(ret));
+	for (k = 0; k < s.max_wr && srq_post(&s, k); k++)
+		;
+	check(k == s.max_wr, "after destroy, %u of %u WQEs posted again", k, s.max_wr);
+out:
+	set_close(&s);
+}
+
 static const struct named_check checks[] = {
 	{ "attributes and errnos", check_attributes },
 	{ "post errors", check_post_errors },
@@ -457,6 +499,7 @@ static const struct named_check checks[] = {
 	{ "data through a shared SRQ", check_shared_data },
 	{ "limit event", check_limit_event },
 	{ "last WQE reached", check_last_wqe },
+	{ "CQ clean frees SRQ WQEs", check_clean_frees },
 };
 
 int main(int argc, char **argv)
