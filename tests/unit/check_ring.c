@@ -436,6 +436,30 @@ START_TEST(test_cq_size)
 }
 END_TEST
 
+/* mlx5_create_srq/mlx5_alloc_srq_buf: max_wr + 1 entries and a stride of 2^n >= 32, at most 512. */
+START_TEST(test_srq_size)
+{
+	struct rocemu_srq_sizes sizes;
+	uint32_t max_wr, max_sge;
+
+	ck_assert_int_eq(rocemu_srq_size(100, 2, &sizes), 0);
+	ck_assert_uint_eq(sizes.wqes, 128);
+	ck_assert_uint_eq(sizes.wqe_shift, 6);
+	rocemu_srq_caps(&sizes, &max_wr, &max_sge);
+	ck_assert_uint_eq(max_wr, 127);
+	ck_assert_uint_eq(max_sge, 3);
+	ck_assert_int_eq(rocemu_srq_size(0, 0, &sizes), 0);
+	ck_assert_uint_eq(sizes.wqes, 1);
+	ck_assert_uint_eq(sizes.wqe_shift, 5);
+	ck_assert_int_eq(rocemu_srq_size(ROCEMU_SRQ_MAX_WQES - 1, 31, &sizes), 0);
+	ck_assert_uint_eq(sizes.wqes, ROCEMU_SRQ_MAX_WQES);
+	ck_assert_uint_eq(1u << sizes.wqe_shift, ROCEMU_RQ_MAX_STRIDE);
+	ck_assert_int_eq(rocemu_srq_size(ROCEMU_SRQ_MAX_WQES, 1, &sizes), -EINVAL);
+	ck_assert_int_eq(rocemu_srq_size(1, 32, &sizes), -EINVAL);
+	ck_assert_int_eq(rocemu_srq_size(UINT32_MAX, 1, &sizes), -EINVAL);
+}
+END_TEST
+
 /* ---- the daemon: reported limit and creates at and above the cap ---- */
 
 START_TEST(test_device_reports_the_cap)
@@ -446,6 +470,10 @@ START_TEST(test_device_reports_the_cap)
 	memset(&dev, 0, sizeof(dev));
 	rocemu_device_query(&dev, &attr);
 	ck_assert_int_eq(attr.max_qp_wr, ROCEMU_SQ_MAX_BBS);
+	/* An SRQ of max_srq_wr WQEs fits the ring's counters (one entry stays free). */
+	ck_assert_int_eq(attr.max_srq_wr, ROCEMU_SRQ_MAX_WQES - 1);
+	ck_assert_int_gt(attr.max_srq, 0);
+	ck_assert_int_eq(attr.max_srq_sge, ROCEMU_MAX_SGE);
 }
 END_TEST
 
@@ -521,6 +549,7 @@ static Suite *ring_suite(void)
 	tcase_add_loop_test(rule, test_caps_round_trip, 0, N_ELEMS(wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_wq_size, 0, N_ELEMS(size_cases));
 	tcase_add_test(rule, test_cq_size);
+	tcase_add_test(rule, test_srq_size);
 	suite_add_tcase(s, rule);
 
 	tcase_add_test(daemon, test_device_reports_the_cap);
