@@ -102,10 +102,10 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t start, idx, tail, n;
 	int i, err = 0;
 
-	/* A QP with an SRQ has no receive queue: its receives are posted to the SRQ. */
+	/* A QP with an SRQ has no receive queue: as mlx5's of max_post 0, it is full. */
 	if (__builtin_expect(ibqp->srq != NULL, 0)) {
 		*bad_wr = wr;
-		return EINVAL;
+		return ENOMEM;
 	}
 	pthread_spin_lock(&rq->lock);
 	start = rq->head;

@@ -319,7 +319,9 @@ static void check_srq_qp(void)
 	      cap.max_recv_sge);
 	ret = ibv_query_qp(qp, &attr, IBV_QP_CAP, &init);
 	check(!ret && init.srq == srq, "query_qp: init_attr.srq is the SRQ");
-	check(ibv_post_recv(qp, &wr, &bad) != 0, "post_recv on a QP with an SRQ refused");
+	ret = ibv_post_recv(qp, &wr, &bad);
+	check(ret == ENOMEM, "post_recv on a QP with an SRQ (no RQ) -> ENOMEM, got %s",
+	      strerror(ret));
 	ret = ibv_destroy_srq(srq);
 	check(ret == EBUSY, "destroy_srq while a QP uses it -> EBUSY, got %s", strerror(ret));
 	check(ibv_destroy_qp(qp) == 0, "destroy the QP");
