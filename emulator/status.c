@@ -13,6 +13,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
+#include "emulator/srq.h"
 
 struct text {
 	char *buf;
@@ -44,6 +45,7 @@ static void client_status(struct text *t, struct rocemu_client *c)
 	struct rocemu_channel *ch;
 	struct rocemu_cq *cq;
 	struct rocemu_qp *qp;
+	struct rocemu_srq *srq;
 
 	text_add(t, "client pid %d comm %s device %s\n", (int)c->pid, c->comm, c->dev->name);
 	rocemu_list_for_each(pd, &c->pds, struct rocemu_pd, node)
@@ -55,6 +57,9 @@ static void client_status(struct text *t, struct rocemu_client *c)
 		text_add(t, "  channel %u\n", ch->handle);
 	rocemu_list_for_each(cq, &c->cqs, struct rocemu_cq, node)
 		text_add(t, "  cq 0x%06x cqe %u\n", cq->cqn, cq->layout.ncqe - 1);
+	rocemu_list_for_each(srq, &c->srqs, struct rocemu_srq, node)
+		text_add(t, "  srq 0x%06x pd %u wr %u sge %u limit %u qps %u\n", srq->srqn,
+			 srq->pd->pdn, srq->max_wr, srq->max_sge, srq->limit, srq->users);
 	rocemu_list_for_each(qp, &c->qps, struct rocemu_qp, node)
 		text_add(t, "  qp 0x%06x %s %s pd %u\n", qp->qpn, rocemu_qp_type_name(qp->type),
 			 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Unmodified clients over shared receive queues, server on rocemu0 and
 # client on rocemu1 as two processes: ibv_srq_pingpong (16 QPs sharing one
-# SRQ, data validated with -c) and perftest's ib_send_bw --use-srq.
+# SRQ, data validated with -c) and perftest's ib_send_bw --use-srq; what
+# `rocemu status` says of a waiting server's SRQ.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_srq_pingpong ib_send_bw ss
 use_test_net 150
@@ -37,6 +38,29 @@ send_bw_srq() {
 	expect_both "^ *$size +$iters +[0-9]+\.[0-9]+" "$what: report line"
 }
 
+# status_of_waiting_server: ibv_srq_pingpong listens once its SRQ and QPs
+# exist; a client then lets it finish.
+status_of_waiting_server() {
+	local out=$WORK_DIR/status-$BACKEND.out pid opts=(-g 0 -q 4 -r 100 -n 1)
+
+	next_port
+	echo "+ rocemu run -- ibv_srq_pingpong -d rocemu0 ${opts[*]} -p $PAIR_PORT &" >>"$COMMANDS_LOG"
+	run_with_timeout 30 "$ROCEMU" run -- ibv_srq_pingpong -d rocemu0 "${opts[@]}" -p "$PAIR_PORT" \
+		>/dev/null 2>&1 &
+	pid=$!
+	BACKGROUND_PIDS+=("$pid")
+	wait_listening "$PAIR_PORT" "$pid" || fail "ibv_srq_pingpong did not listen on $PAIR_PORT"
+	run_with_timeout 10 "$ROCEMU" status >"$out" 2>&1 || fail "rocemu status failed"
+	cat "$out" >>"$COMMANDS_LOG"
+	run_with_timeout 30 "$ROCEMU" run -- ibv_srq_pingpong -d rocemu1 "${opts[@]}" -p "$PAIR_PORT" \
+		127.0.0.1 >/dev/null 2>&1 || fail "the client of the waiting server failed"
+	wait "$pid" || fail "the waiting server failed"
+	forget_pid "$pid"
+	grep -q '^  srq 0x[0-9a-f]\{6\} pd [0-9]* wr 127 sge 1 limit 0 qps 4$' "$out" ||
+		fail "rocemu status does not list the SRQ of 127 WQEs used by 4 QPs"
+	ok "rocemu status lists the SRQ, its size and its 4 QPs"
+}
+
 srq_clients() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
@@ -45,6 +69,7 @@ srq_clients() {
 	srq_pingpong 65536 50 -q 4 -r 8
 	srq_pingpong 1 500 -e
 	send_bw_srq
+	status_of_waiting_server
 }
 
 for_each_backend srq_clients
