@@ -452,6 +452,39 @@ out:
 	set_close(&s);
 }
 
+/* An empty SRQ answers RNR NAK; the SEND lands once a WQE is posted (rnr_retry 7: for ever). */
+static void check_empty_rnr(void)
+{
+	struct srq_set s;
+	struct ibv_send_wr wr = { .wr_id = 1000, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	uint32_t seed = 1000;
+
+	if (!set_open(&s))
+		goto out;
+	sge = sge_of(s.out, 0, MSG_LEN);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	fill_pattern(s.out->p, MSG_LEN, seed, 0);
+	memcpy(s.out->p, &seed, sizeof(seed));
+	if (ibv_post_send(s.peer[1].qp, &wr, &bad)) {
+		check(false, "send into the empty SRQ: %s", strerror(errno));
+		goto out;
+	}
+	check(poll_wc(s.peer[1].send_cq, &wc, QUIET_MS) == 0 &&
+	      poll_wc(s.recv_cq[1], &wc, 0) == 0, "SEND into an empty SRQ waits (RNR)");
+	if (!srq_post(&s, 3))
+		goto out;
+	check(wait_wc(s.recv_cq[1], &wc) > 0 && check_recv(&s, &wc, "after RNR") && wc.wr_id == 3,
+	      "the SEND lands in the WQE posted after the RNR NAK");
+	check(wait_wc(s.peer[1].send_cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS,
+	      "and the sender completes it successfully");
+out:
+	set_close(&s);
+}
+
 /* Fill the SRQ, deliver all into qp's CQ unpolled, then lose them as mlx5_cq_clean does. */
 static bool fill_unpolled(struct srq_set *s, int qp)
 {
@@ -500,6 +533,7 @@ static const struct named_check checks[] = {
 	{ "QP with an SRQ", check_srq_qp },
 	{ "data through a shared SRQ", check_shared_data },
 	{ "limit event", check_limit_event },
+	{ "empty SRQ: RNR", check_empty_rnr },
 	{ "last WQE reached", check_last_wqe },
 	{ "CQ clean frees SRQ WQEs", check_clean_frees },
 };
