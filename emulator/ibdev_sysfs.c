@@ -2,7 +2,10 @@
 #include "emulator/ibdev_sysfs.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,7 +13,8 @@
 
 enum sysfs_file {
 	SYSFS_BOARD_ID, SYSFS_FW_VER, SYSFS_HCA_TYPE, SYSFS_HW_REV, SYSFS_NODE_TYPE,
-	SYSFS_NODE_GUID, SYSFS_SYS_IMAGE_GUID, SYSFS_NODE_DESC, SYSFS_COUNT
+	SYSFS_NODE_GUID, SYSFS_SYS_IMAGE_GUID, SYSFS_NODE_DESC,
+	SYSFS_GID0_TYPE, SYSFS_GID0_NDEV, SYSFS_COUNT
 };
 
 static const char *const sysfs_names[SYSFS_COUNT] = {
@@ -18,7 +22,38 @@ static const char *const sysfs_names[SYSFS_COUNT] = {
 	[SYSFS_HCA_TYPE] = "hca_type", [SYSFS_HW_REV] = "hw_rev",
 	[SYSFS_NODE_TYPE] = "node_type", [SYSFS_NODE_GUID] = "node_guid",
 	[SYSFS_SYS_IMAGE_GUID] = "sys_image_guid", [SYSFS_NODE_DESC] = "node_desc",
+	[SYSFS_GID0_TYPE] = "ports/1/gid_attrs/types/0",
+	[SYSFS_GID0_NDEV] = "ports/1/gid_attrs/ndevs/0",
 };
+
+/* The directories the files above need, parents first. */
+static const char *const sysfs_dirs[] = {
+	"ports", "ports/1", "ports/1/gid_attrs", "ports/1/gid_attrs/types",
+	"ports/1/gid_attrs/ndevs",
+};
+#define SYSFS_DIR_COUNT (sizeof(sysfs_dirs) / sizeof(sysfs_dirs[0]))
+
+/* The interface whose IPv4 subnet holds the device's address (lo for 127.x), as ndevs names it. */
+static void netdev_name(const struct rocemu_device *dev, char *buf, size_t len)
+{
+	struct ifaddrs *ifs, *ifa;
+
+	buf[0] = '\0';
+	if (getifaddrs(&ifs))
+		return;
+	for (ifa = ifs; ifa; ifa = ifa->ifa_next) {
+		const struct sockaddr_in *a = (const void *)ifa->ifa_addr;
+		const struct sockaddr_in *m = (const void *)ifa->ifa_netmask;
+
+		if (!a || !m || a->sin_family != AF_INET)
+			continue;
+		if (((a->sin_addr.s_addr ^ dev->ipv4) & m->sin_addr.s_addr) == 0) {
+			snprintf(buf, len, "%s", ifa->ifa_name);
+			break;
+		}
+	}
+	freeifaddrs(ifs);
+}
 
 /* The GUID as the kernel prints it: four groups of four hex digits. */
 static void guid_text(const struct rocemu_device *dev, char *buf, size_t len)
@@ -60,6 +95,12 @@ static void sysfs_content(enum sysfs_file f, const struct rocemu_device *dev,
 		gethostname(host, sizeof(host) - 1);
 		snprintf(buf, len, "%s %s", host, dev->name);
 		break;
+	case SYSFS_GID0_TYPE:
+		snprintf(buf, len, "RoCE v2");	/* GID 0 is the ::ffff:a.b.c.d RoCE v2 GID */
+		break;
+	case SYSFS_GID0_NDEV:
+		netdev_name(dev, buf, len);
+		break;
 	default:
 		buf[0] = '\0';
 		break;
@@ -83,6 +124,7 @@ static int write_text_file(const char *path, const char *text)
 int rocemu_ibdev_sysfs_create(const char *root, const struct rocemu_device *dev)
 {
 	char path[PATH_MAX], text[256];
+	unsigned int d;
 	int f, err;
 
 	if (mkdir(root, 0700) && errno != EEXIST)
@@ -90,6 +132,13 @@ int rocemu_ibdev_sysfs_create(const char *root, const struct rocemu_device *dev)
 	snprintf(path, sizeof(path), "%s/%s", root, dev->name);
 	if (mkdir(path, 0700) && errno != EEXIST)
 		return -errno;
+	for (d = 0; d < SYSFS_DIR_COUNT; d++) {
+		if (snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name,
+			     sysfs_dirs[d]) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+	}
 	for (f = 0; f < SYSFS_COUNT; f++) {
 		if (snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name,
 			     sysfs_names[f]) >= (int)sizeof(path))
@@ -105,11 +154,16 @@ int rocemu_ibdev_sysfs_create(const char *root, const struct rocemu_device *dev)
 void rocemu_ibdev_sysfs_remove(const char *root, const struct rocemu_device *dev)
 {
 	char path[PATH_MAX];
+	unsigned int d;
 	int f;
 
 	for (f = 0; f < SYSFS_COUNT; f++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name, sysfs_names[f]);
 		unlink(path);
+	}
+	for (d = SYSFS_DIR_COUNT; d-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name, sysfs_dirs[d]);
+		rmdir(path);
 	}
 	snprintf(path, sizeof(path), "%s/%s", root, dev->name);
 	rmdir(path);
