@@ -35,6 +35,22 @@ struct rocemu_device *rocemu_device_of(struct ibv_device *dev)
 	return (struct rocemu_device *)dev;
 }
 
+const struct ibv_device *rocemu_device_named(const char *name, size_t len, bool by_dev_name)
+{
+	const struct ibv_device *found = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&devices_lock);
+	for (i = 0; i < num_devices && !found; i++) {
+		const char *n = by_dev_name ? devices[i].ibdev.dev_name : devices[i].ibdev.name;
+
+		if (strnlen(n, IBV_SYSFS_NAME_MAX) == len && !memcmp(n, name, len))
+			found = &devices[i].ibdev;
+	}
+	pthread_mutex_unlock(&devices_lock);
+	return found;
+}
+
 /* Find or create the object for info; caller holds devices_lock. */
 static struct rocemu_device *device_update(const struct rocemu_dev_info *info,
 					   const char *ibdev_root)

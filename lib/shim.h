@@ -361,6 +361,12 @@ static inline struct rocemu_qp *to_rqp_ex(struct ibv_qp_ex *qpx)
 
 /* device.c: the emulated device behind dev, or NULL for a real one. */
 struct rocemu_device *rocemu_device_of(struct ibv_device *dev);
+/*
+ * The emulated device listed so far whose name (by_dev_name: its uverbs
+ * dev_name) is the len bytes at name, or NULL: nothing is emulated before
+ * the program asked for the device list.
+ */
+const struct ibv_device *rocemu_device_named(const char *name, size_t len, bool by_dev_name);
 
 static inline bool rocemu_ctx_is_ours(struct ibv_context *ctx)
 {
