@@ -73,6 +73,16 @@ void rocemu_cqe_arm_check(struct rocemu_cq *cq)
 		cq_fire(cq, arm);
 }
 
+/*
+ * A ConnectX's CQE SL of a UD receive over RoCE is the packet type (PRM):
+ * bit 3 for a frame with a UDP header (RoCE v2), bits 2:0 its L3 header
+ * type. UCX's ud_verbs reads it from wc.sl to find the GRH's DGID.
+ */
+static uint32_t roce_packet_type(uint8_t l3_hdr_type)
+{
+	return l3_hdr_type ? 0x8u | l3_hdr_type : 0;
+}
+
 static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 {
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
@@ -92,7 +102,9 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	}
 	cqe->imm_inval_pkey = info->imm;
 	cqe->sop_drop_qpn = htobe32(info->qpn);
-	cqe->flags_rqpn = htobe32((uint32_t)info->l3_hdr_type << 28 | (info->src_qp & 0xffffff));
+	cqe->flags_rqpn = htobe32((uint32_t)info->l3_hdr_type << 28 |
+				  roce_packet_type(info->l3_hdr_type) << 24 |
+				  (info->src_qp & 0xffffff));
 }
 
 bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)

@@ -194,6 +194,8 @@ static void check_grh_and_ah_from_wc(void)
 	check(wc.src_qp == a.qp->qp_num && wc.qp_num == b.qp->qp_num && wc.pkey_index == 0,
 	      "B: src_qp 0x%06x (A's), qp_num 0x%06x, pkey_index %u", wc.src_qp, wc.qp_num,
 	      wc.pkey_index);
+	/* A ConnectX's SL over RoCE is the packet type: UDP (0x8) | IPv4 (0x2); UCX reads it. */
+	check(wc.sl == 0xa, "B: sl 0x%x is RoCE v2 over IPv4 (0xa)", wc.sl);
 	check_grh(b.buf->p, MSG);
 	check_pattern(b.buf->p + GRH_BYTES, MSG, 2, 0, "B: the payload after the GRH");
 	check_untouched(b.buf->p + GRH_BYTES + MSG, 64, UNTOUCHED, "B: past the message");

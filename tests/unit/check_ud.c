@@ -122,8 +122,10 @@ START_TEST(test_recv)
 	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE, &h, payload, MSG);
 	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_SEND_IMM, 0, 0);
 	ck_assert_uint_eq(be32toh(cqe.byte_cnt), GRH_BYTES + MSG);
+	/* SL: the RoCE packet type, UDP (bit 3) and IPv4, as a ConnectX writes it */
 	ck_assert_uint_eq(be32toh(cqe.flags_rqpn),
-			  (uint32_t)MLX5_CQE_L3_HDR_TYPE_IPV4 << 28 | FX_PEER_QPN);
+			  (uint32_t)MLX5_CQE_L3_HDR_TYPE_IPV4 << 28 |
+			  (0x8u | MLX5_CQE_L3_HDR_TYPE_IPV4) << 24 | FX_PEER_QPN);
 	ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), IMM);
 	for (unsigned int i = 0; i < 20; i++)
 		ck_assert_uint_eq(fx.buf[i], 0);
