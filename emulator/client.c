@@ -17,6 +17,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/srq.h"
+#include "emulator/xrcd.h"
 #include "rocemu/log.h"
 
 static void read_comm(pid_t pid, char *comm, size_t len)
@@ -60,6 +61,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	rocemu_list_init(&c->cqs);
 	rocemu_list_init(&c->qps);
 	rocemu_list_init(&c->srqs);
+	rocemu_list_init(&c->xrcd_opens);
 	rocemu_list_add_tail(&emu->clients, &c->node);
 	return c;
 }
@@ -195,6 +197,7 @@ void rocemu_client_free(struct rocemu_client *c)
 	struct rocemu_emu *emu = c->emu;
 	struct rocemu_qp *qp, *qp_tmp;
 	struct rocemu_srq *srq, *srq_tmp;
+	struct rocemu_xrcd_open *xo, *xo_tmp;
 	struct rocemu_cq *cq, *cq_tmp;
 	struct rocemu_channel *ch, *ch_tmp;
 	struct rocemu_mr *mr, *mr_tmp;
@@ -206,6 +209,8 @@ void rocemu_client_free(struct rocemu_client *c)
 		rocemu_qp_free(emu, qp);
 	rocemu_list_for_each_safe(srq, srq_tmp, &c->srqs, struct rocemu_srq, node)
 		rocemu_srq_free(emu, srq);
+	rocemu_list_for_each_safe(xo, xo_tmp, &c->xrcd_opens, struct rocemu_xrcd_open, node)
+		rocemu_xrcd_open_free(emu, xo);
 	rocemu_list_for_each_safe(cq, cq_tmp, &c->cqs, struct rocemu_cq, node)
 		rocemu_cq_free(emu, cq);
 	rocemu_list_for_each_safe(ch, ch_tmp, &c->channels, struct rocemu_channel, node)

@@ -31,6 +31,7 @@ struct rocemu_client {
 	struct rocemu_list pds, mrs, channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */
 	struct rocemu_list srqs;	/* shared receive queues */
+	struct rocemu_list xrcd_opens;	/* opens of XRC domains */
 	struct rocemu_text_pages report;	/* the STATUS/STATS snapshot being read */
 };
 

@@ -12,6 +12,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/srq.h"
+#include "emulator/xrcd.h"
 #include "emulator/stats.h"
 #include "emulator/status.h"
 #include "emulator/text_pages.h"
@@ -207,6 +208,17 @@ static int op_destroy_srq(struct rocemu_client *c, const void *req,
 	return rocemu_srq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
+static int op_open_xrcd(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_xrcd_open(c, req, reply->body);
+}
+
+static int op_close_xrcd(struct rocemu_client *c, const void *req,
+			 struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_xrcd_close(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
 static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATUS, rocemu_status_text,
@@ -294,6 +306,8 @@ static const struct {
 	[ROCEMU_OP_MODIFY_SRQ] = { op_modify_srq, true },
 	[ROCEMU_OP_QUERY_SRQ] = { op_query_srq, true },
 	[ROCEMU_OP_DESTROY_SRQ] = { op_destroy_srq, true },
+	[ROCEMU_OP_OPEN_XRCD] = { op_open_xrcd, true },
+	[ROCEMU_OP_CLOSE_XRCD] = { op_close_xrcd, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

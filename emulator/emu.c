@@ -16,6 +16,7 @@
 #include "emulator/egress.h"
 #include "emulator/ibdev_sysfs.h"
 #include "emulator/rx.h"
+#include "emulator/xrcd.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
@@ -72,6 +73,8 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->srqs, 1, ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->xrcd_opens, 1, ROCEMU_MAX_XRCD_OPENS);
+	rocemu_list_init(&emu->xrcds);
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;
@@ -153,6 +156,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	rocemu_idtable_free(&emu->cqs);
 	rocemu_idtable_free(&emu->qps);
 	rocemu_idtable_free(&emu->srqs);
+	rocemu_idtable_free(&emu->xrcd_opens);
 	free(emu->reply_buf);
 	emu->reply_buf = NULL;
 }

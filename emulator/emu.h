@@ -29,6 +29,9 @@ struct rocemu_emu {
 	struct rocemu_idtable pds, mrs, channels, cqs, qps;
 	struct rocemu_idtable mws;	/* memory windows (emulator/mw.c) */
 	struct rocemu_idtable srqs;	/* shared receive queues (emulator/srq.c) */
+	struct rocemu_idtable xrcd_opens;	/* each context's opens of XRC domains (xrcd.c) */
+	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
+	uint32_t xrcd_seq;		/* number of the last XRC domain made */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */
 	int listen_fd;
 	uint64_t idle_exit_ns;		/* 0: never exit when idle */

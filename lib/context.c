@@ -65,6 +65,8 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	vctx->create_qp_ex = rocemu_create_qp_ex_op;
 	vctx->create_srq_ex = rocemu_create_srq_ex_op;
 	vctx->get_srq_num = rocemu_get_srq_num_op;
+	vctx->open_xrcd = rocemu_open_xrcd_op;
+	vctx->close_xrcd = rocemu_close_xrcd_op;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }

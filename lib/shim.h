@@ -314,6 +314,17 @@ struct rocemu_srq {
 	pthread_spinlock_t lock;	/* posters and the poller's frees, as mlx5's srq->lock */
 };
 
+struct rocemu_xrcd {
+	struct ibv_xrcd ibxrcd;
+	uint32_t handle;		/* this open, in the daemon */
+	uint32_t xrcdn;			/* the domain, the same for every open of one file */
+};
+
+static inline struct rocemu_xrcd *to_rxrcd(struct ibv_xrcd *xrcd)
+{
+	return container_of(xrcd, struct rocemu_xrcd, ibxrcd);
+}
+
 static inline struct rocemu_context *to_rctx(struct ibv_context *ctx)
 {
 	return container_of(ctx, struct rocemu_context, vctx.context);
@@ -421,6 +432,11 @@ int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
+
+/* xrcd.c: XRC domains (verbs_context ops open_xrcd, close_xrcd). */
+struct ibv_xrcd *rocemu_open_xrcd_op(struct ibv_context *context,
+				     struct ibv_xrcd_init_attr *attr);
+int rocemu_close_xrcd_op(struct ibv_xrcd *xrcd);
 
 /* wqe.c: the send queue writer both posting APIs share, and queue set-up. */
 /* Set up the queues of a mapped QP (qp->layout, qp->cap). Returns 0 or errno. */

@@ -59,6 +59,8 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_MODIFY_SRQ,
 	ROCEMU_OP_QUERY_SRQ,
 	ROCEMU_OP_DESTROY_SRQ,
+	ROCEMU_OP_OPEN_XRCD,
+	ROCEMU_OP_CLOSE_XRCD,
 	ROCEMU_OP__COUNT
 };
 
@@ -300,6 +302,22 @@ struct rocemu_query_srq_resp {
 	struct ibv_srq_attr attr;
 };
 
+/*
+ * ibv_open_xrcd: with shared set, the XRCD of the file (st_dev, st_ino)
+ * of the caller's fd, found or made as oflags (O_CREAT, O_EXCL) say.
+ */
+struct rocemu_open_xrcd_req {
+	uint64_t file_dev;
+	uint64_t file_ino;
+	uint32_t oflags;
+	uint32_t shared;	/* 0: fd -1, a domain of this context's own */
+};
+
+struct rocemu_open_xrcd_resp {
+	uint32_t handle;	/* this open of the domain, for CLOSE_XRCD */
+	uint32_t xrcdn;		/* the domain, the same for every open of one file */
+};
+
 struct rocemu_set_port_state_req {
 	char dev_name[ROCEMU_DEV_NAME_MAX];
 	uint32_t port_state;	/* IBV_PORT_ACTIVE or IBV_PORT_DOWN */
@@ -382,6 +400,8 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_MODIFY_SRQ] = { sizeof(struct rocemu_modify_srq_req), 0 },
 	[ROCEMU_OP_QUERY_SRQ] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_query_srq_resp) },
 	[ROCEMU_OP_DESTROY_SRQ] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_OPEN_XRCD] = { sizeof(struct rocemu_open_xrcd_req), sizeof(struct rocemu_open_xrcd_resp) },
+	[ROCEMU_OP_CLOSE_XRCD] = { sizeof(struct rocemu_handle_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -414,6 +434,8 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_MODIFY_SRQ] = "MODIFY_SRQ",
 	[ROCEMU_OP_QUERY_SRQ] = "QUERY_SRQ",
 	[ROCEMU_OP_DESTROY_SRQ] = "DESTROY_SRQ",
+	[ROCEMU_OP_OPEN_XRCD] = "OPEN_XRCD",
+	[ROCEMU_OP_CLOSE_XRCD] = "CLOSE_XRCD",
 };
 
 /* Fill a header for op with a body of len bytes. */
