@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "emulator/async_event.h"
+#include "emulator/cq.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "rocemu/log.h"
@@ -27,12 +28,16 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 		      struct rocemu_create_srq_resp *resp, int *fd)
 {
 	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
+	bool xrc = req->srq_type == IBV_SRQT_XRC;
+	struct rocemu_xrcd_open *xrcd_open = xrc ? rocemu_xrcd_lookup(c, req->xrcd) : NULL;
+	struct rocemu_cq *cq = xrc ? rocemu_cq_lookup(c, req->cqn) : NULL;
 	struct rocemu_srq_sizes sizes;
 	struct rocemu_srq *srq;
 	int err, ring_fd;
 
 	/* mlx5_create_srq: EINVAL past max_srq_wr or max_srq_sge. */
-	if (!pd || req->attr.max_wr > ROCEMU_MAX_SRQ_WR || req->attr.max_sge > ROCEMU_MAX_SRQ_SGE ||
+	if (!pd || (req->srq_type != IBV_SRQT_BASIC && !xrc) || (xrc && (!xrcd_open || !cq)) ||
+	    req->attr.max_wr > ROCEMU_MAX_SRQ_WR || req->attr.max_sge > ROCEMU_MAX_SRQ_SGE ||
 	    rocemu_srq_size(req->attr.max_wr, req->attr.max_sge, &sizes))
 		return -EINVAL;
 	if (c->dev->num_srq >= ROCEMU_MAX_SRQ)
@@ -58,6 +63,12 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 	srq->pd = pd;
 	srq->user_srq = req->user_srq;
 	pd->users++;
+	srq->xrcd_open = xrcd_open;
+	srq->cq = cq;
+	if (xrc) {
+		xrcd_open->users++;
+		cq->users++;
+	}
 	c->dev->num_srq++;
 	rocemu_list_add_tail(&c->srqs, &srq->node);
 	memset(resp, 0, sizeof(*resp));
@@ -118,6 +129,10 @@ void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 	rocemu_idtable_remove(&emu->srqs, srq->srqn);
 	rocemu_list_del(&srq->node);
 	srq->pd->users--;
+	if (srq->xrcd_open) {
+		srq->xrcd_open->users--;
+		srq->cq->users--;
+	}
 	srq->owner->dev->num_srq--;
 	rocemu_shm_destroy(&srq->ring);
 	free(srq);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "emulator/client.h"
+#include "emulator/xrcd.h"
 #include "emulator/wqe.h"
 
 struct rocemu_srq {
@@ -17,6 +18,8 @@ struct rocemu_srq {
 	struct rocemu_list node;	/* in owner->srqs */
 	uint32_t srqn;
 	struct rocemu_pd *pd;
+	struct rocemu_xrcd_open *xrcd_open;	/* XRC: the open it was made on, else NULL */
+	struct rocemu_cq *cq;		/* XRC: where its receives complete, else NULL */
 	uint64_t user_srq;		/* reported in async events */
 	uint32_t max_wr, max_sge;	/* granted */
 	uint32_t limit;			/* armed limit (0: disarmed) */
@@ -28,9 +31,10 @@ struct rocemu_srq {
 };
 
 /*
- * Create an SRQ on PD req->pdn: -EINVAL for a PD c does not own or sizes
- * over max_srq_wr/max_srq_sge, -ENOMEM at max_srq. On success *fd is the
- * memfd (to be sent and closed).
+ * Create an SRQ on PD req->pdn (XRC: also in an XRC domain, completing to
+ * a CQ): -EINVAL for a PD, domain or CQ c does not own, or sizes over
+ * max_srq_wr/max_srq_sge, -ENOMEM at max_srq. On success *fd is the memfd
+ * (to be sent and closed).
  */
 int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_req *req,
 		      struct rocemu_create_srq_resp *resp, int *fd);

@@ -49,12 +49,17 @@ static void srq_links_init(struct rocemu_srq *srq)
 	srq->tail = srq->layout.wqe_cnt - 1;
 }
 
-static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+/* An SRQ on pd; xrc (NULL for a basic one) says its domain and CQ. */
+static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr,
+				  const struct ibv_srq_init_attr_ex *xrc)
 {
 	struct rocemu_context *rctx = to_rctx(pd->context);
 	struct rocemu_create_srq_req req = {
 		.pdn = to_rpd(pd)->pdn,
 		.attr = attr->attr,
+		.srq_type = xrc ? IBV_SRQT_XRC : IBV_SRQT_BASIC,
+		.xrcd = xrc ? to_rxrcd(xrc->xrcd)->handle : 0,
+		.cqn = xrc ? to_rcq(xrc->cq)->cqn : 0,
 	};
 	struct rocemu_create_srq_resp resp;
 	struct rocemu_srq *srq;
@@ -98,6 +103,7 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *a
 	srq->ibsrq.pd = pd;
 	srq->ibsrq.handle = srq->srqn;
 	srq->ibsrq.events_completed = 0;
+
 	pthread_mutex_init(&srq->ibsrq.mutex, NULL);
 	pthread_cond_init(&srq->ibsrq.cond, NULL);
 	attr->attr.max_wr = resp.attr.max_wr;
@@ -118,31 +124,39 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_
 {
 	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_create_srq)(pd, srq_init_attr);
-	return srq_create(pd, srq_init_attr);
+	return srq_create(pd, srq_init_attr, NULL);
 }
 
-/* mlx5_create_srq_ex: a basic SRQ as ibv_create_srq; XRC and tag matching need what this device lacks. */
+/* mlx5_create_srq_ex: a basic SRQ as ibv_create_srq, an XRC one with its domain and CQ; no tag matching. */
 struct ibv_srq *rocemu_create_srq_ex_op(struct ibv_context *context,
 					struct ibv_srq_init_attr_ex *attr)
 {
 	struct ibv_srq_init_attr basic;
 	struct ibv_srq *srq;
+	bool xrc;
 
 	if (attr->comp_mask & ~((uint32_t)IBV_SRQ_INIT_ATTR_RESERVED - 1)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC) {
-		errno = attr->srq_type == IBV_SRQT_XRC || attr->srq_type == IBV_SRQT_TM ?
-			EOPNOTSUPP : EINVAL;
+	xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type == IBV_SRQT_XRC;
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC && !xrc) {
+		errno = attr->srq_type == IBV_SRQT_TM ? EOPNOTSUPP : EINVAL;
 		return NULL;
 	}
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd || attr->pd->context != context) {
 		errno = EINVAL;
 		return NULL;
 	}
+	/* ibv_cmd_create_srq_ex: an XRC SRQ names its domain and CQ. */
+	if (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+		    attr->xrcd->context != context || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
+		    !attr->cq || attr->cq->context != context)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	basic = (struct ibv_srq_init_attr){ .srq_context = attr->srq_context, .attr = attr->attr };
-	srq = srq_create(attr->pd, &basic);
+	srq = srq_create(attr->pd, &basic, xrc ? attr : NULL);
 	if (srq)
 		attr->attr = basic.attr;
 	return srq;

@@ -270,6 +270,10 @@ struct rocemu_create_srq_req {
 	uint32_t reserved;
 	struct ibv_srq_attr attr;	/* max_wr, max_sge asked; srq_limit ignored (IBTA) */
 	uint64_t user_srq;	/* the app's struct ibv_srq *, reported in async events */
+	uint32_t srq_type;	/* enum ibv_srq_type: BASIC or XRC */
+	uint32_t xrcd;		/* XRC: the handle of an open of its domain */
+	uint32_t cqn;		/* XRC: the CQ its receives complete to */
+	uint32_t reserved2;
 };
 
 /*

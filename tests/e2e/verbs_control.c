@@ -618,8 +618,8 @@ static void check_not_offered(struct dev *d)
 	union ibv_gid mgid = { .raw = { 0xff, 0x0e } };
 	int rc;
 
-	check_null_errno(ibv_create_srq_ex(d->ctx, &xrc_srq), EOPNOTSUPP,
-			 "create_srq_ex XRC -> EOPNOTSUPP");
+	check_null_errno(ibv_create_srq_ex(d->ctx, &xrc_srq), EINVAL,
+			 "create_srq_ex XRC without its domain and CQ -> EINVAL");
 	check_null_errno(ibv_create_ah(d->pd, &ah_attr), EINVAL, "create_ah, no RoCE GID -> EINVAL");
 	check_null_errno(ibv_import_pd(d->ctx, 1), EOPNOTSUPP, "import_pd -> EOPNOTSUPP");
 	check_null_errno(ibv_reg_dmabuf_mr(d->pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE),

@@ -6,7 +6,9 @@
  * a file without a domain and no O_CREAT, EINVAL for O_EXCL on one that
  * has it); one domain per file shared by two contexts and by another
  * process (this program run again as "xrc open DEVICE FILE"), gone with
- * its last open, also when a process exits without closing it.
+ * its last open, also when a process exits without closing it. XRC SRQs:
+ * EINVAL without their domain or CQ, ibv_get_srq_num, and the domain and
+ * the CQ held (EBUSY) while the SRQ lives.
  *
  *   xrc DEV_A DEV_B
  *
@@ -120,9 +122,55 @@ static void xrcd_shared(void)
 	      "the domain went with its last open (another process finds none)");
 }
 
+static struct ibv_srq *xrc_srq_create(struct ibv_xrcd *xrcd, struct ibv_cq *cq, uint32_t comp_mask)
+{
+	struct ibv_srq_init_attr_ex attr = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = comp_mask,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = dev_b.pd, .xrcd = xrcd, .cq = cq,
+	};
+
+	return ibv_create_srq_ex(dev_b.ctx, &attr);
+}
+
+#define XRC_SRQ_MASK (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD | \
+		      IBV_SRQ_INIT_ATTR_CQ)
+
+static void xrc_srq(void)
+{
+	struct ibv_xrcd *xrcd = xrcd_open(dev_b.ctx, -1, O_CREAT);
+	struct ibv_cq *cq = ibv_create_cq(dev_b.ctx, 16, NULL, NULL, 0);
+	struct ibv_srq *srq, *bad;
+	uint32_t srqn = 0;
+
+	if (!xrcd || !cq) {
+		check(false, "domain and CQ for an XRC SRQ: %s", strerror(errno));
+		goto out;
+	}
+	bad = xrc_srq_create(xrcd, cq, XRC_SRQ_MASK & ~IBV_SRQ_INIT_ATTR_XRCD);
+	check(!bad && errno == EINVAL, "create_srq_ex XRC without a domain -> EINVAL (got %s)",
+	      bad ? "an SRQ" : strerror(errno));
+	bad = xrc_srq_create(xrcd, cq, XRC_SRQ_MASK & ~IBV_SRQ_INIT_ATTR_CQ);
+	check(!bad && errno == EINVAL, "create_srq_ex XRC without a CQ -> EINVAL (got %s)",
+	      bad ? "an SRQ" : strerror(errno));
+	srq = xrc_srq_create(xrcd, cq, XRC_SRQ_MASK);
+	check(srq != NULL, "create_srq_ex XRC: %s", srq ? "ok" : strerror(errno));
+	if (!srq)
+		goto out;
+	check(!ibv_get_srq_num(srq, &srqn) && srqn, "get_srq_num gives the SRQ's number (%u)", srqn);
+	check(ibv_close_xrcd(xrcd) == EBUSY, "close_xrcd while an XRC SRQ is in it -> EBUSY");
+	check(ibv_destroy_cq(cq) == EBUSY, "destroy_cq while an XRC SRQ completes to it -> EBUSY");
+	check(!ibv_destroy_srq(srq), "destroy the XRC SRQ");
+out:
+	check(!xrcd || !ibv_close_xrcd(xrcd), "close_xrcd once the SRQ is gone");
+	check(!cq || !ibv_destroy_cq(cq), "destroy_cq once the SRQ is gone");
+}
+
 static const struct named_check checks[] = {
 	{ "xrcd errnos", xrcd_errnos },
 	{ "xrcd shared through a file", xrcd_shared },
+	{ "XRC SRQ", xrc_srq },
 };
 
 /* "open-close"/"open-exit" DEVICE FILE: open the file's domain (oflags 0); exit 0, ENOENT, or 1. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # XRC (tests/e2e/xrc.c): XRC domains, their errnos, one domain per file
-# shared by contexts and processes and gone with its last open.
+# shared by contexts and processes and gone with its last open; XRC SRQs.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 XRC=$top_builddir/tests/e2e/xrc
 require_built "$XRC"
