@@ -53,6 +53,12 @@ static const struct required_case {
 	{ IBV_QPT_UD, RST, INI, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY },
 	{ IBV_QPT_UD, INI, RTR, 0 },
 	{ IBV_QPT_UD, RTR, RTS, IBV_QP_SQ_PSN },
+	{ IBV_QPT_XRC_SEND, RST, INI, RC_INIT_REQ },
+	{ IBV_QPT_XRC_SEND, INI, RTR, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN },
+	{ IBV_QPT_XRC_SEND, RTR, RTS, RC_RTS_REQ },
+	{ IBV_QPT_XRC_RECV, RST, INI, RC_INIT_REQ },
+	{ IBV_QPT_XRC_RECV, INI, RTR, RC_RTR_REQ },
+	{ IBV_QPT_XRC_RECV, RTR, RTS, IBV_QP_TIMEOUT | IBV_QP_SQ_PSN },
 };
 
 /* Attributes each RC transition must allow (a subset of the table's optional mask). */
@@ -191,6 +197,11 @@ static const struct required_case forbidden_cases[] = {
 	{ IBV_QPT_RC, ERR, ERR, IBV_QP_TIMEOUT },
 	{ IBV_QPT_UD, RST, INI, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY | IBV_QP_ACCESS_FLAGS },
 	{ IBV_QPT_UC, RTR, RTS, IBV_QP_SQ_PSN | IBV_QP_TIMEOUT },
+	/* An XRC initiator receives nothing, a target sends no requests (kernel qp_state_table). */
+	{ IBV_QPT_XRC_SEND, INI, RTR, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC },
+	{ IBV_QPT_XRC_RECV, RTR, RTS, IBV_QP_TIMEOUT | IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT },
+	{ IBV_QPT_XRC_RECV, RTS, RTS, IBV_QP_CUR_STATE | IBV_QP_MAX_QP_RD_ATOMIC },
 };
 
 START_TEST(test_forbidden_attribute)
