@@ -165,6 +165,11 @@ static inline void rocemu_atmeth_set_compare(uint8_t *h, uint64_t v) { rocemu_pu
 static inline uint64_t rocemu_atmack_orig(const uint8_t *h) { return rocemu_get_be64(&h[0]); }
 static inline void rocemu_atmack_set_orig(uint8_t *h, uint64_t v) { rocemu_put_be64(&h[0], v); }
 
+/* ---- XRCETH (IBTA 9.3.6): resv(8) XRC SRQ number(24) ---- */
+
+static inline uint32_t rocemu_xrceth_srqn(const uint8_t *h) { return rocemu_get_be24(&h[1]); }
+static inline void rocemu_xrceth_set_srqn(uint8_t *h, uint32_t v) { rocemu_put_be24(&h[1], v); }
+
 /* ---- DETH (IBTA 9.3): Q_Key(32) resv(8) source QP(24) ---- */
 
 static inline uint32_t rocemu_deth_qkey(const uint8_t *h) { return rocemu_get_be32(&h[0]); }
@@ -251,6 +256,7 @@ static inline uint8_t *rocemu_pkt_hdr(uint8_t *pkt, enum rocemu_hdr h)
 }
 
 static inline uint8_t *rocemu_pkt_deth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_DETH); }
+static inline uint8_t *rocemu_pkt_xrceth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_XRCETH); }
 static inline uint8_t *rocemu_pkt_reth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_RETH); }
 static inline uint8_t *rocemu_pkt_atmeth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_ATMETH); }
 static inline uint8_t *rocemu_pkt_aeth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_AETH); }

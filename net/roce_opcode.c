@@ -10,7 +10,8 @@
  * sum of the present headers before it: computed here, never typed. */
 #define LEN_IF(m, hdr) (((m) & H(hdr)) ? ROCEMU_##hdr##_BYTES : 0)
 #define BEFORE_DETH(m)    LEN_IF(m, BTH)
-#define BEFORE_RETH(m)    (BEFORE_DETH(m) + LEN_IF(m, DETH))
+#define BEFORE_XRCETH(m)  (BEFORE_DETH(m) + LEN_IF(m, DETH))
+#define BEFORE_RETH(m)    (BEFORE_XRCETH(m) + LEN_IF(m, XRCETH))
 #define BEFORE_ATMETH(m)  (BEFORE_RETH(m) + LEN_IF(m, RETH))
 #define BEFORE_AETH(m)    (BEFORE_ATMETH(m) + LEN_IF(m, ATMETH))
 #define BEFORE_ATMACK(m)  (BEFORE_AETH(m) + LEN_IF(m, AETH))
@@ -30,6 +31,7 @@
 		.offset = { \
 			[ROCEMU_HDR_BTH] = 0, \
 			[ROCEMU_HDR_DETH] = OFFSET(m, DETH), \
+			[ROCEMU_HDR_XRCETH] = OFFSET(m, XRCETH), \
 			[ROCEMU_HDR_RETH] = OFFSET(m, RETH), \
 			[ROCEMU_HDR_ATMETH] = OFFSET(m, ATMETH), \
 			[ROCEMU_HDR_AETH] = OFFSET(m, AETH), \
@@ -40,70 +42,80 @@
 		}, \
 	}
 
-/* Send and RDMA Write opcodes are the same on RC and UC (IBTA 9.2). */
-#define SEND_WRITE_OPS(T) \
-	OP(ROCEMU_OP_##T##_SEND_FIRST, #T " Send First", H(PAYLOAD), \
+/*
+ * Send and RDMA Write opcodes are the same on RC, UC and XRC (IBTA 9.2);
+ * X is the headers every request of the transport carries (XRC: XRCETH).
+ */
+#define SEND_WRITE_OPS(T, X) \
+	OP(ROCEMU_OP_##T##_SEND_FIRST, #T " Send First", (X) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(SEND) | F(START)), \
-	OP(ROCEMU_OP_##T##_SEND_MIDDLE, #T " Send Middle", H(PAYLOAD), \
+	OP(ROCEMU_OP_##T##_SEND_MIDDLE, #T " Send Middle", (X) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(SEND) | F(MIDDLE)), \
-	OP(ROCEMU_OP_##T##_SEND_LAST, #T " Send Last", H(PAYLOAD), \
+	OP(ROCEMU_OP_##T##_SEND_LAST, #T " Send Last", (X) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(SEND) | F(END)), \
 	OP(ROCEMU_OP_##T##_SEND_LAST_WITH_IMMEDIATE, #T " Send Last Immediate", \
-	   H(IMMDT) | H(PAYLOAD), F(T) | F(REQ) | F(SEND) | F(END) | F(IMM)), \
-	OP(ROCEMU_OP_##T##_SEND_ONLY, #T " Send Only", H(PAYLOAD), \
+	   (X) | H(IMMDT) | H(PAYLOAD), F(T) | F(REQ) | F(SEND) | F(END) | F(IMM)), \
+	OP(ROCEMU_OP_##T##_SEND_ONLY, #T " Send Only", (X) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(SEND) | F(START) | F(END)), \
 	OP(ROCEMU_OP_##T##_SEND_ONLY_WITH_IMMEDIATE, #T " Send Only Immediate", \
-	   H(IMMDT) | H(PAYLOAD), \
+	   (X) | H(IMMDT) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(SEND) | F(START) | F(END) | F(IMM)), \
 	OP(ROCEMU_OP_##T##_RDMA_WRITE_FIRST, #T " RDMA Write First", \
-	   H(RETH) | H(PAYLOAD), F(T) | F(REQ) | F(WRITE) | F(START)), \
-	OP(ROCEMU_OP_##T##_RDMA_WRITE_MIDDLE, #T " RDMA Write Middle", H(PAYLOAD), \
+	   (X) | H(RETH) | H(PAYLOAD), F(T) | F(REQ) | F(WRITE) | F(START)), \
+	OP(ROCEMU_OP_##T##_RDMA_WRITE_MIDDLE, #T " RDMA Write Middle", (X) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(WRITE) | F(MIDDLE)), \
-	OP(ROCEMU_OP_##T##_RDMA_WRITE_LAST, #T " RDMA Write Last", H(PAYLOAD), \
+	OP(ROCEMU_OP_##T##_RDMA_WRITE_LAST, #T " RDMA Write Last", (X) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(WRITE) | F(END)), \
 	OP(ROCEMU_OP_##T##_RDMA_WRITE_LAST_WITH_IMMEDIATE, \
-	   #T " RDMA Write Last Immediate", H(IMMDT) | H(PAYLOAD), \
+	   #T " RDMA Write Last Immediate", (X) | H(IMMDT) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(WRITE) | F(END) | F(IMM)), \
 	OP(ROCEMU_OP_##T##_RDMA_WRITE_ONLY, #T " RDMA Write Only", \
-	   H(RETH) | H(PAYLOAD), F(T) | F(REQ) | F(WRITE) | F(START) | F(END)), \
+	   (X) | H(RETH) | H(PAYLOAD), F(T) | F(REQ) | F(WRITE) | F(START) | F(END)), \
 	OP(ROCEMU_OP_##T##_RDMA_WRITE_ONLY_WITH_IMMEDIATE, \
-	   #T " RDMA Write Only Immediate", H(RETH) | H(IMMDT) | H(PAYLOAD), \
+	   #T " RDMA Write Only Immediate", (X) | H(RETH) | H(IMMDT) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(WRITE) | F(START) | F(END) | F(IMM))
 
-const struct rocemu_opcode_info rocemu_opcode_table[256] = {
-	SEND_WRITE_OPS(RC),
-	OP(ROCEMU_OP_RC_RDMA_READ_REQUEST, "RC RDMA Read Request", H(RETH),
-	   F(RC) | F(REQ) | F(READ) | F(START) | F(END)),
-	OP(ROCEMU_OP_RC_RDMA_READ_RESPONSE_FIRST, "RC RDMA Read Response First",
-	   H(AETH) | H(PAYLOAD), F(RC) | F(RESP) | F(READ) | F(START)),
-	OP(ROCEMU_OP_RC_RDMA_READ_RESPONSE_MIDDLE, "RC RDMA Read Response Middle",
-	   H(PAYLOAD), F(RC) | F(RESP) | F(READ) | F(MIDDLE)),
-	OP(ROCEMU_OP_RC_RDMA_READ_RESPONSE_LAST, "RC RDMA Read Response Last",
-	   H(AETH) | H(PAYLOAD), F(RC) | F(RESP) | F(READ) | F(END)),
-	OP(ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY, "RC RDMA Read Response Only",
-	   H(AETH) | H(PAYLOAD), F(RC) | F(RESP) | F(READ) | F(START) | F(END)),
-	OP(ROCEMU_OP_RC_ACKNOWLEDGE, "RC Acknowledge", H(AETH),
-	   F(RC) | F(RESP) | F(ACK) | F(START) | F(END)),
-	OP(ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE, "RC Atomic Acknowledge",
-	   H(AETH) | H(ATMACK),
-	   F(RC) | F(RESP) | F(ACK) | F(ATOMIC) | F(START) | F(END)),
-	OP(ROCEMU_OP_RC_COMPARE_SWAP, "RC Compare Swap", H(ATMETH),
-	   F(RC) | F(REQ) | F(ATOMIC) | F(START) | F(END)),
-	OP(ROCEMU_OP_RC_FETCH_ADD, "RC Fetch Add", H(ATMETH),
-	   F(RC) | F(REQ) | F(ATOMIC) | F(START) | F(END)),
-	OP(ROCEMU_OP_RC_SEND_LAST_WITH_INVALIDATE, "RC Send Last Invalidate",
-	   H(IETH) | H(PAYLOAD), F(RC) | F(REQ) | F(SEND) | F(END) | F(INV)),
-	OP(ROCEMU_OP_RC_SEND_ONLY_WITH_INVALIDATE, "RC Send Only Invalidate",
-	   H(IETH) | H(PAYLOAD),
-	   F(RC) | F(REQ) | F(SEND) | F(START) | F(END) | F(INV)),
+/* What RC and XRC have beyond SEND and WRITE: READ, atomics, acknowledges, invalidation. */
+#define RELIABLE_OPS(T, X) \
+	OP(ROCEMU_OP_##T##_RDMA_READ_REQUEST, #T " RDMA Read Request", (X) | H(RETH), \
+	   F(T) | F(REQ) | F(READ) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_FIRST, #T " RDMA Read Response First", \
+	   H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(START)), \
+	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_MIDDLE, #T " RDMA Read Response Middle", \
+	   H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(MIDDLE)), \
+	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_LAST, #T " RDMA Read Response Last", \
+	   H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(END)), \
+	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_ONLY, #T " RDMA Read Response Only", \
+	   H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_ACKNOWLEDGE, #T " Acknowledge", H(AETH), \
+	   F(T) | F(RESP) | F(ACK) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_ATOMIC_ACKNOWLEDGE, #T " Atomic Acknowledge", \
+	   H(AETH) | H(ATMACK), \
+	   F(T) | F(RESP) | F(ACK) | F(ATOMIC) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_COMPARE_SWAP, #T " Compare Swap", (X) | H(ATMETH), \
+	   F(T) | F(REQ) | F(ATOMIC) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_FETCH_ADD, #T " Fetch Add", (X) | H(ATMETH), \
+	   F(T) | F(REQ) | F(ATOMIC) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_SEND_LAST_WITH_INVALIDATE, #T " Send Last Invalidate", \
+	   (X) | H(IETH) | H(PAYLOAD), F(T) | F(REQ) | F(SEND) | F(END) | F(INV)), \
+	OP(ROCEMU_OP_##T##_SEND_ONLY_WITH_INVALIDATE, #T " Send Only Invalidate", \
+	   (X) | H(IETH) | H(PAYLOAD), \
+	   F(T) | F(REQ) | F(SEND) | F(START) | F(END) | F(INV))
 
-	SEND_WRITE_OPS(UC),
+const struct rocemu_opcode_info rocemu_opcode_table[256] = {
+	SEND_WRITE_OPS(RC, 0),
+	RELIABLE_OPS(RC, 0),
+
+	SEND_WRITE_OPS(UC, 0),
 
 	OP(ROCEMU_OP_UD_SEND_ONLY, "UD Send Only", H(DETH) | H(PAYLOAD),
 	   F(UD) | F(REQ) | F(SEND) | F(START) | F(END)),
 	OP(ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE, "UD Send Only Immediate",
 	   H(DETH) | H(IMMDT) | H(PAYLOAD),
 	   F(UD) | F(REQ) | F(SEND) | F(START) | F(END) | F(IMM)),
+
+	SEND_WRITE_OPS(XRC, H(XRCETH)),
+	RELIABLE_OPS(XRC, H(XRCETH)),
 };
 
 /* RNR NAK timer encodings (IBTA 9.7.5, roce-wire.md), in microseconds. */

@@ -34,6 +34,17 @@ static const enum rocemu_opcode known_opcodes[] = {
 	ROCEMU_OP_UC_RDMA_WRITE_LAST_WITH_IMMEDIATE, ROCEMU_OP_UC_RDMA_WRITE_ONLY,
 	ROCEMU_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
 	ROCEMU_OP_UD_SEND_ONLY, ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE,
+	ROCEMU_OP_XRC_SEND_FIRST, ROCEMU_OP_XRC_SEND_MIDDLE, ROCEMU_OP_XRC_SEND_LAST,
+	ROCEMU_OP_XRC_SEND_LAST_WITH_IMMEDIATE, ROCEMU_OP_XRC_SEND_ONLY,
+	ROCEMU_OP_XRC_SEND_ONLY_WITH_IMMEDIATE, ROCEMU_OP_XRC_RDMA_WRITE_FIRST,
+	ROCEMU_OP_XRC_RDMA_WRITE_MIDDLE, ROCEMU_OP_XRC_RDMA_WRITE_LAST,
+	ROCEMU_OP_XRC_RDMA_WRITE_LAST_WITH_IMMEDIATE, ROCEMU_OP_XRC_RDMA_WRITE_ONLY,
+	ROCEMU_OP_XRC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, ROCEMU_OP_XRC_RDMA_READ_REQUEST,
+	ROCEMU_OP_XRC_RDMA_READ_RESPONSE_FIRST, ROCEMU_OP_XRC_RDMA_READ_RESPONSE_MIDDLE,
+	ROCEMU_OP_XRC_RDMA_READ_RESPONSE_LAST, ROCEMU_OP_XRC_RDMA_READ_RESPONSE_ONLY,
+	ROCEMU_OP_XRC_ACKNOWLEDGE, ROCEMU_OP_XRC_ATOMIC_ACKNOWLEDGE, ROCEMU_OP_XRC_COMPARE_SWAP,
+	ROCEMU_OP_XRC_FETCH_ADD, ROCEMU_OP_XRC_SEND_LAST_WITH_INVALIDATE,
+	ROCEMU_OP_XRC_SEND_ONLY_WITH_INVALIDATE,
 };
 
 #define N_KNOWN (sizeof(known_opcodes) / sizeof(known_opcodes[0]))
@@ -48,7 +59,7 @@ static bool is_known(unsigned int op)
 
 START_TEST(test_opcode_known_set)
 {
-	ck_assert_uint_eq(N_KNOWN, 37);
+	ck_assert_uint_eq(N_KNOWN, 60);
 	for (unsigned int op = 0; op < 256; op++) {
 		const struct rocemu_opcode_info *info = rocemu_opcode_info((uint8_t)op);
 
@@ -120,6 +131,19 @@ START_TEST(test_opcode_sample_layouts)
 	ck_assert_str_eq(rocemu_opcode_name(ROCEMU_OP_RC_SEND_ONLY), "RC Send Only");
 	ck_assert_str_eq(rocemu_opcode_name(ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE),
 			 "UD Send Only Immediate");
+	/* XRC: XRCETH right after BTH on requests, none on responses (IBTA 9.3.6). */
+	i = rocemu_opcode_info(ROCEMU_OP_XRC_RDMA_WRITE_ONLY_WITH_IMMEDIATE);
+	ck_assert_uint_eq(i->offset[ROCEMU_HDR_XRCETH], 12);
+	ck_assert_uint_eq(i->offset[ROCEMU_HDR_RETH], 16);
+	ck_assert_uint_eq(i->offset[ROCEMU_HDR_IMMDT], 32);
+	ck_assert_uint_eq(i->length, 36);
+	i = rocemu_opcode_info(ROCEMU_OP_XRC_FETCH_ADD);
+	ck_assert_uint_eq(i->offset[ROCEMU_HDR_ATMETH], 16);
+	ck_assert_uint_eq(i->length, 44);
+	i = rocemu_opcode_info(0xb1);
+	ck_assert_uint_eq(i->hdr_mask, ROCEMU_HDRM_BTH | ROCEMU_HDRM_AETH);
+	ck_assert_str_eq(i->name, "XRC Acknowledge");
+	ck_assert_str_eq(rocemu_opcode_name(0xa4), "XRC Send Only");
 }
 END_TEST
 
@@ -164,7 +188,11 @@ START_TEST(test_opcode_flags_match_names)
 						       !strncmp(n, "UC ", 3)), "%s", n);
 		ck_assert_msg(!!(f & ROCEMU_OPF_UD) == (transport == ROCEMU_OP_TRANSPORT_UD &&
 						       !strncmp(n, "UD ", 3)), "%s", n);
+		ck_assert_msg(!!(f & ROCEMU_OPF_XRC) == (transport == ROCEMU_OP_TRANSPORT_XRC &&
+							!strncmp(n, "XRC ", 4)), "%s", n);
 		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_DETH) == !!(f & ROCEMU_OPF_UD), "%s", n);
+		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_XRCETH) ==
+			      ((f & ROCEMU_OPF_XRC) && (f & ROCEMU_OPF_REQ)), "%s", n);
 		/* RETH starts writes and carries reads; AETH on every response but MIDDLE */
 		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_RETH) ==
 			      (((f & ROCEMU_OPF_WRITE) && (f & ROCEMU_OPF_START)) ||
@@ -269,6 +297,8 @@ START_TEST(test_ext_round_trips)
 	ROUND_TRIP(deth, qkey, 0x80010000, 0x80010000);
 	ROUND_TRIP(deth, src_qp, 0xabcdef, 0xabcdef);
 	ROUND_TRIP(deth, src_qp, 0xff000001, 0x000001);
+	ROUND_TRIP(xrceth, srqn, 0x123456, 0x123456);
+	ROUND_TRIP(xrceth, srqn, 0xff000007, 0x000007);
 	ROUND_TRIP(immdt, imm, 0x11223344, 0x11223344);
 	ROUND_TRIP(ieth, rkey, 0x99887766, 0x99887766);
 }
