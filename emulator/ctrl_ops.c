@@ -8,6 +8,7 @@
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/fault_inject.h"
+#include "emulator/mcast.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -219,6 +220,18 @@ static int op_close_xrcd(struct rocemu_client *c, const void *req,
 	return rocemu_xrcd_close(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
+static int op_attach_mcast(struct rocemu_client *c, const void *req,
+			   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mcast_attach(c, req);
+}
+
+static int op_detach_mcast(struct rocemu_client *c, const void *req,
+			   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mcast_detach(c, req);
+}
+
 static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATUS, rocemu_status_text,
@@ -308,6 +321,8 @@ static const struct {
 	[ROCEMU_OP_DESTROY_SRQ] = { op_destroy_srq, true },
 	[ROCEMU_OP_OPEN_XRCD] = { op_open_xrcd, true },
 	[ROCEMU_OP_CLOSE_XRCD] = { op_close_xrcd, true },
+	[ROCEMU_OP_ATTACH_MCAST] = { op_attach_mcast, true },
+	[ROCEMU_OP_DETACH_MCAST] = { op_detach_mcast, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

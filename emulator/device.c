@@ -121,6 +121,9 @@ void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr
 	attr->max_qp_init_rd_atom = ROCEMU_MAX_RD_ATOM;
 	attr->max_res_rd_atom = ROCEMU_MAX_RD_ATOM * ROCEMU_MAX_QP;
 	attr->atomic_cap = IBV_ATOMIC_HCA;
+	attr->max_mcast_grp = ROCEMU_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = ROCEMU_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = ROCEMU_MAX_MCAST_GRP * ROCEMU_MAX_MCAST_QP_ATTACH;
 	attr->max_ah = INT32_MAX;	/* userspace objects, as on mlx5: no device limit */
 	attr->max_pkeys = 128;
 	attr->local_ca_ack_delay = 16;

@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/egress.h"
+#include "emulator/mcast.h"
 #include "emulator/sport.h"
 #include "net/fault.h"
 #include "rocemu/ctrl.h"
@@ -79,6 +80,7 @@ struct rocemu_device {
 	struct rocemu_wire wire;	/* egress.h: a unit test's fake wire, else unset */
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;
+	struct rocemu_mcast_group mcast[ROCEMU_MAX_MCAST_GRP];	/* mcast.c: groups joined */
 };
 
 /* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */

@@ -37,9 +37,9 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 	return rocemu_loop_send(dev->emu->loop, fd, &to, &iov, 1, gso);
 }
 
-void rocemu_egress_rx(struct rocemu_device *dev, const struct rocemu_dgram *d)
+void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
-	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = dev->ipv4,
+	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
 

@@ -50,6 +50,7 @@ static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
 static void device_port_close(struct rocemu_emu *emu, struct rocemu_device *dev)
 {
 	rocemu_sport_close_all(dev);
+	rocemu_mcast_close_all(dev);
 	if (dev->udp_fd < 0)
 		return;
 	rocemu_loop_remove_udp(emu->loop, dev->udp_fd);

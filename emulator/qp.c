@@ -2,15 +2,19 @@
 #include "emulator/qp.h"
 
 #include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "emulator/cq.h"
+#include "emulator/mcast.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp_layout.h"
 #include "emulator/qp_state.h"
 #include "emulator/srq.h"
+#include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
 /* Every QP type verbs knows, by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
@@ -46,6 +50,42 @@ static int qp_type_check(uint32_t type, const struct rocemu_transport_ops **ops)
 	return qp_type_known(type) ? -EOPNOTSUPP : -EINVAL;
 }
 
+/* Whether the process has CAP_NET_RAW in its effective set (/proc/PID/status). */
+static bool client_has_net_raw(const struct rocemu_client *c)
+{
+	unsigned long long caps = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps & (1ull << CAP_NET_RAW);
+}
+
+/*
+ * Create flags as the kernel answers them: a source QPN needs CAP_NET_RAW
+ * (uverbs, EPERM) and a UD QP (mlx5's process_create_flags, EOPNOTSUPP).
+ */
+static int create_flags_check(const struct rocemu_client *c, const struct rocemu_create_qp_req *req)
+{
+	if (req->create_flags & ~(uint32_t)(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB |
+					    IBV_QP_CREATE_SOURCE_QPN))
+		return -EINVAL;
+	if (!(req->create_flags & IBV_QP_CREATE_SOURCE_QPN))
+		return 0;
+	if (!client_has_net_raw(c))
+		return -EPERM;
+	if (req->qp_type != IBV_QPT_UD)
+		return -EOPNOTSUPP;
+	return req->source_qpn & ~ROCEMU_QPN_MASK ? -EINVAL : 0;
+}
+
 int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req *req,
 		     struct rocemu_create_qp_resp *resp, int *fd)
 {
@@ -58,6 +98,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	int err, ring_fd;
 
 	err = qp_type_check(req->qp_type, &ops);
+	if (!err)
+		err = create_flags_check(c, req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -105,6 +147,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	}
 	qp->owner = c;
 	qp->type = req->qp_type;
+	qp->create_flags = req->create_flags;
+	qp->source_qpn = req->create_flags & IBV_QP_CREATE_SOURCE_QPN ? req->source_qpn : qp->qpn;
 	qp->pd = pd;
 	qp->send_cq = send_cq;
 	qp->recv_cq = recv_cq;
@@ -182,6 +226,8 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 
 	if (!qp)
 		return -EINVAL;
+	if (rocemu_mcast_qp_attached(qp))	/* ibv_attach_mcast(3) */
+		return -EBUSY;
 	rocemu_qp_free(c->emu, qp);
 	return 0;
 }

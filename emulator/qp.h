@@ -21,6 +21,8 @@ struct rocemu_qp {
 	struct rocemu_list node;	/* in owner->qps */
 	uint32_t qpn;
 	enum ibv_qp_type type;
+	uint32_t create_flags;		/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, _SOURCE_QPN */
+	uint32_t source_qpn;		/* UD: the source QPN its datagrams carry */
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;

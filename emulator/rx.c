@@ -7,6 +7,7 @@
 
 #include "emulator/doorbell.h"
 #include "emulator/egress.h"
+#include "emulator/mcast.h"
 #include "emulator/emu.h"
 #include "emulator/qp.h"
 #include "emulator/transport.h"
@@ -34,7 +35,12 @@ static void rx_drop(struct rocemu_device *dev, const struct rocemu_dgram *d, con
 
 void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 {
-	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = dev->ipv4,
+	rocemu_rx_datagram_to(dev, dev->ipv4, d);
+}
+
+void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
+{
+	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
 	struct rocemu_pkt pkt = { .dev = dev, .bth = d->data };
@@ -48,7 +54,7 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 		rx_drop(dev, d, "port down");
 		return;
 	}
-	rocemu_egress_rx(dev, d);
+	rocemu_egress_rx(dev, daddr, d);
 	rocemu_doorbell_awake(dev->emu);
 	if (rocemu_icrc_check_v4(&flow, d->data, d->len)) {
 		dev->rx_icrc_errors++;
@@ -66,11 +72,22 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	pkt.payload = d->data + pkt.info->length;
 	pkt.paylen = (uint32_t)paylen;
 	pkt.saddr = d->src.sin_addr.s_addr;
+	pkt.daddr = daddr;
 	pkt.len = (uint32_t)d->len;
 	/* The opcode's class names its transport (IBTA 9.2.1). */
 	transport = rocemu_transport_of_opcode(pkt.opcode);
 	if (!transport) {
 		rx_drop(dev, d, "%s packet: no such transport", rocemu_op_transport_name(pkt.opcode));
+		return;
+	}
+	/* A group's packets go to QPN 0xFFFFFF, only UD ones (IBTA 10.5.2.2). */
+	if ((daddr != dev->ipv4 || rocemu_bth_destqp(d->data) == ROCEMU_MCAST_QPN)) {
+		if (daddr == dev->ipv4 || rocemu_bth_destqp(d->data) != ROCEMU_MCAST_QPN ||
+		    transport != &rocemu_ud_transport) {
+			rx_drop(dev, d, "multicast not to UD QPN 0xffffff");
+			return;
+		}
+		rocemu_mcast_rx(dev, &pkt);
 		return;
 	}
 	qp = rocemu_idtable_get(&dev->emu->qps, rocemu_bth_destqp(d->data));

@@ -29,6 +29,7 @@ struct rocemu_pkt {
 	const uint8_t *payload;
 	uint32_t paylen;
 	uint32_t saddr;			/* the sender, network byte order (UD: the GRH) */
+	uint32_t daddr;			/* the device's address or a multicast group it joined */
 	uint32_t len;			/* the whole UDP payload, BTH to ICRC */
 };
 

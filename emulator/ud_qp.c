@@ -8,6 +8,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/cqe.h"
+#include "emulator/mcast.h"
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
 #include "emulator/wqe.h"
@@ -22,9 +23,10 @@ static int ud_init(struct rocemu_qp *qp)
 	return 0;
 }
 
+/* Only a process gone leaves groups attached: ibv_destroy_qp refuses (EBUSY). */
 static void ud_destroy(struct rocemu_qp *qp)
 {
-	(void)qp;
+	rocemu_mcast_detach_all(qp);
 }
 
 /* An error CQE moves the QP to ERR, as a ConnectX does; the rest flushes. */

@@ -41,7 +41,7 @@ static void ud_drop(struct rocemu_qp *qp, uint64_t *counter, const char *why)
 static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 		   const struct rocemu_pkt *pkt)
 {
-	const struct rocemu_ipv4_udp flow = { .saddr = pkt->saddr, .daddr = pkt->dev->ipv4 };
+	const struct rocemu_ipv4_udp flow = { .saddr = pkt->saddr, .daddr = pkt->daddr };
 	uint8_t grh[GRH_BYTES] = { 0 };
 	struct iovec local[2] = { { grh, GRH_BYTES }, { (void *)pkt->payload, pkt->paylen } };
 	struct iovec remote[ROCEMU_MAX_SGE];

@@ -47,7 +47,7 @@ static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_
 	rocemu_bth_set_psn(stage, qp->ud.psn);
 	h = rocemu_pkt_deth(stage);
 	rocemu_deth_set_qkey(h, qkey & PRIVILEGED_QKEY ? qp->attr.qkey : qkey);
-	rocemu_deth_set_src_qp(h, qp->qpn);
+	rocemu_deth_set_src_qp(h, qp->source_qpn);
 	if ((h = rocemu_pkt_immdt(stage)))
 		memcpy(h, &w->imm, sizeof(w->imm));
 	return info->length;

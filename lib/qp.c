@@ -15,6 +15,8 @@
 
 #include "rocemu/log.h"
 
+/* The create flags a ConnectX RoCE port takes (the daemon checks type and privilege). */
+#define ROCEMU_QP_CREATE_FLAGS (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SOURCE_QPN)
 #define QP_KNOWN_COMP_MASK ((uint32_t)IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
 #define QP_SUPPORTED_COMP_MASK ((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
@@ -43,7 +45,8 @@ static int qp_init_attr_check(struct ibv_context *context,
 		return EINVAL;
 	if (attr->comp_mask & ~QP_SUPPORTED_COMP_MASK)
 		return EOPNOTSUPP;
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    (attr->create_flags & ~ROCEMU_QP_CREATE_FLAGS))
 		return EINVAL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~ROCEMU_QP_SEND_OPS_FLAGS))
@@ -107,6 +110,10 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		.cap = attr->cap,
 		.user_qp = (uintptr_t)ibqp,
 	};
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+		req.create_flags = attr->create_flags;
+		req.source_qpn = attr->source_qpn;
+	}
 	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_CREATE_QP, &req, &resp, &fd, 1);
 	if (err) {
 		free(qp);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Exported verbs for what an emulated device does not offer (yet):
- * multicast, ECE, imported objects, dma-buf MRs. In
+ * ECE, imported objects, dma-buf MRs. In
  * libibverbs each of them calls the provider through private state an
  * emulated context lacks, so they are answered here as rdma-core answers
  * for a provider without the op; real devices get the real library.
@@ -12,16 +12,6 @@ static void *not_supported(void)
 {
 	errno = EOPNOTSUPP;
 	return NULL;
-}
-
-int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	return rocemu_ctx_is_ours(qp->context) ? EOPNOTSUPP : REAL(ibv_attach_mcast)(qp, gid, lid);
-}
-
-int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
-{
-	return rocemu_ctx_is_ours(qp->context) ? EOPNOTSUPP : REAL(ibv_detach_mcast)(qp, gid, lid);
 }
 
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)

@@ -166,6 +166,10 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 		goto fail;
 	socket_buf_grow(fd, SO_RCVBUF, SO_RCVBUFFORCE);
 	socket_buf_grow(fd, SO_SNDBUF, SO_SNDBUFFORCE);
+	/* Multicast leaves by the device's own interface (and loops back to its neighbours). */
+	step = "set IP_MULTICAST_IF on";
+	if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &sa.sin_addr, sizeof(sa.sin_addr)))
+		goto fail;
 	if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)))
 		rocemu_log(ROCEMU_LOG_DEBUG, "udp port %s: no UDP_GRO (%s)", addr, strerror(errno));
 	step = "bind";
@@ -180,4 +184,28 @@ fail:
 	else
 		snprintf(err, errlen, "cannot %s %s: %s", step, addr, strerror(-rc));
 	return rc;
+}
+
+int rocemu_udp_group_open(uint32_t group_be, uint32_t ifaddr_be)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(ROCEMU_ROCEV2_PORT),
+				  .sin_addr.s_addr = group_be };
+	struct ip_mreq mreq = { .imr_multiaddr.s_addr = group_be,
+				.imr_interface.s_addr = ifaddr_be };
+	int on = 1, off = 0, fd, rc;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	socket_buf_grow(fd, SO_RCVBUF, SO_RCVBUFFORCE);
+	/* Every device of the host that joined gets its own copy; only groups this socket joined. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
+	    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &off, sizeof(off)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq))) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* A device's RoCEv2 UDP socket: bound to its address, port 4791. */
+/* A device's RoCEv2 UDP sockets: bound to its address (or a group it joined), port 4791. */
 #ifndef ROCEMU_NET_UDP_PORT_H
 #define ROCEMU_NET_UDP_PORT_H
 
@@ -17,5 +17,12 @@
  * tells (a walk of /proc, so only when err is given).
  */
 int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen);
+
+/*
+ * Open a socket receiving the IPv4 multicast group group_be on port 4791,
+ * joined on the interface of ifaddr_be; SO_REUSEADDR lets every device of
+ * the host join the same group. Returns the fd or -errno.
+ */
+int rocemu_udp_group_open(uint32_t group_be, uint32_t ifaddr_be);
 
 #endif /* ROCEMU_NET_UDP_PORT_H */

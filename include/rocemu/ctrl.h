@@ -61,6 +61,8 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_DESTROY_SRQ,
 	ROCEMU_OP_OPEN_XRCD,
 	ROCEMU_OP_CLOSE_XRCD,
+	ROCEMU_OP_ATTACH_MCAST,
+	ROCEMU_OP_DETACH_MCAST,
 	ROCEMU_OP__COUNT
 };
 
@@ -220,6 +222,8 @@ struct rocemu_create_qp_req {
 	uint32_t sq_sig_all;
 	struct ibv_qp_cap cap;
 	uint64_t user_qp;	/* the app's struct ibv_qp *, reported in async events */
+	uint32_t create_flags;	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, IBV_QP_CREATE_SOURCE_QPN */
+	uint32_t source_qpn;	/* with IBV_QP_CREATE_SOURCE_QPN */
 };
 
 /*
@@ -322,6 +326,12 @@ struct rocemu_open_xrcd_resp {
 	uint32_t xrcdn;		/* the domain, the same for every open of one file */
 };
 
+struct rocemu_mcast_req {	/* attach_mcast, detach_mcast */
+	uint32_t qpn;
+	uint32_t reserved;
+	uint8_t mgid[16];
+};
+
 struct rocemu_set_port_state_req {
 	char dev_name[ROCEMU_DEV_NAME_MAX];
 	uint32_t port_state;	/* IBV_PORT_ACTIVE or IBV_PORT_DOWN */
@@ -406,6 +416,8 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_DESTROY_SRQ] = { sizeof(struct rocemu_handle_req), 0 },
 	[ROCEMU_OP_OPEN_XRCD] = { sizeof(struct rocemu_open_xrcd_req), sizeof(struct rocemu_open_xrcd_resp) },
 	[ROCEMU_OP_CLOSE_XRCD] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_ATTACH_MCAST] = { sizeof(struct rocemu_mcast_req), 0 },
+	[ROCEMU_OP_DETACH_MCAST] = { sizeof(struct rocemu_mcast_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -440,6 +452,8 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_DESTROY_SRQ] = "DESTROY_SRQ",
 	[ROCEMU_OP_OPEN_XRCD] = "OPEN_XRCD",
 	[ROCEMU_OP_CLOSE_XRCD] = "CLOSE_XRCD",
+	[ROCEMU_OP_ATTACH_MCAST] = "ATTACH_MCAST",
+	[ROCEMU_OP_DETACH_MCAST] = "DETACH_MCAST",
 };
 
 /* Fill a header for op with a body of len bytes. */
