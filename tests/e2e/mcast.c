@@ -23,6 +23,8 @@
 #define SLOT 256		/* one receive: GRH and message */
 #define RECVS 16
 #define END_SEQ 0xffffffffu	/* the last message; its second word counts the others */
+#define SOURCE_QPN 0x123456u
+#define SOURCE_QPN_SEQ 100	/* after the end: the member no longer counts */
 #define SILENCE_MS 300		/* a datagram not delivered gives no completion in this long */
 
 struct ud {
@@ -78,6 +80,7 @@ static bool ud_open(struct ud *u, struct dev *d, const char *name, uint32_t crea
 	if (create_flags) {
 		init.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
 		init.create_flags = create_flags;
+		init.source_qpn = SOURCE_QPN;
 	}
 	u->qp = ibv_create_qp_ex(d->ctx, &init);
 	check(u->qp != NULL, "%s: create a UD QP on %s: %s", name, d->name,
@@ -137,7 +140,7 @@ static void send_to_group(struct ud *s, struct ibv_ah *ah, uint32_t seq, uint32_
  * set for the end message) after checking the completion and the data;
  * -1 when none came.
  */
-static int64_t receive(struct ud *u, unsigned int ms, uint32_t *count)
+static int64_t receive(struct ud *u, unsigned int ms, uint32_t *count, uint32_t *src_qp)
 {
 	struct ibv_wc wc;
 	const uint8_t *msg;
@@ -152,6 +155,7 @@ static int64_t receive(struct ud *u, unsigned int ms, uint32_t *count)
 	msg = u->buf->p + wc.wr_id * SLOT + GRH_BYTES;
 	memcpy(&seq, msg, sizeof(seq));
 	memcpy(count, msg + sizeof(seq), sizeof(*count));
+	*src_qp = wc.src_qp;
 	if (seq != END_SEQ)
 		check(pattern_mismatch(msg + 8, MSG - 8, seq, 8) == MSG - 8, "%s: message %u arrives intact",
 		      u->name, seq);
@@ -162,22 +166,58 @@ static int64_t receive(struct ud *u, unsigned int ms, uint32_t *count)
 /* u receives exactly the messages first..last-1, in order, then nothing more. */
 static void expect_messages(struct ud *u, uint32_t first, uint32_t last)
 {
-	uint32_t count;
+	uint32_t count, src_qp;
 	int64_t seq;
 
 	for (uint32_t want = first; want < last; want++) {
-		seq = receive(u, completion_wait_ms, &count);
+		seq = receive(u, completion_wait_ms, &count, &src_qp);
 		check(seq == want, "%s: message %u received (got %lld)", u->name, want,
 		      (long long)seq);
 	}
-	seq = receive(u, SILENCE_MS, &count);
+	seq = receive(u, SILENCE_MS, &count, &src_qp);
 	check(seq < 0, "%s: nothing more (no second copy): %s", u->name,
 	      seq < 0 ? "none" : "one more");
+}
+
+/*
+ * IBV_QP_CREATE_SOURCE_QPN (the test runs as root, so CAP_NET_RAW): a UD
+ * QP's datagrams carry the QPN it names; other QP types are refused.
+ */
+static void source_qpn(struct ud *r, struct ibv_ah *ah)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_RC, .cap = { .max_send_wr = 1, .max_recv_wr = 1,
+						.max_send_sge = 1, .max_recv_sge = 1 },
+		.pd = dev_a.pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.create_flags = IBV_QP_CREATE_SOURCE_QPN, .source_qpn = SOURCE_QPN,
+	};
+	struct ud s = { 0 };
+	uint32_t count, src_qp = 0;
+	struct ibv_qp *rc;
+	int64_t seq;
+
+	if (!ud_open(&s, &dev_a, "source-qpn sender", IBV_QP_CREATE_SOURCE_QPN))
+		goto out;
+	init.send_cq = init.recv_cq = s.cq;
+	rc = ibv_create_qp_ex(dev_a.ctx, &init);
+	check(!rc && errno == EOPNOTSUPP, "an RC QP with a source QPN: %s (want EOPNOTSUPP)",
+	      rc ? "created" : strerror(errno));
+	if (rc)
+		ibv_destroy_qp(rc);
+	send_to_group(&s, ah, SOURCE_QPN_SEQ, 0);
+	seq = receive(r, completion_wait_ms, &count, &src_qp);
+	check(seq == SOURCE_QPN_SEQ && src_qp == SOURCE_QPN,
+	      "%s: a datagram from source QPN 0x%06x (got seq %lld from 0x%06x, QP 0x%06x)", r->name,
+	      SOURCE_QPN, (long long)seq, src_qp, s.qp->qp_num);
+out:
+	ud_close(&s);
 }
 
 static int run_main(const char *name_a, const char *name_b)
 {
 	struct ud s = { 0 }, r1 = { 0 }, r2 = { 0 };
+	uint32_t count, src_qp;
 	union ibv_gid unicast;
 	struct ibv_ah *ah = NULL;
 	int err;
@@ -215,6 +255,9 @@ static int run_main(const char *name_a, const char *name_b)
 	expect_messages(&r2, 4, 5);
 	expect_messages(&r1, 0, 0);	/* detached: nothing */
 	send_to_group(&s, ah, END_SEQ, 5);
+	check(receive(&r2, completion_wait_ms, &count, &src_qp) == END_SEQ,
+	      "r2: the end message received");
+	source_qpn(&r2, ah);
 	check(!ibv_detach_mcast(r2.qp, &group_gid, 0) && !ibv_detach_mcast(s.qp, &group_gid, 0),
 	      "r2 and the sender detach");
 out:
@@ -233,7 +276,7 @@ out:
 static int run_member(const char *name)
 {
 	struct ud m = { 0 };
-	uint32_t count, got = 0;
+	uint32_t count, src_qp, got = 0;
 	int64_t seq;
 
 	if (!dev_open(&dev_a, name) || !ud_open(&m, &dev_a, "member", 0))
@@ -241,7 +284,7 @@ static int run_member(const char *name)
 	attach(&m, "");
 	printf("ready\n");
 	fflush(stdout);
-	while ((seq = receive(&m, 10000, &count)) >= 0 && seq != END_SEQ) {
+	while ((seq = receive(&m, 10000, &count, &src_qp)) >= 0 && seq != END_SEQ) {
 		check(seq == got, "member: message %u received (got %lld)", got, (long long)seq);
 		got++;
 	}
