@@ -37,20 +37,6 @@ struct ud {
 
 static union ibv_gid group_gid;
 
-static int ud_to_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-				    .qkey = QKEY };
-
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-		return errno ? errno : EINVAL;
-	attr.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
-		return errno ? errno : EINVAL;
-	attr.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 static bool post_slot(struct ud *u, unsigned int slot)
 {
 	struct ibv_sge sge = sge_of(u->buf, slot * SLOT, SLOT);
@@ -87,7 +73,7 @@ static bool ud_open(struct ud *u, struct dev *d, const char *name, uint32_t crea
 	      u->qp ? "ok" : strerror(errno));
 	if (!u->qp)
 		return false;
-	err = ud_to_rts(u->qp);
+	err = ud_to_rts(u->qp, QKEY, 0);
 	check(!err, "%s: UD QP 0x%06x to RTS: %s", name, u->qp->qp_num, strerror(err));
 	for (unsigned int i = 0; !err && i < RECVS; i++)
 		if (!post_slot(u, i))

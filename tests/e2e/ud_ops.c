@@ -31,22 +31,6 @@ struct ud {
 
 static struct ud a, b;
 
-/* RESET -> INIT -> RTR -> RTS with Q_Key QKEY, as ibv_ud_pingpong does. */
-static int ud_to_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-				    .qkey = QKEY };
-
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-		return errno ? errno : EINVAL;
-	attr.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
-		return errno ? errno : EINVAL;
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = 0x42;
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
 {
 	struct ibv_qp_init_attr_ex init = {
@@ -73,7 +57,7 @@ static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
 	      u->qp ? "ok" : strerror(errno));
 	if (!u->qp)
 		return false;
-	err = ud_to_rts(u->qp);
+	err = ud_to_rts(u->qp, QKEY, 0x42);
 	check(!err, "%s: UD QP 0x%06x to RTS with Q_Key 0x%x: %s", d->name, u->qp->qp_num, QKEY,
 	      strerror(err));
 	return !err;

@@ -279,6 +279,22 @@ void side_close(struct side *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A UD QP RESET -> INIT -> RTR -> RTS with qkey, as ibv_ud_pingpong does; 0 or the errno value. */
+int ud_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+				    .qkey = qkey };
+
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		return errno ? errno : EINVAL;
+	attr.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
+		return errno ? errno : EINVAL;
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = sq_psn;
+	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
 /* RTR -> RTS sending from sq_psn; 0 or the errno value. */
 int qp_to_rts(struct ibv_qp *qp, uint32_t sq_psn, const struct qp_knobs *k)
 {

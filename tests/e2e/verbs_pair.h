@@ -115,6 +115,7 @@ struct ibv_qp *qp_create(struct dev *d, struct ibv_cq *send_cq, struct ibv_cq *r
 bool side_open(struct side *s, struct dev *d, const struct side_spec *spec);
 void side_close(struct side *s);
 int qp_to_rts(struct ibv_qp *qp, uint32_t sq_psn, const struct qp_knobs *k);
+int ud_to_rts(struct ibv_qp *qp, uint32_t qkey, uint32_t sq_psn);
 int qp_connect(struct ibv_qp *qp, uint32_t remote_qpn, const union ibv_gid *remote_gid,
 	       uint32_t sq_psn, uint32_t rq_psn, const struct qp_knobs *k);
 bool pair_open(struct pair *p, const struct side_spec *a, const struct side_spec *b);
