@@ -7,8 +7,8 @@
 
 #include "emulator/doorbell.h"
 #include "emulator/egress.h"
-#include "emulator/mcast.h"
 #include "emulator/emu.h"
+#include "emulator/mcast.h"
 #include "emulator/qp.h"
 #include "emulator/transport.h"
 #include "net/roce_hdr.h"
@@ -80,11 +80,11 @@ void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const stru
 		rx_drop(dev, d, "%s packet: no such transport", rocemu_op_transport_name(pkt.opcode));
 		return;
 	}
-	/* A group's packets go to QPN 0xFFFFFF, only UD ones (IBTA 10.5.2.2). */
-	if ((daddr != dev->ipv4 || rocemu_bth_destqp(d->data) == ROCEMU_MCAST_QPN)) {
+	/* QPN 0xFFFFFF is the groups', and a group's packets are UD to it (IBTA 10.5.2.2). */
+	if (daddr != dev->ipv4 || rocemu_bth_destqp(d->data) == ROCEMU_MCAST_QPN) {
 		if (daddr == dev->ipv4 || rocemu_bth_destqp(d->data) != ROCEMU_MCAST_QPN ||
 		    transport != &rocemu_ud_transport) {
-			rx_drop(dev, d, "multicast not to UD QPN 0xffffff");
+			rx_drop(dev, d, "multicast is UD to QPN 0xffffff at a group address");
 			return;
 		}
 		rocemu_mcast_rx(dev, &pkt);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * What UD puts on the wire: one "UD Send Only" datagram per send WQE
- * (BTH, DETH with the Q_Key and our QPN, ImmDt, payload, ICRC) to the
+ * (BTH, DETH with the Q_Key and our source QPN, ImmDt, payload, ICRC) to the
  * address its datagram segment names, from the UDP source port the AV
  * holds in rlid. A message over the port MTU, an opcode UD does not have
  * or an unusable AV fail the WQE with an error CQE, as on a ConnectX.
