@@ -7,7 +7,8 @@
  * created with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB (it hears none of its
  * own sends), two receivers on DEV_B (one attached twice, still one copy
  * each), ibv_destroy_qp refused with EBUSY while attached, and no more
- * datagrams for a receiver once detached.
+ * datagrams for a receiver once detached, a source QPN on UD QPs only.
+ * "mcast unprivileged DEV", run without CAP_NET_RAW: no source QPN (EPERM).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -258,6 +259,40 @@ out:
 	return checks_finish();
 }
 
+/* Without CAP_NET_RAW a source QPN is refused as uverbs refuses it; the other flag stays. */
+static int run_unprivileged(const char *name)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_UD, .cap = { .max_send_wr = 1, .max_recv_wr = 1,
+						.max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.create_flags = IBV_QP_CREATE_SOURCE_QPN, .source_qpn = SOURCE_QPN,
+	};
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+
+	if (!dev_open(&dev_a, name))
+		return checks_finish();
+	cq = ibv_create_cq(dev_a.ctx, 4, NULL, NULL, 0);
+	init.pd = dev_a.pd;
+	init.send_cq = init.recv_cq = cq;
+	qp = ibv_create_qp_ex(dev_a.ctx, &init);
+	check(!qp && errno == EPERM, "a UD QP with a source QPN, no CAP_NET_RAW: %s (want EPERM)",
+	      qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	init.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+	qp = ibv_create_qp_ex(dev_a.ctx, &init);
+	check(qp != NULL, "a UD QP blocking its own multicast, no CAP_NET_RAW: %s",
+	      qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	dev_close(&dev_a);
+	return checks_finish();
+}
+
 /* One QP attached: every message once, up to the end message. */
 static int run_member(const char *name)
 {
@@ -292,8 +327,10 @@ int main(int argc, char **argv)
 	memcpy(group_gid.raw + 12, &addr, sizeof(addr));
 	if (argc == 3 && !strcmp(argv[1], "member"))
 		return run_member(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "unprivileged"))
+		return run_unprivileged(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "main"))
 		return run_main(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s member DEVICE | main DEVICE_A DEVICE_B\n", argv[0]);
+	fprintf(stderr, "usage: %s member|unprivileged DEVICE | main DEVICE_A DEVICE_B\n", argv[0]);
 	return 2;
 }

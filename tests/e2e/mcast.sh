@@ -5,7 +5,8 @@
 # a sender on rocemu0 attached with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
 # EBUSY on destroy while attached, nothing after detach; the capture shows
 # IP multicast to 239.1.2.3 with destination QPN 0xFFFFFF, decoded by tshark;
-# a UD QP created with IBV_QP_CREATE_SOURCE_QPN sends with that QPN.
+# a UD QP created with IBV_QP_CREATE_SOURCE_QPN sends with that QPN, and
+# without CAP_NET_RAW gets EPERM.
 # Multicast over loopback needs lo's MULTICAST flag and a route for
 # 224.0.0.0/4: the test sets them in a network namespace of its own.
 if [ -z "${MCAST_TEST_NETNS:-}" ]; then
@@ -45,6 +46,13 @@ mcast() {
 	cp "$member_out" "$OUT"
 	cat "$OUT" >>"$COMMANDS_LOG"
 	expect "^0 failed$" "the member in the other process got every message once"
+	if command -v setpriv >/dev/null; then
+		capture 30 setpriv --bounding-set=-net_raw -- "$ROCEMU" run -- "$MCAST" unprivileged rocemu0 ||
+			fail "mcast unprivileged rocemu0 failed"
+		expect "^0 failed$" "without CAP_NET_RAW a source QPN is refused (EPERM)"
+	else
+		echo "skip the CAP_NET_RAW check: setpriv is not installed"
+	fi
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	if ! command -v tshark >/dev/null; then
 		echo "skip the capture check: tshark is not installed"
