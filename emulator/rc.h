@@ -100,6 +100,7 @@ struct rocemu_rc_resp {
 	uint32_t epsn;
 	uint32_t msn;
 	bool nak_sent;			/* PSN sequence NAK sent; quiet until epsn comes */
+	bool dropping;			/* UC: the rest of a broken message is dropped */
 	enum rocemu_rc_msg_kind in_msg;
 	uint32_t rq_ci;			/* next receive WQE counter */
 	bool has_recv;			/* recv holds the consumed WQE of the message */
@@ -141,6 +142,17 @@ enum rocemu_rc_err {
 };
 
 /* ---- rc_qp.c (and rocemu_rc_transport, its ops) ---- */
+/*
+ * The QP's life, shared with UC (uc_qp.c), which keeps its state in struct
+ * rocemu_rc too: set up and give back the requester FIFO, follow
+ * ibv_modify_qp (the path at RTR, PSNs at RTS, the SQD drain point, RESET
+ * and ERR; the QP's own ops->post sends), flush both queues in ERR.
+ */
+int rocemu_rc_init(struct rocemu_qp *qp);
+void rocemu_rc_destroy(struct rocemu_qp *qp);
+void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next);
+void rocemu_rc_flush(struct rocemu_qp *qp);
+bool rocemu_rc_sq_draining(const struct rocemu_qp *qp);
 /* Move qp to ERR (logged with why) and flush both queues. */
 void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
 /* WQE at FIFO position pos failed with err: earlier ones flush, then the QP goes to ERR. */
@@ -224,11 +236,13 @@ struct rocemu_rc_msg {
 	bool ackreq;			/* request ACKs (last packet, and every ACK_EVERY) */
 };
 
-/* Opcode rows for rocemu_rc_msg.ops. */
+/* Opcode rows for rocemu_rc_msg.ops: the segmenter serves RC and UC alike. */
 extern const uint8_t rocemu_rc_ops_send[4], rocemu_rc_ops_send_imm[4],
 	rocemu_rc_ops_write[4], rocemu_rc_ops_write_imm[4], rocemu_rc_ops_read_req[4],
 	rocemu_rc_ops_read_resp[4], rocemu_rc_ops_send_inv[4], rocemu_rc_ops_cmp_swap[4],
 	rocemu_rc_ops_fetch_add[4];
+extern const uint8_t rocemu_uc_ops_send[4], rocemu_uc_ops_send_imm[4], rocemu_uc_ops_write[4],
+	rocemu_uc_ops_write_imm[4];
 
 /*
  * Send packets of m from byte offset (a multiple of the MTU) on, at most

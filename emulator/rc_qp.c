@@ -109,9 +109,7 @@ const char *rocemu_rc_err_name(enum rocemu_rc_err err)
 	return rc_errors[err].name;
 }
 
-static void rc_flush(struct rocemu_qp *qp);
-
-static int rc_init(struct rocemu_qp *qp)
+int rocemu_rc_init(struct rocemu_qp *qp)
 {
 	uint32_t n = qp->layout.sq_wqe_cnt ? qp->layout.sq_wqe_cnt : 1;
 
@@ -123,7 +121,7 @@ static int rc_init(struct rocemu_qp *qp)
 	return 0;
 }
 
-static void rc_destroy(struct rocemu_qp *qp)
+void rocemu_rc_destroy(struct rocemu_qp *qp)
 {
 	rocemu_qp_path_release(qp);
 	free(qp->rc.req.fifo);
@@ -145,7 +143,7 @@ static void rc_reset(struct rocemu_qp *qp)
 	rocemu_wqe_doorbell_reset(qp);
 }
 
-static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
+void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
 {
 	switch (next) {
 	case IBV_QPS_RESET:
@@ -166,21 +164,21 @@ static void rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 			qp->rc.req.sent_psn = qp->attr.sq_psn;
 		}
 		qp->rc.req.draining = false;
-		rocemu_rc_req_run(qp);
+		qp->ops->post(qp);
 		break;
 	case IBV_QPS_SQD:
 		if (cur == IBV_QPS_RTS) {
 			/* Drain what was posted until now, WQEs fetched or not. */
 			qp->rc.req.draining = true;
 			qp->rc.req.sqd_db = rocemu_wqe_sq_doorbell(qp);
-			rocemu_rc_req_run(qp);
+			qp->ops->post(qp);
 			rocemu_rc_sqd_check(qp);
 		}
 		break;
 	case IBV_QPS_ERR:
 		qp->rc.req.draining = false;
 		if (cur != IBV_QPS_ERR) {
-			rc_flush(qp);
+			rocemu_rc_flush(qp);
 			rocemu_srq_qp_errored(qp);
 		}
 		break;
@@ -263,7 +261,7 @@ static void flush_rq(struct rocemu_qp *qp)
 	}
 }
 
-static void rc_flush(struct rocemu_qp *qp)
+void rocemu_rc_flush(struct rocemu_qp *qp)
 {
 	flush_sq(qp);
 	flush_rq(qp);
@@ -299,7 +297,7 @@ static void qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why, enum ibv_e
 	qp->attr.qp_state = IBV_QPS_ERR;
 	qp->attr.cur_qp_state = IBV_QPS_ERR;
 	qp->rc.req.draining = false;
-	rc_flush(qp);
+	rocemu_rc_flush(qp);
 	rocemu_async_event_qp(qp, event);
 	rocemu_srq_qp_errored(qp);
 }
@@ -323,7 +321,7 @@ static void rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		rocemu_rc_comp_packet(qp, pkt);
 }
 
-static bool rc_sq_draining(const struct rocemu_qp *qp)
+bool rocemu_rc_sq_draining(const struct rocemu_qp *qp)
 {
 	return qp->rc.req.draining;
 }
@@ -331,12 +329,12 @@ static bool rc_sq_draining(const struct rocemu_qp *qp)
 const struct rocemu_transport_ops rocemu_rc_transport = {
 	.name = "RC",
 	.connected = true,
-	.init = rc_init,
-	.destroy = rc_destroy,
-	.modified = rc_modified,
+	.init = rocemu_rc_init,
+	.destroy = rocemu_rc_destroy,
+	.modified = rocemu_rc_modified,
 	.post = rocemu_rc_req_run,
-	.flush = rc_flush,
+	.flush = rocemu_rc_flush,
 	.rx = rc_rx,
 	.timer = rocemu_rc_timer,
-	.sq_draining = rc_sq_draining,
+	.sq_draining = rocemu_rc_sq_draining,
 };

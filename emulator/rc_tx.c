@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * What RC puts on the wire: the one segmenter of SEND, RDMA WRITE, READ
- * request and READ response messages (path MTU, opcode by position,
+ * What RC and UC put on the wire: the one segmenter of SEND, RDMA WRITE,
+ * READ request and READ response messages (path MTU, opcode by position,
  * headers the opcode table says it carries, payload by DMA, ICRC), and
  * acknowledges. Runs of equal-sized packets leave as one UDP_SEGMENT send.
  */
@@ -21,21 +21,22 @@
 
 enum { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
 
-#define OPS(prefix, last, only) { ROCEMU_OP_RC_##prefix##_FIRST, ROCEMU_OP_RC_##prefix##_MIDDLE, \
-				  ROCEMU_OP_RC_##last, ROCEMU_OP_RC_##only }
-const uint8_t rocemu_rc_ops_send[4] = OPS(SEND, SEND_LAST, SEND_ONLY);
-const uint8_t rocemu_rc_ops_send_imm[4] = OPS(SEND, SEND_LAST_WITH_IMMEDIATE,
+#define OPS(t, prefix, last, only) { ROCEMU_OP_##t##_##prefix##_FIRST, \
+				     ROCEMU_OP_##t##_##prefix##_MIDDLE, ROCEMU_OP_##t##_##last, \
+				     ROCEMU_OP_##t##_##only }
+const uint8_t rocemu_rc_ops_send[4] = OPS(RC, SEND, SEND_LAST, SEND_ONLY);
+const uint8_t rocemu_rc_ops_send_imm[4] = OPS(RC, SEND, SEND_LAST_WITH_IMMEDIATE,
 					      SEND_ONLY_WITH_IMMEDIATE);
-const uint8_t rocemu_rc_ops_write[4] = OPS(RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY);
-const uint8_t rocemu_rc_ops_write_imm[4] = OPS(RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+const uint8_t rocemu_rc_ops_write[4] = OPS(RC, RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY);
+const uint8_t rocemu_rc_ops_write_imm[4] = OPS(RC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
 					       RDMA_WRITE_ONLY_WITH_IMMEDIATE);
 const uint8_t rocemu_rc_ops_read_req[4] = {
 	ROCEMU_OP_RC_RDMA_READ_REQUEST, ROCEMU_OP_RC_RDMA_READ_REQUEST,
 	ROCEMU_OP_RC_RDMA_READ_REQUEST, ROCEMU_OP_RC_RDMA_READ_REQUEST,
 };
-const uint8_t rocemu_rc_ops_read_resp[4] = OPS(RDMA_READ_RESPONSE, RDMA_READ_RESPONSE_LAST,
+const uint8_t rocemu_rc_ops_read_resp[4] = OPS(RC, RDMA_READ_RESPONSE, RDMA_READ_RESPONSE_LAST,
 					       RDMA_READ_RESPONSE_ONLY);
-const uint8_t rocemu_rc_ops_send_inv[4] = OPS(SEND, SEND_LAST_WITH_INVALIDATE,
+const uint8_t rocemu_rc_ops_send_inv[4] = OPS(RC, SEND, SEND_LAST_WITH_INVALIDATE,
 					      SEND_ONLY_WITH_INVALIDATE);
 const uint8_t rocemu_rc_ops_cmp_swap[4] = {
 	ROCEMU_OP_RC_COMPARE_SWAP, ROCEMU_OP_RC_COMPARE_SWAP,
@@ -45,6 +46,13 @@ const uint8_t rocemu_rc_ops_fetch_add[4] = {
 	ROCEMU_OP_RC_FETCH_ADD, ROCEMU_OP_RC_FETCH_ADD,
 	ROCEMU_OP_RC_FETCH_ADD, ROCEMU_OP_RC_FETCH_ADD,
 };
+/* UC carries SEND and RDMA WRITE only, with the same headers (IBTA 9.2). */
+const uint8_t rocemu_uc_ops_send[4] = OPS(UC, SEND, SEND_LAST, SEND_ONLY);
+const uint8_t rocemu_uc_ops_send_imm[4] = OPS(UC, SEND, SEND_LAST_WITH_IMMEDIATE,
+					      SEND_ONLY_WITH_IMMEDIATE);
+const uint8_t rocemu_uc_ops_write[4] = OPS(UC, RDMA_WRITE, RDMA_WRITE_LAST, RDMA_WRITE_ONLY);
+const uint8_t rocemu_uc_ops_write_imm[4] = OPS(UC, RDMA_WRITE, RDMA_WRITE_LAST_WITH_IMMEDIATE,
+					       RDMA_WRITE_ONLY_WITH_IMMEDIATE);
 #undef OPS
 
 /* One datagram batch is built here: the daemon is single-threaded. */
