@@ -56,6 +56,7 @@ struct rocemu_device_counters {
 	uint64_t rx_busy_rd_atomics;	/* responder: READs, atomics with every resource owed */
 	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
 	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving, no receive posted */
+	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
 };
 
 struct rocemu_device {

@@ -17,6 +17,7 @@ enum rocemu_qp_timer_kind {
 	ROCEMU_QP_TIMER_RNR,		/* RNR NAK wait: resend when it ends */
 	ROCEMU_QP_TIMER_CQ_LOST,	/* a CQ refused a CQE: fail once the current pass ends */
 	ROCEMU_QP_TIMER_RESP,		/* responses owed: the next burst, on the next turn */
+	ROCEMU_QP_TIMER_TX,		/* more to send, and no ACK to pace it: the loop's next turn */
 	ROCEMU_QP_TIMER__COUNT,
 };
 

@@ -4,12 +4,14 @@
 /* Indexed by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
 static const struct rocemu_transport_ops *const by_qp_type[256] = {
 	[IBV_QPT_RC] = &rocemu_rc_transport,
+	[IBV_QPT_UC] = &rocemu_uc_transport,
 	[IBV_QPT_UD] = &rocemu_ud_transport,
 };
 
 /* Indexed by the opcode class, bits 7:5 of the BTH opcode (IBTA 9.2.1). */
 static const struct rocemu_transport_ops *const by_opcode_class[8] = {
 	[ROCEMU_OP_TRANSPORT_RC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_rc_transport,
+	[ROCEMU_OP_TRANSPORT_UC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_uc_transport,
 	[ROCEMU_OP_TRANSPORT_UD >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_ud_transport,
 };
 

@@ -3,7 +3,7 @@
  * Transports behind one table. The doorbell scan, the receive path and
  * the QP lifecycle call a QP's transport through these ops and never name
  * one; a transport is one set of files and one row in each lookup below
- * (transport.c). RC and UD today: other QP types fail at create with
+ * (transport.c). RC, UC and UD today: other QP types fail at create with
  * EOPNOTSUPP, and packets of other transports are dropped and counted.
  */
 #ifndef ROCEMU_EMULATOR_TRANSPORT_H
@@ -56,6 +56,7 @@ struct rocemu_transport_ops {
 };
 
 extern const struct rocemu_transport_ops rocemu_rc_transport;
+extern const struct rocemu_transport_ops rocemu_uc_transport;
 extern const struct rocemu_transport_ops rocemu_ud_transport;
 
 /* The transport of a QP type, or NULL when there is none (yet). */

@@ -49,7 +49,8 @@ static int qp_init_attr_check(struct ibv_context *context,
 	    (attr->create_flags & ~ROCEMU_QP_CREATE_FLAGS))
 		return EINVAL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~ROCEMU_QP_SEND_OPS_FLAGS))
+	    (attr->send_ops_flags & ~(attr->qp_type == IBV_QPT_UC ? ROCEMU_QP_SEND_OPS_FLAGS_UC
+								   : ROCEMU_QP_SEND_OPS_FLAGS)))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)

@@ -460,6 +460,12 @@ void rocemu_sq_ring(struct rocemu_qp *qp);
 		    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 		    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV |	\
 		    IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW))
+/* What a UC QP takes: no READ or atomics (mlx5's MLX5_SUPPORTED_SEND_OPS_FLAGS_UC). */
+#define ROCEMU_QP_SEND_OPS_FLAGS_UC						\
+	((uint64_t)(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+		    IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |		\
+		    IBV_QP_EX_WITH_BIND_MW))
 void rocemu_qp_wr_ops_init(struct rocemu_qp *qp);
 
 /* mw.c: memory windows (context ops alloc_mw, dealloc_mw, bind_mw). */

@@ -32,6 +32,12 @@ START_TEST(test_qp_type_rc)
 }
 END_TEST
 
+START_TEST(test_qp_type_uc)
+{
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(IBV_QPT_UC), &rocemu_uc_transport);
+}
+END_TEST
+
 START_TEST(test_qp_type_ud)
 {
 	ck_assert_ptr_eq(rocemu_transport_of_qp_type(IBV_QPT_UD), &rocemu_ud_transport);
@@ -39,7 +45,7 @@ START_TEST(test_qp_type_ud)
 END_TEST
 
 static const enum ibv_qp_type types_without_transport[] = {
-	IBV_QPT_UC, IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV,
+	IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV,
 	IBV_QPT_DRIVER,
 };
 
@@ -49,10 +55,11 @@ START_TEST(test_qp_type_none)
 }
 END_TEST
 
-/* Bits 7:5 name the transport: 0x00-0x1f is RC's, 0x60-0x7f UD's, the others nobody's yet. */
+/* Bits 7:5 name the transport: RC 0x00-0x1f, UC 0x20-0x3f, UD 0x60-0x7f, the rest nobody's. */
 START_TEST(test_opcode_class)
 {
 	const struct rocemu_transport_ops *want = _i < 0x20 ? &rocemu_rc_transport :
+						  _i < 0x40 ? &rocemu_uc_transport :
 						  _i >= 0x60 && _i < 0x80 ? &rocemu_ud_transport :
 						  NULL;
 
@@ -60,11 +67,22 @@ START_TEST(test_opcode_class)
 }
 END_TEST
 
+static const struct {
+	const struct rocemu_transport_ops *ops;
+	const char *name;
+	bool connected;
+} transports[] = {
+	{ &rocemu_rc_transport, "RC", true },
+	{ &rocemu_uc_transport, "UC", true },
+	{ &rocemu_ud_transport, "UD", false },
+};
+
 START_TEST(test_ops_complete)
 {
-	const struct rocemu_transport_ops *t = _i ? &rocemu_ud_transport : &rocemu_rc_transport;
+	const struct rocemu_transport_ops *t = transports[_i].ops;
 
-	ck_assert_str_eq(t->name, _i ? "UD" : "RC");
+	ck_assert_str_eq(t->name, transports[_i].name);
+	ck_assert(t->connected == transports[_i].connected);
 	ck_assert(t->init && t->destroy && t->modified && t->post && t->flush && t->rx &&
 		  t->timer && t->sq_draining);
 }
@@ -222,11 +240,13 @@ static Suite *transport_suite(void)
 	TCase *rx = tcase_create("rx dispatch");
 
 	tcase_add_test(lookup, test_qp_type_rc);
+	tcase_add_test(lookup, test_qp_type_uc);
 	tcase_add_test(lookup, test_qp_type_ud);
 	tcase_add_loop_test(lookup, test_qp_type_none, 0,
 			    sizeof(types_without_transport) / sizeof(types_without_transport[0]));
 	tcase_add_loop_test(lookup, test_opcode_class, 0, 256);
-	tcase_add_loop_test(lookup, test_ops_complete, 0, 2);
+	tcase_add_loop_test(lookup, test_ops_complete, 0,
+			    sizeof(transports) / sizeof(transports[0]));
 	suite_add_tcase(s, lookup);
 	tcase_add_checked_fixture(rx, rx_setup, rx_teardown);
 	tcase_add_test(rx, test_rc_packet_to_rc_qp);
