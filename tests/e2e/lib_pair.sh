@@ -181,22 +181,47 @@ expect_neither() {
 	done
 }
 
-# expect_decoded FILE ERE WHAT: tshark reads capture FILE (its RPC-over-RDMA
-# guess off), every frame's "protocols<TAB>BTH opcode" line matches ERE (it
-# is WHAT), and none is malformed. Sets FRAMES to the number of frames.
+# tshark reads RoCEv2 as InfiniBand and no further: payloads are application
+# data, which the heuristics of upper protocols (RPC-over-RDMA, SMC-R, SMB
+# Direct, Ethernet over IB...) would misread as their own, malformed.
+TSHARK_IB=()
+for heuristic in eth_over_ib fc_infiniband iser_infiniband lnet_ib mellanox_eoib nvme_rdma \
+	rpcrdma_infiniband sdp_infiniband smb_direct_infiniband smcr_infiniband; do
+	TSHARK_IB+=(--disable-heuristic "$heuristic")
+done
+
+# expect_decoded FILE ERE WHAT: tshark reads capture FILE (TSHARK_IB), every
+# frame's "protocols<TAB>BTH opcode" line matches ERE (it is WHAT), and none
+# is malformed. Sets FRAMES to the number of frames.
 expect_decoded() {
 	local file=$1 matching
 
 	[ -s "$file" ] || fail "no capture in $file"
-	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -T fields \
+	capture 30 tshark -r "$file" "${TSHARK_IB[@]}" -T fields \
 		-e frame.protocols -e infiniband.bth.opcode || fail "tshark cannot read $file"
 	# Frames are the lines naming protocols (tshark may add a warning of its own).
 	FRAMES=$(grep -c '^eth:' "$OUT")
 	matching=$(grep -Ec -- "$2" "$OUT")
 	[ "$FRAMES" -gt 0 ] && [ "$FRAMES" -eq "$matching" ] ||
 		fail "$file: $matching of $FRAMES frames decode as $3"
-	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -Y _ws.malformed ||
+	capture 30 tshark -r "$file" "${TSHARK_IB[@]}" -Y _ws.malformed ||
 		fail "tshark cannot filter $file"
 	expect_none '^ *[0-9]+ ' "$(basename "$file"): no malformed frame"
 	ok "$(basename "$file"): $FRAMES frames, all $3, none malformed"
+}
+
+# check_capture FILE: every frame is RoCEv2 decoded as InfiniBand, none
+# malformed, each to port 4791 from a per-QP-pair port in 0xC000-0xFFFF
+# (4791 where that is taken).
+check_capture() {
+	local file=$1 other high
+
+	expect_decoded "$file" '^eth:.*:infiniband' InfiniBand
+	capture 30 tshark -r "$file" "${TSHARK_IB[@]}" -T fields -e udp.srcport -e udp.dstport ||
+		fail "tshark cannot read the ports of $file"
+	other=$(awk '$1 ~ /^[0-9]+$/ && $2 != 4791' "$OUT" | wc -l)
+	high=$(awk '$1 ~ /^[0-9]+$/ && $1 >= 49152' "$OUT" | wc -l)
+	[ "$other" -eq 0 ] || fail "$file: $other frames not to UDP port 4791"
+	[ "$high" -gt 0 ] || fail "$file: no frame from a source port in 0xC000-0xFFFF"
+	ok "$(basename "$file"): every frame to port 4791, $high from per-flow source ports"
 }

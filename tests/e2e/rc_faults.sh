@@ -36,21 +36,6 @@ stat() {
 	awk -v d="$1" -v c="$2" '$1 == d && $2 == c { print $3 }' "$OUT"
 }
 
-# check_capture FILE: every frame is RoCEv2 decoded as InfiniBand, none malformed.
-check_capture() {
-	local file=$1 other high
-
-	expect_decoded "$file" '^eth:.*:infiniband' InfiniBand
-	# RoCEv2: to port 4791, from a per-QP-pair port in 0xC000-0xFFFF (4791 where that is taken).
-	capture 30 tshark -r "$file" --disable-heuristic rpcrdma_infiniband -T fields \
-		-e udp.srcport -e udp.dstport || fail "tshark cannot read the ports of $file"
-	other=$(awk '$1 ~ /^[0-9]+$/ && $2 != 4791' "$OUT" | wc -l)
-	high=$(awk '$1 ~ /^[0-9]+$/ && $1 >= 49152' "$OUT" | wc -l)
-	[ "$other" -eq 0 ] || fail "$file: $other frames not to UDP port 4791"
-	[ "$high" -gt 0 ] || fail "$file: no frame from a source port in 0xC000-0xFFFF"
-	ok "$(basename "$file"): every frame to port 4791, $high from per-flow source ports"
-}
-
 rc_faults() {
 	local dev pcap_dir=$WORK_DIR/pcap-$BACKEND
 
