@@ -228,21 +228,27 @@ static enum req_state req_send(struct req_ctx *c)
 	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_ADVANCE : REQ_DONE;
 }
 
+enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
+{
+	bool bind = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_BIND;
+	uint32_t key = bind ? w->bind_mw_key : be32toh(w->imm);
+	int err = bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key);
+
+	if (!err)
+		return RC_ERR_NONE;
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s", qp->owner->dev->name,
+		   qp->qpn, bind ? "bind" : "local invalidate", key, strerror(-err));
+	return bind ? RC_ERR_MW_BIND : RC_ERR_LOC_QP_OP;
+}
+
 /* LOCAL_INV, BIND: done here, in order; each completes once everything before it did. */
 static enum req_state req_local(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	bool bind = has_flag(c->e, ROCEMU_WQE_OP_BIND);
-	uint32_t key = bind ? req->wqe.bind_mw_key : be32toh(req->wqe.imm);
-	int err = bind ? rocemu_mw_bind(c->qp, &req->wqe) : rocemu_mr_invalidate(c->qp, key);
 
-	if (err) {
-		rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s",
-			   c->qp->owner->dev->name, c->qp->qpn, bind ? "bind" : "local invalidate",
-			   key, strerror(-err));
-		c->err = bind ? RC_ERR_MW_BIND : RC_ERR_LOC_QP_OP;
+	c->err = rocemu_rc_local_execute(c->qp, &req->wqe);
+	if (c->err)
 		return REQ_ERR_LOCAL;
-	}
 	if (req->tail == req->cursor) {
 		rocemu_rc_complete_send(c->qp, c->e, RC_ERR_NONE);
 		req->tail++;

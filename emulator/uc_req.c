@@ -4,11 +4,12 @@
  * sends its packets through the shared segmenter and completes it once
  * its last packet left: nothing is acknowledged or sent again (IBTA
  * 9.8.3). SEND and RDMA WRITE, with or without immediate, are all UC
- * carries; any other WQE fails with a local QP operation error, as a
- * ConnectX completes a READ posted on a UC QP. At most ROCEMU_UC_BURST
- * packets leave per turn of the loop, the rest at the next one. The WQE
- * being sent is the one entry of RC's FIFO [tail, head), so the flush and
- * the SQD drain of rc_qp.c serve UC unchanged.
+ * carries; LOCAL_INV and window binds execute here, in SQ order; any
+ * other WQE (READ, atomics, SEND with invalidate) fails with a local QP
+ * operation error, as a ConnectX completes a READ posted on a UC QP. At
+ * most ROCEMU_UC_BURST packets leave per turn of the loop, the rest at
+ * the next one. The WQE being sent is the one entry of RC's FIFO [tail,
+ * head), so the flush and the SQD drain of rc_qp.c serve UC unchanged.
  */
 #include <errno.h>
 #include <infiniband/mlx5dv.h>
@@ -25,6 +26,7 @@ enum req_state {
 	REQ_FETCH,		/* the WQE being sent, or a new one from the SQ ring */
 	REQ_CHECK_LOCAL,	/* UC carries it; lkeys, bounds, rights before the first packet */
 	REQ_SEND,
+	REQ_LOCAL,		/* a WQE this device executes: LOCAL_INV, bind */
 	REQ_COMPLETE,		/* its last packet left */
 	REQ_ERR_LOCAL,
 	REQ_DONE,
@@ -34,6 +36,7 @@ static const char *const req_state_names[] = {
 	[REQ_FETCH] = "FETCH",
 	[REQ_CHECK_LOCAL] = "CHECK_LOCAL",
 	[REQ_SEND] = "SEND",
+	[REQ_LOCAL] = "LOCAL",
 	[REQ_COMPLETE] = "COMPLETE",
 	[REQ_ERR_LOCAL] = "ERR_LOCAL",
 	[REQ_DONE] = "DONE",
@@ -47,11 +50,10 @@ struct req_ctx {
 	enum rocemu_rc_err err;
 };
 
-/* The UC opcode row of a WQE, or NULL when UC does not carry it (READ, atomics, local). */
+/* The UC opcode row of a WQE, or NULL when UC does not carry it (READ, atomics, invalidate). */
 static const uint8_t *wire_ops(const struct rocemu_wqe_op *op)
 {
-	if (op->flags & (ROCEMU_WQE_OP_READ | ROCEMU_WQE_OP_ATOMIC | ROCEMU_WQE_OP_LOCAL |
-			 ROCEMU_WQE_OP_INV))
+	if (op->flags & (ROCEMU_WQE_OP_READ | ROCEMU_WQE_OP_ATOMIC | ROCEMU_WQE_OP_INV))
 		return NULL;
 	if (op->flags & ROCEMU_WQE_OP_RADDR)
 		return op->flags & ROCEMU_WQE_OP_IMM ? rocemu_uc_ops_write_imm : rocemu_uc_ops_write;
@@ -84,7 +86,9 @@ static enum req_state req_fetch(struct req_ctx *c)
 		c->err = RC_ERR_LOC_QP_OP;
 		return REQ_ERR_LOCAL;
 	}
-	npkts = rocemu_rc_npkts(c->qp, w->length);
+	/* A local operation takes no PSN. */
+	npkts = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL ? 0
+								   : rocemu_rc_npkts(c->qp, w->length);
 	c->e->first_psn = req->next_psn;
 	c->e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
 	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
@@ -98,6 +102,8 @@ static enum req_state req_check_local(struct req_ctx *c)
 	struct iovec remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 
+	if (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
+		return REQ_LOCAL;
 	c->err = RC_ERR_LOC_QP_OP;
 	if (!wire_ops(rocemu_wqe_op(w->opcode)))
 		return REQ_ERR_LOCAL;
@@ -148,6 +154,12 @@ static enum req_state req_send(struct req_ctx *c)
 	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_COMPLETE : REQ_SEND;
 }
 
+static enum req_state req_local(struct req_ctx *c)
+{
+	c->err = rocemu_rc_local_execute(c->qp, &c->req->wqe);
+	return c->err ? REQ_ERR_LOCAL : REQ_COMPLETE;
+}
+
 static enum req_state req_complete(struct req_ctx *c)
 {
 	rocemu_rc_complete_send(c->qp, c->e, RC_ERR_NONE);
@@ -183,6 +195,9 @@ void rocemu_uc_req_run(struct rocemu_qp *qp)
 			break;
 		case REQ_SEND:
 			state = req_send(&c);
+			break;
+		case REQ_LOCAL:
+			state = req_local(&c);
 			break;
 		case REQ_COMPLETE:
 			state = req_complete(&c);

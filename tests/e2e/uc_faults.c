@@ -7,8 +7,9 @@
  * whole and right, none twice, and some must be lost (nothing is sent
  * again). A message after the last is sent until it arrives, so the end
  * is known without waiting out a timeout. Then the local rules: a UC QP
- * refuses READ and atomics in its send ops (EOPNOTSUPP), and a READ
- * posted on one completes with a local QP operation error, as on mlx5.
+ * refuses READ and atomics in its send ops (EOPNOTSUPP), a READ posted on
+ * one completes with a local QP operation error, as on mlx5, and window
+ * binds and LOCAL_INV execute on it.
  */
 #include <endian.h>
 #include <errno.h>
@@ -322,10 +323,65 @@ out:
 	uc_pair_close();
 }
 
+/* Post wr on qp and take its completion: true when it completes as want. */
+static bool local_op(struct uc_side *s, struct ibv_send_wr *wr, enum ibv_wc_opcode want,
+		     const char *what)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	if (ibv_post_send(s->qp, wr, &bad)) {
+		check(false, "%s: post: %s", what, strerror(errno));
+		return false;
+	}
+	if (poll_wc(s->cq, &wc, 2000) != 1) {
+		check(false, "%s: no completion", what);
+		return false;
+	}
+	check(wc.wr_id == wr->wr_id && wc.status == IBV_WC_SUCCESS && wc.opcode == want,
+	      "%s: %s", what, ibv_wc_status_str(wc.status));
+	return wc.status == IBV_WC_SUCCESS;
+}
+
+/* A type 2 window bound through a UC QP, then invalidated through it: local WQEs, in order. */
+static void check_local_ops(void)
+{
+	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_mw *mw = NULL;
+
+	dst = buf_new(&dev_b, 4096, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					      IBV_ACCESS_MW_BIND, UNTOUCHED);
+	if (!dst || !uc_pair_open())
+		goto out;
+	mw = ibv_alloc_mw(dev_b.pd, IBV_MW_TYPE_2);
+	if (!mw) {
+		check(false, "ibv_alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = dst->mr, .addr = raddr_of(dst, 0), .length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	if (!local_op(&b, &wr, IBV_WC_BIND_MW, "window bound through a UC QP"))
+		goto out;
+	wr = (struct ibv_send_wr){ .wr_id = 2, .opcode = IBV_WR_LOCAL_INV,
+				   .send_flags = IBV_SEND_SIGNALED,
+				   .invalidate_rkey = ibv_inc_rkey(mw->rkey) };
+	local_op(&b, &wr, IBV_WC_LOCAL_INV, "window invalidated through a UC QP");
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	uc_pair_close();
+}
+
 static const struct named_check checks[] = {
 	{ "SEND under drop and reorder", check_send_lossy },
 	{ "RDMA WRITE with immediate under drop and reorder", check_write_imm_lossy },
 	{ "READ and atomics on UC", check_no_read },
+	{ "LOCAL_INV and window binds on UC", check_local_ops },
 };
 
 int main(int argc, char **argv)
