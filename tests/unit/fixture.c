@@ -173,9 +173,13 @@ static void qp_create(enum ibv_qp_type type)
 	fx.qp.map = map_fd(fd, resp.layout.size);
 }
 
-/* RESET -> INIT -> RTR -> RTS with what ibv_rc_pingpong sets, towards the peer. */
-static void qp_to_rts(void)
+/*
+ * RESET -> INIT -> RTR -> RTS with what ibv_rc_pingpong sets, towards the
+ * peer; a UC QP without what only RC has (IBTA 11.2.5.1).
+ */
+static void qp_to_rts(enum ibv_qp_type type)
 {
+	int rc_only = type == IBV_QPT_RC ? ~0 : 0;
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM,
 				    .qp_access_flags = ALL_ACCESS };
 	uint32_t peer = inet_addr(FX_PEER_IP);
@@ -196,16 +200,18 @@ static void qp_to_rts(void)
 	memcpy(&attr.ah_attr.grh.dgid.raw[12], &peer, sizeof(peer));
 	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+					     (rc_only & (IBV_QP_MAX_DEST_RD_ATOMIC |
+							 IBV_QP_MIN_RNR_TIMER))), 0);
 	attr.qp_state = IBV_QPS_RTS;
 	attr.sq_psn = FX_SQ_PSN;
 	attr.timeout = FX_TIMEOUT;
 	attr.retry_cnt = FX_RETRY_CNT;
 	attr.rnr_retry = FX_RETRY_CNT;
 	attr.max_rd_atomic = FX_RD_ATOMIC;
-	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-					     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					     IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
+					     (rc_only & (IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+							 IBV_QP_RNR_RETRY |
+							 IBV_QP_MAX_QP_RD_ATOMIC))), 0);
 }
 
 static void run_stop(void *arg, int fd, uint32_t revents)
@@ -241,7 +247,7 @@ void fx_turn(void)
 	ck_assert_int_eq(rocemu_loop_run(fx.loop), 0);
 }
 
-void fx_setup(void)
+static void setup(enum ibv_qp_type type)
 {
 	struct rocemu_device dev;
 
@@ -265,8 +271,18 @@ void fx_setup(void)
 	fx.lkey = fx.rkey = fx_mr_reg(fx.client, fx.pdn, fx.buf, FX_BUF_BYTES, ALL_ACCESS);
 	fx_cq_create(&fx.scq, NULL);
 	fx_cq_create(&fx.rcq, NULL);
-	qp_create(IBV_QPT_RC);
-	qp_to_rts();
+	qp_create(type);
+	qp_to_rts(type);
+}
+
+void fx_setup(void)
+{
+	setup(IBV_QPT_RC);
+}
+
+void fx_setup_uc(void)
+{
+	setup(IBV_QPT_UC);
 }
 
 void fx_qp_replace(enum ibv_qp_type type)

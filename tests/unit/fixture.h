@@ -89,6 +89,8 @@ extern struct fx fx;
 
 /* Checked fixture of every engine suite: everything above, the QP in RTS. */
 void fx_setup(void);
+/* The same with a UC QP. */
+void fx_setup_uc(void);
 void fx_teardown(void);
 /* Run suite s; the exit status of the test program. */
 int fx_suite_run(Suite *s);
