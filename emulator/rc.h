@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <infiniband/verbs.h>
 
 #include "emulator/atomic.h"
@@ -202,6 +203,28 @@ bool rocemu_rc_rnr_waiting(const struct rocemu_qp *qp);
 void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp);
 /* The transport's timer hook: kind of qp expired. */
 void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
+
+/* ---- resp_place.c: what the RC and UC responders share of SEND and WRITE ---- */
+/*
+ * The receive WQE the message needs (the first packet of a SEND, a WRITE
+ * with immediate): true when it has one, taking the next if it must;
+ * false when none is posted.
+ */
+bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint16_t flags);
+/* First packet of a WRITE: its RETH into resp, the whole range checked; 0 or the R_Key's -errno. */
+int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth);
+/* SEND data into the receive WQE at resp->offset: 0, -EMSGSIZE past its end, or the DMA's -errno. */
+int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
+			   const struct iovec *data);
+/* WRITE data at the next address: 0, -EMSGSIZE past the RETH's length, the R_Key's or DMA's -errno. */
+int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
+			    const struct iovec *data);
+/* Last packet pkt of a message: the CQE of its receive WQE (if any), and the message is over. */
+void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
+			  const struct rocemu_pkt *pkt);
+/* The responder fails the QP with err: the receive WQE the message took (if any) completes with it. */
+void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
+			   enum rocemu_rc_err err);
 
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);

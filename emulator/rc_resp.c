@@ -28,7 +28,6 @@
 #include "emulator/qp.h"
 #include "emulator/cqe.h"
 #include "emulator/rc.h"
-#include "emulator/srq.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
@@ -271,16 +270,10 @@ static enum resp_state resp_check_op(struct resp_ctx *c)
 
 static enum resp_state resp_check_resource(struct resp_ctx *c)
 {
-	struct rocemu_rc_resp *resp = c->resp;
 	uint16_t f = c->flags;
-	bool needs_wqe = ((f & ROCEMU_OPF_SEND) && (f & ROCEMU_OPF_START)) ||
-			 ((f & ROCEMU_OPF_WRITE) && (f & ROCEMU_OPF_IMM));
 
-	if (needs_wqe && !resp->has_recv) {
-		if (rocemu_recv_wqe_next(c->qp, &resp->rq_ci, &resp->recv))
-			return RESP_ERR_RNR;
-		resp->has_recv = true;
-	}
+	if (!rocemu_resp_recv_ready(c->qp, c->resp, f))
+		return RESP_ERR_RNR;
 	if (!rd_atomic_resources(c)) {
 		c->err = RC_ERR_REM_INV_REQ;
 		return RESP_ERROR;
@@ -298,17 +291,7 @@ static enum resp_state resp_check_resource(struct resp_ctx *c)
 
 static enum resp_state resp_check_rkey(struct resp_ctx *c)
 {
-	const uint8_t *reth = pkt_reth(c);
-	struct rocemu_rc_resp *resp = c->resp;
-	uint64_t addr;
-
-	resp->write_va = rocemu_reth_va(reth);
-	resp->write_rkey = rocemu_reth_rkey(reth);
-	resp->write_left = rocemu_reth_dma_len(reth);
-	/* A zero-length WRITE touches no memory, so no key is checked (IBTA 9.4.4). */
-	c->dma_err = resp->write_left ? rocemu_dma_rkey(c->qp, resp->write_rkey, resp->write_va,
-						       resp->write_left, IBV_ACCESS_REMOTE_WRITE,
-						       &addr) : 0;
+	c->dma_err = rocemu_resp_write_begin(c->qp, c->resp, pkt_reth(c));
 	if (c->dma_err) {
 		c->err = RC_ERR_REM_ACCESS;
 		return RESP_ERROR;
@@ -318,15 +301,8 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 
 static int place_send(struct resp_ctx *c, const struct iovec *local)
 {
-	struct rocemu_rc_resp *resp = c->resp;
-	struct iovec remote[ROCEMU_MAX_SGE];
-	unsigned int n;
-	int err;
+	int err = rocemu_resp_place_send(c->qp, c->resp, local);
 
-	err = rocemu_dma_sgl(c->qp, resp->recv.sge, resp->recv.num_sge, resp->offset,
-			     local->iov_len, IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
-	if (!err)
-		err = rocemu_dma_copy(c->qp->owner->pid, local, 1, remote, n, true);
 	c->err = err == -EMSGSIZE ? RC_ERR_LOC_LEN : RC_ERR_LOC_PROT;
 	c->dma_err = err;
 	return err;
@@ -334,25 +310,11 @@ static int place_send(struct resp_ctx *c, const struct iovec *local)
 
 static int place_write(struct resp_ctx *c, const struct iovec *local)
 {
-	struct rocemu_rc_resp *resp = c->resp;
-	struct iovec remote;
-	uint64_t addr;
-	int err;
+	int err = rocemu_resp_place_write(c->qp, c->resp, local);
 
-	c->err = RC_ERR_REM_INV_REQ;
-	if (local->iov_len > resp->write_left)
-		return -EMSGSIZE;
-	c->err = RC_ERR_REM_ACCESS;
-	err = rocemu_dma_rkey(c->qp, resp->write_rkey, resp->write_va, local->iov_len,
-			      IBV_ACCESS_REMOTE_WRITE, &addr);
-	if (!err) {
-		remote.iov_base = (void *)(uintptr_t)addr;
-		remote.iov_len = local->iov_len;
-		resp->write_va += local->iov_len;
-		resp->write_left -= (uint32_t)local->iov_len;
-		err = rocemu_dma_copy(c->qp->owner->pid, local, 1, &remote, 1, true);
-	}
-	c->dma_err = err;
+	/* Past the RETH's length is an invalid request; the rest an access error. */
+	c->err = err == -EMSGSIZE ? RC_ERR_REM_INV_REQ : RC_ERR_REM_ACCESS;
+	c->dma_err = err == -EMSGSIZE ? 0 : err;
 	return err;
 }
 
@@ -383,18 +345,7 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 static enum resp_state resp_complete(struct resp_ctx *c)
 {
 	struct rocemu_rc_resp *resp = c->resp;
-	const uint8_t *imm = rocemu_pkt_immdt((uint8_t *)c->pkt->bth);
 	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)c->pkt->bth);
-	struct rocemu_cqe_info info = {
-		.op = (c->flags & ROCEMU_OPF_WRITE) ? MLX5_CQE_RESP_WR_IMM
-			: imm ? MLX5_CQE_RESP_SEND_IMM : ieth ? MLX5_CQE_RESP_SEND_INV
-			: MLX5_CQE_RESP_SEND,
-		.qpn = c->qp->qpn,
-		.wqe_counter = (uint16_t)resp->recv.counter,
-		.byte_cnt = resp->offset,
-		.src_qp = c->qp->attr.dest_qp_num,
-		.solicited = rocemu_bth_se(c->pkt->bth),
-	};
 
 	if (ieth) {
 		c->dma_err = rocemu_mr_invalidate(c->qp, rocemu_ieth_rkey(ieth));
@@ -404,16 +355,7 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 		}
 	}
 	resp->msn = rocemu_psn_add(resp->msn, 1);
-	if (resp->has_recv) {
-		if (imm)
-			memcpy(&info.imm, imm, sizeof(info.imm));
-		if (ieth)
-			memcpy(&info.imm, ieth, sizeof(info.imm));
-		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
-		resp->has_recv = false;
-	}
-	resp->in_msg = RC_MSG_NONE;
-	resp->offset = 0;
+	rocemu_resp_complete(c->qp, resp, c->pkt);
 	return RESP_ACK;
 }
 
@@ -533,12 +475,6 @@ static enum resp_state resp_error(struct resp_ctx *c)
 {
 	struct rocemu_rc_resp *resp = c->resp;
 	char what[64];
-	struct rocemu_cqe_info info = {
-		.op = MLX5_CQE_RESP_ERR,
-		.syndrome = rocemu_rc_err_syndrome(c->err),
-		.qpn = c->qp->qpn,
-		.wqe_counter = (uint16_t)resp->recv.counter,
-	};
 
 	/* A host that lost its process answers nothing: the requester's retries run out. */
 	if (c->dma_err == -ESRCH) {
@@ -555,10 +491,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 		return RESP_DONE;
 	}
 
-	if (resp->has_recv) {
-		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
-		resp->has_recv = false;
-	}
+	rocemu_resp_recv_fail(c->qp, resp, c->err);
 	snprintf(what, sizeof(what), "rx %s", c->pkt->info->name);
 	resp_fail(c->qp, c->pkt->psn, what, c->err, c->dma_err);
 	return RESP_DONE;

@@ -8,18 +8,13 @@
 #include "emulator/rc.h"
 #include "emulator/uc.h"
 
+/* The next burst is UC's own; a refused CQE fails the QP as on RC. */
 static void uc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
 {
-	switch (kind) {
-	case ROCEMU_QP_TIMER_TX:
+	if (kind == ROCEMU_QP_TIMER_TX)
 		rocemu_uc_req_run(qp);
-		break;
-	case ROCEMU_QP_TIMER_CQ_LOST:
-		rocemu_rc_qp_error(qp, RC_ERR_LOC_QP_OP);
-		break;
-	default:
-		break;
-	}
+	else
+		rocemu_rc_timer(qp, kind);
 }
 
 const struct rocemu_transport_ops rocemu_uc_transport = {

@@ -15,11 +15,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/dma.h"
 #include "emulator/qp.h"
-#include "emulator/cqe.h"
 #include "emulator/rc.h"
 #include "emulator/uc.h"
 #include "net/roce_hdr.h"
@@ -30,8 +27,7 @@ enum resp_state {
 	RESP_CHECK_OP,		/* continues the message in progress; the QP's access */
 	RESP_CHECK_RESOURCE,	/* a receive WQE where the message needs one */
 	RESP_CHECK_RKEY,	/* first packet of a WRITE: the whole range */
-	RESP_EXECUTE,		/* place SEND or WRITE data */
-	RESP_COMPLETE,		/* end of a message: CQE */
+	RESP_EXECUTE,		/* place SEND or WRITE data; CQE at the end of a message */
 	RESP_DROP,		/* drop the rest of this message */
 	RESP_ERROR,		/* CQE in error, QP to ERR */
 	RESP_DONE,
@@ -43,7 +39,6 @@ static const char *const resp_state_names[] = {
 	[RESP_CHECK_RESOURCE] = "CHECK_RESOURCE",
 	[RESP_CHECK_RKEY] = "CHECK_RKEY",
 	[RESP_EXECUTE] = "EXECUTE",
-	[RESP_COMPLETE] = "COMPLETE",
 	[RESP_DROP] = "DROP",
 	[RESP_ERROR] = "ERROR",
 	[RESP_DONE] = "DONE",
@@ -109,127 +104,58 @@ static enum resp_state resp_check_op(struct resp_ctx *c)
 
 static enum resp_state resp_check_resource(struct resp_ctx *c)
 {
-	struct rocemu_rc_resp *resp = c->resp;
-	uint16_t f = c->flags;
-	bool needs_wqe = ((f & ROCEMU_OPF_SEND) && (f & ROCEMU_OPF_START)) ||
-			 ((f & ROCEMU_OPF_WRITE) && (f & ROCEMU_OPF_IMM));
-
-	if (needs_wqe && !resp->has_recv) {
-		/* No RNR NAK on UC: the message is dropped (rxe). */
-		if (!c->qp->layout.rq_wqe_cnt ||
-		    (uint16_t)resp->rq_ci == rocemu_wqe_rq_doorbell(c->qp))
-			return drop(c, "no receive WQE");
-		rocemu_wqe_parse_recv(c->qp, resp->rq_ci, &resp->recv);
-		resp->rq_ci++;
-		resp->has_recv = true;
-	}
-	if ((f & ROCEMU_OPF_WRITE) && (f & ROCEMU_OPF_START))
+	/* No RNR NAK on UC: the message is dropped (rxe). */
+	if (!rocemu_resp_recv_ready(c->qp, c->resp, c->flags))
+		return drop(c, "no receive WQE");
+	if ((c->flags & ROCEMU_OPF_WRITE) && (c->flags & ROCEMU_OPF_START))
 		return RESP_CHECK_RKEY;
 	return RESP_EXECUTE;
 }
 
 static enum resp_state resp_check_rkey(struct resp_ctx *c)
 {
-	const uint8_t *reth = rocemu_pkt_reth((uint8_t *)c->pkt->bth);
-	struct rocemu_rc_resp *resp = c->resp;
-	uint64_t addr;
-
-	resp->write_va = rocemu_reth_va(reth);
-	resp->write_rkey = rocemu_reth_rkey(reth);
-	resp->write_left = rocemu_reth_dma_len(reth);
-	/* A zero-length WRITE touches no memory, so no key is checked (IBTA 9.4.4). */
-	c->dma_err = resp->write_left ? rocemu_dma_rkey(c->qp, resp->write_rkey, resp->write_va,
-						       resp->write_left, IBV_ACCESS_REMOTE_WRITE,
-						       &addr) : 0;
+	c->dma_err = rocemu_resp_write_begin(c->qp, c->resp,
+					     rocemu_pkt_reth((uint8_t *)c->pkt->bth));
 	return c->dma_err ? drop(c, "R_Key check failed") : RESP_EXECUTE;
 }
 
-/* Placement returns RESP_EXECUTE when done, else where the message goes. */
-
-/* SEND data into the receive WQE: a fault here is this side's own (local length, protection). */
-static enum resp_state place_send(struct resp_ctx *c, const struct iovec *local)
+/*
+ * SEND data into the receive WQE: a fault there is this side's own (local
+ * length, protection) and fails the QP. WRITE data past its RETH or its
+ * key is the peer's fault: the message is dropped.
+ */
+static enum resp_state place(struct resp_ctx *c, const struct iovec *data)
 {
-	struct rocemu_rc_resp *resp = c->resp;
-	struct iovec remote[ROCEMU_MAX_SGE];
-	unsigned int n;
-
-	c->dma_err = rocemu_dma_sgl(c->qp, resp->recv.sge, resp->recv.num_sge, resp->offset,
-				    local->iov_len, IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE,
-				    &n);
-	if (!c->dma_err)
-		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, local, 1, remote, n, true);
-	c->err = c->dma_err == -EMSGSIZE ? RC_ERR_LOC_LEN : RC_ERR_LOC_PROT;
-	return c->dma_err ? RESP_ERROR : RESP_EXECUTE;
-}
-
-/* WRITE data: past the RETH's range or its key is the peer's fault, and dropped. */
-static enum resp_state place_write(struct resp_ctx *c, const struct iovec *local)
-{
-	struct rocemu_rc_resp *resp = c->resp;
-	struct iovec remote;
-	uint64_t addr;
-
-	if (local->iov_len > resp->write_left)
-		return drop(c, "WRITE longer than its RETH");
-	c->dma_err = rocemu_dma_rkey(c->qp, resp->write_rkey, resp->write_va, local->iov_len,
-				     IBV_ACCESS_REMOTE_WRITE, &addr);
-	if (c->dma_err)
-		return drop(c, "R_Key check failed");
-	remote.iov_base = (void *)(uintptr_t)addr;
-	remote.iov_len = local->iov_len;
-	resp->write_va += local->iov_len;
-	resp->write_left -= (uint32_t)local->iov_len;
-	c->dma_err = rocemu_dma_copy(c->qp->owner->pid, local, 1, &remote, 1, true);
-	c->err = RC_ERR_LOC_PROT;
-	return c->dma_err ? RESP_ERROR : RESP_EXECUTE;
+	if (c->flags & ROCEMU_OPF_SEND) {
+		c->dma_err = rocemu_resp_place_send(c->qp, c->resp, data);
+		c->err = c->dma_err == -EMSGSIZE ? RC_ERR_LOC_LEN : RC_ERR_LOC_PROT;
+		return c->dma_err ? RESP_ERROR : RESP_EXECUTE;
+	}
+	c->dma_err = rocemu_resp_place_write(c->qp, c->resp, data);
+	return c->dma_err ? drop(c, "WRITE outside its RETH or R_Key") : RESP_EXECUTE;
 }
 
 static enum resp_state resp_execute(struct resp_ctx *c)
 {
 	struct rocemu_rc_resp *resp = c->resp;
-	struct iovec local = { (void *)c->pkt->payload, c->pkt->paylen };
+	struct iovec data = { (void *)c->pkt->payload, c->pkt->paylen };
 	bool end = c->flags & ROCEMU_OPF_END;
 	enum resp_state next;
 
 	/* Only the last packet of a message may be shorter than the MTU (IBTA C9-88). */
 	if (!end && c->pkt->paylen != c->qp->path.mtu)
 		return drop(c, "short packet inside a message");
-	if (local.iov_len) {
-		next = (c->flags & ROCEMU_OPF_SEND) ? place_send(c, &local) : place_write(c, &local);
-		if (next != RESP_EXECUTE)
-			return next;
-	}
+	if (data.iov_len && (next = place(c, &data)) != RESP_EXECUTE)
+		return next;
 	if ((c->flags & ROCEMU_OPF_WRITE) && end && resp->write_left)
 		return drop(c, "WRITE shorter than its RETH");
 	resp->offset += c->pkt->paylen;
 	resp->epsn = rocemu_psn_add(c->pkt->psn, 1);
 	if (c->flags & ROCEMU_OPF_START)
 		resp->in_msg = (c->flags & ROCEMU_OPF_SEND) ? RC_MSG_SEND : RC_MSG_WRITE;
-	return end ? RESP_COMPLETE : RESP_DONE;
-}
-
-static enum resp_state resp_complete(struct resp_ctx *c)
-{
-	struct rocemu_rc_resp *resp = c->resp;
-	const uint8_t *imm = rocemu_pkt_immdt((uint8_t *)c->pkt->bth);
-	struct rocemu_cqe_info info = {
-		.op = (c->flags & ROCEMU_OPF_WRITE) ? MLX5_CQE_RESP_WR_IMM
-			: imm ? MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
-		.qpn = c->qp->qpn,
-		.wqe_counter = (uint16_t)resp->recv.counter,
-		.byte_cnt = resp->offset,
-		.src_qp = c->qp->attr.dest_qp_num,
-		.solicited = rocemu_bth_se(c->pkt->bth),
-	};
-
-	if (resp->has_recv) {
-		if (imm)
-			memcpy(&info.imm, imm, sizeof(info.imm));
-		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
-		resp->has_recv = false;
-	}
-	resp->in_msg = RC_MSG_NONE;
-	resp->offset = 0;
+	if (!end)
+		return RESP_DONE;
+	rocemu_resp_complete(c->qp, resp, c->pkt);
 	return RESP_DONE;
 }
 
@@ -252,13 +178,6 @@ static enum resp_state resp_drop(struct resp_ctx *c)
 
 static enum resp_state resp_error(struct resp_ctx *c)
 {
-	struct rocemu_cqe_info info = {
-		.op = MLX5_CQE_RESP_ERR,
-		.syndrome = rocemu_rc_err_syndrome(c->err),
-		.qpn = c->qp->qpn,
-		.wqe_counter = (uint16_t)c->resp->recv.counter,
-	};
-
 	if (c->dma_err == -ESRCH) {
 		rocemu_client_gone(c->qp->owner);
 		return RESP_DONE;
@@ -266,10 +185,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x rx %s: %s (dma %s)",
 		   c->qp->owner->dev->name, c->qp->qpn, c->pkt->psn, c->pkt->info->name,
 		   rocemu_rc_err_name(c->err), strerror(-c->dma_err));
-	if (c->resp->has_recv) {
-		rocemu_rc_cqe(c->qp, c->qp->recv_cq, &info);
-		c->resp->has_recv = false;
-	}
+	rocemu_resp_recv_fail(c->qp, c->resp, c->err);
 	rocemu_rc_resp_error(c->qp, c->err);
 	return RESP_DONE;
 }
@@ -302,9 +218,6 @@ void rocemu_uc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			break;
 		case RESP_EXECUTE:
 			state = resp_execute(&c);
-			break;
-		case RESP_COMPLETE:
-			state = resp_complete(&c);
 			break;
 		case RESP_DROP:
 			state = resp_drop(&c);

@@ -77,12 +77,7 @@ rc_faults() {
 	ok "stats count delayed packets"
 
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
-	if command -v tshark >/dev/null; then
-		check_capture "$pcap_dir/rocemu0.pcap"
-		check_capture "$pcap_dir/rocemu1.pcap"
-	else
-		echo "skip the capture check: tshark is not installed"
-	fi
+	check_captures "$pcap_dir"
 }
 
 for_each_backend rc_faults

@@ -27,12 +27,7 @@ uc_faults() {
 	expect "^rocemu1 rx_uc_dropped [1-9]" "the UC responder dropped the rest of broken messages"
 	expect "^rocemu0 retransmitted_packets 0$" "UC sent nothing again"
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
-	if command -v tshark >/dev/null; then
-		check_capture "$pcap_dir/rocemu0.pcap"
-		check_capture "$pcap_dir/rocemu1.pcap"
-	else
-		echo "skip the capture check: tshark is not installed"
-	fi
+	check_captures "$pcap_dir"
 }
 
 for_each_backend uc_faults
