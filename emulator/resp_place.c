@@ -93,7 +93,8 @@ void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 		.solicited = rocemu_bth_se(pkt->bth),
 	};
 
-	if (resp->has_recv) {
+	/* A WRITE without immediate takes no receive WQE, not even one a lost UC SEND left. */
+	if (resp->has_recv && (pkt->info->flags & (ROCEMU_OPF_SEND | ROCEMU_OPF_IMM))) {
 		if (imm)
 			memcpy(&info.imm, imm, sizeof(info.imm));
 		if (ieth)

@@ -5,7 +5,8 @@
  * left, long messages sent over several turns of the loop, READ failed
  * locally. Responder: a PSN gap drops the rest of the message and the next
  * one starts clean at any PSN in the receive WQE the lost one had taken; a
- * FIRST cutting into a message abandons it; no receive WQE or a bad R_Key
+ * FIRST cutting into a message abandons it, and a plain WRITE that does so
+ * leaves the receive WQE for the next SEND; no receive WQE or a bad R_Key
  * drops the message with nothing sent back; a SEND longer than its receive
  * WQE fails the QP.
  */
@@ -171,6 +172,21 @@ START_TEST(test_only_cuts_into_message)
 }
 END_TEST
 
+/* A plain WRITE cutting into a SEND leaves the receive WQE for the next SEND. */
+START_TEST(test_write_leaves_wqe_of_lost_send)
+{
+	fill(payload, sizeof(payload), 7);
+	post_recv(0, 4096);
+	rx_uc(ROCEMU_OP_UC_SEND_FIRST, FX_RQ_PSN, 0, payload, FX_MTU_BYTES, 0);
+	rx_uc(ROCEMU_OP_UC_RDMA_WRITE_ONLY, FX_RQ_PSN + 1, fx.rkey, payload, 30, 30);
+	expect_quiet();
+	ck_assert_mem_eq(fx.buf + 8192, payload, 30);
+	rx_uc(ROCEMU_OP_UC_SEND_ONLY, FX_RQ_PSN + 2, 0, payload + 1, 12, 0);
+	expect_recv(MLX5_CQE_RESP_SEND, 0, 12);
+	ck_assert_mem_eq(fx.buf, payload + 1, 12);
+}
+END_TEST
+
 /* No receive WQE: no RNR NAK on UC, the message is dropped and the next one taken. */
 START_TEST(test_no_receive_dropped)
 {
@@ -228,6 +244,7 @@ static Suite *uc_suite(void)
 	tcase_add_checked_fixture(resp, fx_setup_uc, fx_teardown);
 	tcase_add_test(resp, test_gap_loses_message_wqe_reused);
 	tcase_add_test(resp, test_only_cuts_into_message);
+	tcase_add_test(resp, test_write_leaves_wqe_of_lost_send);
 	tcase_add_test(resp, test_no_receive_dropped);
 	tcase_add_test(resp, test_write_bad_rkey_dropped);
 	tcase_add_test(resp, test_send_too_long_fails);
