@@ -36,7 +36,7 @@ struct rocemu_qp {
 	struct rocemu_qp_path path;	/* connected transports: the peer */
 	struct rocemu_qp_timer timers[ROCEMU_QP_TIMER__COUNT];
 	union {				/* the transport's own state, as ops says */
-		struct rocemu_rc rc;
+		struct rocemu_rc rc;	/* RC's, and UC's (uc.h) */
 		struct rocemu_ud ud;
 	};
 };
