@@ -187,6 +187,12 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 void rocemu_rc_req_run(struct rocemu_qp *qp);
 /* Resend from psn (go-back-N), which must lie in a WQE in flight. */
 void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn);
+/*
+ * Take the WQE at the SQ fetch point to the FIFO's head, parsed into the
+ * cache (req.wqe), with its PSN range (none for a local operation). *err
+ * is the parser's -errno: the entry is taken anyway, to complete in error.
+ */
+struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err);
 /* Execute a LOCAL_INV or window bind WQE: RC_ERR_NONE, or the error it completes with. */
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
 /* READ or atomic: takes a max_rd_atomic credit and waits for response data. */

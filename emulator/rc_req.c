@@ -81,12 +81,35 @@ static uint32_t inflight(const struct rocemu_rc_req *req)
 	return (uint32_t)rocemu_psn_diff(req->cursor_psn, req->una_psn);
 }
 
+struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_send_wqe *w = &req->wqe;
+	struct rocemu_rc_wqe *e = &req->fifo[req->head & req->fifo_mask];
+	uint32_t npkts;
+
+	*err = rocemu_wqe_parse_send(qp, req->sq_bb, w);
+	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
+				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
+				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
+				     .fence = !!(w->fm_ce_se & MLX5_WQE_CTRL_FENCE) };
+	req->head++;
+	req->sq_bb += w->bbs ? w->bbs : 1;
+	if (*err) {
+		w->bbs = 0;	/* nothing valid cached */
+		return e;
+	}
+	/* A local operation takes no PSN: it retires with what precedes it. */
+	npkts = has_flag(e, ROCEMU_WQE_OP_LOCAL) ? 0 : rocemu_rc_npkts(qp, w->length);
+	e->first_psn = req->next_psn;
+	e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
+	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
+	return e;
+}
+
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	struct rocemu_send_wqe *w = &req->wqe;
-	struct rocemu_rc_wqe *e;
-	uint32_t npkts;
 	int err;
 
 	if (req->cursor != req->head) {
@@ -97,24 +120,11 @@ static enum req_state req_fetch(struct req_ctx *c)
 	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
 	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || req->head - req->tail > req->fifo_mask)
 		return REQ_DONE;
-	err = rocemu_wqe_parse_send(c->qp, req->sq_bb, w);
-	e = c->e = &req->fifo[req->head & req->fifo_mask];
-	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
-				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
-				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
-				     .fence = !!(w->fm_ce_se & MLX5_WQE_CTRL_FENCE) };
-	req->head++;
-	req->sq_bb += w->bbs ? w->bbs : 1;
+	c->e = rocemu_rc_req_take(c->qp, &err);
 	if (err) {
-		w->bbs = 0;	/* nothing valid cached */
 		c->err = RC_ERR_LOC_QP_OP;
 		return REQ_ERR_LOCAL;
 	}
-	/* A local operation takes no PSN: it retires with what precedes it. */
-	npkts = has_flag(e, ROCEMU_WQE_OP_LOCAL) ? 0 : rocemu_rc_npkts(c->qp, w->length);
-	e->first_psn = req->next_psn;
-	e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
-	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
 	return REQ_LIMITS;
 }
 

@@ -63,8 +63,6 @@ static const uint8_t *wire_ops(const struct rocemu_wqe_op *op)
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	struct rocemu_send_wqe *w = &req->wqe;
-	uint32_t npkts;
 	int err;
 
 	if (req->tail != req->head) {
@@ -74,24 +72,12 @@ static enum req_state req_fetch(struct req_ctx *c)
 	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
 	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb))
 		return REQ_DONE;
-	err = rocemu_wqe_parse_send(c->qp, req->sq_bb, w);
-	c->e = &req->fifo[req->head & req->fifo_mask];
-	*c->e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
-					.wqe_counter = w->wqe_counter, .opcode = w->opcode,
-					.signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) };
-	req->head++;
+	c->e = rocemu_rc_req_take(c->qp, &err);
 	req->cursor = req->tail;
-	req->sq_bb += w->bbs ? w->bbs : 1;
 	if (err) {
 		c->err = RC_ERR_LOC_QP_OP;
 		return REQ_ERR_LOCAL;
 	}
-	/* A local operation takes no PSN. */
-	npkts = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL ? 0
-								   : rocemu_rc_npkts(c->qp, w->length);
-	c->e->first_psn = req->next_psn;
-	c->e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
-	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
 	req->cursor_psn = c->e->first_psn;
 	return REQ_CHECK_LOCAL;
 }
