@@ -8,7 +8,7 @@
 #include "emulator/client.h"
 #include "emulator/dma.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 
 #define ATOMIC_BYTES 8

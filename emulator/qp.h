@@ -12,9 +12,9 @@
 #include "emulator/client.h"
 #include "emulator/qp_path.h"
 #include "emulator/qp_timer.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "emulator/transport.h"
-#include "emulator/ud.h"
+#include "emulator/ud/ud.h"
 
 struct rocemu_qp {
 	struct rocemu_client *owner;

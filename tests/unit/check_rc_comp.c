@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The RC completer (emulator/rc_comp.c) on the fake wire: WQEs sent by the
+ * The RC completer (emulator/rc/rc_comp.c) on the fake wire: WQEs sent by the
  * requester, then the peer's ACKs, NAKs and responses in; CQEs and resent
  * packets out. Retiring in order on (coalesced) ACKs, signaled or not,
  * go-back-N on a PSN sequence NAK, READ data scattered into the SGEs, the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The RC requester (emulator/rc_req.c) on the fake wire: WQEs in the SQ
+ * The RC requester (emulator/rc/rc_req.c) on the fake wire: WQEs in the SQ
  * ring in, packets out. Segmentation by the path MTU with consecutive
  * PSNs, the opcode by position, RETH on the first packet only, AckReq on
  * the last (and every 64th), the PSN range of a READ, READ credits,

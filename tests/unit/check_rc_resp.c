@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The RC responder (emulator/rc_resp.c) on the fake wire: the peer's
+ * The RC responder (emulator/rc/rc_resp.c) on the fake wire: the peer's
  * requests in, memory, receive CQEs and acknowledges out. WRITE placement
  * and ACK, a PSN gap NAK'd once, READ responses of path-MTU size, RNR NAK
  * without a receive, SEND into a receive WQE, duplicates answered and not
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "tests/unit/fixture.h"
 
 static uint8_t payload[4 * FX_MTU_BYTES];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The UC transport (emulator/uc_req.c, uc_resp.c) on the fake wire.
+ * The UC transport (emulator/uc/uc_req.c, uc_resp.c) on the fake wire.
  * Requester: UC opcodes, no AckReq, a WQE complete once its last packet
  * left, long messages sent over several turns of the loop, READ failed
  * locally. Responder: a PSN gap drops the rest of the message and the next
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/uc.h"
+#include "emulator/uc/uc.h"
 #include "tests/unit/fixture.h"
 
 static uint8_t payload[4 * FX_MTU_BYTES];

@@ -15,7 +15,7 @@
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

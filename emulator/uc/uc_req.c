@@ -16,8 +16,8 @@
 
 #include "emulator/dma.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
-#include "emulator/uc.h"
+#include "emulator/rc/rc.h"
+#include "emulator/uc/uc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

@@ -11,7 +11,7 @@
 #include "emulator/dma.h"
 #include "emulator/egress.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 

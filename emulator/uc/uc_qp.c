@@ -5,8 +5,8 @@
  * request, and its only timers are a refused CQE and the next burst.
  */
 #include "emulator/qp.h"
-#include "emulator/rc.h"
-#include "emulator/uc.h"
+#include "emulator/rc/rc.h"
+#include "emulator/uc/uc.h"
 
 /* The next burst is UC's own; a refused CQE fails the QP as on RC. */
 static void uc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)

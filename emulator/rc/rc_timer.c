@@ -8,7 +8,7 @@
  */
 #include "emulator/qp.h"
 #include "emulator/qp_timer.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 

@@ -14,7 +14,7 @@
 #include "emulator/cqe.h"
 #include "emulator/dma.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "emulator/srq.h"
 #include "net/roce_hdr.h"
 

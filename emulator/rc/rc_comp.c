@@ -14,7 +14,7 @@
 #include "emulator/device.h"
 #include "emulator/dma.h"
 #include "emulator/qp.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

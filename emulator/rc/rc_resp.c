@@ -27,7 +27,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/cqe.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 

@@ -18,7 +18,7 @@
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
 #include "emulator/qp_timer.h"
-#include "emulator/rc.h"
+#include "emulator/rc/rc.h"
 #include "emulator/srq.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
