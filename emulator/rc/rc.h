@@ -162,6 +162,8 @@ void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err e
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
 /* The requester works in RTS and, draining what came before, in SQD. */
 bool rocemu_rc_sq_active(const struct rocemu_qp *qp);
+/* The responder takes packets in RTR and after, while its process lives (RC and UC). */
+bool rocemu_rc_resp_active(const struct rocemu_qp *qp);
 /* The requester may fetch the WQE at SQ BB counter bb (not past the SQD drain point). */
 bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
 /* SQD: once every WQE before the drain point completed, SQ_DRAINED (if asked). */

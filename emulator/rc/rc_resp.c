@@ -88,7 +88,7 @@ static const uint8_t *pkt_reth(const struct resp_ctx *c)
 }
 
 /* The responder works in RTR, RTS and SQD, for a process still there. */
-static bool resp_active(const struct rocemu_qp *qp)
+bool rocemu_rc_resp_active(const struct rocemu_qp *qp)
 {
 	return (qp->attr.qp_state == IBV_QPS_RTR || rocemu_rc_sq_active(qp)) && !qp->owner->gone;
 }
@@ -547,7 +547,7 @@ void rocemu_rc_resp_drain(struct rocemu_qp *qp)
 	struct rocemu_rc_resp *resp = &qp->rc.resp;
 	uint32_t budget = ROCEMU_RC_RESP_BURST;
 
-	if (!resp_active(qp)) {
+	if (!rocemu_rc_resp_active(qp)) {
 		rocemu_rc_resp_forget(qp);
 		return;
 	}
@@ -590,7 +590,7 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_PSN;
 
-	if (!resp_active(qp))
+	if (!rocemu_rc_resp_active(qp))
 		return;
 	rocemu_rc_qp_rx(qp);
 	while (state != RESP_DONE) {

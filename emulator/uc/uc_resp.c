@@ -196,7 +196,7 @@ void rocemu_uc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_PSN;
 
-	if ((qp->attr.qp_state != IBV_QPS_RTR && !rocemu_rc_sq_active(qp)) || qp->owner->gone)
+	if (!rocemu_rc_resp_active(qp))
 		return;
 	rocemu_rc_qp_rx(qp);
 	while (state != RESP_DONE) {
