@@ -97,6 +97,11 @@ static int op_dereg_mr(struct rocemu_client *c, const void *req, struct rocemu_c
 	return rocemu_mr_dereg(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
+static int op_advise_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mr_advise(c, req, reply->body);
+}
+
 static int op_alloc_mw(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	struct rocemu_alloc_mw_resp *resp = reply->body;
@@ -323,6 +328,7 @@ static const struct {
 	[ROCEMU_OP_CLOSE_XRCD] = { op_close_xrcd, true },
 	[ROCEMU_OP_ATTACH_MCAST] = { op_attach_mcast, true },
 	[ROCEMU_OP_DETACH_MCAST] = { op_detach_mcast, true },
+	[ROCEMU_OP_ADVISE_MR] = { op_advise_mr, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

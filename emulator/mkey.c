@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/client.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -57,6 +58,24 @@ static int window_access(const struct rocemu_qp *qp, const struct rocemu_mw *mw,
 	if (!in_range(va, len, mw->addr, mw->length))
 		return -ERANGE;
 	return mr_access(mw->mr, va, len, 0, addr);
+}
+
+int rocemu_mkey_prefetch(const struct rocemu_client *c, const struct rocemu_pd *pd, uint32_t lkey,
+			 uint64_t va, uint64_t len, bool write, uint64_t *addr)
+{
+	const struct rocemu_mr *mr = mr_of_key(c->emu, lkey);
+
+	/* mlx5's get_prefetchable_mr: only ODP MRs can be found for a prefetch. */
+	if (!mr || mr->owner != c || !(mr->access & IBV_ACCESS_ON_DEMAND))
+		return -ENOENT;
+	if (mr->pd != pd)
+		return -EPERM;
+	if (write && !(mr->access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)))
+		return -EPERM;
+	if (!in_range(va, len, mr->iova, mr->length))
+		return -EFAULT;
+	*addr = mr->addr + (va - mr->iova);
+	return 0;
 }
 
 int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use,

@@ -15,8 +15,11 @@
 #ifndef ROCEMU_EMULATOR_MKEY_H
 #define ROCEMU_EMULATOR_MKEY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+struct rocemu_client;
+struct rocemu_pd;
 struct rocemu_mr;
 struct rocemu_mw;
 struct rocemu_qp;
@@ -39,5 +42,14 @@ struct rocemu_mkey_ref {
  */
 int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use,
 			uint64_t va, uint64_t len, unsigned int access, struct rocemu_mkey_ref *ref);
+
+/*
+ * An lkey of client c to prefetch [va, va + len) through, as mlx5's
+ * get_prefetchable_mr and pagefault_mr check it: an ODP MR of c
+ * (-ENOENT otherwise, a plain MR too), in pd (-EPERM), writable when
+ * write (-EPERM), holding the range (-EFAULT). *addr: va in c's memory.
+ */
+int rocemu_mkey_prefetch(const struct rocemu_client *c, const struct rocemu_pd *pd, uint32_t lkey,
+			 uint64_t va, uint64_t len, bool write, uint64_t *addr);
 
 #endif /* ROCEMU_EMULATOR_MKEY_H */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/mkey.h"
@@ -83,11 +84,28 @@ static int mr_access_check(uint32_t access)
 	return 0;
 }
 
-static int mr_range_check(struct rocemu_client *c, uint64_t addr, uint64_t length,
+/* The implicit ODP MR's range: all of the address space. */
+static bool mr_is_implicit(uint64_t addr, uint64_t length)
+{
+	return addr == 0 && length == UINT64_MAX;
+}
+
+/*
+ * An ODP MR is not pinned: its pages need not exist yet, each access
+ * faults them in (or fails). Checks and errno as mlx5_ib_reg_user_mr.
+ */
+static int mr_range_check(struct rocemu_client *c, uint64_t addr, uint64_t length, uint64_t iova,
 			  uint32_t access)
 {
 	if (length == 0)
 		return -EINVAL;
+	if (access & IBV_ACCESS_ON_DEMAND) {
+		if (mr_is_implicit(addr, length))
+			return iova ? -EINVAL : 0;	/* the whole address space, iova = address */
+		return addr + length < addr ? -EOVERFLOW : 0;
+	}
+	if (addr + length < addr)
+		return -EINVAL;	/* ib_umem_get */
 	return rocemu_proc_range_check(c->pid, addr, length, access & MR_ACCESS_WRITES);
 }
 
@@ -118,7 +136,7 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 	err = mr_access_check(req->access);
 	if (err)
 		return err;
-	err = mr_range_check(c, req->addr, req->length, req->access);
+	err = mr_range_check(c, req->addr, req->length, req->iova, req->access);
 	if (err)
 		return err;
 	if (c->dev->num_mr >= ROCEMU_MAX_MR)
@@ -186,7 +204,7 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 		length = req->length;
 		iova = req->iova;
 	}
-	err = mr_range_check(c, addr, length, access);
+	err = mr_range_check(c, addr, length, iova, access);
 	if (err)
 		return err;
 
@@ -237,5 +255,42 @@ int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle)
 	if (mr->bound_mws)
 		return -EBUSY;
 	rocemu_mr_free(c->emu, mr);
+	return 0;
+}
+
+int rocemu_mr_advise(struct rocemu_client *c, const struct rocemu_advise_mr_req *req,
+		     struct rocemu_advise_mr_resp *resp)
+{
+	const struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
+	bool flush = req->flags & IBV_ADVISE_MR_FLAG_FLUSH;
+	unsigned int i;
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	/* uverbs' checks of the PD, the flags and the list, then mlx5_ib_advise_mr's. */
+	if (!pd || (req->flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH) || !req->num_sge ||
+	    req->num_sge > ROCEMU_ADVISE_MR_MAX_SGE)
+		return -EINVAL;
+	if (req->advice != IBV_ADVISE_MR_ADVICE_PREFETCH &&
+	    req->advice != IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    req->advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	for (i = 0; i < req->num_sge; i++) {
+		const struct ibv_sge *sge = &req->sge[i];
+
+		err = rocemu_mkey_prefetch(c, pd, sge->lkey, sge->addr, sge->length,
+					   req->advice == IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					   &resp->range[i].addr);
+		/* Without FLUSH the prefetch runs later and its faults are not reported. */
+		if (err == -EFAULT && !flush)
+			continue;
+		if (err)
+			return err;
+		/* NO_FAULT maps only what is present: nothing to fault in. */
+		if (req->advice != IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+			resp->range[i].length = sge->length;
+	}
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u advise_mr advice %u flags 0x%x sges %u",
+		   c->dev->name, pd->pdn, req->advice, req->flags, req->num_sge);
 	return 0;
 }

@@ -44,7 +44,10 @@ void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
 
 /*
  * Register req->addr/length: -EINVAL for a bad PD, access or length 0,
- * -EFAULT for memory not mapped (or not writable when write access is asked).
+ * -EFAULT for memory not mapped (or not writable when write access is
+ * asked). With IBV_ACCESS_ON_DEMAND nothing need be mapped yet; address 0
+ * and length UINT64_MAX is the implicit MR over the whole address space
+ * (iova 0, else -EINVAL); another range that wraps is -EOVERFLOW.
  */
 int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 		  struct rocemu_reg_mr_resp *resp);
@@ -65,5 +68,13 @@ int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key);
 /* -EBUSY while windows are bound to it (IBTA 10.6.7.2.6, as rxe). */
 int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle);
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr);
+/*
+ * ibv_advise_mr: check req's SGEs as uverbs and mlx5 do (-EINVAL for a
+ * bad PD, flags or list, -EOPNOTSUPP for another advice, then per SGE
+ * the rocemu_mkey_prefetch errors; a range outside its MR fails only
+ * with IBV_ADVISE_MR_FLAG_FLUSH) and say in resp what the shim faults in.
+ */
+int rocemu_mr_advise(struct rocemu_client *c, const struct rocemu_advise_mr_req *req,
+		     struct rocemu_advise_mr_resp *resp);
 
 #endif /* ROCEMU_EMULATOR_PD_MR_H */

@@ -67,6 +67,10 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	vctx->get_srq_num = rocemu_get_srq_num_op;
 	vctx->open_xrcd = rocemu_open_xrcd_op;
 	vctx->close_xrcd = rocemu_close_xrcd_op;
+	vctx->advise_mr = rocemu_advise_mr_op;
+	vctx->alloc_td = rocemu_alloc_td_op;
+	vctx->dealloc_td = rocemu_dealloc_td_op;
+	vctx->alloc_parent_domain = rocemu_alloc_parent_domain_op;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }

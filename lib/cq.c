@@ -16,7 +16,7 @@
 
 /* Completion-entry fields ibv_cq_ex can report on this device. */
 #define CQ_SUPPORTED_WC_FLAGS ((uint64_t)IBV_WC_STANDARD_FLAGS)
-#define CQ_SUPPORTED_COMP_MASK ((uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
+#define CQ_SUPPORTED_COMP_MASK ((uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 #define CQ_SUPPORTED_CREATE_FLAGS ((uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
 
 static bool layout_fits(uint64_t offset, uint64_t len, uint64_t size)
@@ -56,7 +56,7 @@ static void cq_destroy_in_daemon(struct rocemu_context *rctx, uint32_t cqn)
 
 static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *cq_context,
 				   struct ibv_comp_channel *channel, uint32_t comp_vector,
-				   uint64_t wc_flags)
+				   uint64_t wc_flags, struct ibv_pd *parent_domain)
 {
 	struct rocemu_context *rctx = to_rctx(context);
 	struct rocemu_create_cq_req req;
@@ -94,6 +94,15 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 		errno = err;
 		return NULL;
 	}
+	err = rocemu_domain_res_take(&cq->domain_res, parent_domain, MLX5DV_RES_TYPE_CQ,
+				     (size_t)cq->ncqe * sizeof(struct mlx5_cqe64));
+	if (err) {
+		munmap(cq->map, cq->map_size);
+		cq_destroy_in_daemon(rctx, resp.layout.cqn);
+		free(cq);
+		errno = err;
+		return NULL;
+	}
 	cq->cqn = resp.layout.cqn;
 	/* The daemon's fired_sn starts at 0: the first arm must carry another sn. */
 	cq->arm_sn = 1;
@@ -125,7 +134,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
 	/* Negative: far above num_comp_vectors once unsigned, refused there. */
 	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
-		       IBV_WC_STANDARD_FLAGS);
+		       IBV_WC_STANDARD_FLAGS, NULL);
 	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;
 }
 
@@ -144,8 +153,16 @@ struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* mlx5_create_cq: the PD given must be a parent domain (of this context). */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != context ||
+	     !to_rparent_domain(attr->parent_domain))) {
+		errno = EINVAL;
+		return NULL;
+	}
 	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,
-		       attr->comp_vector, attr->wc_flags);
+		       attr->comp_vector, attr->wc_flags,
+		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL);
 	return cq ? &cq->ibcq : NULL;
 }
 
@@ -209,6 +226,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 		pthread_mutex_unlock(&context->mutex);
 	}
 	munmap(cq->map, cq->map_size);
+	rocemu_domain_res_give(&cq->domain_res);
 	pthread_spin_destroy(&cq->lock);
 	pthread_cond_destroy(&ibcq->cond);
 	pthread_mutex_destroy(&ibcq->mutex);

@@ -45,6 +45,11 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 
 	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_dealloc_pd)(pd);
+	if (to_rparent_domain(pd))
+		return rocemu_parent_domain_dealloc(to_rparent_domain(pd));
+	/* mlx5_free_pd: a PD with parent domains on it stays. */
+	if (__atomic_load_n(&to_rpd(pd)->holders, __ATOMIC_RELAXED))
+		return EBUSY;
 	req = (struct rocemu_handle_req){ .handle = to_rpd(pd)->pdn };
 	err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_DEALLOC_PD, &req,
 			       NULL, NULL, 0);

@@ -150,9 +150,14 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->handle = qp->qpn;
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;
-	err = rocemu_qp_table_insert(rctx, qp);
+	err = rocemu_domain_res_take(&qp->domain_res, attr->pd, MLX5DV_RES_TYPE_QP,
+				     (size_t)qp->layout.sq_wqe_cnt * MLX5_SEND_WQE_BB +
+				     ((size_t)qp->layout.rq_wqe_cnt << qp->layout.rq_wqe_shift));
 	if (err)
 		goto err_queues;
+	err = rocemu_qp_table_insert(rctx, qp);
+	if (err)
+		goto err_domain;
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
 	attr->cap = resp.cap;
@@ -160,6 +165,8 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		   qp->qpn, resp.cap.max_send_wr, resp.cap.max_recv_wr);
 	return ibqp;
 
+err_domain:
+	rocemu_domain_res_give(&qp->domain_res);
 err_queues:
 	rocemu_qp_queues_free(qp);
 err_unmap:
@@ -300,6 +307,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
 	rocemu_qp_queues_free(qp);
 	munmap(qp->map, qp->layout.size);
+	rocemu_domain_res_give(&qp->domain_res);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
 	free(qp);

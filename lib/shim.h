@@ -169,9 +169,43 @@ struct rocemu_context {
 	struct rocemu_qp **qp_table[ROCEMU_QP_TABLE_CHUNKS];
 };
 
+/*
+ * A PD, or a parent domain (protection_domain set): that is a PD to every
+ * verb, with its PD's pdn, so the daemon never hears of it (mlx5's
+ * struct mlx5_pd and mlx5_parent_domain).
+ */
 struct rocemu_pd {
 	struct ibv_pd ibpd;
 	uint32_t pdn;
+	uint32_t holders;		/* parent domains on a PD; CQs, QPs, SRQs on a parent domain */
+	struct rocemu_pd *protection_domain;	/* NULL for a PD */
+};
+
+struct rocemu_td {
+	struct ibv_td ibtd;
+	uint32_t holders;		/* parent domains on it */
+};
+
+struct rocemu_parent_domain {
+	struct rocemu_pd rpd;
+	struct rocemu_td *td;
+	void *pd_context;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+};
+
+/*
+ * What a CQ, QP or SRQ takes from the parent domain it was created on
+ * (domain.c): a hold on it and, when it has allocators, the buffer and
+ * doorbell record mlx5 would take from them. The rings stay in the
+ * daemon's memfd (docs/architecture.md says why).
+ */
+struct rocemu_domain_res {
+	struct rocemu_parent_domain *domain;	/* NULL: created on a plain PD */
+	uint64_t type;				/* MLX5DV_RES_TYPE_* of buf */
+	void *buf;				/* NULL: none, or IBV_ALLOCATOR_USE_DEFAULT said */
+	void *dbr;
 };
 
 struct rocemu_mr {
@@ -200,6 +234,7 @@ struct rocemu_cq {
 	pthread_t empty_poller;
 	struct ibv_wc ex_wc;		/* the CQE start_poll/next_poll parsed, for read_*() */
 	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
+	struct rocemu_domain_res domain_res;	/* of IBV_CQ_INIT_ATTR_MASK_PD's parent domain */
 };
 
 /*
@@ -282,6 +317,7 @@ struct rocemu_qp {
 	__be32 *dbrec;			/* [MLX5_RCV_DBR], [MLX5_SND_DBR] */
 	struct rocemu_sq sq;
 	struct rocemu_rq rq;
+	struct rocemu_domain_res domain_res;	/* of a parent domain given as its PD */
 };
 
 /* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
@@ -312,6 +348,7 @@ struct rocemu_srq {
 	uint32_t counter;		/* WQEs posted */
 	uint64_t *wrid;			/* by WQE index */
 	pthread_spinlock_t lock;	/* posters and the poller's frees, as mlx5's srq->lock */
+	struct rocemu_domain_res domain_res;	/* of a parent domain given as its PD */
 };
 
 struct rocemu_xrcd {
@@ -333,6 +370,19 @@ static inline struct rocemu_context *to_rctx(struct ibv_context *ctx)
 static inline struct rocemu_pd *to_rpd(struct ibv_pd *pd)
 {
 	return container_of(pd, struct rocemu_pd, ibpd);
+}
+
+static inline struct rocemu_td *to_rtd(struct ibv_td *td)
+{
+	return container_of(td, struct rocemu_td, ibtd);
+}
+
+/* pd's parent domain, or NULL for a plain PD. */
+static inline struct rocemu_parent_domain *to_rparent_domain(struct ibv_pd *pd)
+{
+	struct rocemu_pd *rpd = to_rpd(pd);
+
+	return rpd->protection_domain ? container_of(rpd, struct rocemu_parent_domain, rpd) : NULL;
 }
 
 static inline struct rocemu_mr *to_rmr(struct ibv_mr *mr)
@@ -432,6 +482,30 @@ int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
+
+/* domain.c: thread domains and parent domains (verbs_context ops). */
+struct ibv_td *rocemu_alloc_td_op(struct ibv_context *context, struct ibv_td_init_attr *init_attr);
+int rocemu_dealloc_td_op(struct ibv_td *td);
+struct ibv_pd *rocemu_alloc_parent_domain_op(struct ibv_context *context,
+					     struct ibv_parent_domain_init_attr *attr);
+/* ibv_dealloc_pd of a parent domain: EBUSY while objects hold it. */
+int rocemu_parent_domain_dealloc(struct rocemu_parent_domain *domain);
+/*
+ * Take what a resource of type (MLX5DV_RES_TYPE_QP, _CQ, _SRQ) whose
+ * ring has size bytes takes from pd, a parent domain or not: its
+ * allocators are called as mlx5 calls them (buffer, page aligned, then an
+ * 8-byte doorbell record). Returns 0 or ENOMEM (an allocator said NULL).
+ */
+int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_pd *pd, uint64_t type,
+			   size_t size);
+/* Give it back: the allocator's free, then the hold. */
+void rocemu_domain_res_give(struct rocemu_domain_res *res);
+
+/* odp.c: on-demand paging (verbs_context op advise_mr, odp_caps of query_device_ex). */
+int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+			struct ibv_sge *sg_list, uint32_t num_sge);
+/* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
+void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
 
 /* xrcd.c: XRC domains (verbs_context ops open_xrcd, close_xrcd). */
 struct ibv_xrcd *rocemu_open_xrcd_op(struct ibv_context *context,

@@ -86,9 +86,13 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *a
 	if (!srq->map)
 		goto err_daemon;
 	srq->wrid = calloc(resp.layout.wqe_cnt, sizeof(*srq->wrid));
-	if (!srq->wrid) {
+	err = srq->wrid ? rocemu_domain_res_take(&srq->domain_res, pd, MLX5DV_RES_TYPE_SRQ,
+						 (size_t)resp.layout.wqe_cnt << resp.layout.wqe_shift)
+			: ENOMEM;
+	if (err) {
+		free(srq->wrid);
 		munmap(srq->map, resp.layout.size);
-		errno = ENOMEM;
+		errno = err;
 		goto err_daemon;
 	}
 	srq->srqn = resp.layout.srqn;
@@ -214,6 +218,7 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	if (err)
 		return rocemu_errno_value(err);
 	munmap(srq->map, srq->layout.size);
+	rocemu_domain_res_give(&srq->domain_res);
 	free(srq->wrid);
 	pthread_spin_destroy(&srq->lock);
 	pthread_cond_destroy(&ibsrq->cond);

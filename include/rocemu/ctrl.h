@@ -63,6 +63,7 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_CLOSE_XRCD,
 	ROCEMU_OP_ATTACH_MCAST,
 	ROCEMU_OP_DETACH_MCAST,
+	ROCEMU_OP_ADVISE_MR,		/* ibv_advise_mr: the daemon checks, the shim prefetches */
 	ROCEMU_OP__COUNT
 };
 
@@ -332,6 +333,24 @@ struct rocemu_mcast_req {	/* attach_mcast, detach_mcast */
 	uint8_t mgid[16];
 };
 
+/* SGEs per ADVISE_MR message; the shim sends a longer list in pieces. */
+#define ROCEMU_ADVISE_MR_MAX_SGE 16
+
+struct rocemu_advise_mr_req {
+	uint32_t pdn;
+	uint32_t advice;	/* enum ibv_advise_mr_advice */
+	uint32_t flags;		/* IBV_ADVISE_MR_FLAG_FLUSH */
+	uint32_t num_sge;	/* 1..ROCEMU_ADVISE_MR_MAX_SGE */
+	struct ibv_sge sge[ROCEMU_ADVISE_MR_MAX_SGE];	/* lkeys and iova ranges */
+};
+
+struct rocemu_advise_mr_resp {
+	struct {		/* what to fault in, per SGE, in the client's memory (length 0: nothing) */
+		uint64_t addr;
+		uint64_t length;
+	} range[ROCEMU_ADVISE_MR_MAX_SGE];
+};
+
 struct rocemu_set_port_state_req {
 	char dev_name[ROCEMU_DEV_NAME_MAX];
 	uint32_t port_state;	/* IBV_PORT_ACTIVE or IBV_PORT_DOWN */
@@ -418,6 +437,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_CLOSE_XRCD] = { sizeof(struct rocemu_handle_req), 0 },
 	[ROCEMU_OP_ATTACH_MCAST] = { sizeof(struct rocemu_mcast_req), 0 },
 	[ROCEMU_OP_DETACH_MCAST] = { sizeof(struct rocemu_mcast_req), 0 },
+	[ROCEMU_OP_ADVISE_MR] = { sizeof(struct rocemu_advise_mr_req), sizeof(struct rocemu_advise_mr_resp) },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -454,6 +474,7 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_CLOSE_XRCD] = "CLOSE_XRCD",
 	[ROCEMU_OP_ATTACH_MCAST] = "ATTACH_MCAST",
 	[ROCEMU_OP_DETACH_MCAST] = "DETACH_MCAST",
+	[ROCEMU_OP_ADVISE_MR] = "ADVISE_MR",
 };
 
 /* Fill a header for op with a body of len bytes. */
