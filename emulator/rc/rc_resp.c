@@ -515,7 +515,8 @@ static enum rocemu_rc_err res_read_send(struct rocemu_qp *qp, const struct rocem
 	if (*dma_err)
 		return RC_ERR_REM_ACCESS;
 	*dma_err = rocemu_rc_send_msg(qp, &m, r->next * qp->path.mtu, budget, sent);
-	return *dma_err ? RC_ERR_REM_OP : RC_ERR_NONE;
+	/* Memory the process does not map is an unresolved page fault: an access error (ODP). */
+	return !*dma_err ? RC_ERR_NONE : *dma_err == -EFAULT ? RC_ERR_REM_ACCESS : RC_ERR_REM_OP;
 }
 
 /*
