@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/mkey.h"
@@ -97,14 +98,18 @@ static bool mr_is_implicit(uint64_t addr, uint64_t length)
 static int mr_range_check(struct rocemu_client *c, uint64_t addr, uint64_t length, uint64_t iova,
 			  uint32_t access)
 {
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* The range's end, rounded up to a page, past the top of the address space. */
+	bool wraps = addr + length < addr || addr + length > UINT64_MAX - (page - 1);
+
 	if (length == 0)
 		return -EINVAL;
 	if (access & IBV_ACCESS_ON_DEMAND) {
 		if (mr_is_implicit(addr, length))
 			return iova ? -EINVAL : 0;	/* the whole address space, iova = address */
-		return addr + length < addr ? -EOVERFLOW : 0;
+		return wraps ? -EOVERFLOW : 0;	/* ib_init_umem_odp */
 	}
-	if (addr + length < addr)
+	if (wraps)
 		return -EINVAL;	/* ib_umem_get */
 	return rocemu_proc_range_check(c->pid, addr, length, access & MR_ACCESS_WRITES);
 }
