@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Protection domains and memory regions. The daemon checks access flags
- * and that the range is mapped (and writable when asked); the shim does
- * only the checks libibverbs itself does before calling a provider.
+ * and that the range is mapped (and writable when asked; an ODP MR's need
+ * not be); the shim does only the checks libibverbs itself does before
+ * calling a provider. A parent domain is deallocated in domain.c.
  */
 #include "shim.h"
 
