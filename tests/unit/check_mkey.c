@@ -4,8 +4,9 @@
  * check an lkey or rkey passes (client, PD, the QP of a type 2 window,
  * validity, rights, bounds) with its own errno; a bound window keeps its MR
  * from deregistration and reregistration (EBUSY) and releases it when
- * invalidated, rebound or freed. MRs are registered over this process's
- * own memory; no daemon, no wire.
+ * invalidated, rebound or freed; ODP MRs (explicit, implicit) and the
+ * checks of a prefetch. MRs are registered over this process's own
+ * memory; no daemon, no wire.
  */
 #include <check.h>
 #include <errno.h>
@@ -244,6 +245,60 @@ START_TEST(test_bind_checks)
 }
 END_TEST
 
+static int reg(uint64_t addr, uint64_t length, uint64_t iova, uint32_t access, uint32_t *key)
+{
+	struct rocemu_reg_mr_req req = { .pdn = qp.pd->pdn, .access = access, .addr = addr,
+					 .length = length, .iova = iova };
+	struct rocemu_reg_mr_resp resp;
+	int err = rocemu_mr_reg(&alice, &req, &resp);
+
+	*key = resp.lkey;
+	return err;
+}
+
+START_TEST(test_odp_registration)
+{
+	uint32_t odp = RW | IBV_ACCESS_ON_DEMAND, key;
+	uint64_t addr;
+
+	/* The implicit MR: the whole address space, at iova 0 only, ON_DEMAND only. */
+	ck_assert_int_eq(reg(0, UINT64_MAX, 0x1000, odp, &key), -EINVAL);
+	ck_assert_int_eq(reg(0, UINT64_MAX, 0, RW, &key), -EINVAL);
+	ck_assert_int_eq(reg(0, UINT64_MAX, 0, odp, &key), 0);
+	ck_assert_int_eq(resolve(&qp, key, REMOTE, 0x7f0000001234, 64, IBV_ACCESS_REMOTE_WRITE, &addr), 0);
+	ck_assert_uint_eq(addr, 0x7f0000001234);
+	/* An explicit ODP MR needs nothing mapped; a range that wraps does not register. */
+	ck_assert_int_eq(reg(0x1000, 1 << 20, 0x1000, RW, &key), -EFAULT);
+	ck_assert_int_eq(reg(0x1000, 1 << 20, 0x1000, odp, &key), 0);
+	ck_assert_int_eq(reg(0x1000, UINT64_MAX - 0x800, 0x1000, odp, &key), -EOVERFLOW);
+	ck_assert_int_eq(reg(0x1000, UINT64_MAX - 0x800, 0x1000, RW, &key), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_prefetch_checks)
+{
+	uint32_t plain, odp, ro;
+	uint64_t addr;
+
+	mr_new(0, RW, &plain);
+	mr_new(1, RW | IBV_ACCESS_ON_DEMAND, &odp);
+	ck_assert_int_eq(reg((uintptr_t)mem[0], MEM_SIZE, 0x10000,
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND, &ro), 0);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp.pd, odp, 0x10100, 64, true, &addr), 0);
+	ck_assert_uint_eq(addr, (uintptr_t)mem[1] + 0x100);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp.pd, plain, 0x10100, 64, false, &addr), -ENOENT);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp.pd, odp ^ 0x80, 0x10100, 64, false, &addr),
+			 -ENOENT);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&bob, qp_bob.pd, odp, 0x10100, 64, false, &addr), -ENOENT);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp_other_pd.pd, odp, 0x10100, 64, false, &addr),
+			 -EPERM);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp.pd, ro, 0x10100, 64, true, &addr), -EPERM);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp.pd, ro, 0x10100, 64, false, &addr), 0);
+	ck_assert_int_eq(rocemu_mkey_prefetch(&alice, qp.pd, odp, 0x10000 + MEM_SIZE - 8, 16, false,
+					      &addr), -EFAULT);
+}
+END_TEST
+
 static Suite *mkey_suite(void)
 {
 	Suite *s = suite_create("mkey");
@@ -254,6 +309,8 @@ static Suite *mkey_suite(void)
 	tcase_add_test(tc, test_type2_window);
 	tcase_add_test(tc, test_type1_window);
 	tcase_add_test(tc, test_bind_checks);
+	tcase_add_test(tc, test_odp_registration);
+	tcase_add_test(tc, test_prefetch_checks);
 	suite_add_tcase(s, tc);
 	return s;
 }
