@@ -61,7 +61,8 @@ int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uin
 		/* An empty list goes to the daemon too, which refuses it as uverbs does. */
 		req.num_sge = num_sge - done < ROCEMU_ADVISE_MR_MAX_SGE ? num_sge - done
 									: ROCEMU_ADVISE_MR_MAX_SGE;
-		memcpy(req.sge, sg_list + done, req.num_sge * sizeof(*sg_list));
+		if (req.num_sge)
+			memcpy(req.sge, &sg_list[done], req.num_sge * sizeof(*sg_list));
 		err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_ADVISE_MR, &req,
 				       &resp, NULL, 0);
 		if (err)
