@@ -26,12 +26,20 @@ static const char *const sysfs_names[SYSFS_COUNT] = {
 	[SYSFS_GID0_NDEV] = "ports/1/gid_attrs/ndevs/0",
 };
 
-/* The directories the files above need, parents first. */
+/* The directories the files and links need, parents first. */
 static const char *const sysfs_dirs[] = {
 	"ports", "ports/1", "ports/1/gid_attrs", "ports/1/gid_attrs/types",
-	"ports/1/gid_attrs/ndevs",
+	"ports/1/gid_attrs/ndevs", "device",
 };
 #define SYSFS_DIR_COUNT (sizeof(sysfs_dirs) / sizeof(sysfs_dirs[0]))
+
+/* Links as a ConnectX's PCI function has them: Open MPI matches the driver's name to mlx*. */
+static const struct sysfs_link {
+	const char *name, *target;
+} sysfs_links[] = {
+	{ "device/driver", "../../../../bus/pci/drivers/mlx5_core" },
+};
+#define SYSFS_LINK_COUNT (sizeof(sysfs_links) / sizeof(sysfs_links[0]))
 
 /* The interface whose IPv4 subnet holds the device's address (lo for 127.x), as ndevs names it. */
 static void netdev_name(const struct rocemu_device *dev, char *buf, size_t len)
@@ -124,7 +132,7 @@ static int write_text_file(const char *path, const char *text)
 int rocemu_ibdev_sysfs_create(const char *root, const struct rocemu_device *dev)
 {
 	char path[PATH_MAX], text[256];
-	unsigned int d;
+	unsigned int d, l;
 	int f, err;
 
 	if (mkdir(root, 0700) && errno != EEXIST)
@@ -148,17 +156,29 @@ int rocemu_ibdev_sysfs_create(const char *root, const struct rocemu_device *dev)
 		if (err)
 			return err;
 	}
+	for (l = 0; l < SYSFS_LINK_COUNT; l++) {
+		if (snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name,
+			     sysfs_links[l].name) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		unlink(path);	/* a daemon before this one may have left it */
+		if (symlink(sysfs_links[l].target, path))
+			return -errno;
+	}
 	return 0;
 }
 
 void rocemu_ibdev_sysfs_remove(const char *root, const struct rocemu_device *dev)
 {
 	char path[PATH_MAX];
-	unsigned int d;
+	unsigned int d, l;
 	int f;
 
 	for (f = 0; f < SYSFS_COUNT; f++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name, sysfs_names[f]);
+		unlink(path);
+	}
+	for (l = 0; l < SYSFS_LINK_COUNT; l++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", root, dev->name, sysfs_links[l].name);
 		unlink(path);
 	}
 	for (d = SYSFS_DIR_COUNT; d-- > 0;) {

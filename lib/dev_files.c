@@ -2,9 +2,11 @@
 /*
  * The files programs probe to find RDMA devices, answered for emulated
  * devices only (UCX stat()s and access()es /dev/infiniband/<dev_name>, then
- * open()s /sys/class/infiniband/<dev>/ports/1/gid_attrs/...):
+ * open()s /sys/class/infiniband/<dev>/ports/1/gid_attrs/...; Open MPI
+ * readlink()s /sys/class/infiniband/<dev>/device/driver):
  * - /dev/infiniband/<dev_name> reads as the character device uverbs makes
- *   (mode 0666, major 231, minor 192 + index); opening it still fails;
+ *   (mode 0666, major 231, minor 192 + index); opening it still fails, and
+ *   readlink() says EINVAL (not a link);
  * - /sys/class/infiniband/<dev>[/...] is the daemon's tree at ibdev_path.
  * A device counts once this process listed it (ibv_get_device_list), so the
  * shim stays inert. Any other path costs one prefix test, then the libc call
@@ -146,3 +148,19 @@ int open(const char *path, int flags, ...)
 
 /* As in glibc on 64-bit targets, where O_LARGEFILE is implied. */
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
+{
+	const struct ibv_device *dev;
+	char sysfs[PATH_MAX];
+
+	switch (probe_of(path, &dev, sysfs)) {
+	case PROBE_DEV_NODE:
+		errno = EINVAL;
+		return -1;
+	case PROBE_SYSFS:
+		return readlinkat(AT_FDCWD, sysfs, buf, len);
+	default:
+		return readlinkat(AT_FDCWD, path, buf, len);
+	}
+}
