@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Unmodified Open MPI (Debian's openmpi-bin) over UCX over rocemu: two ranks
+# of tests/e2e/mpi_pingpong exchange and check messages of 1 B to 4 MiB with
+# pml ucx over UCX_TLS=rc_verbs (UD only to wire it up, as UCX always needs)
+# and over ud_verbs; the only BTL is self, so no TCP or shared memory, and a
+# job where ob1 won cannot run. pml ucx chosen two ways:
+# - `--mca pml ucx`, as Debian users say (its openmpi-mca-params.conf has
+#   pml = ^ucx);
+# - `--mca pml ''`, Open MPI's own default, which takes UCX over ob1 only
+#   when a device's driver (/sys/class/infiniband/DEV/device/driver) matches
+#   opal_common_ucx_devices, mlx* unless told otherwise: rocemu's devices
+#   read as mlx5_core, whatever ROCEMU_DEVICES names them (rocemu0, mlx5_0),
+#   and `--mca opal_common_ucx_devices any` works as well.
+# UCX says at info level which transport and device carry the tags, and the
+# device's counters show the bytes went through it.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+MPI_PINGPONG=$top_builddir/tests/e2e/mpi_pingpong
+command -v mpirun >/dev/null || skip "mpirun not installed (Debian package openmpi-bin)"
+[ -x "$MPI_PINGPONG" ] ||
+	skip "mpi_pingpong not built: configure found no Open MPI mpicc (Debian package libopenmpi-dev)"
+use_test_net 200
+
+# Open MPI's and UCX's own allocations at exit are not the shim's to answer for.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Every message size each way: 1 + 2 + ... + 4 MiB.
+PAYLOAD_EACH_WAY=$(((8 << 20) - 1))
+MPIRUN=(mpirun -np 2 --oversubscribe --allow-run-as-root --timeout 45 --mca btl self
+	--mca pml_base_verbose 10)
+RC_TLS=rc_verbs,ud_verbs:aux,self
+UD_TLS=ud_verbs,self
+
+# rcv_bytes DEV: what DEV has received, in bytes (port_rcv_data counts 4-byte words).
+rcv_bytes() {
+	run_with_timeout 5 "$ROCEMU" stats | awk -v dev="$1" '$1 == dev && $2 == "port_rcv_data" { print $3 * 4 }'
+}
+
+# mpi_run DEV TLS MPIRUN-OPTION...: mpi_pingpong as two ranks with
+# UCX_TLS=TLS on DEV:1; pml ucx must be chosen and carry tags over the
+# first transport of TLS on DEV.
+mpi_run() {
+	local dev=$1 tls=$2 before after lane what
+
+	shift 2
+	what="mpirun $(printf '%q ' "$@")over UCX_TLS=$tls on $dev"
+	lane=${tls%%,*}
+	before=$(rcv_bytes "$dev")
+	capture 60 "$ROCEMU" run -- "${MPIRUN[@]}" "$@" -x UCX_TLS="$tls" -x UCX_NET_DEVICES="$dev:1" \
+		-x UCX_LOG_LEVEL=info "$MPI_PINGPONG" || fail "$what failed"
+	after=$(rcv_bytes "$dev")
+	[ "$(grep -c '\] select: component ucx selected$' "$OUT")" -eq 2 ] ||
+		fail "$what: Open MPI does not say that both ranks chose pml ucx"
+	ok "$what: both ranks chose pml ucx"
+	expect "^rank 0: 23 sizes from 1 B to 4194304 B checked both ways$" "$what: rank 0 checked every size"
+	expect "^rank 1: 23 sizes from 1 B to 4194304 B checked both ways$" "$what: rank 1 checked every size"
+	[ "$(grep -Ec "ep_cfg\[[0-9]+\]: tag\($lane/$dev:1\)$" "$OUT")" -ge 2 ] ||
+		fail "$what: UCX does not say that each rank sends its tags to the other over $lane/$dev:1"
+	ok "$what: each rank's tags to the other go over $lane/$dev:1 alone"
+	expect_none "UCX +ERROR" "$what: no UCX error"
+	[ "$((after - before))" -ge "$((2 * PAYLOAD_EACH_WAY))" ] ||
+		fail "$what: $dev received $((after - before)) bytes, less than the $((2 * PAYLOAD_EACH_WAY)) sent"
+	ok "$what: $dev received $((after - before)) bytes for $((2 * PAYLOAD_EACH_WAY)) of messages"
+}
+
+mpi() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1)"
+	export ROCEMU_DEVICES
+	start_daemon
+	mpi_run rocemu0 "$RC_TLS" --mca pml ucx
+	mpi_run rocemu0 "$UD_TLS" --mca pml ucx
+	mpi_run rocemu0 "$UD_TLS" --mca pml ""
+	mpi_run rocemu0 "$RC_TLS" --mca pml "" --mca opal_common_ucx_devices any
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	wait "$DAEMON_PID"
+	forget_pid "$DAEMON_PID"
+
+	ROCEMU_DEVICES="mlx5_0=$(addr 1)"
+	start_daemon
+	mpi_run mlx5_0 "$RC_TLS" --mca pml ""
+	mpi_run mlx5_0 "$UD_TLS" --mca pml ""
+}
+
+for_each_backend mpi
