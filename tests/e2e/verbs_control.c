@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The control path of an emulated device through the public verbs API
- * only, as any application sees it: device and port queries, PD, MR, CQ
- * and completion channel, an RC QP walked through every legal transition,
- * and the errno of every illegal transition and bad argument (a failed
- * call must leave the object as it was).
+ * only, as any application sees it: device and port queries, the device
+ * files programs probe, PD, MR, CQ and completion channel, an RC QP walked
+ * through every legal transition, and the errno of every illegal
+ * transition and bad argument (a failed call must leave the object as it
+ * was).
  *
  *   verbs_control DEVICE          run the checks: one line each, exit 0 / 1
  *   verbs_control --hold DEVICE   make PD, MR, CQ, QP (INIT), print "ready", sleep
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -231,6 +233,26 @@ static void check_device(struct dev *d)
 	check(rc == 0 && pkey == 0xffff, errno, "query_pkey 0 -> 0xffff (0x%x)", pkey);
 	rc = ibv_query_pkey(d->ctx, 1, 1, &pkey);
 	check(rc == -1, errno, "query_pkey 1 -> -1");
+}
+
+/* The files programs probe: Open MPI reads the driver behind a device, as on a ConnectX. */
+static void check_device_files(struct dev *d)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *driver;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/driver",
+		 ibv_get_device_name(d->ctx->device));
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = '\0';
+	driver = strrchr(link, '/');
+	check(n > 0 && driver && !strcmp(driver, "/mlx5_core"), errno,
+	      "readlink %s -> .../mlx5_core (%s)", path, link);
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", d->ctx->device->dev_name);
+	n = readlink(path, link, sizeof(link));
+	check(n == -1 && errno == EINVAL, errno, "readlink %s -> EINVAL (a device node, not a link)",
+	      path);
 }
 
 /* ---- PD, MR ---- */
@@ -699,6 +721,7 @@ int main(int argc, char **argv)
 		return hold(&d);
 
 	check_device(&d);
+	check_device_files(&d);
 	check_mr(&d);
 	check_cq(&d);
 	check_qp_create(&d);
