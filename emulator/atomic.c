@@ -16,19 +16,18 @@
 int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, bool cmp_swap,
 			  uint64_t *orig)
 {
-	uint64_t va = rocemu_atmeth_va(atmeth), addr, value;
-	struct iovec local = { &value, ATOMIC_BYTES }, remote;
+	uint64_t va = rocemu_atmeth_va(atmeth), value;
+	struct iovec local = { &value, ATOMIC_BYTES };
+	struct rocemu_dma_seg remote;
 	int err;
 
 	/* IBTA C9-139: misaligned atomics are invalid requests. */
 	if (va & (ATOMIC_BYTES - 1))
 		return -EINVAL;
 	err = rocemu_dma_rkey(qp, rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
-			      IBV_ACCESS_REMOTE_ATOMIC, &addr);
+			      IBV_ACCESS_REMOTE_ATOMIC, &remote);
 	if (err)
 		return err;
-	remote.iov_base = (void *)(uintptr_t)addr;
-	remote.iov_len = ATOMIC_BYTES;
 	err = rocemu_dma_copy(qp->owner->pid, &local, 1, &remote, 1, false);
 	if (err)
 		return err;

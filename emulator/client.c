@@ -17,6 +17,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/srq.h"
+#include "emulator/ufile.h"
 #include "emulator/xrcd.h"
 #include "rocemu/log.h"
 
@@ -54,8 +55,6 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	c->kick_fd = -1;
 	c->pidfd = -1;
 	read_comm(pid, c->comm, sizeof(c->comm));
-	rocemu_list_init(&c->pds);
-	rocemu_list_init(&c->mrs);
 	rocemu_list_init(&c->mws);
 	rocemu_list_init(&c->channels);
 	rocemu_list_init(&c->cqs);
@@ -123,18 +122,15 @@ static void pidfd_watch(struct rocemu_client *c)
 #endif
 }
 
-int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
-			      struct rocemu_open_device_resp *resp, int *fds, int *nfds)
+/* Bind c to dev and ufile f: async pipe, kick eventfd, context page in fds[0..2]. */
+static int client_bind(struct rocemu_client *c, struct rocemu_device *dev, struct rocemu_ufile *f,
+		       struct rocemu_open_device_resp *resp, int *fds, int *nfds)
 {
 	struct rocemu_emu *emu = c->emu;
 	struct rocemu_context_page *page;
 	struct rocemu_shm shm;
 	int pipefd[2], kick, kick_copy, page_fd, err;
 
-	if (c->dev)
-		return -EBUSY;
-	if (dev_index >= emu->num_devices)
-		return -ENODEV;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
 	/* A client that never reads its events must not stall the daemon. */
@@ -160,7 +156,9 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 	page = shm.addr;
 	/* The idle hook clears it while the daemon runs; a spare kick costs little. */
 	__atomic_store_n(&page->daemon_sleeping, 1, __ATOMIC_RELEASE);
-	c->dev = &emu->devices[dev_index];
+	c->dev = dev;
+	c->ufile = f;
+	f->contexts++;
 	c->async_fd = pipefd[1];
 	c->kick_fd = kick;
 	c->context_page = shm;
@@ -172,7 +170,6 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 	fds[2] = page_fd;
 	*nfds = 3;
 	pidfd_watch(c);
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s open by pid %d (%s)", c->dev->name, (int)c->pid, c->comm);
 	return 0;
 
 fail_shm:
@@ -192,6 +189,47 @@ fail_errno_pipe:
 	return err;
 }
 
+int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
+			      struct rocemu_open_device_resp *resp, int *fds, int *nfds)
+{
+	struct rocemu_ufile *f;
+	int cmd_fd, err;
+
+	if (c->dev)
+		return -EBUSY;
+	if (dev_index >= c->emu->num_devices)
+		return -ENODEV;
+	err = rocemu_ufile_create(&c->emu->devices[dev_index], &f, &cmd_fd);
+	if (err)
+		return err;
+	err = client_bind(c, f->dev, f, resp, fds, nfds);
+	if (err) {
+		close(cmd_fd);	/* the ufile goes once the loop sees it closed */
+		return err;
+	}
+	fds[(*nfds)++] = cmd_fd;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s open by pid %d (%s)", c->dev->name, (int)c->pid, c->comm);
+	return 0;
+}
+
+int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token,
+				struct rocemu_open_device_resp *resp, int *fds, int *nfds)
+{
+	struct rocemu_ufile *f;
+	int err;
+
+	if (c->dev)
+		return -EBUSY;
+	f = rocemu_ufile_find(c->emu, token);
+	if (!f)
+		return -EINVAL;
+	err = client_bind(c, f->dev, f, resp, fds, nfds);
+	if (!err)
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s imported by pid %d (%s)", c->dev->name, (int)c->pid,
+			   c->comm);
+	return err;
+}
+
 void rocemu_client_free(struct rocemu_client *c)
 {
 	struct rocemu_emu *emu = c->emu;
@@ -200,9 +238,7 @@ void rocemu_client_free(struct rocemu_client *c)
 	struct rocemu_xrcd_open *xo, *xo_tmp;
 	struct rocemu_cq *cq, *cq_tmp;
 	struct rocemu_channel *ch, *ch_tmp;
-	struct rocemu_mr *mr, *mr_tmp;
 	struct rocemu_mw *mw, *mw_tmp;
-	struct rocemu_pd *pd, *pd_tmp;
 
 	/* Users before what they use, as uverbs release does. */
 	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
@@ -217,10 +253,8 @@ void rocemu_client_free(struct rocemu_client *c)
 		rocemu_channel_free(emu, ch);
 	rocemu_list_for_each_safe(mw, mw_tmp, &c->mws, struct rocemu_mw, node)
 		rocemu_mw_free(emu, mw);
-	rocemu_list_for_each_safe(mr, mr_tmp, &c->mrs, struct rocemu_mr, node)
-		rocemu_mr_free(emu, mr);
-	rocemu_list_for_each_safe(pd, pd_tmp, &c->pds, struct rocemu_pd, node)
-		rocemu_pd_free(emu, pd);
+	if (c->ufile)
+		rocemu_ufile_put(c->ufile);
 	if (c->kick_fd >= 0) {
 		rocemu_loop_unwatch_fd(emu->loop, c->kick_fd);
 		close(c->kick_fd);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * One control connection. After OPEN_DEVICE it is one ibv_context: it owns
- * the objects it creates and they die with it (as with the kernel's uverbs
- * release), whether the client closed, exited or was killed.
+ * One control connection. After OPEN_DEVICE (or IMPORT_DEVICE) it is one
+ * ibv_context: it owns the CQs, QPs, SRQs, channels, windows and XRC opens
+ * it creates and they die with it (as with the kernel's uverbs release),
+ * whether the client closed, exited or was killed. PDs, MRs and device
+ * memory belong to its ufile, which imported contexts share (ufile.h).
  */
 #ifndef ROCEMU_EMULATOR_CLIENT_H
 #define ROCEMU_EMULATOR_CLIENT_H
@@ -28,7 +30,8 @@ struct rocemu_client {
 	int kick_fd;			/* eventfd the client writes to wake the daemon */
 	struct rocemu_shm context_page;
 	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
-	struct rocemu_list pds, mrs, channels, cqs, qps;
+	struct rocemu_ufile *ufile;	/* its PDs, MRs and DMs; NULL until OPEN_DEVICE */
+	struct rocemu_list channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */
 	struct rocemu_list srqs;	/* shared receive queues */
 	struct rocemu_list xrcd_opens;	/* opens of XRC domains */
@@ -39,13 +42,21 @@ struct rocemu_client {
 struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid);
 
 /*
- * Bind c to device dev_index: make its async pipe, kick eventfd and
- * context page, and return the client's ends in fds[0..2] (to be sent and
- * closed). Returns 0, -ENODEV for no such device, -EBUSY when already
+ * Bind c to device dev_index: make its async pipe, kick eventfd, context
+ * page and ufile, and return the client's ends in fds[0..3] (to be sent
+ * and closed; fds[3] is the cmd_fd). Returns 0, -ENODEV for no such device, -EBUSY when already
  * bound, or -errno.
  */
 int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 			      struct rocemu_open_device_resp *resp, int *fds, int *nfds);
+
+/*
+ * As rocemu_client_open_device, for the device and ufile of the cmd_fd
+ * holding token (fds[3] is then not set: the importer has the cmd_fd).
+ * -EINVAL when no ufile has that token.
+ */
+int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token,
+				struct rocemu_open_device_resp *resp, int *fds, int *nfds);
 
 /*
  * The process of c is gone (its pidfd said so, or the DMA engine found it

@@ -7,6 +7,7 @@
 
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
+#include "emulator/dm.h"
 #include "emulator/fault_inject.h"
 #include "emulator/mcast.h"
 #include "emulator/mw.h"
@@ -45,6 +46,14 @@ static int op_open_device(struct rocemu_client *c, const void *req,
 	const struct rocemu_open_device_req *r = req;
 
 	return rocemu_client_open_device(c, r->dev_index, reply->body, reply->fds, &reply->nfds);
+}
+
+static int op_import_device(struct rocemu_client *c, const void *req,
+			    struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_import_device_req *r = req;
+
+	return rocemu_client_import_device(c, r->token, reply->body, reply->fds, &reply->nfds);
 }
 
 static int op_query_device(struct rocemu_client *c, const void *req,
@@ -100,6 +109,50 @@ static int op_dereg_mr(struct rocemu_client *c, const void *req, struct rocemu_c
 static int op_advise_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_mr_advise(c, req, reply->body);
+}
+
+static int op_import_pd(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_alloc_pd_resp *resp = reply->body;
+	uint32_t pdn = ((const struct rocemu_handle_req *)req)->handle;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->pdn = pdn;
+	return rocemu_pd_import(c, pdn);
+}
+
+static int op_import_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mr_import(c, ((const struct rocemu_handle_req *)req)->handle, reply->body);
+}
+
+static int op_alloc_dm(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err = rocemu_dm_alloc(c, req, reply->body, &reply->fds[0]);
+
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_free_dm(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_dm_release(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_import_dm(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err = rocemu_dm_import(c, ((const struct rocemu_handle_req *)req)->handle, reply->body,
+				   &reply->fds[0]);
+
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_reg_dm_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_dm_reg_mr(c, req, reply->body);
 }
 
 static int op_alloc_mw(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
@@ -329,6 +382,13 @@ static const struct {
 	[ROCEMU_OP_ATTACH_MCAST] = { op_attach_mcast, true },
 	[ROCEMU_OP_DETACH_MCAST] = { op_detach_mcast, true },
 	[ROCEMU_OP_ADVISE_MR] = { op_advise_mr, true },
+	[ROCEMU_OP_ALLOC_DM] = { op_alloc_dm, true },
+	[ROCEMU_OP_FREE_DM] = { op_free_dm, true },
+	[ROCEMU_OP_REG_DM_MR] = { op_reg_dm_mr, true },
+	[ROCEMU_OP_IMPORT_DEVICE] = { op_import_device, false },
+	[ROCEMU_OP_IMPORT_PD] = { op_import_pd, true },
+	[ROCEMU_OP_IMPORT_MR] = { op_import_mr, true },
+	[ROCEMU_OP_IMPORT_DM] = { op_import_dm, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -74,6 +74,7 @@ struct rocemu_device {
 	uint64_t rx_dropped;		/* port down, malformed, bad ICRC, no such QP */
 	uint64_t rx_icrc_errors;
 	uint32_t num_pd, num_mr, num_cq, num_qp, num_srq;
+	uint64_t dm_used;		/* dm.c: bytes of ROCEMU_DM_MAX_SIZE allocated */
 	struct rocemu_device_counters counters;
 	struct rocemu_fault *fault;	/* fault_inject.c: NULL when no faults */
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */

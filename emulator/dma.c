@@ -7,18 +7,21 @@
 #include "emulator/mkey.h"
 
 int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
-		    unsigned int access, uint64_t *addr)
+		    unsigned int access, struct rocemu_dma_seg *seg)
 {
 	struct rocemu_mkey_ref ref;
 	int err = rocemu_mkey_resolve(qp, rkey, ROCEMU_MKEY_REMOTE, va, len, access, &ref);
 
-	if (!err)
-		*addr = ref.addr;
+	if (!err) {
+		seg->iov.iov_base = (void *)(uintptr_t)ref.addr;
+		seg->iov.iov_len = (size_t)len;
+		seg->pid = ref.pid;
+	}
 	return err;
 }
 
 int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, unsigned int nsge,
-		   uint64_t offset, uint64_t len, unsigned int access, struct iovec *remote,
+		   uint64_t offset, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		   unsigned int max, unsigned int *n)
 {
 	struct rocemu_mkey_ref ref;
@@ -41,8 +44,9 @@ int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, uns
 			return err;
 		if (*n == max)
 			return -EMSGSIZE;
-		remote[*n].iov_base = (void *)(uintptr_t)ref.addr;
-		remote[*n].iov_len = take;
+		remote[*n].iov.iov_base = (void *)(uintptr_t)ref.addr;
+		remote[*n].iov.iov_len = take;
+		remote[*n].pid = ref.pid;
 		(*n)++;
 		len -= take;
 		offset = 0;
@@ -92,10 +96,11 @@ static void cursor_advance(struct iov_cursor *c, size_t bytes)
 	}
 }
 
-int rocemu_dma_copy(pid_t pid, const struct iovec *local, unsigned int nlocal,
-		    const struct iovec *remote, unsigned int nremote, bool to_remote)
+/* Copy between the local cursor and remote iovecs all in process pid; 0 or -errno. */
+static int copy_run(pid_t pid, struct iov_cursor *lc, const struct iovec *remote,
+		    unsigned int nremote, bool to_remote)
 {
-	struct iov_cursor lc = { local, nlocal, 0, 0 }, rc = { remote, nremote, 0, 0 };
+	struct iov_cursor rc = { remote, nremote, 0, 0 };
 	static struct iovec lbuf[IOV_MAX], rbuf[IOV_MAX];
 	unsigned int nl, nr;
 	size_t bytes;
@@ -106,7 +111,7 @@ int rocemu_dma_copy(pid_t pid, const struct iovec *local, unsigned int nlocal,
 		bytes = cursor_take(&rc, SIZE_MAX, rbuf, &nr);
 		if (!bytes)
 			return 0;
-		bytes = cursor_take(&lc, bytes, lbuf, &nl);
+		bytes = cursor_take(lc, bytes, lbuf, &nl);
 		if (!bytes)
 			return -EFAULT;
 		cursor_take(&rc, bytes, rbuf, &nr);
@@ -117,7 +122,31 @@ int rocemu_dma_copy(pid_t pid, const struct iovec *local, unsigned int nlocal,
 			return -ESRCH;
 		if (done != (ssize_t)bytes)
 			return -EFAULT;
-		cursor_advance(&lc, bytes);
+		cursor_advance(lc, bytes);
 		cursor_advance(&rc, bytes);
 	}
+}
+
+int rocemu_dma_copy(pid_t owner, const struct iovec *local, unsigned int nlocal,
+		    const struct rocemu_dma_seg *remote, unsigned int nremote, bool to_remote)
+{
+	struct iov_cursor lc = { local, nlocal, 0, 0 };
+	struct iovec run[32];
+	unsigned int i = 0, n;
+	pid_t pid;
+	int err;
+
+	/* One process_vm_* call per run of segments in one process. */
+	while (i < nremote) {
+		pid = remote[i].pid;
+		for (n = 0; i < nremote && remote[i].pid == pid && n < 32; i++, n++)
+			run[n] = remote[i].iov;
+		err = copy_run(pid, &lc, run, n, to_remote);
+		/* Another process's memory gone is memory gone, not the QP's process. */
+		if (err == -ESRCH && pid != owner)
+			err = -EFAULT;
+		if (err)
+			return err;
+	}
+	return 0;
 }

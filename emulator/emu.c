@@ -16,6 +16,7 @@
 #include "emulator/egress.h"
 #include "emulator/ibdev_sysfs.h"
 #include "emulator/rx.h"
+#include "emulator/ufile.h"
 #include "emulator/xrcd.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
@@ -76,6 +77,8 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_idtable_init(&emu->srqs, 1, ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->xrcd_opens, 1, ROCEMU_MAX_XRCD_OPENS);
 	rocemu_list_init(&emu->xrcds);
+	rocemu_list_init(&emu->ufiles);
+	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;
@@ -141,6 +144,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 
 	rocemu_list_for_each_safe(c, tmp, &emu->clients, struct rocemu_client, node)
 		rocemu_client_free(c);
+	rocemu_ufile_free_all(emu);
 	for (i = 0; i < emu->num_devices; i++) {
 		rocemu_egress_stop(&emu->devices[i]);
 		device_port_close(emu, &emu->devices[i]);
@@ -158,6 +162,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	rocemu_idtable_free(&emu->qps);
 	rocemu_idtable_free(&emu->srqs);
 	rocemu_idtable_free(&emu->xrcd_opens);
+	rocemu_idtable_free(&emu->dms);
 	free(emu->reply_buf);
 	emu->reply_buf = NULL;
 }

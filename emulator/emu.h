@@ -31,6 +31,8 @@ struct rocemu_emu {
 	struct rocemu_idtable srqs;	/* shared receive queues (emulator/srq.c) */
 	struct rocemu_idtable xrcd_opens;	/* each context's opens of XRC domains (xrcd.c) */
 	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
+	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */
+	struct rocemu_idtable dms;	/* device memory (dm.c) */
 	uint32_t xrcd_seq;		/* number of the last XRC domain made */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */
 	int listen_fd;

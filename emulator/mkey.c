@@ -31,7 +31,7 @@ static struct rocemu_mw *mw_of_key(const struct rocemu_emu *emu, uint32_t key)
 	return mw && mw->rkey == key ? mw : NULL;
 }
 
-/* Validity, rights, then bounds of an MR access; the address in the owner's memory. */
+/* Validity, rights, then bounds of an MR access; the address in the MR's process. */
 static int mr_access(const struct rocemu_mr *mr, uint64_t va, uint64_t len, unsigned int access,
 		     uint64_t *addr)
 {
@@ -65,8 +65,12 @@ int rocemu_mkey_prefetch(const struct rocemu_client *c, const struct rocemu_pd *
 {
 	const struct rocemu_mr *mr = mr_of_key(c->emu, lkey);
 
-	/* mlx5's get_prefetchable_mr: only ODP MRs can be found for a prefetch. */
-	if (!mr || mr->owner != c || !(mr->access & IBV_ACCESS_ON_DEMAND))
+	/*
+	 * mlx5's get_prefetchable_mr: only ODP MRs can be found for a prefetch;
+	 * the shim faults pages in its own process, so only MRs over its memory.
+	 */
+	if (!mr || mr->file != c->ufile || mr->pid != c->pid ||
+	    !(mr->access & IBV_ACCESS_ON_DEMAND))
 		return -ENOENT;
 	if (mr->pd != pd)
 		return -EPERM;
@@ -82,7 +86,7 @@ int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mk
 			uint64_t va, uint64_t len, unsigned int access, struct rocemu_mkey_ref *ref)
 {
 	const struct rocemu_emu *emu = qp->owner->emu;
-	const struct rocemu_client *owner;
+	const struct rocemu_ufile *file;
 	const struct rocemu_pd *pd;
 
 	*ref = (struct rocemu_mkey_ref){ 0 };
@@ -91,21 +95,24 @@ int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mk
 		if (!ref->mw)
 			return -ENOKEY;	/* windows give remote access only */
 		ref->mr = ref->mw->mr;
-		owner = ref->mw->owner;
+		file = ref->mw->owner->ufile;
 		pd = ref->mw->pd;
 	} else {
 		ref->mr = mr_of_key(emu, key);
 		if (!ref->mr)
 			return -ENOKEY;
-		owner = ref->mr->owner;
+		file = ref->mr->file;
 		pd = ref->mr->pd;
 	}
-	if (owner != qp->owner)
+	/* The contexts of one ufile share keys (imports), as on one uverbs file. */
+	if (file != qp->owner->ufile)
 		return -ENOKEY;
 	if (pd != qp->pd)
 		return -EPERM;
 	if (use == ROCEMU_MKEY_INVALIDATE)
 		return 0;
+	if (ref->mr)
+		ref->pid = ref->mr->pid;
 	if (ref->mw)
 		return window_access(qp, ref->mw, va, len, access, &ref->addr);
 	return mr_access(ref->mr, va, len, access, &ref->addr);

@@ -6,7 +6,7 @@
  * resolve keys here.
  *
  * Errors, distinct so callers map them to NAKs and CQE syndromes:
- *   -ENOKEY  no such key for qp: unknown, another client's, invalidated,
+ *   -ENOKEY  no such key for qp: unknown, another ufile's, invalidated,
  *            an unbound window, a window key used as an lkey
  *   -EPERM   another PD than qp's, or a type 2 window bound to another QP
  *   -EACCES  the rights asked are not all granted
@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct rocemu_client;
 struct rocemu_pd;
@@ -33,7 +34,8 @@ enum rocemu_mkey_use {
 struct rocemu_mkey_ref {
 	struct rocemu_mr *mr;	/* NULL only for an unbound window to invalidate */
 	struct rocemu_mw *mw;	/* the window, or NULL for the MR's own key */
-	uint64_t addr;		/* of va in the owner's memory (LOCAL, REMOTE) */
+	uint64_t addr;		/* of va in process pid's memory (LOCAL, REMOTE) */
+	pid_t pid;		/* whose memory the MR covers */
 };
 
 /*

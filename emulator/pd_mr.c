@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/dm.h"
 #include "emulator/mkey.h"
 #include "emulator/mw.h"
 #include "emulator/proc_maps.h"
@@ -37,8 +38,8 @@ int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn)
 		free(pd);
 		return err;
 	}
-	pd->owner = c;
-	rocemu_list_add_tail(&c->pds, &pd->node);
+	pd->file = c->ufile;
+	rocemu_list_add_tail(&c->ufile->pds, &pd->node);
 	c->dev->num_pd++;
 	*pdn = pd->pdn;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u alloc", c->dev->name, pd->pdn);
@@ -49,15 +50,20 @@ struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn)
 {
 	struct rocemu_pd *pd = rocemu_idtable_get(&c->emu->pds, pdn);
 
-	return pd && pd->owner == c ? pd : NULL;
+	return pd && pd->file == c->ufile ? pd : NULL;
+}
+
+int rocemu_pd_import(struct rocemu_client *c, uint32_t pdn)
+{
+	return rocemu_pd_lookup(c, pdn) ? 0 : -ENOENT;
 }
 
 void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd)
 {
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u dealloc", pd->owner->dev->name, pd->pdn);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u dealloc", pd->file->dev->name, pd->pdn);
 	rocemu_idtable_remove(&emu->pds, pd->pdn);
 	rocemu_list_del(&pd->node);
-	pd->owner->dev->num_pd--;
+	pd->file->dev->num_pd--;
 	free(pd);
 }
 
@@ -74,7 +80,7 @@ int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn)
 }
 
 /* IBTA 10.6.3.1 (C10-20): remote write or atomic needs local write. */
-static int mr_access_check(uint32_t access)
+int rocemu_mr_access_check(uint32_t access)
 {
 	access &= ~IBV_ACCESS_OPTIONAL_RANGE;	/* best effort bits, ignored */
 	if (access & ~MR_ACCESS_SUPPORTED)
@@ -95,7 +101,7 @@ static bool mr_is_implicit(uint64_t addr, uint64_t length)
  * An ODP MR is not pinned: its pages need not exist yet, each access
  * faults them in (or fails). Checks and errno as mlx5_ib_reg_user_mr.
  */
-static int mr_range_check(struct rocemu_client *c, uint64_t addr, uint64_t length, uint64_t iova,
+static int mr_range_check(pid_t pid, uint64_t addr, uint64_t length, uint64_t iova,
 			  uint32_t access)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -111,14 +117,14 @@ static int mr_range_check(struct rocemu_client *c, uint64_t addr, uint64_t lengt
 	}
 	if (wraps)
 		return -EINVAL;	/* ib_umem_get */
-	return rocemu_proc_range_check(c->pid, addr, length, access & MR_ACCESS_WRITES);
+	return rocemu_proc_range_check(pid, addr, length, access & MR_ACCESS_WRITES);
 }
 
 static struct rocemu_mr *mr_lookup(struct rocemu_client *c, uint32_t handle)
 {
 	struct rocemu_mr *mr = rocemu_idtable_get(&c->emu->mrs, handle);
 
-	return mr && mr->owner == c ? mr : NULL;
+	return mr && mr->file == c->ufile ? mr : NULL;
 }
 
 static void mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
@@ -129,21 +135,12 @@ static void mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
 	resp->reserved = 0;
 }
 
-int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
-		  struct rocemu_reg_mr_resp *resp)
+int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, pid_t pid,
+		     uint64_t addr, uint64_t length, uint64_t iova, struct rocemu_mr **out)
 {
-	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
 	struct rocemu_mr *mr;
 	int err;
 
-	if (!pd)
-		return -EINVAL;
-	err = mr_access_check(req->access);
-	if (err)
-		return err;
-	err = mr_range_check(c, req->addr, req->length, req->iova, req->access);
-	if (err)
-		return err;
 	if (c->dev->num_mr >= ROCEMU_MAX_MR)
 		return -ENOMEM;
 	mr = calloc(1, sizeof(*mr));
@@ -159,19 +156,53 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 	/* 0x100 ends a receive WQE's SGE list (MLX5_INVALID_LKEY): never hand it out. */
 	if (mr->lkey == MLX5_INVALID_LKEY)
 		mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
-	mr->owner = c;
+	mr->file = c->ufile;
 	mr->pd = pd;
-	mr->access = req->access;
-	mr->addr = req->addr;
-	mr->length = req->length;
-	mr->iova = req->iova;
+	mr->access = access;
+	mr->pid = pid;
+	mr->addr = addr;
+	mr->length = length;
+	mr->iova = iova;
 	pd->users++;
 	c->dev->num_mr++;
-	rocemu_list_add_tail(&c->mrs, &mr->node);
-	mr_resp(mr, resp);
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u pd %u lkey 0x%08x addr 0x%llx len %llu access 0x%x",
-		   c->dev->name, mr->handle, pd->pdn, mr->lkey, (unsigned long long)mr->addr,
-		   (unsigned long long)mr->length, mr->access);
+	rocemu_list_add_tail(&c->ufile->mrs, &mr->node);
+	*out = mr;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u pd %u lkey 0x%08x pid %d addr 0x%llx len %llu access 0x%x",
+		   c->dev->name, mr->handle, pd->pdn, mr->lkey, (int)pid, (unsigned long long)addr,
+		   (unsigned long long)length, access);
+	return 0;
+}
+
+int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
+		  struct rocemu_reg_mr_resp *resp)
+{
+	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
+	struct rocemu_mr *mr;
+	int err;
+
+	if (!pd)
+		return -EINVAL;
+	err = rocemu_mr_access_check(req->access);
+	if (err)
+		return err;
+	err = mr_range_check(c->pid, req->addr, req->length, req->iova, req->access);
+	if (err)
+		return err;
+	err = rocemu_mr_create(c, pd, req->access, c->pid, req->addr, req->length, req->iova, &mr);
+	if (!err)
+		mr_resp(mr, resp);
+	return err;
+}
+
+int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_import_mr_resp *resp)
+{
+	struct rocemu_mr *mr = mr_lookup(c, handle);
+
+	if (!mr)
+		return -ENOENT;
+	resp->lkey = mr->lkey;
+	resp->rkey = mr->rkey;
+	resp->length = mr->length;
 	return 0;
 }
 
@@ -182,9 +213,11 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	struct rocemu_pd *pd;
 	uint64_t addr, length, iova;
 	uint32_t access;
+	pid_t pid;
 	int err;
 
-	if (!mr || !req->flags || (req->flags & ~MR_REREG_FLAGS))
+	/* A DM MR's translation is the device's: uverbs refuses rereg on it. */
+	if (!mr || mr->dm || !req->flags || (req->flags & ~MR_REREG_FLAGS))
 		return -EINVAL;
 	if (mr->bound_mws)
 		return -EBUSY;
@@ -193,13 +226,14 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	addr = mr->addr;
 	length = mr->length;
 	iova = mr->iova;
+	pid = mr->pid;
 	if (req->flags & IBV_REREG_MR_CHANGE_PD) {
 		pd = rocemu_pd_lookup(c, req->pdn);
 		if (!pd)
 			return -EINVAL;
 	}
 	if (req->flags & IBV_REREG_MR_CHANGE_ACCESS) {
-		err = mr_access_check(req->access);
+		err = rocemu_mr_access_check(req->access);
 		if (err)
 			return err;
 		access = req->access;
@@ -208,8 +242,9 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 		addr = req->addr;
 		length = req->length;
 		iova = req->iova;
+		pid = c->pid;	/* the new translation is the caller's memory, as uverbs takes it */
 	}
-	err = mr_range_check(c, addr, length, iova, access);
+	err = mr_range_check(pid, addr, length, iova, access);
 	if (err)
 		return err;
 
@@ -217,6 +252,7 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	pd->users++;
 	mr->pd = pd;
 	mr->access = access;
+	mr->pid = pid;
 	mr->addr = addr;
 	mr->length = length;
 	mr->iova = iova;
@@ -230,11 +266,13 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 {
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u dereg", mr->owner->dev->name, mr->handle);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u dereg", mr->file->dev->name, mr->handle);
 	rocemu_idtable_remove(&emu->mrs, mr->handle);
 	rocemu_list_del(&mr->node);
 	mr->pd->users--;
-	mr->owner->dev->num_mr--;
+	if (mr->dm)
+		mr->dm->users--;
+	mr->file->dev->num_mr--;
 	free(mr);
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Protection domains and memory regions. An MR records (pid, address,
- * length, access) of the client's memory; the DMA engine later reaches it
- * with process_vm_readv/writev after checking bounds, PD and access.
- * Functions return 0 or -errno; a handle the connection does not own is
- * -EINVAL.
+ * length, access) of the registering process's memory, or of the daemon's
+ * own for device memory; the DMA engine later reaches it with
+ * process_vm_readv/writev after checking bounds, PD and access. Both
+ * belong to the ufile of the context that made them (emulator/ufile.h), so
+ * every context of that ufile may use them. Functions return 0 or -errno;
+ * a handle of another ufile is -EINVAL (-ENOENT to import, as uverbs).
  */
 #ifndef ROCEMU_EMULATOR_PD_MR_H
 #define ROCEMU_EMULATOR_PD_MR_H
@@ -13,22 +15,25 @@
 #include <stdint.h>
 
 #include "emulator/client.h"
+#include "emulator/ufile.h"
 
 struct rocemu_pd {
-	struct rocemu_client *owner;
-	struct rocemu_list node;	/* in owner->pds */
+	struct rocemu_ufile *file;
+	struct rocemu_list node;	/* in file->pds */
 	uint32_t pdn;
 	uint32_t users;			/* MRs and QPs on it */
 };
 
 struct rocemu_mr {
-	struct rocemu_client *owner;
-	struct rocemu_list node;	/* in owner->mrs */
+	struct rocemu_ufile *file;
+	struct rocemu_list node;	/* in file->mrs */
 	uint32_t handle;
 	uint32_t lkey, rkey;
 	struct rocemu_pd *pd;
+	struct rocemu_dm *dm;		/* device memory it covers, or NULL */
 	uint32_t access;
-	uint64_t addr;			/* in the owner's address space */
+	pid_t pid;			/* whose memory: the registering process, or the daemon (DM) */
+	uint64_t addr;			/* in pid's address space */
 	uint64_t length;
 	uint64_t iova;
 	bool invalid;			/* after LOCAL_INV / SEND_WITH_INV: no key reaches it */
@@ -38,8 +43,10 @@ struct rocemu_mr {
 int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn);
 /* -EBUSY while MRs or QPs use it. */
 int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn);
-/* c's PD pdn, or NULL. */
+/* The PD pdn of c's ufile, or NULL. */
 struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn);
+/* IMPORT_PD: -ENOENT unless pdn is a PD of c's ufile. */
+int rocemu_pd_import(struct rocemu_client *c, uint32_t pdn);
 void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
 
 /*
@@ -51,6 +58,16 @@ void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
  */
 int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 		  struct rocemu_reg_mr_resp *resp);
+/*
+ * A new MR of c's ufile on pd over [addr, addr + length) of process pid,
+ * keyed from iova; access already checked. -ENOMEM past max_mr.
+ */
+int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, pid_t pid,
+		     uint64_t addr, uint64_t length, uint64_t iova, struct rocemu_mr **out);
+/* Access flags an MR may have (IBTA C10-20 included): 0 or -EINVAL. */
+int rocemu_mr_access_check(uint32_t access);
+/* IMPORT_MR: keys and length of MR handle of c's ufile; -ENOENT if none. */
+int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_import_mr_resp *resp);
 /*
  * Change translation, PD and/or access per req->flags; the keys stay and
  * the MR is valid again, as if deregistered and registered anew.

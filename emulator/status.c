@@ -10,6 +10,7 @@
 #include "emulator/client.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
+#include "emulator/dm.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
@@ -42,15 +43,20 @@ static void client_status(struct text *t, struct rocemu_client *c)
 {
 	struct rocemu_pd *pd;
 	struct rocemu_mr *mr;
+	struct rocemu_dm *dm;
 	struct rocemu_channel *ch;
 	struct rocemu_cq *cq;
 	struct rocemu_qp *qp;
 	struct rocemu_srq *srq;
 
 	text_add(t, "client pid %d comm %s device %s\n", (int)c->pid, c->comm, c->dev->name);
-	rocemu_list_for_each(pd, &c->pds, struct rocemu_pd, node)
+	/* The ufile's objects, under each context that shares them. */
+	rocemu_list_for_each(pd, &c->ufile->pds, struct rocemu_pd, node)
 		text_add(t, "  pd %u\n", pd->pdn);
-	rocemu_list_for_each(mr, &c->mrs, struct rocemu_mr, node)
+	rocemu_list_for_each(dm, &c->ufile->dms, struct rocemu_dm, node)
+		text_add(t, "  dm %u len %llu mrs %u\n", dm->handle, (unsigned long long)dm->length,
+			 dm->users);
+	rocemu_list_for_each(mr, &c->ufile->mrs, struct rocemu_mr, node)
 		text_add(t, "  mr %u pd %u lkey 0x%08x len %llu\n", mr->handle, mr->pd->pdn,
 			 mr->lkey, (unsigned long long)mr->length);
 	rocemu_list_for_each(ch, &c->channels, struct rocemu_channel, node)

@@ -2,8 +2,10 @@
 /*
  * Opening an emulated device: a control connection of its own, bound by
  * OPEN_DEVICE, and a struct verbs_context whose op tables carry the inline
- * verbs of verbs.h to the shim. cmd_fd is the control socket, async_fd the
- * daemon's event pipe.
+ * verbs of verbs.h to the shim. async_fd is the daemon's event pipe;
+ * cmd_fd names the context's object space (emulator/ufile.h), so that
+ * another process given it can ibv_import_device() a context sharing its
+ * PDs, MRs and device memory.
  */
 #include "shim.h"
 
@@ -11,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "rocemu/log.h"
 
@@ -71,21 +75,27 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	vctx->alloc_td = rocemu_alloc_td_op;
 	vctx->dealloc_td = rocemu_dealloc_td_op;
 	vctx->alloc_parent_domain = rocemu_alloc_parent_domain_op;
+	vctx->alloc_dm = rocemu_alloc_dm_op;
+	vctx->free_dm = rocemu_free_dm_op;
+	vctx->reg_dm_mr = rocemu_reg_dm_mr_op;
 	vctx->sz = sizeof(*vctx);
 	vctx->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 }
 
-/* fds from OPEN_DEVICE: async pipe, kick eventfd, context page memfd. */
-enum { OPEN_FD_ASYNC, OPEN_FD_KICK, OPEN_FD_PAGE, OPEN_FD__COUNT };
+/* fds from OPEN_DEVICE: async pipe, kick eventfd, context page memfd, cmd_fd (not on import). */
+enum { OPEN_FD_ASYNC, OPEN_FD_KICK, OPEN_FD_PAGE, OPEN_FD_CMD, OPEN_FD__COUNT };
 
-static struct ibv_context *context_open(struct rocemu_device *dev)
+/*
+ * A context of dev through op (OPEN_DEVICE, or IMPORT_DEVICE with cmd_fd,
+ * which the context then owns). NULL and errno on failure.
+ */
+static struct ibv_context *context_open(struct rocemu_device *dev, enum rocemu_ctrl_op op,
+					const void *req, int cmd_fd)
 {
-	struct rocemu_open_device_req req = { .dev_index = dev->info.index,
-					      .pid = (uint32_t)getpid() };
 	struct rocemu_open_device_resp resp;
 	struct rocemu_context *rctx;
 	struct ibv_context *ctx;
-	int fds[OPEN_FD__COUNT], err;
+	int fds[OPEN_FD__COUNT], nfds = cmd_fd < 0 ? OPEN_FD__COUNT : OPEN_FD_CMD, err;
 
 	rctx = calloc(1, sizeof(*rctx));
 	if (!rctx) {
@@ -95,10 +105,11 @@ static struct ibv_context *context_open(struct rocemu_device *dev)
 	err = rocemu_conn_open(&rctx->conn);
 	if (err)
 		goto err_free;
-	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_OPEN_DEVICE, &req, &resp, fds,
-			       OPEN_FD__COUNT);
+	err = rocemu_conn_call(&rctx->conn, op, req, &resp, fds, nfds);
 	if (err)
 		goto err_conn;
+	if (cmd_fd < 0)
+		cmd_fd = fds[OPEN_FD_CMD];
 	rctx->page_size = resp.context_page_size;
 	if (rctx->page_size < sizeof(*rctx->page)) {
 		close(fds[OPEN_FD_PAGE]);
@@ -116,17 +127,20 @@ static struct ibv_context *context_open(struct rocemu_device *dev)
 	rctx->kick_fd = fds[OPEN_FD_KICK];
 	ctx = &rctx->vctx.context;
 	ctx->device = &dev->ibdev;
-	ctx->cmd_fd = rctx->conn.fd;
+	ctx->cmd_fd = cmd_fd;
 	ctx->async_fd = fds[OPEN_FD_ASYNC];
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	context_fill_ops(rctx);
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s opened", rctx->info.name);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s %s", rctx->info.name,
+		   op == ROCEMU_OP_OPEN_DEVICE ? "opened" : "imported");
 	return ctx;
 
 err_fds:
 	close(fds[OPEN_FD_ASYNC]);
 	close(fds[OPEN_FD_KICK]);
+	if (op == ROCEMU_OP_OPEN_DEVICE)
+		close(fds[OPEN_FD_CMD]);
 err_conn:
 	rocemu_conn_close(&rctx->conn);
 err_free:
@@ -139,9 +153,56 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct rocemu_device *dev = rocemu_device_of(device);
 
+	struct rocemu_open_device_req req = { .pid = (uint32_t)getpid() };
+
 	if (!dev)
 		return REAL(ibv_open_device)(device);
-	return context_open(dev);
+	req.dev_index = dev->info.index;
+	return context_open(dev, ROCEMU_OP_OPEN_DEVICE, &req, -1);
+}
+
+/* The header an emulated context's cmd_fd holds, peeked; false for any other fd. */
+static bool cmd_fd_read(int cmd_fd, struct rocemu_cmd_file_hdr *hdr)
+{
+	struct stat st;
+
+	return !fstat(cmd_fd, &st) && S_ISSOCK(st.st_mode) &&
+	       recv(cmd_fd, hdr, sizeof(*hdr), MSG_PEEK | MSG_DONTWAIT) == (ssize_t)sizeof(*hdr) &&
+	       hdr->magic == ROCEMU_CMD_FILE_MAGIC;
+}
+
+/* The emulated device of index, from a fresh device list (as libibverbs looks it up). */
+static struct rocemu_device *device_of_index(uint32_t index)
+{
+	struct rocemu_device *found = NULL, *d;
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int i;
+
+	for (i = 0; list && list[i] && !found; i++) {
+		d = rocemu_device_of(list[i]);
+		if (d && d->info.index == index)
+			found = d;
+	}
+	if (list)
+		ibv_free_device_list(list);
+	return found;
+}
+
+struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	struct rocemu_import_device_req req = { .pid = (uint32_t)getpid() };
+	struct rocemu_cmd_file_hdr hdr;
+	struct rocemu_device *dev;
+
+	if (!cmd_fd_read(cmd_fd, &hdr))
+		return REAL(ibv_import_device)(cmd_fd);
+	dev = device_of_index(hdr.dev_index);
+	if (!dev) {
+		errno = ENODEV;
+		return NULL;
+	}
+	memcpy(req.token, hdr.token, sizeof(req.token));
+	return context_open(dev, ROCEMU_OP_IMPORT_DEVICE, &req, cmd_fd);
 }
 
 int ibv_close_device(struct ibv_context *context)
@@ -156,6 +217,7 @@ int ibv_close_device(struct ibv_context *context)
 	munmap(rctx->page, rctx->page_size);
 	close(rctx->kick_fd);
 	close(context->async_fd);
+	close(context->cmd_fd);
 	rocemu_qp_table_free(rctx);
 	pthread_mutex_destroy(&context->mutex);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s closed", rctx->info.name);

@@ -60,6 +60,42 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	struct rocemu_handle_req req = { .handle = pd_handle };
+	struct rocemu_alloc_pd_resp resp;
+	struct rocemu_pd *pd;
+	int err;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(ibv_import_pd)(context, pd_handle);
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_IMPORT_PD, &req, &resp, NULL, 0);
+	if (err) {
+		free(pd);
+		errno = -err;
+		return NULL;
+	}
+	pd->pdn = resp.pdn;
+	pd->ibpd.context = context;
+	pd->ibpd.handle = resp.pdn;
+	return &pd->ibpd;
+}
+
+/* The local object only: the PD stays in the daemon for its other users (mlx5_unimport_pd). */
+void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	if (!rocemu_pd_is_ours(pd)) {
+		REAL(ibv_unimport_pd)(pd);
+		return;
+	}
+	free(to_rpd(pd));
+}
+
 static struct ibv_mr *mr_register(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t iova, unsigned int access)
 {
@@ -189,4 +225,45 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 		return rocemu_errno_value(err);
 	free(to_rmr(mr));
 	return 0;
+}
+
+/* As ibv_cmd_query_mr: keys and length; addr is NULL, as the man page says. */
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct rocemu_handle_req req = { .handle = mr_handle };
+	struct rocemu_import_mr_resp resp;
+	struct rocemu_mr *mr;
+	int err;
+
+	if (!rocemu_pd_is_ours(pd))
+		return REAL(ibv_import_mr)(pd, mr_handle);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_IMPORT_MR, &req, &resp,
+			       NULL, 0);
+	if (err) {
+		free(mr);
+		errno = -err;
+		return NULL;
+	}
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = NULL;
+	mr->ibmr.length = resp.length;
+	mr->ibmr.handle = mr_handle;
+	mr->ibmr.lkey = resp.lkey;
+	mr->ibmr.rkey = resp.rkey;
+	return &mr->ibmr;
+}
+
+void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	if (!rocemu_ctx_is_ours(mr->context)) {
+		REAL(ibv_unimport_mr)(mr);
+		return;
+	}
+	free(to_rmr(mr));
 }

@@ -56,8 +56,9 @@ int rocemu_query_device_ex_op(struct ibv_context *context,
 	err = ibv_query_device(context, &full.orig_attr);
 	if (err)
 		return err;
-	/* A ConnectX-5 on RoCE without timestamps, TSO, RSS or device memory. */
+	/* A ConnectX-5 on RoCE without timestamps, TSO or RSS. */
 	full.device_cap_flags_ex = (unsigned int)full.orig_attr.device_cap_flags;
+	full.max_dm_size = ROCEMU_DM_MAX_SIZE;
 	full.phys_port_cnt_ex = full.orig_attr.phys_port_cnt;
 	rocemu_odp_caps(&full);
 	copy_sized(attr, attr_size, &full, sizeof(full));

@@ -93,9 +93,13 @@ enum { ROCEMU_GID_TYPE_SYSFS_ROCE_V1 = 0, ROCEMU_GID_TYPE_SYSFS_ROCE_V2 = 1 };
 	X(ibv_detach_mcast, "IBVERBS_1.1")				\
 	X(ibv_query_ece, "IBVERBS_1.10")				\
 	X(ibv_set_ece, "IBVERBS_1.10")					\
+	X(ibv_import_device, "IBVERBS_1.10")				\
 	X(ibv_import_pd, "IBVERBS_1.10")				\
+	X(ibv_unimport_pd, "IBVERBS_1.10")				\
 	X(ibv_import_mr, "IBVERBS_1.10")				\
+	X(ibv_unimport_mr, "IBVERBS_1.10")				\
 	X(ibv_import_dm, "IBVERBS_1.13")				\
+	X(ibv_unimport_dm, "IBVERBS_1.13")				\
 	X(ibv_reg_dmabuf_mr, "IBVERBS_1.12")				\
 	X(ibv_query_qp_data_in_order, "IBVERBS_1.14")
 
@@ -506,6 +510,12 @@ int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uin
 			struct ibv_sge *sg_list, uint32_t num_sge);
 /* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
 void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
+
+/* dm.c: device memory (verbs_context ops alloc_dm, free_dm, reg_dm_mr). */
+struct ibv_dm *rocemu_alloc_dm_op(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
+int rocemu_free_dm_op(struct ibv_dm *dm);
+struct ibv_mr *rocemu_reg_dm_mr_op(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset,
+				   size_t length, unsigned int access);
 
 /* xrcd.c: XRC domains (verbs_context ops open_xrcd, close_xrcd). */
 struct ibv_xrcd *rocemu_open_xrcd_op(struct ibv_context *context,

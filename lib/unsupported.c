@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Exported verbs for what an emulated device does not offer (yet):
- * ECE, imported objects, dma-buf MRs. In
+ * ECE, dma-buf MRs. In
  * libibverbs each of them calls the provider through private state an
  * emulated context lacks, so they are answered here as rdma-core answers
  * for a provider without the op; real devices get the real library.
@@ -28,23 +28,6 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
 {
 	return rocemu_ctx_is_ours(qp->context) ? 0 : REAL(ibv_query_qp_data_in_order)(qp, op, flags);
-}
-
-struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
-{
-	return rocemu_ctx_is_ours(context) ? not_supported() :
-					     REAL(ibv_import_pd)(context, pd_handle);
-}
-
-struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
-{
-	return rocemu_pd_is_ours(pd) ? not_supported() : REAL(ibv_import_mr)(pd, mr_handle);
-}
-
-struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
-{
-	return rocemu_ctx_is_ours(context) ? not_supported() :
-					     REAL(ibv_import_dm)(context, dm_handle);
 }
 
 struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova,

@@ -17,6 +17,7 @@
 
 #include "emulator/atomic.h"
 #include "emulator/device.h"
+#include "emulator/dma.h"
 #include "emulator/qp_timer.h"
 #include "emulator/wqe.h"
 
@@ -257,7 +258,7 @@ struct rocemu_rc_msg {
 	uint32_t length;
 	enum rocemu_rc_src src;
 	const struct rocemu_send_wqe *wqe;	/* SGL, INLINE */
-	uint64_t mr_addr;		/* MR: checked address in the owner's memory */
+	struct rocemu_dma_seg mr;	/* MR: checked start of the range, in its process */
 	uint64_t reth_va;		/* RETH of the first packet */
 	uint32_t reth_rkey, reth_len;
 	__be32 imm;			/* ImmDt of the last packet */

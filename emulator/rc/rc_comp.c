@@ -213,7 +213,8 @@ static enum comp_state comp_read(struct comp_ctx *c)
 	struct rocemu_rc_req *req = c->req;
 	const struct rocemu_pkt *pkt = c->pkt;
 	struct rocemu_send_wqe *w = &req->comp_wqe;
-	struct iovec remote[ROCEMU_MAX_SGE], local;
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct iovec local;
 	struct rocemu_rc_wqe *e;
 	uint32_t offset;
 	unsigned int n;
@@ -259,7 +260,8 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	struct rocemu_rc_req *req = c->req;
 	const struct rocemu_pkt *pkt = c->pkt;
 	struct rocemu_send_wqe *w = &req->comp_wqe;
-	struct iovec remote[ROCEMU_MAX_SGE], local;
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct iovec local;
 	struct rocemu_rc_wqe *e;
 	uint64_t orig;
 	unsigned int n;

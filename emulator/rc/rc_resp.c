@@ -161,11 +161,12 @@ static void resp_owe_atomic(struct resp_ctx *c, uint32_t psn, uint64_t orig)
 }
 
 /* The READ's R_Key grants its whole range (again before each burst: a key may go meanwhile). */
-static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res *r, uint64_t *addr)
+static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res *r,
+			 struct rocemu_dma_seg *seg)
 {
-	*addr = 0;
+	*seg = (struct rocemu_dma_seg){ .pid = 0 };
 	return r->length ? rocemu_dma_rkey(qp, r->rkey, r->va, r->length, IBV_ACCESS_REMOTE_READ,
-					   addr) : 0;
+					   seg) : 0;
 }
 
 static enum resp_state resp_check_psn(struct resp_ctx *c)
@@ -381,11 +382,11 @@ static enum resp_state resp_read_reply(struct resp_ctx *c)
 		.length = rocemu_reth_dma_len(reth),
 	};
 	struct rocemu_rc_res *owed = c->duplicate ? res_read_at(resp, c->pkt->psn) : NULL;
-	uint64_t addr;
+	struct rocemu_dma_seg seg;
 
 	read.last_psn = rocemu_psn_add(read.psn, rocemu_rc_npkts(c->qp, read.length) - 1);
 	c->err = RC_ERR_REM_ACCESS;
-	c->dma_err = res_read_rkey(c->qp, &read, &addr);
+	c->dma_err = res_read_rkey(c->qp, &read, &seg);
 	if (c->dma_err)
 		return RESP_ERROR;
 	if (owed) {
@@ -511,7 +512,7 @@ static enum rocemu_rc_err res_read_send(struct rocemu_qp *qp, const struct rocem
 	};
 
 	*sent = 0;
-	*dma_err = res_read_rkey(qp, r, &m.mr_addr);
+	*dma_err = res_read_rkey(qp, r, &m.mr);
 	if (*dma_err)
 		return RC_ERR_REM_ACCESS;
 	*dma_err = rocemu_rc_send_msg(qp, &m, r->next * qp->path.mtu, budget, sent);

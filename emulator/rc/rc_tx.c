@@ -126,7 +126,7 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
 			  uint32_t off, uint32_t len, const struct iovec *local, unsigned int nlocal)
 {
-	struct iovec remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	unsigned int n = 0, i;
 	int err;
 
@@ -144,8 +144,9 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 			return err;
 		break;
 	case RC_SRC_MR:
-		remote[0].iov_base = (void *)(uintptr_t)(m->mr_addr + off);
-		remote[0].iov_len = len;
+		remote[0] = m->mr;
+		remote[0].iov.iov_base = (char *)remote[0].iov.iov_base + off;
+		remote[0].iov.iov_len = len;
 		n = 1;
 		break;
 	case RC_SRC_NONE:

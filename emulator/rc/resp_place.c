@@ -34,21 +34,21 @@ bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, u
 
 int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth)
 {
-	uint64_t addr;
+	struct rocemu_dma_seg seg;
 
 	resp->write_va = rocemu_reth_va(reth);
 	resp->write_rkey = rocemu_reth_rkey(reth);
 	resp->write_left = rocemu_reth_dma_len(reth);
 	/* A zero-length WRITE touches no memory, so no key is checked (IBTA 9.4.4). */
 	return resp->write_left ? rocemu_dma_rkey(qp, resp->write_rkey, resp->write_va,
-						  resp->write_left, IBV_ACCESS_REMOTE_WRITE, &addr)
+						  resp->write_left, IBV_ACCESS_REMOTE_WRITE, &seg)
 				: 0;
 }
 
 int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			   const struct iovec *data)
 {
-	struct iovec remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 	int err;
 
@@ -60,18 +60,15 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			    const struct iovec *data)
 {
-	struct iovec remote;
-	uint64_t addr;
+	struct rocemu_dma_seg remote;
 	int err;
 
 	if (data->iov_len > resp->write_left)
 		return -EMSGSIZE;
 	err = rocemu_dma_rkey(qp, resp->write_rkey, resp->write_va, data->iov_len,
-			      IBV_ACCESS_REMOTE_WRITE, &addr);
+			      IBV_ACCESS_REMOTE_WRITE, &remote);
 	if (err)
 		return err;
-	remote.iov_base = (void *)(uintptr_t)addr;
-	remote.iov_len = data->iov_len;
 	resp->write_va += data->iov_len;
 	resp->write_left -= (uint32_t)data->iov_len;
 	return rocemu_dma_copy(qp->owner->pid, data, 1, &remote, 1, true);

@@ -85,7 +85,7 @@ static enum req_state req_fetch(struct req_ctx *c)
 static enum req_state req_check_local(struct req_ctx *c)
 {
 	const struct rocemu_send_wqe *w = &c->req->wqe;
-	struct iovec remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 
 	if (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)

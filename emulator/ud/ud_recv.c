@@ -44,7 +44,7 @@ static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 	const struct rocemu_ipv4_udp flow = { .saddr = pkt->saddr, .daddr = pkt->daddr };
 	uint8_t grh[GRH_BYTES] = { 0 };
 	struct iovec local[2] = { { grh, GRH_BYTES }, { (void *)pkt->payload, pkt->paylen } };
-	struct iovec remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	struct iphdr ip;
 	unsigned int n;
 	int err;

@@ -56,7 +56,8 @@ static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_
 /* The payload of w into stage at off: inline bytes or a gather by DMA. */
 static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, size_t off)
 {
-	struct iovec local = { stage + off, w->length }, remote[ROCEMU_MAX_SGE];
+	struct iovec local = { stage + off, w->length };
+	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 	int err;
 

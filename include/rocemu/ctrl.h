@@ -64,6 +64,13 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_ATTACH_MCAST,
 	ROCEMU_OP_DETACH_MCAST,
 	ROCEMU_OP_ADVISE_MR,		/* ibv_advise_mr: the daemon checks, the shim prefetches */
+	ROCEMU_OP_ALLOC_DM,		/* fd: memfd of the device memory */
+	ROCEMU_OP_FREE_DM,
+	ROCEMU_OP_REG_DM_MR,
+	ROCEMU_OP_IMPORT_DEVICE,	/* as OPEN_DEVICE, into the object space a cmd_fd names */
+	ROCEMU_OP_IMPORT_PD,
+	ROCEMU_OP_IMPORT_MR,
+	ROCEMU_OP_IMPORT_DM,		/* fd: memfd of the device memory */
 	ROCEMU_OP__COUNT
 };
 
@@ -109,7 +116,7 @@ struct rocemu_open_device_req {
 	uint32_t pid;
 };
 
-/* fds: [0] async event pipe (read end), [1] kick eventfd, [2] context page memfd */
+/* fds: [0] async event pipe (read end), [1] kick eventfd, [2] context page memfd, [3] cmd_fd */
 struct rocemu_open_device_resp {
 	struct rocemu_dev_info dev;
 	uint32_t context_page_size;
@@ -125,6 +132,26 @@ struct rocemu_context_page {
 	 * daemon scans only the contexts whose value changed. */
 	uint32_t doorbell_seq;
 	uint32_t reserved[14];
+};
+
+/*
+ * A context's cmd_fd: a sealed memfd holding this header. Whoever holds
+ * the fd can read the token, and IMPORT_DEVICE with the token opens a
+ * context on the same objects, as the kernel's uverbs file does.
+ */
+#define ROCEMU_CMD_FILE_MAGIC 0x52434d46u /* "RCMF" */
+#define ROCEMU_CMD_TOKEN_LEN 16
+
+struct rocemu_cmd_file_hdr {
+	uint32_t magic;
+	uint32_t dev_index;
+	uint8_t token[ROCEMU_CMD_TOKEN_LEN];
+};
+
+struct rocemu_import_device_req {
+	uint8_t token[ROCEMU_CMD_TOKEN_LEN];
+	uint32_t pid;
+	uint32_t reserved;
 };
 
 struct rocemu_query_device_resp {
@@ -327,6 +354,41 @@ struct rocemu_open_xrcd_resp {
 	uint32_t xrcdn;		/* the domain, the same for every open of one file */
 };
 
+/* Device memory: the MEMIC of a ConnectX-5 (max_dm_size), allocated in 64-byte units. */
+#define ROCEMU_DM_MAX_SIZE (128 * 1024)
+#define ROCEMU_DM_UNIT 64
+/* Largest log_align_req: a page, where every region starts. */
+#define ROCEMU_DM_MAX_LOG_ALIGN 12
+
+struct rocemu_alloc_dm_req {
+	uint64_t length;
+	uint32_t log_align_req;
+	uint32_t reserved;
+};
+
+/* fd: the memfd; the region is its first length bytes. */
+struct rocemu_dm_resp {	/* alloc_dm, import_dm */
+	uint32_t handle;
+	uint32_t reserved;
+	uint64_t length;
+	uint64_t map_size;	/* bytes to mmap */
+};
+
+struct rocemu_reg_dm_mr_req {
+	uint32_t pdn;
+	uint32_t dm;
+	uint64_t offset;
+	uint64_t length;
+	uint32_t access;
+	uint32_t reserved;
+};
+
+struct rocemu_import_mr_resp {
+	uint32_t lkey;
+	uint32_t rkey;
+	uint64_t length;
+};
+
 struct rocemu_mcast_req {	/* attach_mcast, detach_mcast */
 	uint32_t qpn;
 	uint32_t reserved;
@@ -438,6 +500,13 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_ATTACH_MCAST] = { sizeof(struct rocemu_mcast_req), 0 },
 	[ROCEMU_OP_DETACH_MCAST] = { sizeof(struct rocemu_mcast_req), 0 },
 	[ROCEMU_OP_ADVISE_MR] = { sizeof(struct rocemu_advise_mr_req), sizeof(struct rocemu_advise_mr_resp) },
+	[ROCEMU_OP_ALLOC_DM] = { sizeof(struct rocemu_alloc_dm_req), sizeof(struct rocemu_dm_resp) },
+	[ROCEMU_OP_FREE_DM] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_REG_DM_MR] = { sizeof(struct rocemu_reg_dm_mr_req), sizeof(struct rocemu_reg_mr_resp) },
+	[ROCEMU_OP_IMPORT_DEVICE] = { sizeof(struct rocemu_import_device_req), sizeof(struct rocemu_open_device_resp) },
+	[ROCEMU_OP_IMPORT_PD] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_alloc_pd_resp) },
+	[ROCEMU_OP_IMPORT_MR] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_import_mr_resp) },
+	[ROCEMU_OP_IMPORT_DM] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_dm_resp) },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -475,6 +544,13 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_ATTACH_MCAST] = "ATTACH_MCAST",
 	[ROCEMU_OP_DETACH_MCAST] = "DETACH_MCAST",
 	[ROCEMU_OP_ADVISE_MR] = "ADVISE_MR",
+	[ROCEMU_OP_ALLOC_DM] = "ALLOC_DM",
+	[ROCEMU_OP_FREE_DM] = "FREE_DM",
+	[ROCEMU_OP_REG_DM_MR] = "REG_DM_MR",
+	[ROCEMU_OP_IMPORT_DEVICE] = "IMPORT_DEVICE",
+	[ROCEMU_OP_IMPORT_PD] = "IMPORT_PD",
+	[ROCEMU_OP_IMPORT_MR] = "IMPORT_MR",
+	[ROCEMU_OP_IMPORT_DM] = "IMPORT_DM",
 };
 
 /* Fill a header for op with a body of len bytes. */

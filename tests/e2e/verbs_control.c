@@ -642,7 +642,7 @@ static void check_not_offered(struct dev *d)
 	check_null_errno(ibv_create_srq_ex(d->ctx, &xrc_srq), EINVAL,
 			 "create_srq_ex XRC without its domain and CQ -> EINVAL");
 	check_null_errno(ibv_create_ah(d->pd, &ah_attr), EINVAL, "create_ah, no RoCE GID -> EINVAL");
-	check_null_errno(ibv_import_pd(d->ctx, 1), EOPNOTSUPP, "import_pd -> EOPNOTSUPP");
+	check_null_errno(ibv_import_pd(d->ctx, 0xfffffff0), ENOENT, "import_pd of no PD -> ENOENT");
 	check_null_errno(ibv_reg_dmabuf_mr(d->pd, 0, 4096, 0, -1, IBV_ACCESS_LOCAL_WRITE),
 			 EOPNOTSUPP, "reg_dmabuf_mr -> EOPNOTSUPP");
 	check(qp != NULL, errno, "create_qp for the QP verbs not offered");

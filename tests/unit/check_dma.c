@@ -18,15 +18,15 @@
 
 #define IOV_SLOTS 4
 
-static uint64_t addr;
+static struct rocemu_dma_seg seg;
 
 static int rkey_check(uint32_t rkey, const void *va, uint64_t len, unsigned int access)
 {
-	return rocemu_dma_rkey(fx_emu_qp(), rkey, (uintptr_t)va, len, access, &addr);
+	return rocemu_dma_rkey(fx_emu_qp(), rkey, (uintptr_t)va, len, access, &seg);
 }
 
 static int sgl_check(const struct rocemu_sge *sge, unsigned int nsge, uint64_t offset,
-		     uint64_t len, unsigned int access, struct iovec *iov, unsigned int max,
+		     uint64_t len, unsigned int access, struct rocemu_dma_seg *iov, unsigned int max,
 		     unsigned int *n)
 {
 	return rocemu_dma_sgl(fx_emu_qp(), sge, nsge, offset, len, access, iov, max, n);
@@ -35,9 +35,9 @@ static int sgl_check(const struct rocemu_sge *sge, unsigned int nsge, uint64_t o
 START_TEST(test_rkey_in_bounds)
 {
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + 100, 200, IBV_ACCESS_REMOTE_WRITE), 0);
-	ck_assert_uint_eq(addr, (uintptr_t)(fx.buf + 100));
+	ck_assert_ptr_eq(seg.iov.iov_base, fx.buf + 100);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf, FX_BUF_BYTES, IBV_ACCESS_REMOTE_READ), 0);
-	ck_assert_uint_eq(addr, (uintptr_t)fx.buf);
+	ck_assert_ptr_eq(seg.iov.iov_base, fx.buf);
 }
 END_TEST
 
@@ -49,7 +49,7 @@ START_TEST(test_rkey_out_of_bounds)
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf - 1, 8, rw), -ERANGE);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf, FX_BUF_BYTES + 1, rw), -ERANGE);
 	/* va + len wrapping around 2^64 is out of bounds too. */
-	ck_assert_int_eq(rocemu_dma_rkey(fx_emu_qp(), fx.rkey, UINT64_MAX - 3, 8, rw, &addr),
+	ck_assert_int_eq(rocemu_dma_rkey(fx_emu_qp(), fx.rkey, UINT64_MAX - 3, 8, rw, &seg),
 			 -ERANGE);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + 8, UINT64_MAX, rw), -ERANGE);
 }
@@ -69,7 +69,7 @@ START_TEST(test_wrong_pd)
 	uint32_t key = fx_mr_reg(fx.client, pd2, fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE |
 				 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	const struct rocemu_sge sge = { .addr = (uintptr_t)fx.buf, .length = 16, .key = key };
-	struct iovec iov[IOV_SLOTS];
+	struct rocemu_dma_seg iov[IOV_SLOTS];
 	unsigned int n;
 
 	ck_assert_int_eq(rkey_check(key, fx.buf, 16, IBV_ACCESS_REMOTE_READ), -EPERM);
@@ -82,7 +82,7 @@ START_TEST(test_wrong_access)
 	uint32_t ro = fx_mr_reg(fx.client, fx.pdn, fx.buf, 4096, 0);
 	uint32_t lw = fx_mr_reg(fx.client, fx.pdn, fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE);
 	const struct rocemu_sge sge = { .addr = (uintptr_t)fx.buf, .length = 16, .key = ro };
-	struct iovec iov[IOV_SLOTS];
+	struct rocemu_dma_seg iov[IOV_SLOTS];
 	unsigned int n;
 
 	ck_assert_int_eq(rkey_check(ro, fx.buf, 16, IBV_ACCESS_REMOTE_READ), -EACCES);
@@ -101,7 +101,7 @@ START_TEST(test_lkey_of_other_client)
 	struct rocemu_client *other = fx_client_new();
 	uint32_t key = fx_mr_reg(other, fx_pd_alloc(other), fx.buf, 4096, IBV_ACCESS_LOCAL_WRITE);
 	const struct rocemu_sge sge = { .addr = (uintptr_t)fx.buf, .length = 16, .key = key };
-	struct iovec iov[IOV_SLOTS];
+	struct rocemu_dma_seg iov[IOV_SLOTS];
 	unsigned int n;
 
 	ck_assert_int_eq(sgl_check(&sge, 1, 0, 16, 0, iov, IOV_SLOTS, &n), -ENOKEY);
@@ -115,17 +115,17 @@ START_TEST(test_sgl_split)
 		{ .addr = (uintptr_t)(fx.buf + 100), .length = 20, .key = fx.lkey },
 		{ .addr = (uintptr_t)(fx.buf + 200), .length = 30, .key = fx.lkey },
 	};
-	struct iovec iov[IOV_SLOTS];
+	struct rocemu_dma_seg iov[IOV_SLOTS];
 	unsigned int n;
 
 	/* Bytes [15, 45): the last 15 of the second SGE and the first 15 of the third. */
 	ck_assert_int_eq(sgl_check(sge, 3, 15, 30, IBV_ACCESS_LOCAL_WRITE, iov, IOV_SLOTS, &n),
 			 0);
 	ck_assert_uint_eq(n, 2);
-	ck_assert_ptr_eq(iov[0].iov_base, fx.buf + 105);
-	ck_assert_uint_eq(iov[0].iov_len, 15);
-	ck_assert_ptr_eq(iov[1].iov_base, fx.buf + 200);
-	ck_assert_uint_eq(iov[1].iov_len, 15);
+	ck_assert_ptr_eq(iov[0].iov.iov_base, fx.buf + 105);
+	ck_assert_uint_eq(iov[0].iov.iov_len, 15);
+	ck_assert_ptr_eq(iov[1].iov.iov_base, fx.buf + 200);
+	ck_assert_uint_eq(iov[1].iov.iov_len, 15);
 	/* More bytes than the list holds, or than the iovecs given. */
 	ck_assert_int_eq(sgl_check(sge, 3, 0, 61, 0, iov, IOV_SLOTS, &n), -EMSGSIZE);
 	ck_assert_int_eq(sgl_check(sge, 3, 0, 60, 0, iov, 2, &n), -EMSGSIZE);
@@ -152,7 +152,8 @@ END_TEST
 START_TEST(test_copy)
 {
 	char out[] = "written", in[sizeof(out)] = "";
-	struct iovec local = { out, sizeof(out) }, remote = { fx.buf + 300, sizeof(out) };
+	struct iovec local = { out, sizeof(out) };
+	struct rocemu_dma_seg remote = { { fx.buf + 300, sizeof(out) }, getpid() };
 	long page = sysconf(_SC_PAGESIZE);
 	void *hole = mmap(NULL, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -162,7 +163,7 @@ START_TEST(test_copy)
 	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, false), 0);
 	ck_assert_str_eq(in, out);
 	ck_assert_ptr_ne(hole, MAP_FAILED);
-	remote.iov_base = hole;
+	remote.iov.iov_base = hole;
 	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, true), -EFAULT);
 	munmap(hole, (size_t)page);
 }
@@ -172,18 +173,22 @@ END_TEST
 START_TEST(test_copy_to_gone_process)
 {
 	char out[8] = "gone";
-	struct iovec local = { out, sizeof(out) }, remote = { out, sizeof(out) };
+	struct iovec local = { out, sizeof(out) };
+	struct rocemu_dma_seg remote = { { out, sizeof(out) }, 0 };
 	siginfo_t info;
 	pid_t pid = fork();
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(0);
+	remote.pid = pid;
 	/* Exited, not reaped yet: a zombie has no memory left. */
 	ck_assert_int_eq(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
 	ck_assert_int_eq(rocemu_dma_copy(pid, &local, 1, &remote, 1, true), -ESRCH);
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
 	ck_assert_int_eq(rocemu_dma_copy(pid, &local, 1, &remote, 1, false), -ESRCH);
+	/* Memory of a process that is not the QP's (an imported MR's) gone: a failed copy. */
+	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, false), -EFAULT);
 }
 END_TEST
 

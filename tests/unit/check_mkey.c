@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Key resolution (emulator/mkey.c) and the lifetimes it relies on: every
- * check an lkey or rkey passes (client, PD, the QP of a type 2 window,
+ * check an lkey or rkey passes (ufile, PD, the QP of a type 2 window,
  * validity, rights, bounds) with its own errno; a bound window keeps its MR
  * from deregistration and reregistration (EBUSY) and releases it when
  * invalidated, rebound or freed; ODP MRs (explicit, implicit) and the
@@ -27,14 +27,17 @@
 static struct rocemu_emu emu;
 static struct rocemu_device dev = { .name = "rocemu0" };
 static struct rocemu_client alice, bob;
+static struct rocemu_ufile alice_file, bob_file;
 static struct rocemu_qp qp, qp2, qp_other_pd, qp_bob;
 static char mem[2][MEM_SIZE];
 
-static void client_init(struct rocemu_client *c)
+static void client_init(struct rocemu_client *c, struct rocemu_ufile *f)
 {
-	*c = (struct rocemu_client){ .emu = &emu, .dev = &dev, .pid = getpid() };
-	rocemu_list_init(&c->pds);
-	rocemu_list_init(&c->mrs);
+	*f = (struct rocemu_ufile){ .emu = &emu, .dev = &dev, .sock = -1, .contexts = 1 };
+	rocemu_list_init(&f->pds);
+	rocemu_list_init(&f->mrs);
+	rocemu_list_init(&f->dms);
+	*c = (struct rocemu_client){ .emu = &emu, .dev = &dev, .pid = getpid(), .ufile = f };
 	rocemu_list_init(&c->mws);
 }
 
@@ -55,8 +58,8 @@ static void setup(void)
 	rocemu_idtable_init(&emu.pds, 1, 64);
 	rocemu_idtable_init(&emu.mrs, 1, 64);
 	rocemu_idtable_init(&emu.mws, 1, 64);
-	client_init(&alice);
-	client_init(&bob);
+	client_init(&alice, &alice_file);
+	client_init(&bob, &bob_file);
 	pd = pd_new(&alice);
 	qp = (struct rocemu_qp){ .owner = &alice, .qpn = 0x100, .pd = pd };
 	qp2 = (struct rocemu_qp){ .owner = &alice, .qpn = 0x101, .pd = pd };
@@ -73,9 +76,9 @@ static void client_objects_free(struct rocemu_client *c)
 
 	rocemu_list_for_each_safe(mw, mw_tmp, &c->mws, struct rocemu_mw, node)
 		rocemu_mw_free(&emu, mw);
-	rocemu_list_for_each_safe(mr, mr_tmp, &c->mrs, struct rocemu_mr, node)
+	rocemu_list_for_each_safe(mr, mr_tmp, &c->ufile->mrs, struct rocemu_mr, node)
 		rocemu_mr_free(&emu, mr);
-	rocemu_list_for_each_safe(pd, pd_tmp, &c->pds, struct rocemu_pd, node)
+	rocemu_list_for_each_safe(pd, pd_tmp, &c->ufile->pds, struct rocemu_pd, node)
 		rocemu_pd_free(&emu, pd);
 }
 
