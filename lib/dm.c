@@ -8,6 +8,7 @@
 #include "shim.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -35,18 +36,23 @@ static int dm_access(struct ibv_dm *ibdm, uint64_t dm_offset, void *host_addr, s
 		     bool read)
 {
 	struct rocemu_dm *dm = to_rdm(ibdm);
-	uint32_t *host = host_addr, *dev = dm->map + dm_offset / 4;
+	uint32_t *dev = dm->map + dm_offset / 4, word;
+	char *host = host_addr;
 	size_t i;
 
 	if (dm_offset > dm->length || length > dm->length - dm_offset)
 		return EFAULT;
 	if ((length & 3) || (dm_offset & 3))
 		return EINVAL;
+	/* The host buffer may be unaligned: memcpy there, whole words on the device. */
 	for (i = 0; i < length / 4; i++) {
-		if (read)
-			host[i] = __atomic_load_n(&dev[i], __ATOMIC_RELAXED);
-		else
-			__atomic_store_n(&dev[i], host[i], __ATOMIC_RELAXED);
+		if (read) {
+			word = __atomic_load_n(&dev[i], __ATOMIC_RELAXED);
+			memcpy(host + 4 * i, &word, sizeof(word));
+		} else {
+			memcpy(&word, host + 4 * i, sizeof(word));
+			__atomic_store_n(&dev[i], word, __ATOMIC_RELAXED);
+		}
 	}
 	return 0;
 }
