@@ -134,9 +134,6 @@ int rocemu_dm_reg_mr(struct rocemu_client *c, const struct rocemu_reg_dm_mr_req 
 		return err;
 	mr->dm = dm;
 	dm->users++;
-	resp->handle = mr->handle;
-	resp->lkey = mr->lkey;
-	resp->rkey = mr->rkey;
-	resp->reserved = 0;
+	rocemu_mr_resp(mr, resp);
 	return 0;
 }

@@ -127,12 +127,13 @@ static struct rocemu_mr *mr_lookup(struct rocemu_client *c, uint32_t handle)
 	return mr && mr->file == c->ufile ? mr : NULL;
 }
 
-static void mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
+void rocemu_mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
 {
 	resp->handle = mr->handle;
 	resp->lkey = mr->lkey;
 	resp->rkey = mr->rkey;
 	resp->reserved = 0;
+	resp->length = mr->length;
 }
 
 int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, pid_t pid,
@@ -190,19 +191,17 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 		return err;
 	err = rocemu_mr_create(c, pd, req->access, c->pid, req->addr, req->length, req->iova, &mr);
 	if (!err)
-		mr_resp(mr, resp);
+		rocemu_mr_resp(mr, resp);
 	return err;
 }
 
-int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_import_mr_resp *resp)
+int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_reg_mr_resp *resp)
 {
 	struct rocemu_mr *mr = mr_lookup(c, handle);
 
 	if (!mr)
 		return -ENOENT;
-	resp->lkey = mr->lkey;
-	resp->rkey = mr->rkey;
-	resp->length = mr->length;
+	rocemu_mr_resp(mr, resp);
 	return 0;
 }
 
@@ -257,7 +256,7 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	mr->length = length;
 	mr->iova = iova;
 	mr->invalid = false;
-	mr_resp(mr, resp);
+	rocemu_mr_resp(mr, resp);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u rereg pd %u addr 0x%llx len %llu access 0x%x",
 		   c->dev->name, mr->handle, pd->pdn, (unsigned long long)addr,
 		   (unsigned long long)length, access);

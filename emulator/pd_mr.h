@@ -66,8 +66,10 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 		     uint64_t addr, uint64_t length, uint64_t iova, struct rocemu_mr **out);
 /* Access flags an MR may have (IBTA C10-20 included): 0 or -EINVAL. */
 int rocemu_mr_access_check(uint32_t access);
-/* IMPORT_MR: keys and length of MR handle of c's ufile; -ENOENT if none. */
-int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_import_mr_resp *resp);
+/* What REG_MR and its kin answer about mr. */
+void rocemu_mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp);
+/* IMPORT_MR: handle, keys and length of MR handle of c's ufile; -ENOENT if none. */
+int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_reg_mr_resp *resp);
 /*
  * Change translation, PD and/or access per req->flags; the keys stay and
  * the MR is valid again, as if deregistered and registered anew.

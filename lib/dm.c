@@ -154,35 +154,13 @@ struct ibv_mr *rocemu_reg_dm_mr_op(struct ibv_pd *pd, struct ibv_dm *dm, uint64_
 		.pdn = to_rpd(pd)->pdn, .dm = dm->handle, .offset = dm_offset, .length = length,
 		.access = access & ~(unsigned int)IBV_ACCESS_OPTIONAL_RANGE,
 	};
-	struct rocemu_reg_mr_resp resp;
-	struct rocemu_mr *mr;
-	int err;
 
 	/* mlx5_reg_dm_mr, then ibv_cmd_reg_dm_mr: DM MRs are always zero based. */
 	if ((access & ~DM_ALLOWED_ACCESS) || !(access & IBV_ACCESS_ZERO_BASED)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_REG_DM_MR, &req, &resp,
-			       NULL, 0);
-	if (err) {
-		free(mr);
-		errno = -err;
-		return NULL;
-	}
-	mr->ibmr.context = pd->context;
-	mr->ibmr.pd = pd;
-	mr->ibmr.addr = NULL;
-	mr->ibmr.length = length;
-	mr->ibmr.handle = resp.handle;
-	mr->ibmr.lkey = resp.lkey;
-	mr->ibmr.rkey = resp.rkey;
-	return &mr->ibmr;
+	return rocemu_mr_new(pd, ROCEMU_OP_REG_DM_MR, &req, NULL);
 }
 
 struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)

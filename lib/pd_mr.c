@@ -96,6 +96,35 @@ void ibv_unimport_pd(struct ibv_pd *pd)
 	free(to_rpd(pd));
 }
 
+struct ibv_mr *rocemu_mr_new(struct ibv_pd *pd, enum rocemu_ctrl_op op, const void *req, void *addr)
+{
+	struct rocemu_reg_mr_resp resp;
+	struct rocemu_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = rocemu_conn_call(&to_rctx(pd->context)->conn, op, req, &resp, NULL, 0);
+	if (err) {
+		free(mr);
+		errno = -err;
+		return NULL;
+	}
+	mr->ibmr.context = pd->context;
+	mr->ibmr.pd = pd;
+	mr->ibmr.addr = addr;
+	mr->ibmr.length = resp.length;
+	mr->ibmr.handle = resp.handle;
+	mr->ibmr.lkey = resp.lkey;
+	mr->ibmr.rkey = resp.rkey;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u lkey 0x%x len %llu", to_rctx(pd->context)->info.name,
+		   resp.handle, resp.lkey, (unsigned long long)resp.length);
+	return &mr->ibmr;
+}
+
 static struct ibv_mr *mr_register(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t iova, unsigned int access)
 {
@@ -107,32 +136,8 @@ static struct ibv_mr *mr_register(struct ibv_pd *pd, void *addr, size_t length,
 		.length = length,
 		.iova = iova,
 	};
-	struct rocemu_reg_mr_resp resp;
-	struct rocemu_mr *mr;
-	int err;
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_REG_MR, &req, &resp,
-			       NULL, 0);
-	if (err) {
-		free(mr);
-		errno = -err;
-		return NULL;
-	}
-	mr->ibmr.context = pd->context;
-	mr->ibmr.pd = pd;
-	mr->ibmr.addr = addr;
-	mr->ibmr.length = length;
-	mr->ibmr.handle = resp.handle;
-	mr->ibmr.lkey = resp.lkey;
-	mr->ibmr.rkey = resp.rkey;
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u lkey 0x%x len %zu",
-		   to_rctx(pd->context)->info.name, resp.handle, resp.lkey, length);
-	return &mr->ibmr;
+	return rocemu_mr_new(pd, ROCEMU_OP_REG_MR, &req, addr);
 }
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
@@ -231,32 +236,10 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
 	struct rocemu_handle_req req = { .handle = mr_handle };
-	struct rocemu_import_mr_resp resp;
-	struct rocemu_mr *mr;
-	int err;
 
 	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_import_mr)(pd, mr_handle);
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	err = rocemu_conn_call(&to_rctx(pd->context)->conn, ROCEMU_OP_IMPORT_MR, &req, &resp,
-			       NULL, 0);
-	if (err) {
-		free(mr);
-		errno = -err;
-		return NULL;
-	}
-	mr->ibmr.context = pd->context;
-	mr->ibmr.pd = pd;
-	mr->ibmr.addr = NULL;
-	mr->ibmr.length = resp.length;
-	mr->ibmr.handle = mr_handle;
-	mr->ibmr.lkey = resp.lkey;
-	mr->ibmr.rkey = resp.rkey;
-	return &mr->ibmr;
+	return rocemu_mr_new(pd, ROCEMU_OP_IMPORT_MR, &req, NULL);
 }
 
 void ibv_unimport_mr(struct ibv_mr *mr)

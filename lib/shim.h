@@ -511,6 +511,13 @@ int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uin
 /* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
 void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
 
+/*
+ * pd_mr.c: the MR the daemon answers op (REG_MR, REG_DM_MR, IMPORT_MR)
+ * with, its keys, handle and length from the answer, addr as given.
+ * NULL and errno on failure.
+ */
+struct ibv_mr *rocemu_mr_new(struct ibv_pd *pd, enum rocemu_ctrl_op op, const void *req, void *addr);
+
 /* dm.c: device memory (verbs_context ops alloc_dm, free_dm, reg_dm_mr). */
 struct ibv_dm *rocemu_alloc_dm_op(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
 int rocemu_free_dm_op(struct ibv_dm *dm);

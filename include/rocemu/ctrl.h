@@ -185,11 +185,12 @@ struct rocemu_reg_mr_req {
 	uint64_t iova;		/* address the keys are used with on the wire */
 };
 
-struct rocemu_reg_mr_resp {
+struct rocemu_reg_mr_resp {	/* reg_mr, rereg_mr, reg_dm_mr, import_mr */
 	uint32_t handle;
 	uint32_t lkey;
 	uint32_t rkey;
 	uint32_t reserved;
+	uint64_t length;
 };
 
 struct rocemu_rereg_mr_req {
@@ -383,12 +384,6 @@ struct rocemu_reg_dm_mr_req {
 	uint32_t reserved;
 };
 
-struct rocemu_import_mr_resp {
-	uint32_t lkey;
-	uint32_t rkey;
-	uint64_t length;
-};
-
 struct rocemu_mcast_req {	/* attach_mcast, detach_mcast */
 	uint32_t qpn;
 	uint32_t reserved;
@@ -505,7 +500,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_REG_DM_MR] = { sizeof(struct rocemu_reg_dm_mr_req), sizeof(struct rocemu_reg_mr_resp) },
 	[ROCEMU_OP_IMPORT_DEVICE] = { sizeof(struct rocemu_import_device_req), sizeof(struct rocemu_open_device_resp) },
 	[ROCEMU_OP_IMPORT_PD] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_alloc_pd_resp) },
-	[ROCEMU_OP_IMPORT_MR] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_import_mr_resp) },
+	[ROCEMU_OP_IMPORT_MR] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_reg_mr_resp) },
 	[ROCEMU_OP_IMPORT_DM] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_dm_resp) },
 };
 

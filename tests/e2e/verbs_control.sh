@@ -13,7 +13,7 @@ verbs_control() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 120 "$ROCEMU" run -- "$VERBS_CONTROL" rocemu0 || fail "verbs_control failed"
 	expect "^ok: INIT -> RTR with path_mtu above active_mtu" "path MTU above the active MTU checked"
 	expect "^ok: create_srq_ex XRC without its domain and CQ -> EINVAL" "an XRC SRQ without its domain and CQ is refused"
-	expect "^ok: import_pd -> EOPNOTSUPP" "verbs the device does not offer are refused, not a crash"
+	expect "^ok: reg_dmabuf_mr -> EOPNOTSUPP" "verbs the device does not offer are refused, not a crash"
 	expect "^ok: readlink /sys/class/infiniband/rocemu0/device/driver -> \.\.\./mlx5_core" \
 		"the device's driver reads as mlx5_core"
 	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
