@@ -8,7 +8,7 @@
  * MR (same keys and length, addr NULL) and the DM (same bytes); handles
  * that name nothing are ENOENT, as the kernel's uverbs answers, also in
  * another context of the child's own; a pipe is no cmd_fd (EINVAL). The
- * owner then closes its context: the objects stay, as on a shared uverbs
+ * owner then unimports its own objects and closes its context: they stay, as on a shared uverbs
  * file, while the child uses them: a QP on the imported PD READs into the
  * owner's buffer and WRITEs from it through the imported lkey, and a peer
  * WRITEs into it through the imported rkey; the owner checks its buffer.
@@ -274,7 +274,10 @@ static int owner_main(const char *name_a, const char *name_b)
 	close(sv[1]);
 	check(pid > 0 && send_fd(sv[0], ctx->cmd_fd, &h), "cmd_fd sent to the child");
 	if (hear(sv[0], 'i')) {
-		/* Nothing destroyed: the objects live on with the child's imports. */
+		/* Local objects dropped, nothing destroyed: they live on with the child's imports. */
+		ibv_unimport_mr(mr);
+		ibv_unimport_dm(dm);
+		ibv_unimport_pd(pd);
 		ibv_close_device(ctx);
 		dev_a.ctx = NULL;
 		dev_a.pd = NULL;
