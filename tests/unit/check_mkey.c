@@ -171,6 +171,27 @@ START_TEST(test_mr_checks)
 }
 END_TEST
 
+/* Another context of alice's ufile (an importer, another process) uses her keys on her PD. */
+START_TEST(test_ufile_shares_keys)
+{
+	struct rocemu_client carol = { .emu = &emu, .dev = &dev, .pid = getpid() + 1,
+				       .ufile = &alice_file };
+	struct rocemu_qp qp_carol = { .owner = &carol, .qpn = 0x104, .pd = qp.pd };
+	struct rocemu_mkey_ref ref;
+	uint32_t key;
+
+	mr_new(0, RW, &key);
+	ck_assert_int_eq(rocemu_mkey_resolve(&qp_carol, key, LOCAL, 0x10010, 8, 0, &ref), 0);
+	/* The memory is the registering process's, not the QP's. */
+	ck_assert_int_eq(ref.pid, getpid());
+	ck_assert_uint_eq(ref.addr, (uintptr_t)mem[0] + 0x10);
+	ck_assert_ptr_eq(rocemu_pd_lookup(&carol, qp.pd->pdn), qp.pd);
+	ck_assert_int_eq(rocemu_pd_import(&carol, qp.pd->pdn), 0);
+	ck_assert_int_eq(rocemu_pd_import(&carol, qp_bob.pd->pdn), -ENOENT);
+	ck_assert_int_eq(rocemu_pd_import(&bob, qp.pd->pdn), -ENOENT);
+}
+END_TEST
+
 START_TEST(test_type2_window)
 {
 	uint32_t key, handle = mr_new(0, RW | IBV_ACCESS_MW_BIND, &key), wkey = mw_new(IBV_MW_TYPE_2);
@@ -309,6 +330,7 @@ static Suite *mkey_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_mr_checks);
+	tcase_add_test(tc, test_ufile_shares_keys);
 	tcase_add_test(tc, test_type2_window);
 	tcase_add_test(tc, test_type1_window);
 	tcase_add_test(tc, test_bind_checks);
