@@ -4,7 +4,8 @@
  * ibv_import_mr(3), ibv_import_dm(3)). The owner opens device A, makes a
  * PD, an MR over its buffer and device memory, and passes its context's
  * cmd_fd by SCM_RIGHTS over a socketpair to a second process (this program
- * run as "import child ..."). The child imports the context, the PD, the
+ * run as "import child ..."; also by pidfd_getfd where ptrace rules allow
+ * it). The child imports the context, the PD, the
  * MR (same keys and length, addr NULL) and the DM (same bytes); handles
  * that name nothing are ENOENT, as the kernel's uverbs answers, also in
  * another context of the child's own; a pipe is no cmd_fd (EINVAL). The
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include "verbs_pair.h"
@@ -37,6 +39,7 @@
 /* What the owner tells the child, beside the cmd_fd. */
 struct handles {
 	uint32_t pd, mr, dm, lkey, rkey;
+	int32_t owner_pid, owner_cmd_fd;	/* for pidfd_getfd */
 	uint64_t length, buf_addr;
 };
 
@@ -103,6 +106,40 @@ static void expect_enoent(void *obj, const char *what)
 	check(!obj && errno == ENOENT, "%s -> ENOENT (got %s)", what, obj ? "an object" : strerror(errno));
 }
 
+/* The owner's cmd_fd taken with pidfd_getfd imports too, where ptrace rules allow it. */
+static void import_by_pidfd(const struct handles *h)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+	int pidfd = (int)syscall(SYS_pidfd_open, h->owner_pid, 0), fd = -1;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+
+	if (pidfd >= 0)
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, h->owner_cmd_fd, 0);
+	if (fd < 0) {
+		printf("skip: pidfd_getfd of the owner's cmd_fd: %s\n", strerror(errno));
+		if (pidfd >= 0)
+			close(pidfd);
+		return;
+	}
+	close(pidfd);
+	ctx = ibv_import_device(fd);
+	check(ctx != NULL, "import_device of a cmd_fd taken by pidfd_getfd (%s)",
+	      ctx ? "ok" : strerror(errno));
+	if (!ctx) {
+		close(fd);
+		return;
+	}
+	pd = ibv_import_pd(ctx, h->pd);
+	check(pd != NULL, "import_pd through it (%s)", pd ? "ok" : strerror(errno));
+	if (pd)
+		ibv_unimport_pd(pd);
+	ibv_close_device(ctx);
+#else
+	(void)h;
+#endif
+}
+
 /* The child: import, use the owner's memory through the imported MR, unimport. */
 static void child_checks(int sock, const char *name_a, const char *name_b)
 {
@@ -141,6 +178,7 @@ static void child_checks(int sock, const char *name_a, const char *name_b)
 		      !mr->addr && mr->handle == h.mr && mr->pd == pd,
 		      "import_mr: the owner's keys and length, addr NULL (%s)", mr ? "ok" : strerror(errno));
 	}
+	import_by_pidfd(&h);
 	expect_enoent(ibv_import_dm(ctx, NO_SUCH_HANDLE), "import_dm of no DM");
 	dm = ibv_import_dm(ctx, h.dm);
 	check(dm && dm->handle == h.dm, "import_dm (%s)", dm ? "ok" : strerror(errno));
@@ -266,7 +304,8 @@ static int owner_main(const char *name_a, const char *name_b)
 	fill_pattern(bytes, sizeof(bytes), 6, 0);
 	ibv_memcpy_to_dm(dm, 0, bytes, sizeof(bytes));
 	h = (struct handles){ .pd = pd->handle, .mr = mr->handle, .dm = dm->handle, .lkey = mr->lkey,
-			      .rkey = mr->rkey, .length = mr->length, .buf_addr = (uintptr_t)buf };
+			      .rkey = mr->rkey, .owner_pid = getpid(), .owner_cmd_fd = ctx->cmd_fd,
+			      .length = mr->length, .buf_addr = (uintptr_t)buf };
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		goto out;
 	/* The child's end must survive exec. */
