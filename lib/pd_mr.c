@@ -86,13 +86,19 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 	return &pd->ibpd;
 }
 
-/* The local object only: the PD stays in the daemon for its other users (mlx5_unimport_pd). */
+/*
+ * The local object only: the PD stays in the daemon for its other users.
+ * As mlx5_unimport_pd (built without asserts), a parent domain or a PD
+ * parent domains hold is left as it is.
+ */
 void ibv_unimport_pd(struct ibv_pd *pd)
 {
 	if (!rocemu_pd_is_ours(pd)) {
 		REAL(ibv_unimport_pd)(pd);
 		return;
 	}
+	if (to_rparent_domain(pd) || __atomic_load_n(&to_rpd(pd)->holders, __ATOMIC_RELAXED))
+		return;
 	free(to_rpd(pd));
 }
 
