@@ -11,21 +11,19 @@
 
 #include "rocemu/log.h"
 
-struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+/* The PD the daemon answers op (ALLOC_PD, IMPORT_PD) with; NULL and errno on failure. */
+static struct ibv_pd *pd_new(struct ibv_context *context, enum rocemu_ctrl_op op, const void *req)
 {
 	struct rocemu_alloc_pd_resp resp;
 	struct rocemu_pd *pd;
 	int err;
 
-	if (!rocemu_ctx_is_ours(context))
-		return REAL(ibv_alloc_pd)(context);
 	pd = calloc(1, sizeof(*pd));
 	if (!pd) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_ALLOC_PD, NULL, &resp,
-			       NULL, 0);
+	err = rocemu_conn_call(&to_rctx(context)->conn, op, req, &resp, NULL, 0);
 	if (err) {
 		free(pd);
 		errno = -err;
@@ -34,9 +32,16 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	pd->pdn = resp.pdn;
 	pd->ibpd.context = context;
 	pd->ibpd.handle = resp.pdn;
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u allocated", to_rctx(context)->info.name,
-		   pd->pdn);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u %s", to_rctx(context)->info.name, pd->pdn,
+		   op == ROCEMU_OP_ALLOC_PD ? "allocated" : "imported");
 	return &pd->ibpd;
+}
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(ibv_alloc_pd)(context);
+	return pd_new(context, ROCEMU_OP_ALLOC_PD, NULL);
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
@@ -63,27 +68,10 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
 	struct rocemu_handle_req req = { .handle = pd_handle };
-	struct rocemu_alloc_pd_resp resp;
-	struct rocemu_pd *pd;
-	int err;
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(ibv_import_pd)(context, pd_handle);
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_IMPORT_PD, &req, &resp, NULL, 0);
-	if (err) {
-		free(pd);
-		errno = -err;
-		return NULL;
-	}
-	pd->pdn = resp.pdn;
-	pd->ibpd.context = context;
-	pd->ibpd.handle = resp.pdn;
-	return &pd->ibpd;
+	return pd_new(context, ROCEMU_OP_IMPORT_PD, &req);
 }
 
 /*
