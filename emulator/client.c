@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/doorbell.h"
@@ -240,6 +241,7 @@ void rocemu_client_free(struct rocemu_client *c)
 	struct rocemu_channel *ch, *ch_tmp;
 	struct rocemu_mw *mw, *mw_tmp;
 
+	rocemu_ucma_close(c);
 	/* Users before what they use, as uverbs release does. */
 	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
 		rocemu_qp_free(emu, qp);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/dm.h"
@@ -45,6 +46,8 @@ static int op_open_device(struct rocemu_client *c, const void *req,
 {
 	const struct rocemu_open_device_req *r = req;
 
+	if (c->ucma)
+		return -EBUSY;
 	return rocemu_client_open_device(c, r->dev_index, reply->body, reply->fds, &reply->nfds);
 }
 
@@ -344,6 +347,20 @@ static int op_shutdown(struct rocemu_client *c, const void *req, struct rocemu_c
 	return 0;
 }
 
+static int op_ucma_open(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err = rocemu_ucma_open(c, &reply->fds[0]);
+
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_ucma_write(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_ucma_write(c, req, reply->body);
+}
+
 static const struct {
 	ctrl_handler run;
 	bool needs_context;	/* only after OPEN_DEVICE */
@@ -389,6 +406,8 @@ static const struct {
 	[ROCEMU_OP_IMPORT_PD] = { op_import_pd, true },
 	[ROCEMU_OP_IMPORT_MR] = { op_import_mr, true },
 	[ROCEMU_OP_IMPORT_DM] = { op_import_dm, true },
+	[ROCEMU_OP_UCMA_OPEN] = { op_ucma_open, false },
+	[ROCEMU_OP_UCMA_WRITE] = { op_ucma_write, false },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "emulator/async_event.h"
+#include "emulator/cm/cm.h"
 #include "emulator/client.h"
 #include "emulator/comp_channel.h"
 #include "emulator/doorbell.h"
@@ -79,6 +80,9 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_list_init(&emu->xrcds);
 	rocemu_list_init(&emu->ufiles);
 	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init(&emu->cm_ids, 1, ROCEMU_MAX_CM_IDS);
+	rocemu_list_init(&emu->cm_ids_all);
+	cm_proto_config();
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;
@@ -163,6 +167,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	rocemu_idtable_free(&emu->srqs);
 	rocemu_idtable_free(&emu->xrcd_opens);
 	rocemu_idtable_free(&emu->dms);
+	rocemu_idtable_free(&emu->cm_ids);
 	free(emu->reply_buf);
 	emu->reply_buf = NULL;
 }

@@ -17,6 +17,7 @@
 #include "net/loop.h"
 
 #define ROCEMU_FIRST_QPN 0x000100
+#define ROCEMU_MAX_CM_IDS (1u << 20)
 
 struct rocemu_emu {
 	struct rocemu_loop *loop;
@@ -33,6 +34,8 @@ struct rocemu_emu {
 	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
 	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */
 	struct rocemu_idtable dms;	/* device memory (dm.c) */
+	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
+	struct rocemu_list cm_ids_all;	/* the same ids, for listener and duplicate look-ups */
 	uint32_t xrcd_seq;		/* number of the last XRC domain made */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */
 	int listen_fd;

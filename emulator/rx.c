@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "emulator/cm/cm.h"
 #include "emulator/doorbell.h"
 #include "emulator/egress.h"
 #include "emulator/emu.h"
@@ -88,6 +89,11 @@ void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const stru
 			return;
 		}
 		rocemu_mcast_rx(dev, &pkt);
+		return;
+	}
+	/* QP1 is the CM's (IBTA 13.5.1): its MADs go to cm/, not to a QP of a client. */
+	if (rocemu_bth_destqp(d->data) == CM_GSI_QPN && transport == &rocemu_ud_transport) {
+		rocemu_cm_rx(dev, &pkt);
 		return;
 	}
 	qp = rocemu_idtable_get(&dev->emu->qps, rocemu_bth_destqp(d->data));

@@ -71,6 +71,8 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_IMPORT_PD,
 	ROCEMU_OP_IMPORT_MR,
 	ROCEMU_OP_IMPORT_DM,		/* fd: memfd of the device memory */
+	ROCEMU_OP_UCMA_OPEN,		/* binds the connection to an rdma_cm file; fd: read end of its event pipe */
+	ROCEMU_OP_UCMA_WRITE,		/* one write() of the kernel's rdma_cm ABI (<rdma/rdma_cma_abi.h>) */
 	ROCEMU_OP__COUNT
 };
 
@@ -458,6 +460,30 @@ struct rocemu_async_record {
 	uint32_t reserved;
 };
 
+/*
+ * The rdma_cm file: each write() librdmacm makes on /dev/infiniband/rdma_cm
+ * travels as it is (a struct ucma_abi_cmd_hdr and its body); the daemon
+ * answers with the bytes the kernel would copy to the command's response
+ * address. The event pipe carries one byte per event queued.
+ */
+#define ROCEMU_UCMA_CMD_MAX 512
+#define ROCEMU_UCMA_OPT_MAX 256
+#define ROCEMU_UCMA_RESP_MAX 1024
+
+struct rocemu_ucma_write_req {
+	uint32_t len;		/* bytes of cmd */
+	uint32_t optlen;	/* SET_OPTION: bytes of the value at its optval, copied to opt */
+	uint8_t cmd[ROCEMU_UCMA_CMD_MAX];
+	uint8_t opt[ROCEMU_UCMA_OPT_MAX];
+};
+
+struct rocemu_ucma_write_resp {
+	uint64_t response;	/* the address the command names for its response */
+	uint32_t len;		/* bytes of data for it (at most the command's out) */
+	uint32_t reserved;
+	uint8_t data[ROCEMU_UCMA_RESP_MAX];
+};
+
 /* Body sizes by op: [0] request, [1] response. ~0: a text page (struct rocemu_text_resp). */
 #define ROCEMU_VARLEN UINT32_MAX
 static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
@@ -502,6 +528,8 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_IMPORT_PD] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_alloc_pd_resp) },
 	[ROCEMU_OP_IMPORT_MR] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_reg_mr_resp) },
 	[ROCEMU_OP_IMPORT_DM] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_dm_resp) },
+	[ROCEMU_OP_UCMA_OPEN] = { 0, 0 },
+	[ROCEMU_OP_UCMA_WRITE] = { sizeof(struct rocemu_ucma_write_req), sizeof(struct rocemu_ucma_write_resp) },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -546,6 +574,8 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_IMPORT_PD] = "IMPORT_PD",
 	[ROCEMU_OP_IMPORT_MR] = "IMPORT_MR",
 	[ROCEMU_OP_IMPORT_DM] = "IMPORT_DM",
+	[ROCEMU_OP_UCMA_OPEN] = "UCMA_OPEN",
+	[ROCEMU_OP_UCMA_WRITE] = "UCMA_WRITE",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The RDMA CM, as the kernel's rdma_ucm, rdma_cm and ib_cm are one stack:
+ * - ucma.c: the rdma_cm file a process opens (its ids and event queue)
+ *   and each command of the ABI librdmacm writes to it;
+ * - cm_addr.c: addresses to devices, ports, the route (path record) and
+ *   the QP attributes each QP state takes (rdma_init_qp_attr);
+ * - cm_proto.c: the connection handshake on the wire (REQ, REP, RTU, REJ,
+ *   DREQ, DREP as CM MADs on QP1, cm_mad.c), its retries and timewait,
+ *   and the events it raises.
+ * An id is both the rdma_cm id and its ib_cm id: its handle is the ucma
+ * id and the local communication ID.
+ */
+#ifndef ROCEMU_EMULATOR_CM_H
+#define ROCEMU_EMULATOR_CM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <rdma/rdma_cma_abi.h>
+
+#include "emulator/cm/cm_mad.h"
+#include "emulator/list.h"
+
+struct rocemu_client;
+struct rocemu_device;
+struct rocemu_emu;
+struct rocemu_pkt;
+struct rocemu_ucma_write_req;
+struct rocemu_ucma_write_resp;
+
+/* The rdma_cm id's own states (the kernel's enum rdma_cm_state; queries finish at once). */
+enum cma_state {
+	CMA_IDLE,
+	CMA_ADDR_BOUND,
+	CMA_ADDR_RESOLVED,
+	CMA_ROUTE_RESOLVED,
+	CMA_LISTEN,
+	CMA_CONNECT,
+	CMA_DISCONNECT,
+};
+
+/* The connection's states (IBTA 12.9.6, the kernel's enum ib_cm_state). */
+enum cm_state {
+	CM_IDLE,
+	CM_REQ_SENT,
+	CM_REQ_RCVD,
+	CM_REP_SENT,
+	CM_REP_RCVD,
+	CM_ESTABLISHED,
+	CM_DREQ_SENT,
+	CM_DREQ_RCVD,
+	CM_TIMEWAIT,
+};
+
+struct rocemu_cm_file {
+	struct rocemu_client *client;
+	int event_fd;			/* write end of the event pipe: a byte per event queued */
+	struct rocemu_list ids;		/* struct rocemu_cm_id.file_node */
+	struct rocemu_list events;	/* struct rocemu_cm_event.node, oldest first */
+};
+
+struct rocemu_cm_event {
+	struct rocemu_list node;
+	struct rocemu_cm_id *owner;	/* whose uid it carries, counted in its events_reported */
+	struct rocemu_cm_id *id;	/* the id it names: a new connection's for CONNECT_REQUEST */
+	struct ucma_abi_event_resp resp;
+};
+
+struct rocemu_cm_id {
+	struct rocemu_emu *emu;
+	struct rocemu_cm_file *file;
+	struct rocemu_list file_node;	/* in file->ids */
+	struct rocemu_list emu_node;	/* in emu->cm_ids_all, where MADs look for their id */
+	uint32_t handle;
+	uint64_t uid;			/* the application's value, returned in events */
+	uint16_t ps;			/* enum rdma_port_space */
+	uint8_t qp_type;		/* enum ibv_qp_type */
+	enum cma_state state;
+	enum cm_state cm;
+	struct rocemu_device *dev;	/* bound or resolved to; NULL before */
+	struct sockaddr_in src, dst;
+	uint32_t events_reported;
+	uint32_t backlog;
+	struct rocemu_cm_id *listener;	/* a request not yet accepted: the id it came to */
+	bool passive;			/* made by a request: shares its listener's port */
+	bool reuseaddr;
+	uint8_t tos;
+	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the path's */
+	/* what the handshake agreed */
+	uint32_t remote_comm_id, local_qpn, remote_qpn, sq_psn, rq_psn;
+	uint8_t responder_resources, initiator_depth, retry_count, rnr_retry_count;
+	bool srq, flow_control;
+	uint8_t mtu;			/* enum ibv_mtu */
+	/* the MAD that waits for an answer, resent until retries run out */
+	uint8_t mad[CM_MAD_BYTES];
+	unsigned int retries_left;
+	uint64_t timer;			/* the loop's timer: retry or timewait; 0 when none */
+};
+
+/* ---- ucma.c ---- */
+
+/* Make c an rdma_cm file; *read_fd is its event pipe's read end for the client. */
+int rocemu_ucma_open(struct rocemu_client *c, int *read_fd);
+/* Run one command of c's file: 0 with resp filled, or -errno. */
+int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_req *req,
+		      struct rocemu_ucma_write_resp *resp);
+/* Destroy c's file and every id in it (the connection closed). */
+void rocemu_ucma_close(struct rocemu_client *c);
+
+/* Queue an event of type for id (owner: whose uid it carries); its resp for the caller to fill. */
+struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
+					   uint32_t type, int32_t status);
+/* A new id in file (a request's connection). NULL when out of memory or handles. */
+struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16_t ps,
+			       uint8_t qp_type);
+/* Free id: its timer, its queued events, its handle. The handshake is the caller's. */
+void cm_id_free(struct rocemu_cm_id *id);
+
+/* ---- cm_addr.c ---- */
+
+/* The device holding IPv4 address addr (network order), or NULL. */
+struct rocemu_device *cm_device_of_addr(struct rocemu_emu *emu, uint32_t addr);
+/* Bind id to addr: the device that has it (any: none yet) and a free port. 0 or -errno. */
+int cm_bind(struct rocemu_cm_id *id, const struct sockaddr_in *addr);
+/* Pick id's device and source address for dst, as the kernel's route lookup would. 0 or -errno. */
+int cm_resolve_addr(struct rocemu_cm_id *id, const struct sockaddr_in *dst);
+/* QUERY_ROUTE's answer for id. */
+void cm_query_route(const struct rocemu_cm_id *id, struct ucma_abi_query_route_resp *resp);
+/* rdma_init_qp_attr for id and qp_state: 0 with resp filled, or -EINVAL. */
+int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
+		    struct ib_uverbs_qp_attr *resp);
+/* The listening id a request for (ps, port) at addr on dev goes to, or NULL. */
+struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_device *dev,
+				      uint16_t ps, uint16_t port, uint32_t addr);
+
+/* ---- cm_proto.c ---- */
+
+/* Daemon-wide settings from the environment (ROCEMU_CM_TIMEOUT_MS, ROCEMU_CM_RETRIES). */
+void cm_proto_config(void);
+/* rdma_connect: send the REQ. 0 or -errno. */
+int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
+/* rdma_accept: the passive side's REP (with param), or the active side's RTU (without). */
+int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
+/* rdma_reject with a reason and private data. */
+int cm_reject(struct rocemu_cm_id *id, uint8_t reason, const uint8_t *data, uint8_t len);
+/* rdma_disconnect: DREQ, or DREP to the peer's DREQ. */
+int cm_disconnect(struct rocemu_cm_id *id);
+/* rdma_notify (IB_EVENT_COMM_EST): data came before the RTU. */
+int cm_establish(struct rocemu_cm_id *id);
+/* The id goes away: end its handshake as the kernel's cm_destroy_id does (REJ, DREQ, DREP). */
+void cm_abandon(struct rocemu_cm_id *id);
+/* A datagram for QP1 of dev. */
+void rocemu_cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
+
+#endif /* ROCEMU_EMULATOR_CM_H */

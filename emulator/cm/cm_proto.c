@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The connection handshake of RC ids on the wire (IBTA 12.9, the kernel's
+ * cm.c with cma.c's events): the active side sends a REQ with the RDMA CM
+ * IP service ID and the CMA header, the passive side answers REP or REJ,
+ * the active side RTU; DREQ and DREP end it, then timewait. A MAD that
+ * waits for an answer (REQ, REP, DREQ) is resent each timeout until the
+ * retries run out, which ends in UNREACHABLE (or DISCONNECTED) with
+ * -ETIMEDOUT, never a hang. Every MAD received is checked against the id
+ * and the state it names before it changes anything; others are dropped.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <rdma/rdma_cma.h>
+
+#include "emulator/cm/cm.h"
+#include "emulator/emu.h"
+#include "emulator/transport.h"
+#include "net/roce_opcode.h"
+#include "rocemu/log.h"
+
+/*
+ * The kernel's timings on RoCE: a response timeout of 2^20 * 4.096 us and
+ * twice the packet life of 2^16 * 4.096 us per try, 15 retries; timewait of
+ * the ACK timeout (2^17 * 4.096 us).
+ */
+#define CMA_CM_RESPONSE_TIMEOUT 20
+#define CMA_MAX_CM_RETRIES 15
+#define CM_DEFAULT_TIMEOUT_MS (4096 + 2 * 256)
+#define CM_TIMEWAIT_MS 512
+#define CM_LOCAL_ACK_TIMEOUT 17	/* the path's packet life + 1 */
+#define CM_TARGET_ACK_DELAY 16	/* a ConnectX's local_ca_ack_delay */
+#define CM_LID_PERMISSIVE 0xffff
+#define CM_RETRY_MAX 7
+
+static unsigned int cm_timeout_ms = CM_DEFAULT_TIMEOUT_MS;
+static unsigned int cm_max_retries = CMA_MAX_CM_RETRIES;
+
+/* A positive number from the environment, or def. */
+static unsigned int env_uint(const char *name, unsigned int def, unsigned int max)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoul(s, &end, 10);
+	if (*end || v > max) {
+		rocemu_log(ROCEMU_LOG_WARN, "%s=%s: not a number up to %u, using %u", name, s, max,
+			   def);
+		return def;
+	}
+	return (unsigned int)v;
+}
+
+void cm_proto_config(void)
+{
+	cm_timeout_ms = env_uint("ROCEMU_CM_TIMEOUT_MS", CM_DEFAULT_TIMEOUT_MS, 3600000);
+	if (!cm_timeout_ms)
+		cm_timeout_ms = 1;
+	cm_max_retries = env_uint("ROCEMU_CM_RETRIES", CMA_MAX_CM_RETRIES, CMA_MAX_CM_RETRIES);
+}
+
+static uint32_t random_psn(void)
+{
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+		v = (uint32_t)rocemu_now_ns();
+	return v & ROCEMU_PSN_MASK;
+}
+
+static const char *const cm_state_names[] = {
+	[CM_IDLE] = "IDLE", [CM_REQ_SENT] = "REQ_SENT", [CM_REQ_RCVD] = "REQ_RCVD",
+	[CM_REP_SENT] = "REP_SENT", [CM_REP_RCVD] = "REP_RCVD",
+	[CM_ESTABLISHED] = "ESTABLISHED", [CM_DREQ_SENT] = "DREQ_SENT",
+	[CM_DREQ_RCVD] = "DREQ_RCVD", [CM_TIMEWAIT] = "TIMEWAIT",
+};
+
+static void cm_set_state(struct rocemu_cm_id *id, enum cm_state s)
+{
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s rdma_cm id %u qp 0x%06x cm %s -> %s",
+		   id->dev ? id->dev->name : "-", id->handle, id->local_qpn,
+		   cm_state_names[id->cm], cm_state_names[s]);
+	id->cm = s;
+}
+
+static void cm_timer(void *arg);
+
+static void timer_arm(struct rocemu_cm_id *id, unsigned int ms)
+{
+	if (id->timer)
+		rocemu_loop_timer_cancel(id->emu->loop, id->timer);
+	id->timer = rocemu_loop_timer_add(id->emu->loop, rocemu_now_ns() + ms * 1000000ull,
+					  cm_timer, id);
+}
+
+static void timer_stop(struct rocemu_cm_id *id)
+{
+	if (id->timer)
+		rocemu_loop_timer_cancel(id->emu->loop, id->timer);
+	id->timer = 0;
+}
+
+static void mad_send(struct rocemu_device *dev, uint32_t daddr, const uint8_t *mad)
+{
+	char to[INET_ADDRSTRLEN];
+	int err = cm_mad_send(dev, daddr, mad);
+
+	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG) || err)
+		rocemu_log(err ? ROCEMU_LOG_WARN : ROCEMU_LOG_DEBUG,
+			   "%s cm tx %s comm 0x%08x to %s%s%s", dev->name,
+			   cm_attr_name(cm_mad_attr(mad)), rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]),
+			   inet_ntop(AF_INET, &daddr, to, sizeof(to)), err ? ": " : "",
+			   err ? strerror(-err) : "");
+}
+
+/* Send id's MAD and wait for its answer, resending it on each timeout. */
+static void send_expecting_answer(struct rocemu_cm_id *id)
+{
+	id->retries_left = cm_max_retries;
+	mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
+	timer_arm(id, cm_timeout_ms);
+}
+
+/* A MAD of id that needs no answer (RTU, REJ, DREP), built in a scratch buffer. */
+static uint8_t *mad_start(const struct rocemu_cm_id *id, enum cm_attr attr, uint8_t *mad)
+{
+	cm_mad_init(mad, attr, id->handle);
+	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->handle);
+	rocemu_put_be32(&mad[CM_REMOTE_COMM_ID], id->remote_comm_id);
+	return mad;
+}
+
+static void gid_put(uint8_t *p, uint32_t addr)
+{
+	memset(p, 0, 16);
+	p[10] = 0xff;
+	p[11] = 0xff;
+	memcpy(&p[12], &addr, sizeof(addr));
+}
+
+static uint8_t min_u8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+{
+	uint8_t *mad = id->mad, *cma = &mad[CM_REQ_PRIVATE_DATA];
+
+	if (id->qp_type != IBV_QPT_RC)
+		return -ENOSYS;
+	if (param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
+		return -EINVAL;
+	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
+	id->sq_psn = random_psn();
+	id->responder_resources = param->responder_resources;
+	id->initiator_depth = param->initiator_depth;
+	id->retry_count = min_u8(param->retry_count, CM_RETRY_MAX);
+	id->rnr_retry_count = min_u8(param->rnr_retry_count, CM_RETRY_MAX);
+	id->srq = param->srq;
+	id->flow_control = param->flow_control;
+	id->mtu = (uint8_t)id->dev->active_mtu;
+
+	cm_mad_init(mad, CM_ATTR_REQ, id->handle);
+	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->handle);
+	rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], cma_service_id(id->ps, ntohs(id->dst.sin_port)));
+	memcpy(&mad[CM_REQ_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
+	rocemu_put_be24(&mad[CM_REQ_LOCAL_QPN], id->local_qpn);
+	mad[CM_REQ_RESPONDER_RESOURCES] = id->responder_resources;
+	mad[CM_REQ_INITIATOR_DEPTH] = id->initiator_depth;
+	/* transport service type RC is 0 */
+	mad[CM_REQ_TIMEOUT_TYPE_FC] = (uint8_t)(CMA_CM_RESPONSE_TIMEOUT << 3 | id->flow_control);
+	rocemu_put_be24(&mad[CM_REQ_STARTING_PSN], id->sq_psn);
+	mad[CM_REQ_TIMEOUT_RETRY] = (uint8_t)(CMA_CM_RESPONSE_TIMEOUT << 3 | id->retry_count);
+	rocemu_put_be16(&mad[CM_REQ_PKEY], CM_PKEY_DEFAULT);
+	mad[CM_REQ_MTU_RNR] = (uint8_t)(id->mtu << 4 | id->rnr_retry_count);
+	mad[CM_REQ_RETRIES_SRQ] = (uint8_t)(CMA_MAX_CM_RETRIES << 4 | (id->srq ? 1 << 3 : 0));
+	/* Routed RoCE paths carry the permissive LID (the kernel's cm_format_req). */
+	rocemu_put_be16(&mad[CM_REQ_PRIMARY_SLID], CM_LID_PERMISSIVE);
+	rocemu_put_be16(&mad[CM_REQ_PRIMARY_DLID], CM_LID_PERMISSIVE);
+	gid_put(&mad[CM_REQ_PRIMARY_SGID], id->src.sin_addr.s_addr);
+	gid_put(&mad[CM_REQ_PRIMARY_DGID], id->dst.sin_addr.s_addr);
+	mad[CM_REQ_PRIMARY_TCLASS] = id->tos;
+	mad[CM_REQ_PRIMARY_HOP_LIMIT] = 64;
+	mad[CM_REQ_PRIMARY_ACK_TIMEOUT] = CM_LOCAL_ACK_TIMEOUT << 3;
+	cma[CMA_HDR_OFF_VERSION] = CMA_HDR_VERSION;
+	cma[CMA_HDR_OFF_IP_VERSION] = CMA_HDR_IPV4;
+	memcpy(&cma[CMA_HDR_OFF_PORT], &id->src.sin_port, sizeof(id->src.sin_port));
+	memcpy(&cma[CMA_HDR_OFF_SRC_V4], &id->src.sin_addr.s_addr, 4);
+	memcpy(&cma[CMA_HDR_OFF_DST_V4], &id->dst.sin_addr.s_addr, 4);
+	memcpy(&cma[CMA_HDR_BYTES], param->private_data, param->private_data_len);
+
+	id->state = CMA_CONNECT;
+	cm_set_state(id, CM_REQ_SENT);
+	send_expecting_answer(id);
+	return 0;
+}
+
+int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+{
+	uint8_t rtu[CM_MAD_BYTES], *mad = id->mad;
+
+	if (!param) {		/* the active side, after the REP: RTU */
+		if (id->cm != CM_REP_RCVD)
+			return -EINVAL;
+		mad_send(id->dev, id->dst.sin_addr.s_addr, mad_start(id, CM_ATTR_RTU, rtu));
+		cm_set_state(id, CM_ESTABLISHED);
+		return 0;
+	}
+	if (id->cm != CM_REQ_RCVD)
+		return -EINVAL;
+	if (param->private_data_len > CM_REP_PRIVATE_BYTES)
+		return -EINVAL;
+	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
+	id->responder_resources = param->responder_resources;
+	id->initiator_depth = param->initiator_depth;
+	mad_start(id, CM_ATTR_REP, mad);
+	rocemu_put_be24(&mad[CM_REP_LOCAL_QPN], id->local_qpn);
+	rocemu_put_be24(&mad[CM_REP_STARTING_PSN], id->sq_psn);
+	mad[CM_REP_RESPONDER_RESOURCES] = id->responder_resources;
+	mad[CM_REP_INITIATOR_DEPTH] = id->initiator_depth;
+	mad[CM_REP_ACK_DELAY_FO_FC] = (uint8_t)(CM_TARGET_ACK_DELAY << 3 | param->flow_control);
+	mad[CM_REP_RNR_SRQ] = (uint8_t)(min_u8(param->rnr_retry_count, CM_RETRY_MAX) << 5 |
+					(param->srq ? 1 << 4 : 0));
+	memcpy(&mad[CM_REP_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
+	memcpy(&mad[CM_REP_PRIVATE_DATA], param->private_data, param->private_data_len);
+	id->listener = NULL;
+	cm_set_state(id, CM_REP_SENT);
+	send_expecting_answer(id);
+	return 0;
+}
+
+/* A REJ answering the REQ mad from saddr that found no id (no listener, no room). */
+static void reject_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *req, uint16_t reason)
+{
+	uint8_t rej[CM_MAD_BYTES];
+
+	cm_mad_init(rej, CM_ATTR_REJ, rocemu_get_be64(&req[MAD_OFF_TID]));
+	rocemu_put_be32(&rej[CM_REMOTE_COMM_ID], rocemu_get_be32(&req[CM_LOCAL_COMM_ID]));
+	rej[CM_REJ_MSG_REJECTED] = CM_REJ_MSG_REQ << 6;
+	rocemu_put_be16(&rej[CM_REJ_REASON], reason);
+	mad_send(dev, saddr, rej);
+}
+
+static void send_rej(struct rocemu_cm_id *id, uint16_t reason, const uint8_t *data, uint8_t len)
+{
+	uint8_t rej[CM_MAD_BYTES];
+	uint8_t msg = id->cm == CM_REP_RCVD ? CM_REJ_MSG_REP : CM_REJ_MSG_REQ;
+
+	mad_start(id, CM_ATTR_REJ, rej);
+	rej[CM_REJ_MSG_REJECTED] = (uint8_t)(msg << 6);
+	rocemu_put_be16(&rej[CM_REJ_REASON], reason);
+	memcpy(&rej[CM_REJ_PRIVATE_DATA], data, len);
+	mad_send(id->dev, id->dst.sin_addr.s_addr, rej);
+}
+
+int cm_reject(struct rocemu_cm_id *id, uint8_t reason, const uint8_t *data, uint8_t len)
+{
+	if (id->cm != CM_REQ_RCVD && id->cm != CM_REP_RCVD)
+		return -EINVAL;
+	send_rej(id, reason, data, len);
+	timer_stop(id);
+	id->listener = NULL;
+	cm_set_state(id, CM_IDLE);
+	return 0;
+}
+
+static void send_drep(struct rocemu_cm_id *id)
+{
+	uint8_t drep[CM_MAD_BYTES];
+
+	mad_send(id->dev, id->dst.sin_addr.s_addr, mad_start(id, CM_ATTR_DREP, drep));
+}
+
+static void enter_timewait(struct rocemu_cm_id *id)
+{
+	cm_set_state(id, CM_TIMEWAIT);
+	timer_arm(id, CM_TIMEWAIT_MS);
+}
+
+int cm_disconnect(struct rocemu_cm_id *id)
+{
+	switch (id->cm) {
+	case CM_ESTABLISHED:
+		mad_start(id, CM_ATTR_DREQ, id->mad);
+		rocemu_put_be24(&id->mad[CM_DREQ_REMOTE_QPN], id->remote_qpn);
+		cm_set_state(id, CM_DREQ_SENT);
+		send_expecting_answer(id);
+		return 0;
+	case CM_DREQ_RCVD:
+		send_drep(id);
+		enter_timewait(id);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int cm_establish(struct rocemu_cm_id *id)
+{
+	if (id->cm == CM_ESTABLISHED)
+		return 0;
+	if (id->cm != CM_REP_SENT)
+		return -EINVAL;
+	timer_stop(id);
+	cm_set_state(id, CM_ESTABLISHED);
+	cm_event_queue(id, id, RDMA_CM_EVENT_ESTABLISHED, 0);
+	return 0;
+}
+
+void cm_abandon(struct rocemu_cm_id *id)
+{
+	timer_stop(id);
+	switch (id->cm) {
+	case CM_REQ_SENT:
+		send_rej(id, CM_REJ_TIMEOUT, NULL, 0);
+		break;
+	case CM_REQ_RCVD:
+	case CM_REP_SENT:
+	case CM_REP_RCVD:
+		send_rej(id, CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		break;
+	case CM_ESTABLISHED:
+		mad_start(id, CM_ATTR_DREQ, id->mad);
+		rocemu_put_be24(&id->mad[CM_DREQ_REMOTE_QPN], id->remote_qpn);
+		mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
+		break;
+	case CM_DREQ_RCVD:
+		send_drep(id);
+		break;
+	default:
+		break;
+	}
+	id->cm = CM_IDLE;
+}
+
+/* A MAD waiting for an answer got none in time: resend it, or give up. */
+static void cm_timer(void *arg)
+{
+	struct rocemu_cm_id *id = arg;
+
+	id->timer = 0;
+	if (id->cm == CM_TIMEWAIT) {
+		cm_set_state(id, CM_IDLE);
+		cm_event_queue(id, id, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0);
+		return;
+	}
+	if (id->retries_left) {
+		id->retries_left--;
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s rdma_cm id %u: %s timed out, resending",
+			   id->dev->name, id->handle, cm_attr_name(cm_mad_attr(id->mad)));
+		mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
+		timer_arm(id, cm_timeout_ms);
+		return;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "%s rdma_cm id %u: %s unanswered after %u retries",
+		   id->dev->name, id->handle, cm_attr_name(cm_mad_attr(id->mad)), cm_max_retries);
+	switch (id->cm) {
+	case CM_REQ_SENT:
+	case CM_REP_SENT:
+		cm_set_state(id, CM_IDLE);
+		cm_event_queue(id, id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
+		break;
+	case CM_DREQ_SENT:
+		enter_timewait(id);
+		id->state = CMA_DISCONNECT;
+		cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, -ETIMEDOUT);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Copy n bytes of private data at p into an event's conn param. */
+static void conn_private(struct ucma_abi_conn_param *c, const uint8_t *p, uint8_t n)
+{
+	memcpy(c->private_data, p, n);
+	c->private_data_len = n;
+}
+
+/* The id a MAD names by our communication ID, if it is dev's and its peer is saddr. */
+static struct rocemu_cm_id *id_of_mad(struct rocemu_device *dev, uint32_t saddr,
+				      const uint8_t *mad)
+{
+	struct rocemu_cm_id *id = rocemu_idtable_get(&dev->emu->cm_ids,
+						     rocemu_get_be32(&mad[CM_REMOTE_COMM_ID]));
+
+	if (!id || id->dev != dev || id->dst.sin_addr.s_addr != saddr)
+		return NULL;
+	return id;
+}
+
+/* Whether mad comes from the peer id already knows (its communication ID). */
+static bool from_peer(const struct rocemu_cm_id *id, const uint8_t *mad)
+{
+	return rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]) == id->remote_comm_id;
+}
+
+/* The connection a REQ from saddr made already (a resent REQ), or NULL. */
+static struct rocemu_cm_id *req_seen(struct rocemu_device *dev, uint32_t saddr, uint32_t comm)
+{
+	struct rocemu_list *n;
+
+	for (n = dev->emu->cm_ids_all.next; n != &dev->emu->cm_ids_all; n = n->next) {
+		struct rocemu_cm_id *id = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
+
+		if (id->passive && id->dev == dev && id->remote_comm_id == comm &&
+		    id->dst.sin_addr.s_addr == saddr)
+			return id;
+	}
+	return NULL;
+}
+
+/* Requests of listener not yet reported or answered. */
+static uint32_t pending_requests(const struct rocemu_cm_id *listener)
+{
+	const struct rocemu_list *n;
+	uint32_t count = 0;
+
+	for (n = listener->emu->cm_ids_all.next; n != &listener->emu->cm_ids_all; n = n->next)
+		count += rocemu_container_of(n, struct rocemu_cm_id, emu_node)->listener == listener;
+	return count;
+}
+
+static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
+{
+	uint64_t sid = rocemu_get_be64(&mad[CM_REQ_SERVICE_ID]);
+	const uint8_t *cma = &mad[CM_REQ_PRIVATE_DATA];
+	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]), daddr;
+	uint16_t ps = cma_service_ps(sid);
+	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, comm);
+	struct ucma_abi_conn_param *c;
+	uint8_t mtu = mad[CM_REQ_MTU_RNR] >> 4;
+
+	if (id) {		/* our REP was lost: send it again; a REQ still unanswered waits */
+		if (id->cm == CM_REP_SENT)
+			mad_send(dev, saddr, id->mad);
+		return;
+	}
+	memcpy(&daddr, &cma[CMA_HDR_OFF_DST_V4], sizeof(daddr));
+	listener = ps && cma[CMA_HDR_OFF_VERSION] == CMA_HDR_VERSION &&
+		   cma[CMA_HDR_OFF_IP_VERSION] == CMA_HDR_IPV4 && daddr == dev->ipv4 &&
+		   !(mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6) ?
+		   cm_find_listener(dev->emu, dev, ps, (uint16_t)sid, daddr) : NULL;
+	if (!listener || listener->qp_type != IBV_QPT_RC) {
+		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
+		return;
+	}
+	if (pending_requests(listener) >= listener->backlog ||
+	    !(id = cm_id_new(listener->file, listener->uid, ps, listener->qp_type))) {
+		reject_req(dev, saddr, mad, CM_REJ_CONSUMER_DEFINED);
+		return;
+	}
+	id->passive = true;
+	id->listener = listener;
+	id->dev = dev;
+	id->tos = listener->tos;
+	id->src.sin_addr.s_addr = dev->ipv4;
+	id->src.sin_port = listener->src.sin_port;
+	id->dst.sin_addr.s_addr = saddr;
+	memcpy(&id->dst.sin_port, &cma[CMA_HDR_OFF_PORT], sizeof(id->dst.sin_port));
+	id->state = CMA_CONNECT;
+	id->remote_comm_id = comm;
+	id->remote_qpn = rocemu_get_be24(&mad[CM_REQ_LOCAL_QPN]);
+	id->rq_psn = rocemu_get_be24(&mad[CM_REQ_STARTING_PSN]);
+	id->sq_psn = random_psn();
+	/* What the peer's side offers is what this side may use, crosswise. */
+	id->initiator_depth = mad[CM_REQ_RESPONDER_RESOURCES];
+	id->responder_resources = mad[CM_REQ_INITIATOR_DEPTH];
+	id->retry_count = mad[CM_REQ_TIMEOUT_RETRY] & 7;
+	id->rnr_retry_count = mad[CM_REQ_MTU_RNR] & 7;
+	id->srq = mad[CM_REQ_RETRIES_SRQ] >> 3 & 1;
+	id->flow_control = mad[CM_REQ_TIMEOUT_TYPE_FC] & 1;
+	id->mtu = mtu >= IBV_MTU_256 && mtu < dev->active_mtu ? mtu : (uint8_t)dev->active_mtu;
+	cm_set_state(id, CM_REQ_RCVD);
+	c = &cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0)->param.conn;
+	conn_private(c, &cma[CMA_HDR_BYTES], CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
+	c->responder_resources = id->responder_resources;
+	c->initiator_depth = id->initiator_depth;
+	c->flow_control = id->flow_control;
+	c->retry_count = id->retry_count;
+	c->rnr_retry_count = id->rnr_retry_count;
+	c->srq = id->srq;
+	c->qp_num = id->remote_qpn;
+}
+
+static void rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
+{
+	struct ucma_abi_conn_param *c;
+	uint8_t rtu[CM_MAD_BYTES];
+
+	if (id->cm == CM_ESTABLISHED && from_peer(id, mad)) {	/* our RTU was lost */
+		mad_send(id->dev, id->dst.sin_addr.s_addr, mad_start(id, CM_ATTR_RTU, rtu));
+		return;
+	}
+	if (id->cm != CM_REQ_SENT)
+		return;
+	timer_stop(id);
+	id->remote_comm_id = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
+	id->remote_qpn = rocemu_get_be24(&mad[CM_REP_LOCAL_QPN]);
+	id->rq_psn = rocemu_get_be24(&mad[CM_REP_STARTING_PSN]);
+	id->initiator_depth = min_u8(id->initiator_depth, mad[CM_REP_RESPONDER_RESOURCES]);
+	id->responder_resources = min_u8(id->responder_resources, mad[CM_REP_INITIATOR_DEPTH]);
+	id->rnr_retry_count = mad[CM_REP_RNR_SRQ] >> 5;
+	cm_set_state(id, CM_REP_RCVD);
+	c = &cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0)->param.conn;
+	conn_private(c, &mad[CM_REP_PRIVATE_DATA], CM_REP_PRIVATE_BYTES);
+	c->responder_resources = mad[CM_REP_INITIATOR_DEPTH];
+	c->initiator_depth = mad[CM_REP_RESPONDER_RESOURCES];
+	c->flow_control = mad[CM_REP_ACK_DELAY_FO_FC] & 1;
+	c->rnr_retry_count = id->rnr_retry_count;
+	c->srq = mad[CM_REP_RNR_SRQ] >> 4 & 1;
+	c->qp_num = id->remote_qpn;
+}
+
+static void rx_rtu(struct rocemu_cm_id *id, const uint8_t *mad)
+{
+	if (id->cm != CM_REP_SENT || !from_peer(id, mad))
+		return;
+	timer_stop(id);
+	cm_set_state(id, CM_ESTABLISHED);
+	cm_event_queue(id, id, RDMA_CM_EVENT_ESTABLISHED, 0);
+}
+
+static void rx_rej(struct rocemu_cm_id *id, const uint8_t *mad)
+{
+	struct ucma_abi_conn_param *c;
+	uint16_t reason = rocemu_get_be16(&mad[CM_REJ_REASON]);
+
+	if (id->cm != CM_REQ_SENT && !((id->cm == CM_REP_SENT || id->cm == CM_REP_RCVD) &&
+					from_peer(id, mad)))
+		return;
+	timer_stop(id);
+	id->listener = NULL;
+	cm_set_state(id, CM_IDLE);
+	c = &cm_event_queue(id, id, RDMA_CM_EVENT_REJECTED, reason)->param.conn;
+	conn_private(c, &mad[CM_REJ_PRIVATE_DATA], CM_REJ_PRIVATE_BYTES);
+}
+
+/* A DREP for a DREQ that names no connection of ours (the kernel's cm_issue_drep). */
+static void answer_stray_dreq(struct rocemu_device *dev, uint32_t saddr, const uint8_t *dreq)
+{
+	uint8_t drep[CM_MAD_BYTES];
+
+	cm_mad_init(drep, CM_ATTR_DREP, rocemu_get_be64(&dreq[MAD_OFF_TID]));
+	rocemu_put_be32(&drep[CM_LOCAL_COMM_ID], rocemu_get_be32(&dreq[CM_REMOTE_COMM_ID]));
+	rocemu_put_be32(&drep[CM_REMOTE_COMM_ID], rocemu_get_be32(&dreq[CM_LOCAL_COMM_ID]));
+	mad_send(dev, saddr, drep);
+}
+
+static void rx_dreq(struct rocemu_device *dev, uint32_t saddr, struct rocemu_cm_id *id,
+		    const uint8_t *mad)
+{
+	if (!id || !from_peer(id, mad)) {
+		answer_stray_dreq(dev, saddr, mad);
+		return;
+	}
+	switch (id->cm) {
+	case CM_REP_SENT:	/* the RTU was lost, the DREQ proves the peer established */
+	case CM_ESTABLISHED:
+		timer_stop(id);
+		cm_set_state(id, CM_DREQ_RCVD);
+		id->state = CMA_DISCONNECT;
+		cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0);
+		return;
+	case CM_DREQ_SENT:	/* both sides ended it at once: each answers the other */
+	case CM_TIMEWAIT:	/* our DREP was lost */
+		send_drep(id);
+		return;
+	default:
+		return;
+	}
+}
+
+static void rx_drep(struct rocemu_cm_id *id, const uint8_t *mad)
+{
+	if (id->cm != CM_DREQ_SENT || !from_peer(id, mad))
+		return;
+	enter_timewait(id);
+	id->state = CMA_DISCONNECT;
+	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0);
+}
+
+void rocemu_cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
+{
+	const uint8_t *deth = pkt->bth + ROCEMU_BTH_BYTES, *mad = pkt->payload;
+	struct rocemu_cm_id *id;
+	char from[INET_ADDRSTRLEN];
+	uint16_t attr;
+
+	if (pkt->opcode != ROCEMU_OP_UD_SEND_ONLY || rocemu_deth_qkey(deth) != CM_GSI_QKEY ||
+	    !cm_mad_valid(mad, pkt->paylen)) {
+		dev->rx_dropped++;
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx drop: not a CM MAD for QP1", dev->name);
+		return;
+	}
+	attr = cm_mad_attr(mad);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx %s comm 0x%08x from %s", dev->name,
+		   cm_attr_name(attr), rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]),
+		   inet_ntop(AF_INET, &pkt->saddr, from, sizeof(from)));
+	if (attr == CM_ATTR_REQ) {
+		rx_req(dev, pkt->saddr, mad);
+		return;
+	}
+	id = id_of_mad(dev, pkt->saddr, mad);
+	if (attr == CM_ATTR_DREQ) {
+		rx_dreq(dev, pkt->saddr, id, mad);
+		return;
+	}
+	if (!id)
+		return;		/* stale: its id is gone */
+	switch (attr) {
+	case CM_ATTR_REP:
+		rx_rep(id, mad);
+		break;
+	case CM_ATTR_RTU:
+		rx_rtu(id, mad);
+		break;
+	case CM_ATTR_REJ:
+		rx_rej(id, mad);
+		break;
+	case CM_ATTR_DREP:
+		rx_drep(id, mad);
+		break;
+	default:		/* MRA: the peer asks for patience; our retries already wait */
+		break;
+	}
+}

@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The rdma_cm file (the kernel's drivers/infiniband/core/ucma.c): ids a
+ * process creates on it, the event queue it reads, and a table from each
+ * ABI command to its handler. Ids of a file die with its connection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+#include "emulator/client.h"
+#include "emulator/cm/cm.h"
+#include "emulator/emu.h"
+#include "rocemu/log.h"
+
+#define UCMA_MAX_IDS 65536
+
+/* One command: the bytes librdmacm wrote, and what goes back. */
+struct ucma_call {
+	struct rocemu_cm_file *file;
+	const void *cmd;
+	const struct rocemu_ucma_write_req *req;
+	struct rocemu_ucma_write_resp *resp;
+};
+
+/* Respond with n bytes of data to the command's response address. */
+static void *respond(struct ucma_call *call, uint64_t response, size_t n)
+{
+	call->resp->response = response;
+	call->resp->len = (uint32_t)n;
+	memset(call->resp->data, 0, n);
+	return call->resp->data;
+}
+
+/* Event names for logs (the daemon does not link librdmacm's rdma_event_str). */
+static const char *event_name(uint32_t type)
+{
+	static const char *const names[] = {
+		[RDMA_CM_EVENT_ADDR_RESOLVED] = "ADDR_RESOLVED",
+		[RDMA_CM_EVENT_ADDR_ERROR] = "ADDR_ERROR",
+		[RDMA_CM_EVENT_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
+		[RDMA_CM_EVENT_ROUTE_ERROR] = "ROUTE_ERROR",
+		[RDMA_CM_EVENT_CONNECT_REQUEST] = "CONNECT_REQUEST",
+		[RDMA_CM_EVENT_CONNECT_RESPONSE] = "CONNECT_RESPONSE",
+		[RDMA_CM_EVENT_CONNECT_ERROR] = "CONNECT_ERROR",
+		[RDMA_CM_EVENT_UNREACHABLE] = "UNREACHABLE",
+		[RDMA_CM_EVENT_REJECTED] = "REJECTED",
+		[RDMA_CM_EVENT_ESTABLISHED] = "ESTABLISHED",
+		[RDMA_CM_EVENT_DISCONNECTED] = "DISCONNECTED",
+		[RDMA_CM_EVENT_DEVICE_REMOVAL] = "DEVICE_REMOVAL",
+		[RDMA_CM_EVENT_MULTICAST_JOIN] = "MULTICAST_JOIN",
+		[RDMA_CM_EVENT_MULTICAST_ERROR] = "MULTICAST_ERROR",
+		[RDMA_CM_EVENT_ADDR_CHANGE] = "ADDR_CHANGE",
+		[RDMA_CM_EVENT_TIMEWAIT_EXIT] = "TIMEWAIT_EXIT",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
+}
+
+struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
+					   uint32_t type, int32_t status)
+{
+	struct rocemu_cm_event *ev = calloc(1, sizeof(*ev));
+	static struct ucma_abi_event_resp lost;
+	const char byte = 1;
+
+	if (!ev) {
+		rocemu_log(ROCEMU_LOG_ERROR, "rdma_cm id %u: event %s lost: out of memory",
+			   id->handle, event_name(type));
+		return &lost;
+	}
+	ev->owner = owner;
+	ev->id = id;
+	ev->resp.uid = owner->uid;
+	ev->resp.id = id->handle;
+	ev->resp.event = type;
+	ev->resp.status = (uint32_t)status;
+	rocemu_list_add_tail(&owner->file->events, &ev->node);
+	if (write(owner->file->event_fd, &byte, 1) != 1)
+		rocemu_log(ROCEMU_LOG_WARN, "rdma_cm id %u: event pipe full", id->handle);
+	rocemu_log(ROCEMU_LOG_DEBUG, "rdma_cm id %u event %s status %d", id->handle,
+		   event_name(type), status);
+	return &ev->resp;
+}
+
+struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16_t ps,
+			       uint8_t qp_type)
+{
+	struct rocemu_emu *emu = file->client->emu;
+	struct rocemu_cm_id *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		return NULL;
+	if (rocemu_idtable_alloc(&emu->cm_ids, id, &id->handle)) {
+		free(id);
+		return NULL;
+	}
+	id->emu = emu;
+	id->file = file;
+	id->uid = uid;
+	id->ps = ps;
+	id->qp_type = qp_type;
+	id->src.sin_family = AF_INET;
+	id->dst.sin_family = AF_INET;
+	rocemu_list_add_tail(&file->ids, &id->file_node);
+	rocemu_list_add_tail(&emu->cm_ids_all, &id->emu_node);
+	return id;
+}
+
+/* Drop id's queued events; a request it listened for goes too, as unreported. */
+static void events_drop(struct rocemu_cm_id *id)
+{
+	struct rocemu_list *n, *next;
+
+	for (n = id->file->events.next; n != &id->file->events; n = next) {
+		struct rocemu_cm_event *ev = rocemu_container_of(n, struct rocemu_cm_event, node);
+
+		next = n->next;
+		if (ev->owner != id && ev->id != id)
+			continue;
+		rocemu_list_del(&ev->node);
+		free(ev);
+	}
+}
+
+void cm_id_free(struct rocemu_cm_id *id)
+{
+	struct rocemu_list *n, *next;
+
+	if (id->timer)
+		rocemu_loop_timer_cancel(id->emu->loop, id->timer);
+	events_drop(id);
+	/* Requests still waiting for this listener's accept go with it (the kernel's cma_cancel_listens). */
+	for (n = id->emu->cm_ids_all.next; n != &id->emu->cm_ids_all; n = next) {
+		struct rocemu_cm_id *child = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
+
+		next = n->next;
+		if (child->listener != id)
+			continue;
+		if (next == &child->emu_node)
+			next = next->next;
+		child->listener = NULL;
+		cm_abandon(child);
+		cm_id_free(child);
+	}
+	rocemu_list_del(&id->file_node);
+	rocemu_list_del(&id->emu_node);
+	rocemu_idtable_remove(&id->emu->cm_ids, id->handle);
+	free(id);
+}
+
+/* The id handle names in call's file, or NULL. */
+static struct rocemu_cm_id *id_get(struct ucma_call *call, uint32_t handle)
+{
+	struct rocemu_cm_id *id = rocemu_idtable_get(&call->file->client->emu->cm_ids, handle);
+
+	return id && id->file == call->file ? id : NULL;
+}
+
+/* An IPv4 address of the ABI's sockaddr_in6-sized slots, or -EAFNOSUPPORT. */
+static int sockaddr_v4(const void *slot, struct sockaddr_in *out)
+{
+	memcpy(out, slot, sizeof(*out));
+	return out->sin_family == AF_INET ? 0 : -EAFNOSUPPORT;
+}
+
+static int cmd_create_id(struct ucma_call *call)
+{
+	const struct ucma_abi_create_id *cmd = call->cmd;
+	struct ucma_abi_create_id_resp *resp;
+	struct rocemu_cm_id *id;
+	uint8_t qp_type;
+
+	switch (cmd->ps) {
+	case RDMA_PS_TCP:
+	case RDMA_PS_IB:
+		qp_type = IBV_QPT_RC;
+		break;
+	case RDMA_PS_UDP:
+	case RDMA_PS_IPOIB:
+		qp_type = IBV_QPT_UD;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (cmd->qp_type != qp_type && !(cmd->ps == RDMA_PS_IB && cmd->qp_type == IBV_QPT_UD))
+		return -EINVAL;
+	id = cm_id_new(call->file, cmd->uid, cmd->ps, cmd->qp_type);
+	if (!id)
+		return -ENOMEM;
+	resp = respond(call, cmd->response, sizeof(*resp));
+	resp->id = id->handle;
+	return 0;
+}
+
+static int cmd_destroy_id(struct ucma_call *call)
+{
+	const struct ucma_abi_destroy_id *cmd = call->cmd;
+	struct ucma_abi_destroy_id_resp *resp;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	if (!id)
+		return -ENOENT;
+	resp = respond(call, cmd->response, sizeof(*resp));
+	resp->events_reported = id->events_reported;
+	cm_abandon(id);
+	cm_id_free(id);
+	return 0;
+}
+
+static int cmd_bind_ip(struct ucma_call *call)
+{
+	const struct ucma_abi_bind_ip *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+	struct sockaddr_in addr;
+	int err;
+
+	if (!id)
+		return -ENOENT;
+	err = sockaddr_v4(&cmd->addr, &addr);
+	if (err)
+		return err;
+	if (id->state != CMA_IDLE)
+		return -EINVAL;
+	return cm_bind(id, &addr);
+}
+
+/* AF_IB addresses (UCMA_CMD_BIND): librdmacm then speaks the IP commands. */
+static int cmd_bind(struct ucma_call *call)
+{
+	return -EAFNOSUPPORT;
+}
+
+static int cmd_resolve_ip(struct ucma_call *call)
+{
+	const struct ucma_abi_resolve_ip *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+	struct sockaddr_in src, dst;
+	int err;
+
+	if (!id)
+		return -ENOENT;
+	err = sockaddr_v4(&cmd->dst_addr, &dst);
+	if (err)
+		return err;
+	if (id->state == CMA_IDLE) {
+		if (sockaddr_v4(&cmd->src_addr, &src)) {
+			memset(&src, 0, sizeof(src));
+			src.sin_family = AF_INET;
+		}
+		err = cm_bind(id, &src);
+		if (err)
+			return err;
+	}
+	if (id->state != CMA_ADDR_BOUND)
+		return -EINVAL;
+	err = cm_resolve_addr(id, &dst);
+	if (err) {
+		cm_event_queue(id, id, RDMA_CM_EVENT_ADDR_ERROR, err);
+		return 0;
+	}
+	id->state = CMA_ADDR_RESOLVED;
+	cm_event_queue(id, id, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
+	return 0;
+}
+
+static int cmd_resolve_route(struct ucma_call *call)
+{
+	const struct ucma_abi_resolve_route *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	if (!id)
+		return -ENOENT;
+	if (id->state != CMA_ADDR_RESOLVED)
+		return -EINVAL;
+	id->state = CMA_ROUTE_RESOLVED;
+	cm_event_queue(id, id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+	return 0;
+}
+
+static int cmd_query_route(struct ucma_call *call)
+{
+	const struct ucma_abi_query *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	if (!id)
+		return -ENOENT;
+	cm_query_route(id, respond(call, cmd->response, sizeof(struct ucma_abi_query_route_resp)));
+	return 0;
+}
+
+static int cmd_connect(struct ucma_call *call)
+{
+	const struct ucma_abi_connect *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	if (!id)
+		return -ENOENT;
+	if (!cmd->conn_param.valid || id->state != CMA_ROUTE_RESOLVED)
+		return -EINVAL;
+	return cm_connect(id, &cmd->conn_param);
+}
+
+static int cmd_listen(struct ucma_call *call)
+{
+	const struct ucma_abi_listen *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	int err;
+
+	if (!id)
+		return -ENOENT;
+	if (id->state == CMA_IDLE && (err = cm_bind(id, &any)))
+		return err;
+	if (id->state != CMA_ADDR_BOUND && id->state != CMA_LISTEN)
+		return -EINVAL;
+	/* The kernel's ucma caps the backlog at its max_backlog sysctl (1024). */
+	id->backlog = cmd->backlog > 0 && cmd->backlog < 1024 ? cmd->backlog : 1024;
+	id->state = CMA_LISTEN;
+	return 0;
+}
+
+static int cmd_accept(struct ucma_call *call)
+{
+	const struct ucma_abi_accept *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	if (!id)
+		return -ENOENT;
+	if (!cmd->conn_param.valid)
+		return cm_accept(id, NULL);
+	id->uid = cmd->uid;
+	return cm_accept(id, &cmd->conn_param);
+}
+
+static int cmd_reject(struct ucma_call *call)
+{
+	const struct ucma_abi_reject *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+	uint8_t reason = cmd->reason ? cmd->reason : CM_REJ_CONSUMER_DEFINED;
+
+	if (!id)
+		return -ENOENT;
+	if (reason != CM_REJ_CONSUMER_DEFINED || cmd->private_data_len > CM_REJ_PRIVATE_BYTES)
+		return -EINVAL;
+	return cm_reject(id, reason, cmd->private_data, cmd->private_data_len);
+}
+
+static int cmd_disconnect(struct ucma_call *call)
+{
+	const struct ucma_abi_disconnect *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	return id ? cm_disconnect(id) : -ENOENT;
+}
+
+static int cmd_init_qp_attr(struct ucma_call *call)
+{
+	const struct ucma_abi_init_qp_attr *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+	struct ib_uverbs_qp_attr attr;
+	int err;
+
+	if (!id)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	err = cm_init_qp_attr(id, cmd->qp_state, &attr);
+	if (!err)
+		memcpy(respond(call, cmd->response, sizeof(attr)), &attr, sizeof(attr));
+	return err;
+}
+
+static int cmd_get_event(struct ucma_call *call)
+{
+	const struct ucma_abi_get_event *cmd = call->cmd;
+	struct rocemu_cm_file *file = call->file;
+	struct rocemu_cm_event *ev;
+
+	/* Its byte was taken but the event went with its id: the shim waits for the next. */
+	if (rocemu_list_empty(&file->events))
+		return -EAGAIN;
+	ev = rocemu_container_of(file->events.next, struct rocemu_cm_event, node);
+	rocemu_list_del(&ev->node);
+	memcpy(respond(call, cmd->response, sizeof(ev->resp)), &ev->resp, sizeof(ev->resp));
+	ev->owner->events_reported++;
+	/* A request reported is the application's to accept or reject: it outlives the listener. */
+	if (ev->resp.event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ev->id->listener = NULL;
+	free(ev);
+	return 0;
+}
+
+static int cmd_set_option(struct ucma_call *call)
+{
+	const struct ucma_abi_set_option *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+	const uint8_t *val = call->req->opt;
+	int flag;
+
+	if (!id)
+		return -ENOENT;
+	if (cmd->optlen != call->req->optlen)
+		return -EINVAL;
+	if (cmd->level != RDMA_OPTION_ID)
+		return -ENOSYS;
+	switch (cmd->optname) {
+	case RDMA_OPTION_ID_TOS:
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		if (cmd->optlen != sizeof(uint8_t))
+			return -EINVAL;
+		if (cmd->optname == RDMA_OPTION_ID_TOS)
+			id->tos = val[0];
+		else
+			id->ack_timeout = val[0];
+		return 0;
+	case RDMA_OPTION_ID_REUSEADDR:
+	case RDMA_OPTION_ID_AFONLY:
+		if (cmd->optlen != sizeof(int))
+			return -EINVAL;
+		memcpy(&flag, val, sizeof(flag));
+		if (cmd->optname == RDMA_OPTION_ID_REUSEADDR)
+			id->reuseaddr = flag != 0;
+		return 0;
+	default:
+		return -ENOSYS;
+	}
+}
+
+static int cmd_notify(struct ucma_call *call)
+{
+	const struct ucma_abi_notify *cmd = call->cmd;
+	struct rocemu_cm_id *id = id_get(call, cmd->id);
+
+	if (!id)
+		return -ENOENT;
+	return cmd->event == IBV_EVENT_COMM_EST ? cm_establish(id) : 0;
+}
+
+static const struct {
+	int (*run)(struct ucma_call *call);
+	size_t size;			/* the command struct, header included */
+} ucma_cmds[] = {
+	[UCMA_CMD_CREATE_ID] = { cmd_create_id, sizeof(struct ucma_abi_create_id) },
+	[UCMA_CMD_DESTROY_ID] = { cmd_destroy_id, sizeof(struct ucma_abi_destroy_id) },
+	[UCMA_CMD_BIND_IP] = { cmd_bind_ip, sizeof(struct ucma_abi_bind_ip) },
+	[UCMA_CMD_RESOLVE_IP] = { cmd_resolve_ip, sizeof(struct ucma_abi_resolve_ip) },
+	[UCMA_CMD_RESOLVE_ROUTE] = { cmd_resolve_route, sizeof(struct ucma_abi_resolve_route) },
+	[UCMA_CMD_QUERY_ROUTE] = { cmd_query_route, sizeof(struct ucma_abi_query) },
+	[UCMA_CMD_CONNECT] = { cmd_connect, sizeof(struct ucma_abi_connect) },
+	[UCMA_CMD_LISTEN] = { cmd_listen, sizeof(struct ucma_abi_listen) },
+	[UCMA_CMD_ACCEPT] = { cmd_accept, sizeof(struct ucma_abi_accept) },
+	[UCMA_CMD_REJECT] = { cmd_reject, sizeof(struct ucma_abi_reject) },
+	[UCMA_CMD_DISCONNECT] = { cmd_disconnect, sizeof(struct ucma_abi_disconnect) },
+	[UCMA_CMD_INIT_QP_ATTR] = { cmd_init_qp_attr, sizeof(struct ucma_abi_init_qp_attr) },
+	[UCMA_CMD_GET_EVENT] = { cmd_get_event, sizeof(struct ucma_abi_get_event) },
+	[UCMA_CMD_SET_OPTION] = { cmd_set_option, sizeof(struct ucma_abi_set_option) },
+	[UCMA_CMD_NOTIFY] = { cmd_notify, sizeof(struct ucma_abi_notify) },
+	[UCMA_CMD_BIND] = { cmd_bind, sizeof(struct ucma_abi_cmd_hdr) },
+};
+
+int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_req *req,
+		      struct rocemu_ucma_write_resp *resp)
+{
+	/* 8-byte aligned, as the ABI's structs need (the request's bytes are not). */
+	uint64_t cmd[ROCEMU_UCMA_CMD_MAX / sizeof(uint64_t)];
+	struct ucma_call call = { .file = c->ucma, .cmd = cmd, .req = req, .resp = resp };
+	struct ucma_abi_cmd_hdr hdr;
+
+	if (!c->ucma)
+		return -EINVAL;
+	resp->response = 0;
+	resp->len = 0;
+	resp->reserved = 0;
+	if (req->len < sizeof(hdr) || req->len > sizeof(cmd) || req->optlen > sizeof(req->opt))
+		return -EINVAL;
+	memset(cmd, 0, sizeof(cmd));
+	memcpy(cmd, req->cmd, req->len);
+	memcpy(&hdr, cmd, sizeof(hdr));
+	if (hdr.cmd >= sizeof(ucma_cmds) / sizeof(ucma_cmds[0]) || !ucma_cmds[hdr.cmd].run)
+		return -ENOSYS;
+	if (req->len < ucma_cmds[hdr.cmd].size)
+		return -EINVAL;
+	return ucma_cmds[hdr.cmd].run(&call);
+}
+
+int rocemu_ucma_open(struct rocemu_client *c, int *read_fd)
+{
+	struct rocemu_cm_file *file;
+	int pipefd[2];
+
+	if (c->dev || c->ucma)
+		return -EBUSY;
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return -ENOMEM;
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		free(file);
+		return -errno;
+	}
+	/* Only the daemon's end is non-blocking: a full pipe must not stall it. */
+	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
+	file->client = c;
+	file->event_fd = pipefd[1];
+	rocemu_list_init(&file->ids);
+	rocemu_list_init(&file->events);
+	c->ucma = file;
+	*read_fd = pipefd[0];
+	rocemu_log(ROCEMU_LOG_DEBUG, "rdma_cm open by pid %d (%s)", (int)c->pid, c->comm);
+	return 0;
+}
+
+void rocemu_ucma_close(struct rocemu_client *c)
+{
+	struct rocemu_cm_file *file = c->ucma;
+
+	if (!file)
+		return;
+	while (!rocemu_list_empty(&file->ids)) {
+		struct rocemu_cm_id *id = rocemu_container_of(file->ids.next, struct rocemu_cm_id,
+						       file_node);
+
+		cm_abandon(id);
+		cm_id_free(id);
+	}
+	close(file->event_fd);
+	free(file);
+	c->ucma = NULL;
+}
