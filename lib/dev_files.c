@@ -7,7 +7,9 @@
  * - /dev/infiniband/<dev_name> reads as the character device uverbs makes
  *   (mode 0666, major 231, minor 192 + index); opening it still fails, and
  *   readlink() says EINVAL (not a link);
- * - /sys/class/infiniband/<dev>[/...] is the daemon's tree at ibdev_path.
+ * - /sys/class/infiniband/<dev>[/...] is the daemon's tree at ibdev_path;
+ * - /dev/infiniband/rdma_cm opens rocemud's RDMA CM (ucma.c) once this
+ *   process has listed emulated devices, as librdmacm does before it opens it.
  * A device counts once this process listed it (ibv_get_device_list), so the
  * shim stays inert. Any other path costs one prefix test, then the libc call
  * (its *at form, which is what glibc's own stat, access and open call).
@@ -27,6 +29,7 @@
 
 #define DEV_NODE_PREFIX "/dev/infiniband/"
 #define SYSFS_PREFIX "/sys/class/infiniband/"
+#define UCMA_DEV_NODE DEV_NODE_PREFIX "rdma_cm"	/* the RDMA CM file: ucma.c */
 #define UVERBS_MAJOR 231	/* the kernel's IB_UVERBS_MAJOR and IB_UVERBS_BASE_MINOR */
 #define UVERBS_BASE_MINOR 192
 
@@ -140,6 +143,15 @@ int open(const char *path, int flags, ...)
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
+	}
+	if (!strcmp(path, UCMA_DEV_NODE) && rocemu_devices_listed()) {
+		int fd = rocemu_ucma_open(flags);
+
+		if (fd < 0) {
+			errno = -fd;
+			return -1;
+		}
+		return fd;
 	}
 	if (probe_of(path, &dev, sysfs) == PROBE_SYSFS)
 		return openat(AT_FDCWD, sysfs, flags, mode);

@@ -51,6 +51,16 @@ const struct ibv_device *rocemu_device_named(const char *name, size_t len, bool 
 	return found;
 }
 
+bool rocemu_devices_listed(void)
+{
+	bool listed;
+
+	pthread_mutex_lock(&devices_lock);
+	listed = num_devices > 0;
+	pthread_mutex_unlock(&devices_lock);
+	return listed;
+}
+
 /* Find or create the object for info; caller holds devices_lock. */
 static struct rocemu_device *device_update(const struct rocemu_dev_info *info,
 					   const char *ibdev_root)

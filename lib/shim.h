@@ -432,6 +432,11 @@ struct rocemu_device *rocemu_device_of(struct ibv_device *dev);
  * the program asked for the device list.
  */
 const struct ibv_device *rocemu_device_named(const char *name, size_t len, bool by_dev_name);
+/* True once this process has listed an emulated device. */
+bool rocemu_devices_listed(void);
+
+/* Open the RDMA CM file (ucma.c) with open(2)'s flags: its descriptor or -errno. */
+int rocemu_ucma_open(int flags);
 
 static inline bool rocemu_ctx_is_ours(struct ibv_context *ctx)
 {

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * /dev/infiniband/rdma_cm, the kernel's RDMA CM file, answered by rocemud
+ * so that the unmodified librdmacm (and rsocket, librspreload, every
+ * rdma_* call) runs on emulated devices. Opening it gives librdmacm the
+ * read end of an event pipe (one byte per queued event, so poll, epoll and
+ * O_NONBLOCK behave as on the kernel's file) and keeps, hidden, a control
+ * connection that carries each write() of the ABI to the daemon; the
+ * daemon's answer is copied to the command's response address, as the
+ * kernel's copy_to_user does. fstat shows a character device, as librdmacm
+ * checks. Every other descriptor costs one atomic load.
+ */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <rdma/rdma_cma_abi.h>
+
+#include "rocemu/log.h"
+
+#define UCMA_MAX_FILES 64
+#define MISC_MAJOR 10		/* rdma_cm is a misc device */
+#define UCMA_MINOR 58
+
+struct ucma_file {
+	int event_fd;		/* the descriptor librdmacm holds */
+	struct rocemu_conn conn;
+	bool closed;		/* the application closed it; a thread may still wait in it */
+	struct ucma_file *next_closed;
+};
+
+static struct ucma_file *files[UCMA_MAX_FILES];
+static unsigned int num_files;	/* read without the lock on every write and close */
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Closed files are kept: a thread blocked in GET_EVENT may still read one. */
+static struct ucma_file *closed_files;
+
+/* libc's own function name, found once. */
+static void *libc_next(const char *name, void **cache)
+{
+	void *p = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!p) {
+		p = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+static ssize_t libc_write(int fd, const void *buf, size_t n)
+{
+	static void *fn;
+
+	return ((ssize_t(*)(int, const void *, size_t))libc_next("write", &fn))(fd, buf, n);
+}
+
+static int libc_close(int fd)
+{
+	static void *fn;
+
+	return ((int (*)(int))libc_next("close", &fn))(fd);
+}
+
+/* The file behind fd, or NULL; remove takes it out of the table. */
+static struct ucma_file *file_find(int fd, bool remove)
+{
+	struct ucma_file *f = NULL;
+	unsigned int i;
+
+	if (__builtin_expect(!__atomic_load_n(&num_files, __ATOMIC_RELAXED), 1))
+		return NULL;
+	pthread_mutex_lock(&files_lock);
+	for (i = 0; i < UCMA_MAX_FILES && !f; i++) {
+		if (files[i] && files[i]->event_fd == fd) {
+			f = files[i];
+			if (remove) {
+				files[i] = NULL;
+				__atomic_store_n(&num_files, num_files - 1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+	pthread_mutex_unlock(&files_lock);
+	return f;
+}
+
+static int file_insert(struct ucma_file *f)
+{
+	unsigned int i;
+	int err = -EMFILE;
+
+	pthread_mutex_lock(&files_lock);
+	for (i = 0; i < UCMA_MAX_FILES && err; i++) {
+		if (!files[i]) {
+			files[i] = f;
+			__atomic_store_n(&num_files, num_files + 1, __ATOMIC_RELAXED);
+			err = 0;
+		}
+	}
+	pthread_mutex_unlock(&files_lock);
+	return err;
+}
+
+int rocemu_ucma_open(int flags)
+{
+	struct ucma_file *f = calloc(1, sizeof(*f));
+	int err, fd;
+
+	if (!f)
+		return -ENOMEM;
+	err = rocemu_conn_open(&f->conn);
+	if (err)
+		goto fail;
+	f->conn.name = "rdma_cm";
+	err = rocemu_conn_call(&f->conn, ROCEMU_OP_UCMA_OPEN, NULL, NULL, &fd, 1);
+	if (err)
+		goto fail_conn;
+	f->event_fd = fd;
+	if ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK))
+		err = -errno;
+	if (!err && !(flags & O_CLOEXEC))
+		fcntl(fd, F_SETFD, 0);
+	if (!err)
+		err = file_insert(f);
+	if (!err)
+		return fd;
+	libc_close(fd);
+fail_conn:
+	rocemu_conn_close(&f->conn);
+fail:
+	free(f);
+	return err;
+}
+
+/* Take one queued event's byte off the pipe: blocks, or EAGAIN when O_NONBLOCK, as the kernel. */
+static int event_take(struct ucma_file *f)
+{
+	char byte;
+	ssize_t n;
+
+	do
+		n = read(f->event_fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 1)
+		return 0;
+	/* Closed under a waiting thread: on the kernel's file it waits on, until exit. */
+	while (__atomic_load_n(&f->closed, __ATOMIC_ACQUIRE))
+		pause();
+	return -ENODEV;		/* end of file: the daemon is gone */
+}
+
+/* One write() of the ABI: returns len or -errno. */
+static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
+{
+	struct rocemu_ucma_write_req req;
+	struct rocemu_ucma_write_resp resp;
+	struct ucma_abi_cmd_hdr hdr;
+	int err;
+
+	if (len < sizeof(hdr) || len > sizeof(req.cmd))
+		return -EINVAL;
+	memcpy(&hdr, buf, sizeof(hdr));
+	if (hdr.in + sizeof(hdr) != len)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.len = (uint32_t)len;
+	memcpy(req.cmd, buf, len);
+	if (hdr.cmd == UCMA_CMD_SET_OPTION) {
+		struct ucma_abi_set_option opt;
+
+		if (len < sizeof(opt))
+			return -EINVAL;
+		memcpy(&opt, buf, sizeof(opt));
+		if (opt.optlen > sizeof(req.opt))
+			return -EINVAL;
+		req.optlen = opt.optlen;
+		memcpy(req.opt, (const void *)(uintptr_t)opt.optval, opt.optlen);
+	}
+	do {
+		if (hdr.cmd == UCMA_CMD_GET_EVENT && (err = event_take(f)))
+			return err;
+		err = rocemu_conn_call(&f->conn, ROCEMU_OP_UCMA_WRITE, &req, &resp, NULL, 0);
+		/* The event the byte stood for went with its id: wait for the next. */
+	} while (hdr.cmd == UCMA_CMD_GET_EVENT && err == -EAGAIN);
+	if (err)
+		return err;
+	if (resp.len && resp.response)
+		memcpy((void *)(uintptr_t)resp.response, resp.data,
+		       resp.len < hdr.out ? resp.len : hdr.out);
+	return (ssize_t)len;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	struct ucma_file *f = file_find(fd, false);
+	ssize_t ret;
+
+	if (__builtin_expect(!f, 1))
+		return libc_write(fd, buf, n);
+	ret = ucma_write(f, buf, n);
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
+int close(int fd)
+{
+	struct ucma_file *f = file_find(fd, true);
+
+	if (f) {
+		__atomic_store_n(&f->closed, true, __ATOMIC_RELEASE);
+		/* The daemon destroys the file's ids when this connection closes. */
+		rocemu_conn_close(&f->conn);
+		pthread_mutex_lock(&files_lock);
+		f->next_closed = closed_files;
+		closed_files = f;
+		pthread_mutex_unlock(&files_lock);
+	}
+	return libc_close(fd);
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+	if (file_find(fd, false)) {
+		memset(st, 0, sizeof(*st));
+		st->st_mode = S_IFCHR | 0666;
+		st->st_nlink = 1;
+		st->st_rdev = makedev(MISC_MAJOR, UCMA_MINOR);
+		st->st_blksize = 4096;
+		return 0;
+	}
+	return fstatat64(fd, "", st, AT_EMPTY_PATH);
+}
+
+int fstat(int fd, struct stat *st)
+{
+	return fstat64(fd, (struct stat64 *)st);
+}
