@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "emulator/client.h"
+#include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/dm.h"
@@ -71,6 +72,18 @@ static void client_status(struct text *t, struct rocemu_client *c)
 			 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);
 }
 
+static void ucma_status(struct text *t, struct rocemu_client *c)
+{
+	struct rocemu_cm_id *id;
+	char line[160];
+
+	text_add(t, "client pid %d comm %s rdma_cm\n", (int)c->pid, c->comm);
+	rocemu_list_for_each(id, &c->ucma->ids, struct rocemu_cm_id, file_node) {
+		cm_id_describe(id, line, sizeof(line));
+		text_add(t, "  %s\n", line);
+	}
+}
+
 int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 {
 	struct text t = { .buf = buf, .len = len };
@@ -87,9 +100,12 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 			 rocemu_device_ipv4_text(dev, ip), rocemu_port_state_name(dev->port_state),
 			 rocemu_mtu_bytes(dev->active_mtu));
 	}
-	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node) {
 		if (c->dev)
 			client_status(&t, c);
+		if (c->ucma)
+			ucma_status(&t, c);
+	}
 	if (t.overflow)
 		return -ENOSPC;
 	return (int)t.used + 1;

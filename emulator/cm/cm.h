@@ -117,6 +117,9 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 /* Free id: its timer, its queued events, its handle. The handshake is the caller's. */
 void cm_id_free(struct rocemu_cm_id *id);
 
+/* One line for `rocemu status`: the id's state, addresses and handshake state. */
+void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len);
+
 /* ---- cm_addr.c ---- */
 
 /* The device holding IPv4 address addr (network order), or NULL. */
@@ -138,6 +141,7 @@ struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_devi
 
 /* Daemon-wide settings from the environment (ROCEMU_CM_TIMEOUT_MS, ROCEMU_CM_RETRIES). */
 void cm_proto_config(void);
+const char *cm_state_name(enum cm_state s);
 /* rdma_connect: send the REQ. 0 or -errno. */
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
 /* rdma_accept: the passive side's REP (with param), or the active side's RTU (without). */

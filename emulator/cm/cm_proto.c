@@ -81,6 +81,11 @@ static const char *const cm_state_names[] = {
 	[CM_DREQ_RCVD] = "DREQ_RCVD", [CM_TIMEWAIT] = "TIMEWAIT",
 };
 
+const char *cm_state_name(enum cm_state s)
+{
+	return cm_state_names[s];
+}
+
 static void cm_set_state(struct rocemu_cm_id *id, enum cm_state s)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s rdma_cm id %u qp 0x%06x cm %s -> %s",

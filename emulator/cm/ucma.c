@@ -4,7 +4,9 @@
  * process creates on it, the event queue it reads, and a table from each
  * ABI command to its handler. Ids of a file die with its connection.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +152,22 @@ void cm_id_free(struct rocemu_cm_id *id)
 	rocemu_list_del(&id->emu_node);
 	rocemu_idtable_remove(&id->emu->cm_ids, id->handle);
 	free(id);
+}
+
+void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len)
+{
+	static const char *const states[] = {
+		[CMA_IDLE] = "IDLE", [CMA_ADDR_BOUND] = "ADDR_BOUND",
+		[CMA_ADDR_RESOLVED] = "ADDR_RESOLVED", [CMA_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
+		[CMA_LISTEN] = "LISTEN", [CMA_CONNECT] = "CONNECT", [CMA_DISCONNECT] = "DISCONNECT",
+	};
+	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
+
+	snprintf(buf, len, "id %u ps 0x%04x %s %s %s:%u -> %s:%u cm %s qp 0x%06x", id->handle,
+		 id->ps, states[id->state], id->dev ? id->dev->name : "-",
+		 inet_ntop(AF_INET, &id->src.sin_addr, src, sizeof(src)), ntohs(id->src.sin_port),
+		 inet_ntop(AF_INET, &id->dst.sin_addr, dst, sizeof(dst)), ntohs(id->dst.sin_port),
+		 cm_state_name(id->cm), id->local_qpn);
 }
 
 /* The id handle names in call's file, or NULL. */

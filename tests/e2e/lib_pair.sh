@@ -65,7 +65,8 @@ log_side() {
 }
 
 # run_pair WHAT SECS SERVER_CMD... --client CLIENT_CMD...: the server
-# in the background, then, once it listens on PAIR_PORT, the client; each
+# in the background, then, once it listens on PAIR_PORT (PAIR_READY PORT PID
+# says so: wait_listening, a TCP port, unless the caller sets another), the client; each
 # under `rocemu run` and a SECS timeout. The test fails unless both exit 0
 # (with PAIR_LOSSY set: or last_ack_lost holds). PAIR_SERVER_RC and
 # PAIR_CLIENT_RC keep the exit statuses.
@@ -87,7 +88,7 @@ run_pair() {
 	run_with_timeout $((secs + 10)) "$ROCEMU" run -- stdbuf -oL "${server[@]}" >"$SERVER_OUT" 2>&1 &
 	server_pid=$!
 	BACKGROUND_PIDS+=("$server_pid")
-	if ! wait_listening "$PAIR_PORT" "$server_pid"; then
+	if ! "${PAIR_READY:-wait_listening}" "$PAIR_PORT" "$server_pid"; then
 		kill "$server_pid" 2>/dev/null
 		wait "$server_pid"
 		server_rc=$?

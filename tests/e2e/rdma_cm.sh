@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Unmodified rdmacm-utils over rocemu's RDMA CM: rping (100 pings, data
+# displayed and validated) and ucmatose (4 connections), between two
+# devices and on one; the captures show the CM handshake (REQ, REP, RTU,
+# DREQ, DREP) as InfiniBand CM on QP1, no frame malformed.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+require_programs rping ucmatose
+use_test_net 240
+use_ports 29400
+
+# wait_cm_listening PORT PID: an RDMA CM id of the daemon listens on PORT (at most 20 s).
+wait_cm_listening() {
+	for _ in $(seq 200); do
+		run_with_timeout 5 "$ROCEMU" status 2>/dev/null | grep -q " LISTEN .*:$1 -> " && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+PAIR_READY=wait_cm_listening
+
+# rping_pair SERVER_ADDR CLIENT_ADDR: 100 pings validated, client bound to CLIENT_ADDR.
+rping_pair() {
+	local what="rping -C 100 -V, $2 -> $1"
+
+	next_port
+	run_pair "$what" 30 rping -s -a "$1" -p "$PAIR_PORT" -C 100 -V \
+		--client rping -c -a "$1" -I "$2" -p "$PAIR_PORT" -C 100 -v -V
+	[ "$(grep -c '^ping data: rdma-ping-' "$CLIENT_OUT")" -eq 100 ] ||
+		fail "$what: the client shows $(grep -c '^ping data: rdma-ping-' "$CLIENT_OUT") of 100 pings"
+	expect_fixed_in "$CLIENT_OUT" "ping data: rdma-ping-99: " "$what: the 100th ping's data"
+	if grep -qiE "invalid|mismatch|error" "$SERVER_OUT" "$CLIENT_OUT"; then
+		fail "$what: an error or invalid data was reported"
+	fi
+	ok "$what: no invalid data"
+}
+
+ucmatose_pair() {
+	local what="ucmatose -c 4 -C 10, $2 -> $1"
+
+	next_port
+	run_pair "$what" 30 ucmatose -b "$1" -p "$PAIR_PORT" -c 4 -C 10 \
+		--client ucmatose -s "$1" -b "$2" -p "$PAIR_PORT" -c 4 -C 10
+	grep -q "^return status 0" "$SERVER_OUT" && grep -q "^return status 0" "$CLIENT_OUT" ||
+		fail "$what: not both sides report status 0"
+	ok "$what: 4 connections, data transfers complete on both sides"
+}
+
+# expect_fixed_in FILE TEXT WHAT: FILE has a line containing TEXT.
+expect_fixed_in() {
+	grep -qF -- "$2" "$1" || fail "$3: no line with '$2'"
+	ok "$3"
+}
+
+# cm_ladder FILE: the capture has each CM message of a connection and its end.
+cm_ladder() {
+	local msg
+
+	command -v tshark >/dev/null || return 0
+	capture 30 tshark -r "$1" "${TSHARK_IB[@]}" -T fields -e _ws.col.Info ||
+		fail "tshark cannot read $1"
+	for msg in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply; do
+		grep -q "CM: $msg" "$OUT" || fail "$(basename "$1"): no CM $msg"
+	done
+	ok "$(basename "$1"): REQ, REP, RTU, DREQ, DREP decoded as InfiniBand CM"
+}
+
+rdma_cm() {
+	local pcap=$WORK_DIR/pcap-$BACKEND
+
+	mkdir -p "$pcap"
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	ROCEMU_PCAP=$pcap start_daemon
+	rping_pair "$(addr 1)" "$(addr 2)"
+	rping_pair "$(addr 1)" "$(addr 1)"
+	ucmatose_pair "$(addr 1)" "$(addr 2)"
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	check_captures "$pcap"
+	cm_ladder "$pcap/rocemu1.pcap"
+}
+
+for_each_backend rdma_cm
