@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * RDMA CM paths besides a plain connection, on librdmacm's public API:
+ * a reject with private data, a connect to a port nobody listens on, a
+ * REQ to an address where no CM answers (UNREACHABLE after the retries,
+ * within bounded time), and a disconnect from either side (DISCONNECTED on
+ * both, then TIMEWAIT_EXIT).
+ *
+ * usage: cm_errors SERVER_ADDR CLIENT_ADDR DEAD_ADDR PORT MIN_UNREACHABLE_MS
+ * Prints "ok: ..." per check and "N failed" last; exits 0 when none failed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/rdma_cma.h>
+
+#define EVENT_WAIT_MS 10000
+#define ACCEPTED_TEXT "hello rocemu"
+#define REJECT_TEXT "not today"
+
+static int failed;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (cond) {						\
+			printf("ok: ");					\
+		} else {						\
+			printf("FAIL: ");				\
+			failed++;					\
+		}							\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	} while (0)
+
+static struct sockaddr_in addr_of(const char *ip, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", ip);
+		exit(2);
+	}
+	return a;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The next event of ch, waiting at most ms; NULL on timeout or error. */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, ms) != 1 || rdma_get_cm_event(ch, &ev))
+		return NULL;
+	return ev;
+}
+
+/* The next event of ch is type with status; kept in *out (to be acked) or acked. */
+static int expect_event(struct rdma_event_channel *ch, enum rdma_cm_event_type type, int status,
+			struct rdma_cm_event **out, const char *what)
+{
+	struct rdma_cm_event *ev = next_event(ch, EVENT_WAIT_MS);
+
+	CHECK(ev && ev->event == type && ev->status == status, "%s: %s status %d (got %s status %d)",
+	      what, rdma_event_str(type), status, ev ? rdma_event_str(ev->event) : "nothing",
+	      ev ? ev->status : 0);
+	if (!ev || ev->event != type) {
+		if (ev)
+			rdma_ack_cm_event(ev);
+		return -1;
+	}
+	if (out)
+		*out = ev;
+	else
+		rdma_ack_cm_event(ev);
+	return 0;
+}
+
+/* An id of ch resolved from src to dst (address and route), or NULL. */
+static struct rdma_cm_id *resolved(struct rdma_event_channel *ch, struct sockaddr_in src,
+				   struct sockaddr_in dst, const char *what)
+{
+	struct rdma_cm_id *id;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		return NULL;
+	if (rdma_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&dst, 2000) ||
+	    expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, what) ||
+	    rdma_resolve_route(id, 2000) ||
+	    expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, NULL, what)) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	return id;
+}
+
+static int add_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr attr = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	return rdma_create_qp(id, NULL, &attr);
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	return ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) ? IBV_QPS_UNKNOWN : attr.qp_state;
+}
+
+static void reject_with_private_data(struct rdma_event_channel *sch, struct rdma_event_channel *cch,
+				     struct sockaddr_in src, struct sockaddr_in dst)
+{
+	struct rdma_conn_param param = { .private_data = ACCEPTED_TEXT,
+					 .private_data_len = sizeof(ACCEPTED_TEXT) };
+	struct rdma_cm_id *c = resolved(cch, src, dst, "reject: client resolves");
+	struct rdma_cm_event *ev;
+
+	if (!c || rdma_connect(c, &param)) {
+		CHECK(0, "reject: rdma_connect: %s", strerror(errno));
+		return;
+	}
+	if (!expect_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, &ev, "reject: server")) {
+		CHECK(ev->param.conn.private_data_len == 56 &&
+		      !memcmp(ev->param.conn.private_data, ACCEPTED_TEXT, sizeof(ACCEPTED_TEXT)),
+		      "reject: the request carries the client's private data (%u bytes after the CMA header)",
+		      ev->param.conn.private_data_len);
+		CHECK(!rdma_reject(ev->id, REJECT_TEXT, sizeof(REJECT_TEXT)), "reject: rdma_reject");
+		rdma_destroy_id(ev->id);
+		rdma_ack_cm_event(ev);
+	}
+	if (!expect_event(cch, RDMA_CM_EVENT_REJECTED, 28, &ev, "reject: client (consumer defined)")) {
+		CHECK(ev->param.conn.private_data_len == 148 &&
+		      !memcmp(ev->param.conn.private_data, REJECT_TEXT, sizeof(REJECT_TEXT)),
+		      "reject: the REJ carries the server's private data (%u bytes)",
+		      ev->param.conn.private_data_len);
+		rdma_ack_cm_event(ev);
+	}
+	rdma_destroy_id(c);
+}
+
+static void connect_nobody_listens(struct rdma_event_channel *cch, struct sockaddr_in src,
+				   struct sockaddr_in dst)
+{
+	struct rdma_conn_param param = { 0 };
+	struct rdma_cm_id *c = resolved(cch, src, dst, "no listener: client resolves");
+
+	if (!c || rdma_connect(c, &param)) {
+		CHECK(0, "no listener: rdma_connect: %s", strerror(errno));
+		return;
+	}
+	expect_event(cch, RDMA_CM_EVENT_REJECTED, 8, NULL, "no listener: REJ, invalid service ID");
+	rdma_destroy_id(c);
+}
+
+static void connect_dead_address(struct rdma_event_channel *cch, struct sockaddr_in src,
+				 struct sockaddr_in dst, long min_ms)
+{
+	struct rdma_conn_param param = { 0 };
+	struct rdma_cm_id *c = resolved(cch, src, dst, "no daemon: client resolves");
+	long start = now_ms(), took;
+
+	if (!c || rdma_connect(c, &param)) {
+		CHECK(0, "no daemon: rdma_connect: %s", strerror(errno));
+		return;
+	}
+	expect_event(cch, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, "no daemon");
+	took = now_ms() - start;
+	CHECK(took >= min_ms && took < EVENT_WAIT_MS,
+	      "no daemon: UNREACHABLE after the REQ's retries (%ld ms, at least %ld)", took, min_ms);
+	rdma_destroy_id(c);
+}
+
+/* A connection with QPs, then a disconnect from the server's side or the client's. */
+static void connect_then_disconnect(struct rdma_event_channel *sch, struct rdma_event_channel *cch,
+				    struct sockaddr_in src, struct sockaddr_in dst, int server_first)
+{
+	const char *who = server_first ? "server disconnects" : "client disconnects";
+	struct rdma_conn_param param = { .responder_resources = 1, .initiator_depth = 1,
+					 .retry_count = 7, .rnr_retry_count = 7 };
+	struct rdma_cm_id *c = resolved(cch, src, dst, who), *s = NULL;
+	struct rdma_cm_event *ev;
+
+	if (!c || add_qp(c) || rdma_connect(c, &param)) {
+		CHECK(0, "%s: client QP and rdma_connect: %s", who, strerror(errno));
+		goto out;
+	}
+	if (expect_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, &ev, who))
+		goto out;
+	s = ev->id;
+	rdma_ack_cm_event(ev);
+	if (add_qp(s) || rdma_accept(s, &param)) {
+		CHECK(0, "%s: server QP and rdma_accept: %s", who, strerror(errno));
+		goto out;
+	}
+	if (expect_event(cch, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, who) ||
+	    expect_event(sch, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, who))
+		goto out;
+	CHECK(qp_state(c->qp) == IBV_QPS_RTS && qp_state(s->qp) == IBV_QPS_RTS,
+	      "%s: both QPs in RTS once established", who);
+	CHECK(!rdma_disconnect(server_first ? s : c), "%s: rdma_disconnect", who);
+	expect_event(server_first ? cch : sch, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, who);
+	CHECK(!rdma_disconnect(server_first ? c : s), "%s: the other side's rdma_disconnect (DREP)", who);
+	expect_event(server_first ? sch : cch, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, who);
+	expect_event(sch, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, who);
+	expect_event(cch, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, who);
+out:
+	if (s) {
+		rdma_destroy_qp(s);
+		rdma_destroy_id(s);
+	}
+	if (c) {
+		rdma_destroy_qp(c);
+		rdma_destroy_id(c);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_event_channel *sch, *cch;
+	struct rdma_cm_id *listener;
+	struct sockaddr_in srv, cli, dead, busy;
+	int port;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s SERVER_ADDR CLIENT_ADDR DEAD_ADDR PORT MIN_UNREACHABLE_MS\n",
+			argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	port = atoi(argv[4]);
+	srv = addr_of(argv[1], port);
+	cli = addr_of(argv[2], 0);
+	dead = addr_of(argv[3], port);
+	busy = addr_of(argv[1], port + 1);
+	sch = rdma_create_event_channel();
+	cch = rdma_create_event_channel();
+	if (!sch || !cch || rdma_create_id(sch, &listener, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(listener, (struct sockaddr *)&srv) || rdma_listen(listener, 4)) {
+		printf("FAIL: set up a listener on %s:%d: %s\n1 failed\n", argv[1], port,
+		       strerror(errno));
+		return 1;
+	}
+	CHECK(listener->verbs && listener->port_num == 1,
+	      "a listener bound to %s has its device (%s) and port 1", argv[1],
+	      listener->verbs ? ibv_get_device_name(listener->verbs->device) : "none");
+	reject_with_private_data(sch, cch, cli, srv);
+	connect_nobody_listens(cch, cli, busy);
+	connect_dead_address(cch, cli, dead, atol(argv[5]));
+	connect_then_disconnect(sch, cch, cli, srv, 1);
+	connect_then_disconnect(sch, cch, cli, srv, 0);
+	rdma_destroy_id(listener);
+	rdma_destroy_event_channel(sch);
+	rdma_destroy_event_channel(cch);
+	printf("%d failed\n", failed);
+	return failed ? 1 : 0;
+}
