@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Unmodified rdmacm-utils over rocemu's RDMA CM: rping (100 pings, data
 # displayed and validated) and ucmatose (4 connections), between two
-# devices and on one; the captures show the CM handshake (REQ, REP, RTU,
+# devices and on one; perftest with -R (ib_send_bw, ib_write_bw,
+# ib_read_lat); the captures show the CM handshake (REQ, REP, RTU,
 # DREQ, DREP) as InfiniBand CM on QP1, no frame malformed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
-require_programs rping ucmatose
+require_programs rping ucmatose ib_send_bw ib_write_bw ib_read_lat
 use_test_net 240
 use_ports 29400
 
@@ -47,6 +48,16 @@ ucmatose_pair() {
 	ok "$what: 4 connections, data transfers complete on both sides"
 }
 
+# perftest_cm TOOL SIZE: unmodified perftest TOOL connecting through the RDMA CM (-R).
+perftest_cm() {
+	local what="$1 -R -s $2 -n 200"
+
+	next_port
+	run_pair "$what" 30 "$1" -R -d rocemu0 -p "$PAIR_PORT" -s "$2" -n 200 \
+		--client "$1" -R -d rocemu0 -p "$PAIR_PORT" -s "$2" -n 200 "$3"
+	expect_client "^ *$2 +200 +[0-9]+\.[0-9]+" "$what: report line"
+}
+
 # expect_fixed_in FILE TEXT WHAT: FILE has a line containing TEXT.
 expect_fixed_in() {
 	grep -qF -- "$2" "$1" || fail "$3: no line with '$2'"
@@ -76,6 +87,9 @@ rdma_cm() {
 	rping_pair "$(addr 1)" "$(addr 2)"
 	rping_pair "$(addr 1)" "$(addr 1)"
 	ucmatose_pair "$(addr 1)" "$(addr 2)"
+	perftest_cm ib_send_bw 4096 "$(addr 1)"
+	perftest_cm ib_write_bw 4096 "$(addr 1)"
+	perftest_cm ib_read_lat 64 "$(addr 1)"
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	check_captures "$pcap"
 	cm_ladder "$pcap/rocemu1.pcap"
