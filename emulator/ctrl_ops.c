@@ -349,7 +349,11 @@ static int op_shutdown(struct rocemu_client *c, const void *req, struct rocemu_c
 
 static int op_ucma_open(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
-	int err = rocemu_ucma_open(c, &reply->fds[0]);
+	struct rocemu_ucma_open_resp *resp = reply->body;
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	err = rocemu_ucma_open(c, &reply->fds[0], &resp->file_id);
 
 	if (!err)
 		reply->nfds = 1;

@@ -26,6 +26,7 @@ union rocemu_any_resp {
 	struct rocemu_resize_cq_resp resize_cq;
 	struct rocemu_create_qp_resp create_qp;
 	struct rocemu_query_qp_resp query_qp;
+	struct rocemu_ucma_open_resp ucma_open;
 	struct rocemu_ucma_write_resp ucma_write;
 };
 

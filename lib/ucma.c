@@ -30,6 +30,7 @@
 
 struct ucma_file {
 	int event_fd;		/* the descriptor librdmacm holds */
+	uint32_t file_id;	/* the daemon's name for it */
 	struct rocemu_conn conn;
 	bool closed;		/* the application closed it; a thread may still wait in it */
 	struct ucma_file *next_closed;
@@ -109,6 +110,7 @@ static int file_insert(struct ucma_file *f)
 int rocemu_ucma_open(int flags)
 {
 	struct ucma_file *f = calloc(1, sizeof(*f));
+	struct rocemu_ucma_open_resp resp;
 	int err, fd;
 
 	if (!f)
@@ -117,10 +119,11 @@ int rocemu_ucma_open(int flags)
 	if (err)
 		goto fail;
 	f->conn.name = "rdma_cm";
-	err = rocemu_conn_call(&f->conn, ROCEMU_OP_UCMA_OPEN, NULL, NULL, &fd, 1);
+	err = rocemu_conn_call(&f->conn, ROCEMU_OP_UCMA_OPEN, NULL, &resp, &fd, 1);
 	if (err)
 		goto fail_conn;
 	f->event_fd = fd;
+	f->file_id = resp.file_id;
 	if ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK))
 		err = -errno;
 	if (!err && !(flags & O_CLOEXEC))
@@ -182,6 +185,20 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 			return -EINVAL;
 		req.optlen = opt.optlen;
 		memcpy(req.opt, (const void *)(uintptr_t)opt.optval, opt.optlen);
+	}
+	if (hdr.cmd == UCMA_CMD_MIGRATE_ID) {
+		struct ucma_abi_migrate_id mig;
+		struct ucma_file *from;
+
+		if (len < sizeof(mig))
+			return -EINVAL;
+		memcpy(&mig, buf, sizeof(mig));
+		/* The id's current file, by the daemon's name for it (its descriptor is ours). */
+		from = file_find((int)mig.fd, false);
+		if (!from)
+			return -EBADF;
+		mig.fd = from->file_id;
+		memcpy(req.cmd, &mig, sizeof(mig));
 	}
 	do {
 		if (hdr.cmd == UCMA_CMD_GET_EVENT && (err = event_take(f)))

@@ -55,6 +55,7 @@ enum cm_state {
 
 struct rocemu_cm_file {
 	struct rocemu_client *client;
+	uint32_t id;			/* the shim's name for it in MIGRATE_ID */
 	int event_fd;			/* write end of the event pipe: a byte per event queued */
 	struct rocemu_list ids;		/* struct rocemu_cm_id.file_node */
 	struct rocemu_list events;	/* struct rocemu_cm_event.node, oldest first */
@@ -101,7 +102,7 @@ struct rocemu_cm_id {
 /* ---- ucma.c ---- */
 
 /* Make c an rdma_cm file; *read_fd is its event pipe's read end for the client. */
-int rocemu_ucma_open(struct rocemu_client *c, int *read_fd);
+int rocemu_ucma_open(struct rocemu_client *c, int *read_fd, uint32_t *file_id);
 /* Run one command of c's file: 0 with resp filled, or -errno. */
 int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_req *req,
 		      struct rocemu_ucma_write_resp *resp);

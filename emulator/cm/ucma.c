@@ -457,6 +457,53 @@ static int cmd_notify(struct ucma_call *call)
 	return cmd->event == IBV_EVENT_COMM_EST ? cm_establish(id) : 0;
 }
 
+/* The file of the caller's process the shim names by id, or NULL. */
+static struct rocemu_cm_file *file_named(struct ucma_call *call, uint32_t id)
+{
+	struct rocemu_client *c;
+
+	rocemu_list_for_each(c, &call->file->client->emu->clients, struct rocemu_client, node)
+		if (c->ucma && c->ucma->id == id && c->pid == call->file->client->pid)
+			return c->ucma;
+	return NULL;
+}
+
+/* Move id from the file fd names to the file written on, with its queued events. */
+static int cmd_migrate_id(struct ucma_call *call)
+{
+	const struct ucma_abi_migrate_id *cmd = call->cmd;
+	struct rocemu_cm_file *from = file_named(call, cmd->fd), *to = call->file;
+	struct ucma_abi_migrate_resp *resp;
+	struct rocemu_cm_id *id = from ? rocemu_idtable_get(&to->client->emu->cm_ids, cmd->id) : NULL;
+	struct rocemu_list *n, *next;
+	const char byte = 1;
+
+	if (!from)
+		return -EBADF;
+	if (!id || id->file != from)
+		return -ENOENT;
+	resp = respond(call, cmd->response, sizeof(*resp));
+	resp->events_reported = id->events_reported;
+	if (from == to)
+		return 0;
+	rocemu_list_del(&id->file_node);
+	rocemu_list_add_tail(&to->ids, &id->file_node);
+	id->file = to;
+	/* Their bytes stay in the old pipe: a reader there finds no event and waits on. */
+	for (n = from->events.next; n != &from->events; n = next) {
+		struct rocemu_cm_event *ev = rocemu_container_of(n, struct rocemu_cm_event, node);
+
+		next = n->next;
+		if (ev->owner != id)
+			continue;
+		rocemu_list_del(&ev->node);
+		rocemu_list_add_tail(&to->events, &ev->node);
+		if (write(to->event_fd, &byte, 1) != 1)
+			rocemu_log(ROCEMU_LOG_WARN, "rdma_cm id %u: event pipe full", id->handle);
+	}
+	return 0;
+}
+
 static const struct {
 	int (*run)(struct ucma_call *call);
 	size_t size;			/* the command struct, header included */
@@ -476,6 +523,7 @@ static const struct {
 	[UCMA_CMD_GET_EVENT] = { cmd_get_event, sizeof(struct ucma_abi_get_event) },
 	[UCMA_CMD_SET_OPTION] = { cmd_set_option, sizeof(struct ucma_abi_set_option) },
 	[UCMA_CMD_NOTIFY] = { cmd_notify, sizeof(struct ucma_abi_notify) },
+	[UCMA_CMD_MIGRATE_ID] = { cmd_migrate_id, sizeof(struct ucma_abi_migrate_id) },
 	[UCMA_CMD_BIND] = { cmd_bind, sizeof(struct ucma_abi_cmd_hdr) },
 };
 
@@ -504,8 +552,9 @@ int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_re
 	return ucma_cmds[hdr.cmd].run(&call);
 }
 
-int rocemu_ucma_open(struct rocemu_client *c, int *read_fd)
+int rocemu_ucma_open(struct rocemu_client *c, int *read_fd, uint32_t *file_id)
 {
+	static uint32_t last_file_id;
 	struct rocemu_cm_file *file;
 	int pipefd[2];
 
@@ -521,6 +570,8 @@ int rocemu_ucma_open(struct rocemu_client *c, int *read_fd)
 	/* Only the daemon's end is non-blocking: a full pipe must not stall it. */
 	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);
 	file->client = c;
+	file->id = ++last_file_id;
+	*file_id = file->id;
 	file->event_fd = pipefd[1];
 	rocemu_list_init(&file->ids);
 	rocemu_list_init(&file->events);

@@ -470,6 +470,12 @@ struct rocemu_async_record {
 #define ROCEMU_UCMA_OPT_MAX 256
 #define ROCEMU_UCMA_RESP_MAX 1024
 
+/* fd: the event pipe's read end */
+struct rocemu_ucma_open_resp {
+	uint32_t file_id;	/* names the file to MIGRATE_ID, in place of its descriptor */
+	uint32_t reserved;
+};
+
 struct rocemu_ucma_write_req {
 	uint32_t len;		/* bytes of cmd */
 	uint32_t optlen;	/* SET_OPTION: bytes of the value at its optval, copied to opt */
@@ -528,7 +534,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_IMPORT_PD] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_alloc_pd_resp) },
 	[ROCEMU_OP_IMPORT_MR] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_reg_mr_resp) },
 	[ROCEMU_OP_IMPORT_DM] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_dm_resp) },
-	[ROCEMU_OP_UCMA_OPEN] = { 0, 0 },
+	[ROCEMU_OP_UCMA_OPEN] = { 0, sizeof(struct rocemu_ucma_open_resp) },
 	[ROCEMU_OP_UCMA_WRITE] = { sizeof(struct rocemu_ucma_write_req), sizeof(struct rocemu_ucma_write_resp) },
 };
 

@@ -3,10 +3,10 @@
 # Unmodified rdmacm-utils over rocemu's RDMA CM: rping (100 pings, data
 # displayed and validated) and ucmatose (4 connections), between two
 # devices and on one; perftest with -R (ib_send_bw, ib_write_bw,
-# ib_read_lat); the captures show the CM handshake (REQ, REP, RTU,
+# ib_read_lat); rsockets (rstream and riostream, data verified); the captures show the CM handshake (REQ, REP, RTU,
 # DREQ, DREP) as InfiniBand CM on QP1, no frame malformed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
-require_programs rping ucmatose ib_send_bw ib_write_bw ib_read_lat
+require_programs rping ucmatose ib_send_bw ib_write_bw ib_read_lat rstream riostream
 use_test_net 240
 use_ports 29400
 
@@ -20,6 +20,7 @@ wait_cm_listening() {
 	return 1
 }
 PAIR_READY=wait_cm_listening
+PAIR_LOSSY=
 
 # rping_pair SERVER_ADDR CLIENT_ADDR: 100 pings validated, client bound to CLIENT_ADDR.
 rping_pair() {
@@ -58,6 +59,18 @@ perftest_cm() {
 	expect_client "^ *$2 +200 +[0-9]+\.[0-9]+" "$what: report line"
 }
 
+# rsocket_pair TOOL [OPTION...]: rstream or riostream over rsockets, data verified (-T v).
+rsocket_pair() {
+	local tool=$1 what
+
+	shift
+	what="$tool -T v $* -S 4096 -C 100, $(addr 2) -> $(addr 1)"
+	next_port
+	run_pair "$what" 30 "$tool" -b "$(addr 1)" -p "$PAIR_PORT" -S 4096 -C 100 -T v "$@" \
+		--client "$tool" -s "$(addr 1)" -b "$(addr 2)" -p "$PAIR_PORT" -S 4096 -C 100 -T v "$@"
+	expect_client "^custom +4k +100 +1 +800k " "$what: 100 transfers of 4 KiB both ways"
+}
+
 # expect_fixed_in FILE TEXT WHAT: FILE has a line containing TEXT.
 expect_fixed_in() {
 	grep -qF -- "$2" "$1" || fail "$3: no line with '$2'"
@@ -90,6 +103,8 @@ rdma_cm() {
 	perftest_cm ib_send_bw 4096 "$(addr 1)"
 	perftest_cm ib_write_bw 4096 "$(addr 1)"
 	perftest_cm ib_read_lat 64 "$(addr 1)"
+	rsocket_pair rstream
+	rsocket_pair riostream
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	check_captures "$pcap"
 	cm_ladder "$pcap/rocemu1.pcap"
