@@ -90,6 +90,7 @@ struct rocemu_cm_id {
 	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the path's */
 	/* what the handshake agreed */
 	uint32_t remote_comm_id, local_qpn, remote_qpn, sq_psn, rq_psn;
+	uint64_t remote_tid;		/* the peer's REQ or SIDR REQ transaction, echoed in answers */
 	uint8_t responder_resources, initiator_depth, retry_count, rnr_retry_count;
 	bool srq, flow_control;
 	uint8_t mtu;			/* enum ibv_mtu */
@@ -131,6 +132,8 @@ int cm_bind(struct rocemu_cm_id *id, const struct sockaddr_in *addr);
 int cm_resolve_addr(struct rocemu_cm_id *id, const struct sockaddr_in *dst);
 /* QUERY_ROUTE's answer for id. */
 void cm_query_route(const struct rocemu_cm_id *id, struct ucma_abi_query_route_resp *resp);
+/* The address vector from id's source to its destination (GRH, GID index 0, port 1). */
+void cm_fill_ah(const struct rocemu_cm_id *id, struct ib_uverbs_ah_attr *ah);
 /* rdma_init_qp_attr for id and qp_state: 0 with resp filled, or -EINVAL. */
 int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 		    struct ib_uverbs_qp_attr *resp);

@@ -177,6 +177,16 @@ static bool cm_allows(enum cm_state cm, uint32_t qp_state)
 	}
 }
 
+void cm_fill_ah(const struct rocemu_cm_id *id, struct ib_uverbs_ah_attr *ah)
+{
+	ah->is_global = 1;
+	ah->port_num = ROCEMU_PORT_NUM;
+	gid_of(ah->grh.dgid, id->dst.sin_addr.s_addr);
+	ah->grh.sgid_index = ROCE_GID_INDEX;
+	ah->grh.hop_limit = ROCE_HOP_LIMIT;
+	ah->grh.traffic_class = id->tos;
+}
+
 int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 		    struct ib_uverbs_qp_attr *a)
 {
@@ -208,12 +218,7 @@ int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 	case IBV_QPS_RTR:
 		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		a->ah_attr.is_global = 1;
-		a->ah_attr.port_num = ROCEMU_PORT_NUM;
-		gid_of(a->ah_attr.grh.dgid, id->dst.sin_addr.s_addr);
-		a->ah_attr.grh.sgid_index = ROCE_GID_INDEX;
-		a->ah_attr.grh.hop_limit = ROCE_HOP_LIMIT;
-		a->ah_attr.grh.traffic_class = id->tos;
+		cm_fill_ah(id, &a->ah_attr);
 		a->path_mtu = id->mtu;
 		a->dest_qp_num = id->remote_qpn;
 		a->rq_psn = id->rq_psn;

@@ -154,12 +154,77 @@ static uint8_t min_u8(uint8_t a, uint8_t b)
 	return a < b ? a : b;
 }
 
+/* The CMA header at cma, for a request from id. */
+static void cma_hdr_put(uint8_t *cma, const struct rocemu_cm_id *id)
+{
+	cma[CMA_HDR_OFF_VERSION] = CMA_HDR_VERSION;
+	cma[CMA_HDR_OFF_IP_VERSION] = CMA_HDR_IPV4;
+	memcpy(&cma[CMA_HDR_OFF_PORT], &id->src.sin_port, sizeof(id->src.sin_port));
+	memcpy(&cma[CMA_HDR_OFF_SRC_V4], &id->src.sin_addr.s_addr, 4);
+	memcpy(&cma[CMA_HDR_OFF_DST_V4], &id->dst.sin_addr.s_addr, 4);
+}
+
+/* The listener of the request mad at dev, or NULL: an RDMA CM IP service with a valid CMA header for dev. */
+static struct rocemu_cm_id *listener_of(struct rocemu_device *dev, uint64_t sid, const uint8_t *cma,
+					uint8_t qp_type)
+{
+	uint16_t ps = cma_service_ps(sid);
+	struct rocemu_cm_id *listener;
+	uint32_t daddr;
+
+	memcpy(&daddr, &cma[CMA_HDR_OFF_DST_V4], sizeof(daddr));
+	if (!ps || cma[CMA_HDR_OFF_VERSION] != CMA_HDR_VERSION ||
+	    cma[CMA_HDR_OFF_IP_VERSION] != CMA_HDR_IPV4 || daddr != dev->ipv4)
+		return NULL;
+	listener = cm_find_listener(dev->emu, dev, ps, (uint16_t)sid, daddr);
+	return listener && listener->qp_type == qp_type ? listener : NULL;
+}
+
+/* rdma_connect of a UD id: a SIDR REQ, answered by the peer's QPN and Q_Key. */
+static int sidr_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+{
+	uint8_t *mad = id->mad, *cma = &mad[CM_SIDR_REQ_PRIVATE_DATA];
+
+	if (param->private_data_len > CM_SIDR_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
+		return -EINVAL;
+	cm_mad_init(mad, CM_ATTR_SIDR_REQ, id->handle);
+	rocemu_put_be32(&mad[CM_SIDR_REQUEST_ID], id->handle);
+	rocemu_put_be16(&mad[CM_SIDR_REQ_PKEY], CM_PKEY_DEFAULT);
+	rocemu_put_be64(&mad[CM_SIDR_REQ_SERVICE_ID],
+			cma_service_id(id->ps, ntohs(id->dst.sin_port)));
+	cma_hdr_put(cma, id);
+	memcpy(&cma[CMA_HDR_BYTES], param->private_data, param->private_data_len);
+	id->state = CMA_CONNECT;
+	cm_set_state(id, CM_REQ_SENT);
+	send_expecting_answer(id);
+	return 0;
+}
+
+/* A SIDR REP to the request id took, kept in id->mad to answer its repeats; SIDR is over then. */
+static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
+			  const uint8_t *data, uint8_t len)
+{
+	uint8_t *mad = id->mad;
+
+	cm_mad_init(mad, CM_ATTR_SIDR_REP, id->remote_tid);
+	rocemu_put_be32(&mad[CM_SIDR_REQUEST_ID], id->remote_comm_id);
+	mad[CM_SIDR_REP_STATUS] = status;
+	rocemu_put_be24(&mad[CM_SIDR_REP_QPN], qpn & ROCEMU_QPN_MASK);
+	rocemu_put_be64(&mad[CM_SIDR_REP_SERVICE_ID],
+			cma_service_id(id->ps, ntohs(id->src.sin_port)));
+	rocemu_put_be32(&mad[CM_SIDR_REP_QKEY], status == CM_SIDR_SUCCESS ? RDMA_UDP_QKEY : 0);
+	memcpy(&mad[CM_SIDR_REP_PRIVATE_DATA], data, len);
+	mad_send(id->dev, id->dst.sin_addr.s_addr, mad);
+	id->listener = NULL;
+	cm_set_state(id, CM_IDLE);
+}
+
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 {
 	uint8_t *mad = id->mad, *cma = &mad[CM_REQ_PRIVATE_DATA];
 
-	if (id->qp_type != IBV_QPT_RC)
-		return -ENOSYS;
+	if (id->qp_type == IBV_QPT_UD)
+		return sidr_connect(id, param);
 	if (param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
 		return -EINVAL;
 	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
@@ -194,11 +259,7 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 	mad[CM_REQ_PRIMARY_TCLASS] = id->tos;
 	mad[CM_REQ_PRIMARY_HOP_LIMIT] = 64;
 	mad[CM_REQ_PRIMARY_ACK_TIMEOUT] = CM_LOCAL_ACK_TIMEOUT << 3;
-	cma[CMA_HDR_OFF_VERSION] = CMA_HDR_VERSION;
-	cma[CMA_HDR_OFF_IP_VERSION] = CMA_HDR_IPV4;
-	memcpy(&cma[CMA_HDR_OFF_PORT], &id->src.sin_port, sizeof(id->src.sin_port));
-	memcpy(&cma[CMA_HDR_OFF_SRC_V4], &id->src.sin_addr.s_addr, 4);
-	memcpy(&cma[CMA_HDR_OFF_DST_V4], &id->dst.sin_addr.s_addr, 4);
+	cma_hdr_put(cma, id);
 	memcpy(&cma[CMA_HDR_BYTES], param->private_data, param->private_data_len);
 
 	id->state = CMA_CONNECT;
@@ -211,6 +272,14 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 {
 	uint8_t rtu[CM_MAD_BYTES], *mad = id->mad;
 
+	if (id->qp_type == IBV_QPT_UD) {
+		if (!param || id->cm != CM_REQ_RCVD ||
+		    param->private_data_len > CM_SIDR_REP_PRIVATE_BYTES)
+			return -EINVAL;
+		sidr_rep_send(id, CM_SIDR_SUCCESS, param->qp_num, param->private_data,
+			      param->private_data_len);
+		return 0;
+	}
 	if (!param) {		/* the active side, after the REP: RTU */
 		if (id->cm != CM_REP_RCVD)
 			return -EINVAL;
@@ -267,6 +336,12 @@ static void send_rej(struct rocemu_cm_id *id, uint16_t reason, const uint8_t *da
 
 int cm_reject(struct rocemu_cm_id *id, uint8_t reason, const uint8_t *data, uint8_t len)
 {
+	if (id->qp_type == IBV_QPT_UD) {
+		if (id->cm != CM_REQ_RCVD || len > CM_SIDR_REP_PRIVATE_BYTES)
+			return -EINVAL;
+		sidr_rep_send(id, CM_SIDR_REJECT, 0, data, len);
+		return 0;
+	}
 	if (id->cm != CM_REQ_RCVD && id->cm != CM_REP_RCVD)
 		return -EINVAL;
 	send_rej(id, reason, data, len);
@@ -322,6 +397,12 @@ int cm_establish(struct rocemu_cm_id *id)
 void cm_abandon(struct rocemu_cm_id *id)
 {
 	timer_stop(id);
+	if (id->qp_type == IBV_QPT_UD) {	/* SIDR has no REJ: a request not answered is refused */
+		if (id->cm == CM_REQ_RCVD)
+			sidr_rep_send(id, CM_SIDR_REJECT, 0, NULL, 0);
+		id->cm = CM_IDLE;
+		return;
+	}
 	switch (id->cm) {
 	case CM_REQ_SENT:
 		send_rej(id, CM_REJ_TIMEOUT, NULL, 0);
@@ -389,12 +470,10 @@ static void conn_private(struct ucma_abi_conn_param *c, const uint8_t *p, uint8_
 	c->private_data_len = n;
 }
 
-/* The id a MAD names by our communication ID, if it is dev's and its peer is saddr. */
-static struct rocemu_cm_id *id_of_mad(struct rocemu_device *dev, uint32_t saddr,
-				      const uint8_t *mad)
+/* The id a MAD names by our communication (or SIDR request) ID, if it is dev's and its peer is saddr. */
+static struct rocemu_cm_id *id_named(struct rocemu_device *dev, uint32_t saddr, uint32_t comm)
 {
-	struct rocemu_cm_id *id = rocemu_idtable_get(&dev->emu->cm_ids,
-						     rocemu_get_be32(&mad[CM_REMOTE_COMM_ID]));
+	struct rocemu_cm_id *id = rocemu_idtable_get(&dev->emu->cm_ids, comm);
 
 	if (!id || id->dev != dev || id->dst.sin_addr.s_addr != saddr)
 		return NULL;
@@ -433,12 +512,96 @@ static uint32_t pending_requests(const struct rocemu_cm_id *listener)
 	return count;
 }
 
+/* The passive id a request (REQ or SIDR REQ mad, its CMA header at cma) makes on listener. */
+static struct rocemu_cm_id *request_id_new(struct rocemu_cm_id *listener, struct rocemu_device *dev,
+					   uint32_t saddr, const uint8_t *mad, const uint8_t *cma)
+{
+	struct rocemu_cm_id *id = cm_id_new(listener->file, listener->uid, listener->ps,
+					    listener->qp_type);
+
+	if (!id)
+		return NULL;
+	id->passive = true;
+	id->listener = listener;
+	id->dev = dev;
+	id->tos = listener->tos;
+	id->src.sin_addr.s_addr = dev->ipv4;
+	id->src.sin_port = listener->src.sin_port;
+	id->dst.sin_addr.s_addr = saddr;
+	memcpy(&id->dst.sin_port, &cma[CMA_HDR_OFF_PORT], sizeof(id->dst.sin_port));
+	id->remote_tid = rocemu_get_be64(&mad[MAD_OFF_TID]);
+	id->state = CMA_CONNECT;
+	return id;
+}
+
+/* A SIDR REP refusing the SIDR REQ mad from saddr that found no listener. */
+static void sidr_refuse(struct rocemu_device *dev, uint32_t saddr, const uint8_t *req, uint8_t status)
+{
+	uint8_t rep[CM_MAD_BYTES];
+
+	cm_mad_init(rep, CM_ATTR_SIDR_REP, rocemu_get_be64(&req[MAD_OFF_TID]));
+	rocemu_put_be32(&rep[CM_SIDR_REQUEST_ID], rocemu_get_be32(&req[CM_SIDR_REQUEST_ID]));
+	rep[CM_SIDR_REP_STATUS] = status;
+	rocemu_put_be64(&rep[CM_SIDR_REP_SERVICE_ID], rocemu_get_be64(&req[CM_SIDR_REQ_SERVICE_ID]));
+	mad_send(dev, saddr, rep);
+}
+
+static void rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
+{
+	const uint8_t *cma = &mad[CM_SIDR_REQ_PRIVATE_DATA];
+	uint32_t reqid = rocemu_get_be32(&mad[CM_SIDR_REQUEST_ID]);
+	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, reqid);
+	struct ucma_abi_ud_param *ud;
+
+	if (id) {		/* our SIDR REP was lost: send it again */
+		if (cm_mad_attr(id->mad) == CM_ATTR_SIDR_REP)
+			mad_send(dev, saddr, id->mad);
+		return;
+	}
+	listener = listener_of(dev, rocemu_get_be64(&mad[CM_SIDR_REQ_SERVICE_ID]), cma, IBV_QPT_UD);
+	if (!listener) {
+		sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
+		return;
+	}
+	if (pending_requests(listener) >= listener->backlog ||
+	    !(id = request_id_new(listener, dev, saddr, mad, cma))) {
+		sidr_refuse(dev, saddr, mad, CM_SIDR_REJECT);
+		return;
+	}
+	id->remote_comm_id = reqid;
+	id->mtu = (uint8_t)dev->active_mtu;
+	cm_set_state(id, CM_REQ_RCVD);
+	ud = &cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0)->param.ud;
+	memcpy(ud->private_data, &cma[CMA_HDR_BYTES], CM_SIDR_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
+	ud->private_data_len = CM_SIDR_REQ_PRIVATE_BYTES - CMA_HDR_BYTES;
+}
+
+static void rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
+{
+	uint8_t status = mad[CM_SIDR_REP_STATUS];
+	struct ucma_abi_ud_param *ud;
+
+	if (id->qp_type != IBV_QPT_UD || id->cm != CM_REQ_SENT)
+		return;
+	timer_stop(id);
+	cm_set_state(id, CM_IDLE);
+	if (status != CM_SIDR_SUCCESS) {
+		ud = &cm_event_queue(id, id, RDMA_CM_EVENT_UNREACHABLE, status)->param.ud;
+	} else {
+		ud = &cm_event_queue(id, id, RDMA_CM_EVENT_ESTABLISHED, 0)->param.ud;
+		ud->qp_num = rocemu_get_be24(&mad[CM_SIDR_REP_QPN]);
+		ud->qkey = rocemu_get_be32(&mad[CM_SIDR_REP_QKEY]);
+		cm_fill_ah(id, &ud->ah_attr);
+	}
+	memcpy(ud->private_data, &mad[CM_SIDR_REP_PRIVATE_DATA], CM_SIDR_REP_PRIVATE_BYTES);
+	ud->private_data_len = CM_SIDR_REP_PRIVATE_BYTES;
+}
+
 static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
 {
 	uint64_t sid = rocemu_get_be64(&mad[CM_REQ_SERVICE_ID]);
 	const uint8_t *cma = &mad[CM_REQ_PRIVATE_DATA];
-	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]), daddr;
-	uint16_t ps = cma_service_ps(sid);
+	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
 	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, comm);
 	struct ucma_abi_conn_param *c;
 	uint8_t mtu = mad[CM_REQ_MTU_RNR] >> 4;
@@ -448,29 +611,18 @@ static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 			mad_send(dev, saddr, id->mad);
 		return;
 	}
-	memcpy(&daddr, &cma[CMA_HDR_OFF_DST_V4], sizeof(daddr));
-	listener = ps && cma[CMA_HDR_OFF_VERSION] == CMA_HDR_VERSION &&
-		   cma[CMA_HDR_OFF_IP_VERSION] == CMA_HDR_IPV4 && daddr == dev->ipv4 &&
-		   !(mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6) ?
-		   cm_find_listener(dev->emu, dev, ps, (uint16_t)sid, daddr) : NULL;
-	if (!listener || listener->qp_type != IBV_QPT_RC) {
+	/* transport service type (bits 2:1) 0: RC */
+	listener = mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6 ? NULL :
+		   listener_of(dev, sid, cma, IBV_QPT_RC);
+	if (!listener) {
 		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
 	if (pending_requests(listener) >= listener->backlog ||
-	    !(id = cm_id_new(listener->file, listener->uid, ps, listener->qp_type))) {
+	    !(id = request_id_new(listener, dev, saddr, mad, cma))) {
 		reject_req(dev, saddr, mad, CM_REJ_CONSUMER_DEFINED);
 		return;
 	}
-	id->passive = true;
-	id->listener = listener;
-	id->dev = dev;
-	id->tos = listener->tos;
-	id->src.sin_addr.s_addr = dev->ipv4;
-	id->src.sin_port = listener->src.sin_port;
-	id->dst.sin_addr.s_addr = saddr;
-	memcpy(&id->dst.sin_port, &cma[CMA_HDR_OFF_PORT], sizeof(id->dst.sin_port));
-	id->state = CMA_CONNECT;
 	id->remote_comm_id = comm;
 	id->remote_qpn = rocemu_get_be24(&mad[CM_REQ_LOCAL_QPN]);
 	id->rq_psn = rocemu_get_be24(&mad[CM_REQ_STARTING_PSN]);
@@ -609,11 +761,21 @@ void rocemu_cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx %s comm 0x%08x from %s", dev->name,
 		   cm_attr_name(attr), rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]),
 		   inet_ntop(AF_INET, &pkt->saddr, from, sizeof(from)));
-	if (attr == CM_ATTR_REQ) {
+	switch (attr) {
+	case CM_ATTR_REQ:
 		rx_req(dev, pkt->saddr, mad);
 		return;
+	case CM_ATTR_SIDR_REQ:
+		rx_sidr_req(dev, pkt->saddr, mad);
+		return;
+	case CM_ATTR_SIDR_REP:
+		if ((id = id_named(dev, pkt->saddr, rocemu_get_be32(&mad[CM_SIDR_REQUEST_ID]))))
+			rx_sidr_rep(id, mad);
+		return;
+	default:
+		break;
 	}
-	id = id_of_mad(dev, pkt->saddr, mad);
+	id = id_named(dev, pkt->saddr, rocemu_get_be32(&mad[CM_REMOTE_COMM_ID]));
 	if (attr == CM_ATTR_DREQ) {
 		rx_dreq(dev, pkt->saddr, id, mad);
 		return;

@@ -192,10 +192,13 @@ static int cmd_create_id(struct ucma_call *call)
 	struct rocemu_cm_id *id;
 	uint8_t qp_type;
 
+	/* The port space decides, but for IB's, where the command's own type counts (ucma_get_qp_type). */
 	switch (cmd->ps) {
 	case RDMA_PS_TCP:
-	case RDMA_PS_IB:
 		qp_type = IBV_QPT_RC;
+		break;
+	case RDMA_PS_IB:
+		qp_type = cmd->qp_type;
 		break;
 	case RDMA_PS_UDP:
 	case RDMA_PS_IPOIB:
@@ -204,9 +207,9 @@ static int cmd_create_id(struct ucma_call *call)
 	default:
 		return -EINVAL;
 	}
-	if (cmd->qp_type != qp_type && !(cmd->ps == RDMA_PS_IB && cmd->qp_type == IBV_QPT_UD))
+	if (qp_type != IBV_QPT_RC && qp_type != IBV_QPT_UD)
 		return -EINVAL;
-	id = cm_id_new(call->file, cmd->uid, cmd->ps, cmd->qp_type);
+	id = cm_id_new(call->file, cmd->uid, cmd->ps, qp_type);
 	if (!id)
 		return -ENOMEM;
 	resp = respond(call, cmd->response, sizeof(*resp));
@@ -534,6 +537,7 @@ int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_re
 	uint64_t cmd[ROCEMU_UCMA_CMD_MAX / sizeof(uint64_t)];
 	struct ucma_call call = { .file = c->ucma, .cmd = cmd, .req = req, .resp = resp };
 	struct ucma_abi_cmd_hdr hdr;
+	int err;
 
 	if (!c->ucma)
 		return -EINVAL;
@@ -549,7 +553,11 @@ int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_re
 		return -ENOSYS;
 	if (req->len < ucma_cmds[hdr.cmd].size)
 		return -EINVAL;
-	return ucma_cmds[hdr.cmd].run(&call);
+	err = ucma_cmds[hdr.cmd].run(&call);
+	if (err && err != -EAGAIN)
+		rocemu_log(ROCEMU_LOG_DEBUG, "rdma_cm command %u of pid %d: %s", hdr.cmd,
+			   (int)c->pid, strerror(-err));
+	return err;
 }
 
 int rocemu_ucma_open(struct rocemu_client *c, int *read_fd, uint32_t *file_id)

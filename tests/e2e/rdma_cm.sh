@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Unmodified rdmacm-utils over rocemu's RDMA CM: rping (100 pings, data
 # displayed and validated) and ucmatose (4 connections), between two
-# devices and on one; perftest with -R (ib_send_bw, ib_write_bw,
-# ib_read_lat); rsockets (rstream and riostream, data verified); the captures show the CM handshake (REQ, REP, RTU,
+# devices and on one; udaddy (UD ids, SIDR); perftest with -R (ib_send_bw,
+# also -c UD, ib_write_bw, ib_read_lat); rsockets (rstream and riostream, data verified); the captures show the CM handshake (REQ, REP, RTU,
 # DREQ, DREP) as InfiniBand CM on QP1, no frame malformed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
-require_programs rping ucmatose ib_send_bw ib_write_bw ib_read_lat rstream riostream
+require_programs rping ucmatose udaddy ib_send_bw ib_write_bw ib_read_lat rstream riostream
 use_test_net 240
 use_ports 29400
 
@@ -49,14 +49,28 @@ ucmatose_pair() {
 	ok "$what: 4 connections, data transfers complete on both sides"
 }
 
-# perftest_cm TOOL SIZE: unmodified perftest TOOL connecting through the RDMA CM (-R).
-perftest_cm() {
-	local what="$1 -R -s $2 -n 200"
+# udaddy_pair: UD ids (SIDR REQ/REP), 2 connections of 10 messages; udaddy's port is fixed.
+udaddy_pair() {
+	local what="udaddy -c 2 -C 10, $(addr 2) -> $(addr 1)"
 
+	PAIR_PORT=7174
+	run_pair "$what" 30 udaddy -b "$(addr 1)" -c 2 -C 10 \
+		--client udaddy -s "$(addr 1)" -b "$(addr 2)" -c 2 -C 10
+	grep -q "^return status 0" "$SERVER_OUT" && grep -q "^return status 0" "$CLIENT_OUT" ||
+		fail "$what: not both sides report status 0"
+	ok "$what: data transfers complete on both sides"
+}
+
+# perftest_cm TOOL SIZE ADDR [OPTION...]: unmodified perftest TOOL connecting through the RDMA CM (-R).
+perftest_cm() {
+	local tool=$1 size=$2 to=$3 what
+
+	shift 3
+	what="$tool -R $* -s $size -n 200"
 	next_port
-	run_pair "$what" 30 "$1" -R -d rocemu0 -p "$PAIR_PORT" -s "$2" -n 200 \
-		--client "$1" -R -d rocemu0 -p "$PAIR_PORT" -s "$2" -n 200 "$3"
-	expect_client "^ *$2 +200 +[0-9]+\.[0-9]+" "$what: report line"
+	run_pair "$what" 30 "$tool" -R "$@" -d rocemu0 -p "$PAIR_PORT" -s "$size" -n 200 \
+		--client "$tool" -R "$@" -d rocemu0 -p "$PAIR_PORT" -s "$size" -n 200 "$to"
+	expect_client "^ *$size +200 +[0-9]+\.[0-9]+" "$what: report line"
 }
 
 # rsocket_pair TOOL [OPTION...]: rstream or riostream over rsockets, data verified (-T v).
@@ -84,10 +98,11 @@ cm_ladder() {
 	command -v tshark >/dev/null || return 0
 	capture 30 tshark -r "$1" "${TSHARK_IB[@]}" -T fields -e _ws.col.Info ||
 		fail "tshark cannot read $1"
-	for msg in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply; do
+	for msg in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply \
+		ServiceIDResReq ServiceIDResReqResp; do
 		grep -q "CM: $msg" "$OUT" || fail "$(basename "$1"): no CM $msg"
 	done
-	ok "$(basename "$1"): REQ, REP, RTU, DREQ, DREP decoded as InfiniBand CM"
+	ok "$(basename "$1"): REQ, REP, RTU, DREQ, DREP, SIDR REQ and REP decoded as InfiniBand CM"
 }
 
 rdma_cm() {
@@ -103,6 +118,8 @@ rdma_cm() {
 	perftest_cm ib_send_bw 4096 "$(addr 1)"
 	perftest_cm ib_write_bw 4096 "$(addr 1)"
 	perftest_cm ib_read_lat 64 "$(addr 1)"
+	perftest_cm ib_send_bw 1024 "$(addr 1)" -c UD
+	udaddy_pair
 	rsocket_pair rstream
 	rsocket_pair riostream
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
