@@ -512,15 +512,21 @@ static uint32_t pending_requests(const struct rocemu_cm_id *listener)
 	return count;
 }
 
-/* The passive id a request (REQ or SIDR REQ mad, its CMA header at cma) makes on listener. */
+/*
+ * The passive id a request (REQ or SIDR REQ mad from the peer's id comm,
+ * its CMA header at cma) makes on listener; NULL when the backlog is full
+ * or memory short.
+ */
 static struct rocemu_cm_id *request_id_new(struct rocemu_cm_id *listener, struct rocemu_device *dev,
-					   uint32_t saddr, const uint8_t *mad, const uint8_t *cma)
+					   uint32_t saddr, uint32_t comm, const uint8_t *mad,
+					   const uint8_t *cma)
 {
-	struct rocemu_cm_id *id = cm_id_new(listener->file, listener->uid, listener->ps,
-					    listener->qp_type);
+	struct rocemu_cm_id *id;
 
-	if (!id)
+	if (pending_requests(listener) >= listener->backlog ||
+	    !(id = cm_id_new(listener->file, listener->uid, listener->ps, listener->qp_type)))
 		return NULL;
+	id->remote_comm_id = comm;
 	id->passive = true;
 	id->listener = listener;
 	id->dev = dev;
@@ -563,12 +569,10 @@ static void rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 		sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
 		return;
 	}
-	if (pending_requests(listener) >= listener->backlog ||
-	    !(id = request_id_new(listener, dev, saddr, mad, cma))) {
+	if (!(id = request_id_new(listener, dev, saddr, reqid, mad, cma))) {
 		sidr_refuse(dev, saddr, mad, CM_SIDR_REJECT);
 		return;
 	}
-	id->remote_comm_id = reqid;
 	id->mtu = (uint8_t)dev->active_mtu;
 	cm_set_state(id, CM_REQ_RCVD);
 	ud = &cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0)->param.ud;
@@ -618,12 +622,10 @@ static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
-	if (pending_requests(listener) >= listener->backlog ||
-	    !(id = request_id_new(listener, dev, saddr, mad, cma))) {
+	if (!(id = request_id_new(listener, dev, saddr, comm, mad, cma))) {
 		reject_req(dev, saddr, mad, CM_REJ_CONSUMER_DEFINED);
 		return;
 	}
-	id->remote_comm_id = comm;
 	id->remote_qpn = rocemu_get_be24(&mad[CM_REQ_LOCAL_QPN]);
 	id->rq_psn = rocemu_get_be24(&mad[CM_REQ_STARTING_PSN]);
 	id->sq_psn = random_psn();
