@@ -8,8 +8,9 @@
  * - cm_proto.c: the connection handshake on the wire (REQ, REP, RTU, REJ,
  *   DREQ, DREP as CM MADs on QP1, cm_mad.c), its retries and timewait,
  *   and the events it raises.
- * An id is both the rdma_cm id and its ib_cm id: its handle is the ucma
- * id and the local communication ID.
+ * An id is both the rdma_cm id and its ib_cm id: a ucma handle, and a
+ * local communication ID drawn as the kernel's cm.c does (cyclic, XORed
+ * with a random operand), so that a late MAD of a gone id finds no other.
  */
 #ifndef ROCEMU_EMULATOR_CM_H
 #define ROCEMU_EMULATOR_CM_H
@@ -73,7 +74,8 @@ struct rocemu_cm_id {
 	struct rocemu_cm_file *file;
 	struct rocemu_list file_node;	/* in file->ids */
 	struct rocemu_list emu_node;	/* in emu->cm_ids_all, where MADs look for their id */
-	uint32_t handle;
+	uint32_t handle;		/* the ucma id, reused once freed */
+	uint32_t local_comm_id;		/* the CM's, cyclic over 2^32 so stale MADs find nobody */
 	uint64_t uid;			/* the application's value, returned in events */
 	uint16_t ps;			/* enum rdma_port_space */
 	uint8_t qp_type;		/* enum ibv_qp_type */
@@ -146,6 +148,8 @@ struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_devi
 /* Daemon-wide settings from the environment (ROCEMU_CM_TIMEOUT_MS, ROCEMU_CM_RETRIES). */
 void cm_proto_config(void);
 const char *cm_state_name(enum cm_state s);
+/* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
+uint32_t cm_comm_id_next(void);
 /* rdma_connect: send the REQ. 0 or -errno. */
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
 /* rdma_accept: the passive side's REP (with param), or the active side's RTU (without). */

@@ -74,6 +74,15 @@ static uint32_t random_psn(void)
 	return v & ROCEMU_PSN_MASK;
 }
 
+uint32_t cm_comm_id_next(void)
+{
+	static uint32_t next, operand;
+
+	if (!operand && getrandom(&operand, sizeof(operand), GRND_NONBLOCK) != sizeof(operand))
+		operand = (uint32_t)rocemu_now_ns();
+	return ++next ^ operand;
+}
+
 static const char *const cm_state_names[] = {
 	[CM_IDLE] = "IDLE", [CM_REQ_SENT] = "REQ_SENT", [CM_REQ_RCVD] = "REQ_RCVD",
 	[CM_REP_SENT] = "REP_SENT", [CM_REP_RCVD] = "REP_RCVD",
@@ -135,8 +144,8 @@ static void send_expecting_answer(struct rocemu_cm_id *id)
 /* A MAD of id that needs no answer (RTU, REJ, DREP), built in a scratch buffer. */
 static uint8_t *mad_start(const struct rocemu_cm_id *id, enum cm_attr attr, uint8_t *mad)
 {
-	cm_mad_init(mad, attr, id->handle);
-	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->handle);
+	cm_mad_init(mad, attr, id->local_comm_id);
+	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
 	rocemu_put_be32(&mad[CM_REMOTE_COMM_ID], id->remote_comm_id);
 	return mad;
 }
@@ -187,8 +196,8 @@ static int sidr_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_para
 
 	if (param->private_data_len > CM_SIDR_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
 		return -EINVAL;
-	cm_mad_init(mad, CM_ATTR_SIDR_REQ, id->handle);
-	rocemu_put_be32(&mad[CM_SIDR_REQUEST_ID], id->handle);
+	cm_mad_init(mad, CM_ATTR_SIDR_REQ, id->local_comm_id);
+	rocemu_put_be32(&mad[CM_SIDR_REQUEST_ID], id->local_comm_id);
 	rocemu_put_be16(&mad[CM_SIDR_REQ_PKEY], CM_PKEY_DEFAULT);
 	rocemu_put_be64(&mad[CM_SIDR_REQ_SERVICE_ID],
 			cma_service_id(id->ps, ntohs(id->dst.sin_port)));
@@ -237,8 +246,8 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 	id->flow_control = param->flow_control;
 	id->mtu = (uint8_t)id->dev->active_mtu;
 
-	cm_mad_init(mad, CM_ATTR_REQ, id->handle);
-	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->handle);
+	cm_mad_init(mad, CM_ATTR_REQ, id->local_comm_id);
+	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
 	rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], cma_service_id(id->ps, ntohs(id->dst.sin_port)));
 	memcpy(&mad[CM_REQ_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
 	rocemu_put_be24(&mad[CM_REQ_LOCAL_QPN], id->local_qpn);
@@ -473,11 +482,15 @@ static void conn_private(struct ucma_abi_conn_param *c, const uint8_t *p, uint8_
 /* The id a MAD names by our communication (or SIDR request) ID, if it is dev's and its peer is saddr. */
 static struct rocemu_cm_id *id_named(struct rocemu_device *dev, uint32_t saddr, uint32_t comm)
 {
-	struct rocemu_cm_id *id = rocemu_idtable_get(&dev->emu->cm_ids, comm);
+	struct rocemu_list *n;
 
-	if (!id || id->dev != dev || id->dst.sin_addr.s_addr != saddr)
-		return NULL;
-	return id;
+	for (n = dev->emu->cm_ids_all.next; n != &dev->emu->cm_ids_all; n = n->next) {
+		struct rocemu_cm_id *id = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
+
+		if (id->local_comm_id == comm && id->dev == dev && id->dst.sin_addr.s_addr == saddr)
+			return id;
+	}
+	return NULL;
 }
 
 /* Whether mad comes from the peer id already knows (its communication ID). */
