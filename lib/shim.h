@@ -438,6 +438,32 @@ bool rocemu_devices_listed(void);
 /* Open the RDMA CM file (ucma.c) with open(2)'s flags: its descriptor or -errno. */
 int rocemu_ucma_open(int flags);
 
+/* ---- an RDMA CM file's ids, for when rocemud is gone (ucma_ids.c); caller serializes ---- */
+
+struct rocemu_ucma_id {
+	uint32_t handle;
+	uint64_t uid;
+	uint32_t events_reported;	/* events GET_EVENT gave with this id's uid */
+	bool removal_reported;		/* DEVICE_REMOVAL given */
+};
+
+struct rocemu_ucma_ids {
+	struct rocemu_ucma_id *v;
+	size_t n, cap;
+};
+
+/* Record what a command (ABI bytes cmd) that succeeded with response bytes resp did to the ids. */
+void rocemu_ucma_ids_note(struct rocemu_ucma_ids *ids, const void *cmd, const void *resp);
+/* MIGRATE_ID moved handle from one file to another. */
+void rocemu_ucma_ids_move(struct rocemu_ucma_ids *from, struct rocemu_ucma_ids *to,
+			  uint32_t handle);
+/*
+ * Answer cmd with the daemon gone, writing to its response address:
+ * GET_EVENT gives each id's DEVICE_REMOVAL once, then -ENODEV; DESTROY_ID
+ * gives the id's events reported; any other command is -ENODEV.
+ */
+int rocemu_ucma_ids_lost(struct rocemu_ucma_ids *ids, const void *cmd);
+
 static inline bool rocemu_ctx_is_ours(struct ibv_context *ctx)
 {
 	return ctx && rocemu_device_of(ctx->device) != NULL;

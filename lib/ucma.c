@@ -33,6 +33,7 @@ struct ucma_file {
 	uint32_t file_id;	/* the daemon's name for it */
 	struct rocemu_conn conn;
 	bool closed;		/* the application closed it; a thread may still wait in it */
+	struct rocemu_ucma_ids ids;	/* under ids_lock */
 	struct ucma_file *next_closed;
 };
 
@@ -41,6 +42,8 @@ static unsigned int num_files;	/* read without the lock on every write and close
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Closed files are kept: a thread blocked in GET_EVENT may still read one. */
 static struct ucma_file *closed_files;
+/* Every file's record of its ids (MIGRATE_ID moves one between two files). */
+static pthread_mutex_t ids_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* libc's own function name, found once. */
 static void *libc_next(const char *name, void **cache)
@@ -156,7 +159,7 @@ static int event_take(struct ucma_file *f)
 	/* Closed under a waiting thread: on the kernel's file it waits on, until exit. */
 	while (__atomic_load_n(&f->closed, __ATOMIC_ACQUIRE))
 		pause();
-	return -ENODEV;		/* end of file: the daemon is gone */
+	return -ENODEV;		/* end of file: the daemon is gone (ucma_ids.c answers) */
 }
 
 /* One write() of the ABI: returns len or -errno. */
@@ -164,6 +167,8 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 {
 	struct rocemu_ucma_write_req req;
 	struct rocemu_ucma_write_resp resp;
+	struct ucma_file *from = NULL;	/* MIGRATE_ID: the file the id leaves */
+	uint32_t moved = 0;
 	struct ucma_abi_cmd_hdr hdr;
 	int err;
 
@@ -188,7 +193,6 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 	}
 	if (hdr.cmd == UCMA_CMD_MIGRATE_ID) {
 		struct ucma_abi_migrate_id mig;
-		struct ucma_file *from;
 
 		if (len < sizeof(mig))
 			return -EINVAL;
@@ -198,14 +202,26 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 		if (!from)
 			return -EBADF;
 		mig.fd = from->file_id;
+		moved = mig.id;
 		memcpy(req.cmd, &mig, sizeof(mig));
 	}
 	do {
 		if (hdr.cmd == UCMA_CMD_GET_EVENT && (err = event_take(f)))
-			return err;
+			break;
 		err = rocemu_conn_call(&f->conn, ROCEMU_OP_UCMA_WRITE, &req, &resp, NULL, 0);
 		/* The event the byte stood for went with its id: wait for the next. */
 	} while (hdr.cmd == UCMA_CMD_GET_EVENT && err == -EAGAIN);
+	pthread_mutex_lock(&ids_lock);
+	if (err == -ENODEV || (err == -EIO && rocemu_conn_is_lost(&f->conn))) {
+		/* rocemud is gone, as a device removed: its ids learn it from us. */
+		err = rocemu_ucma_ids_lost(&f->ids, req.cmd);
+		resp.len = 0;	/* answered in place */
+	}
+	else if (!err && hdr.cmd == UCMA_CMD_MIGRATE_ID)
+		rocemu_ucma_ids_move(&from->ids, &f->ids, moved);
+	else if (!err)
+		rocemu_ucma_ids_note(&f->ids, req.cmd, resp.data);
+	pthread_mutex_unlock(&ids_lock);
 	if (err)
 		return err;
 	if (resp.len && resp.response)
@@ -235,6 +251,10 @@ int close(int fd)
 
 	if (f) {
 		__atomic_store_n(&f->closed, true, __ATOMIC_RELEASE);
+		pthread_mutex_lock(&ids_lock);
+		free(f->ids.v);
+		f->ids = (struct rocemu_ucma_ids){ 0 };
+		pthread_mutex_unlock(&ids_lock);
 		/* The daemon destroys the file's ids when this connection closes. */
 		rocemu_conn_close(&f->conn);
 		pthread_mutex_lock(&files_lock);

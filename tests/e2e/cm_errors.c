@@ -4,9 +4,11 @@
  * a reject with private data, a connect to a port nobody listens on, a
  * REQ to an address where no CM answers (UNREACHABLE after the retries,
  * within bounded time), and a disconnect from either side (DISCONNECTED on
- * both, then TIMEWAIT_EXIT).
+ * both, then TIMEWAIT_EXIT). With --daemon-dies: a connection, "ready",
+ * then DEVICE_REMOVAL for each id once the script kills rocemud, and
+ * rdma_destroy_id returning without a hang.
  *
- * usage: cm_errors SERVER_ADDR CLIENT_ADDR DEAD_ADDR PORT MIN_UNREACHABLE_MS
+ * usage: cm_errors SERVER_ADDR CLIENT_ADDR DEAD_ADDR PORT MIN_UNREACHABLE_MS [--daemon-dies]
  * Prints "ok: ..." per check and "N failed" last; exits 0 when none failed.
  */
 #include <arpa/inet.h>
@@ -186,11 +188,24 @@ static void connect_dead_address(struct rdma_event_channel *cch, struct sockaddr
 	rdma_destroy_id(c);
 }
 
-/* A connection with QPs, then a disconnect from the server's side or the client's. */
-static void connect_then_disconnect(struct rdma_event_channel *sch, struct rdma_event_channel *cch,
-				    struct sockaddr_in src, struct sockaddr_in dst, int server_first)
+enum ending { SERVER_DISCONNECTS, CLIENT_DISCONNECTS, DAEMON_DIES };
+
+/* The daemon is killed (by the script, once "ready" shows): every id gets DEVICE_REMOVAL. */
+static void device_removal(struct rdma_event_channel *sch, struct rdma_event_channel *cch)
 {
-	const char *who = server_first ? "server disconnects" : "client disconnects";
+	printf("ready: kill the daemon\n");
+	expect_event(cch, RDMA_CM_EVENT_DEVICE_REMOVAL, 0, NULL, "daemon killed: the client's id");
+	expect_event(sch, RDMA_CM_EVENT_DEVICE_REMOVAL, 0, NULL, "daemon killed: an id of the server");
+	expect_event(sch, RDMA_CM_EVENT_DEVICE_REMOVAL, 0, NULL, "daemon killed: the other id of the server");
+}
+
+/* A connection with QPs, then a disconnect from the server's side or the client's, or no daemon. */
+static void connect_then_end(struct rdma_event_channel *sch, struct rdma_event_channel *cch,
+			     struct sockaddr_in src, struct sockaddr_in dst, enum ending ending)
+{
+	const char *who = ending == SERVER_DISCONNECTS ? "server disconnects" :
+			  ending == CLIENT_DISCONNECTS ? "client disconnects" : "daemon killed";
+	int server_first = ending == SERVER_DISCONNECTS;
 	struct rdma_conn_param param = { .responder_resources = 1, .initiator_depth = 1,
 					 .retry_count = 7, .rnr_retry_count = 7 };
 	struct rdma_cm_id *c = resolved(cch, src, dst, who), *s = NULL;
@@ -213,6 +228,14 @@ static void connect_then_disconnect(struct rdma_event_channel *sch, struct rdma_
 		goto out;
 	CHECK(qp_state(c->qp) == IBV_QPS_RTS && qp_state(s->qp) == IBV_QPS_RTS,
 	      "%s: both QPs in RTS once established", who);
+	if (ending == DAEMON_DIES) {
+		device_removal(sch, cch);
+		rdma_destroy_qp(s);
+		rdma_destroy_qp(c);
+		CHECK(!rdma_destroy_id(s) && !rdma_destroy_id(c),
+		      "daemon killed: rdma_destroy_id of both ids returns 0, no wait");
+		return;
+	}
 	CHECK(!rdma_disconnect(server_first ? s : c), "%s: rdma_disconnect", who);
 	expect_event(server_first ? cch : sch, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, who);
 	CHECK(!rdma_disconnect(server_first ? c : s), "%s: the other side's rdma_disconnect (DREP)", who);
@@ -235,11 +258,11 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *sch, *cch;
 	struct rdma_cm_id *listener;
 	struct sockaddr_in srv, cli, dead, busy;
-	int port;
+	int port, daemon_dies = argc == 7 && !strcmp(argv[6], "--daemon-dies");
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s SERVER_ADDR CLIENT_ADDR DEAD_ADDR PORT MIN_UNREACHABLE_MS\n",
-			argv[0]);
+	if (argc != 6 && !daemon_dies) {
+		fprintf(stderr, "usage: %s SERVER_ADDR CLIENT_ADDR DEAD_ADDR PORT MIN_UNREACHABLE_MS"
+			" [--daemon-dies]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -259,12 +282,18 @@ int main(int argc, char **argv)
 	CHECK(listener->verbs && listener->port_num == 1,
 	      "a listener bound to %s has its device (%s) and port 1", argv[1],
 	      listener->verbs ? ibv_get_device_name(listener->verbs->device) : "none");
+	if (daemon_dies) {
+		connect_then_end(sch, cch, cli, srv, DAEMON_DIES);
+		CHECK(!rdma_destroy_id(listener), "daemon killed: rdma_destroy_id of the listener");
+		goto out;
+	}
 	reject_with_private_data(sch, cch, cli, srv);
 	connect_nobody_listens(cch, cli, busy);
 	connect_dead_address(cch, cli, dead, atol(argv[5]));
-	connect_then_disconnect(sch, cch, cli, srv, 1);
-	connect_then_disconnect(sch, cch, cli, srv, 0);
+	connect_then_end(sch, cch, cli, srv, SERVER_DISCONNECTS);
+	connect_then_end(sch, cch, cli, srv, CLIENT_DISCONNECTS);
 	rdma_destroy_id(listener);
+out:
 	rdma_destroy_event_channel(sch);
 	rdma_destroy_event_channel(cch);
 	printf("%d failed\n", failed);

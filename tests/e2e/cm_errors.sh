@@ -4,7 +4,8 @@
 # a reject with private data, a connect to a port nobody listens on
 # (REJECTED, invalid service ID), a REQ to an address where no daemon
 # answers (UNREACHABLE after the CM's retries, within bounded time), a
-# disconnect from either side (DISCONNECTED on both, then TIMEWAIT_EXIT).
+# disconnect from either side (DISCONNECTED on both, then TIMEWAIT_EXIT);
+# rocemud killed under connected ids (DEVICE_REMOVAL for each, no hang).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CM_ERRORS=$top_builddir/tests/e2e/cm_errors
 require_built "$CM_ERRORS"
@@ -20,6 +21,28 @@ cm_errors() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} capture 60 "$ROCEMU" run -- \
 		"$CM_ERRORS" "$(addr 1)" "$(addr 2)" "$(addr 9)" "$port" 400 || fail "cm_errors failed"
 	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	daemon_dies "$port"
+}
+
+# daemon_dies PORT: rocemud killed under connected ids: DEVICE_REMOVAL for each, no hang.
+daemon_dies() {
+	local out=$WORK_DIR/removal-$BACKEND.out pid rc
+
+	echo "+ cm_errors ... --daemon-dies &" >>"$COMMANDS_LOG"
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} run_with_timeout 30 "$ROCEMU" run -- \
+		"$CM_ERRORS" "$(addr 1)" "$(addr 2)" "$(addr 9)" "$1" 0 --daemon-dies >"$out" 2>&1 &
+	pid=$!
+	BACKGROUND_PIDS+=("$pid")
+	wait_ready "$out" "$pid" 20 || { cat "$out" >>"$COMMANDS_LOG"; fail "no connection before the kill"; }
+	echo "+ kill -KILL $(daemon_pid) (rocemud)" >>"$COMMANDS_LOG"
+	kill -KILL "$(daemon_pid)"
+	wait "$pid"
+	rc=$?
+	forget_pid "$pid"
+	cat "$out" >>"$COMMANDS_LOG"
+	[ "$rc" -eq 0 ] && grep -q "^0 failed$" "$out" ||
+		fail "daemon killed: cm_errors --daemon-dies exit status $rc"
+	ok "daemon killed: DEVICE_REMOVAL for each id, rdma_destroy_id returns ($(grep -c '^ok: ' "$out") checks)"
 }
 
 for_each_backend cm_errors
