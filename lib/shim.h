@@ -24,6 +24,7 @@
 
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
+#include "real_dv.h"
 
 /* The shim defines the exported functions behind these verbs.h macros. */
 #undef ibv_get_device_list
@@ -104,7 +105,13 @@ enum { ROCEMU_GID_TYPE_SYSFS_ROCE_V1 = 0, ROCEMU_GID_TYPE_SYSFS_ROCE_V2 = 1 };
 	X(ibv_query_qp_data_in_order, "IBVERBS_1.14")
 
 #define ROCEMU_REAL_ENUM(name, version) ROCEMU_REAL_##name,
-enum rocemu_real_fn { ROCEMU_REAL_FUNCS(ROCEMU_REAL_ENUM) ROCEMU_REAL__COUNT };
+#define ROCEMU_REAL_DV_ENUM(name, version, lib) ROCEMU_REAL_##name,
+enum rocemu_real_fn {
+	ROCEMU_REAL_FUNCS(ROCEMU_REAL_ENUM)
+	ROCEMU_REAL_DV_FUNCS(ROCEMU_REAL_DV_ENUM)
+	ROCEMU_REAL__COUNT
+};
+#undef ROCEMU_REAL_DV_ENUM
 #undef ROCEMU_REAL_ENUM
 
 /* The real function, resolved on first use (thread-safe; aborts if absent). */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device: the mlx5
+ * attributes are checked as mlx5's create_cq and create_qp check them on
+ * a ConnectX without CQE compression, CQE padding, DC (for now), tunnel
+ * or TIR offloads, packet-based credits or signature pipelining; what is
+ * left is an ordinary CQ or QP.
+ */
+#include "shim.h"
+#include "dv.h"
+
+#define DV_CQ_SUPPORTED_COMP_MASK                                                     \
+	((uint64_t)(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE | MLX5DV_CQ_INIT_ATTR_MASK_FLAGS | \
+		    MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE))
+#define DV_QP_SUPPORTED_COMP_MASK                                                        \
+	((uint64_t)(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_DC | \
+		    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |                              \
+		    MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
+#define DV_QP_KNOWN_CREATE_FLAGS                                                          \
+	((uint32_t)(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |                                   \
+		    MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |                        \
+		    MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC |                        \
+		    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |                            \
+		    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE |                              \
+		    MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE | MLX5DV_QP_CREATE_SIG_PIPELINING))
+/* Data never lands in a CQE here, so allowing or forbidding it both hold. */
+#define DV_QP_TAKEN_CREATE_FLAGS                                   \
+	((uint32_t)(MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |     \
+		    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
+
+/* mlx5's checks of mlx5cq_attr (create_cq, get_cqe_size). Returns 0 or the errno value. */
+static int dv_cq_attr_check(const struct mlx5dv_cq_init_attr *attr)
+{
+	if (!attr)
+		return 0;
+	if (attr->comp_mask & ~DV_CQ_SUPPORTED_COMP_MASK)
+		return EINVAL;
+	if ((attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) &&
+	    attr->cqe_size != sizeof(struct mlx5_cqe64))
+		return EINVAL;
+	/* No compression caps: "CQE Compression is not supported". */
+	if (attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)
+		return EINVAL;
+	/* Unknown flags, or CQE padding, which needs 128-byte CQEs and the cap. */
+	if ((attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_init_attr_ex *cq_attr,
+				   struct mlx5dv_cq_init_attr *mlx5_cq_attr)
+{
+	int err;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(mlx5dv_create_cq)(context, cq_attr, mlx5_cq_attr);
+	err = dv_cq_attr_check(mlx5_cq_attr);
+	if (err)
+		return errno = err, NULL;
+	return rocemu_create_cq_ex_op(context, cq_attr);
+}
+
+/* mlx5's checks of mlx5_qp_attr (create_qp). Returns 0 or the errno value. */
+static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
+			    const struct mlx5dv_qp_init_attr *dv)
+{
+	if (attr->qp_type == IBV_QPT_DRIVER && !(dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)))
+		return EINVAL;
+	if (!dv)
+		return 0;
+	if (dv->comp_mask & ~DV_QP_SUPPORTED_COMP_MASK)
+		return EINVAL;
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) && attr->qp_type != IBV_QPT_DRIVER)
+		return EINVAL;
+	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) {
+		if (dv->create_flags & ~DV_QP_KNOWN_CREATE_FLAGS)
+			return EINVAL;
+		if ((dv->create_flags & DV_QP_TAKEN_CREATE_FLAGS) == DV_QP_TAKEN_CREATE_FLAGS)
+			return EINVAL;
+		/* Tunnel/TIR offloads are raw packet QPs'; no credit mode or SQD->RTS cap here. */
+		if (dv->create_flags & ~DV_QP_TAKEN_CREATE_FLAGS)
+			return EOPNOTSUPP;
+	}
+	/* DC QPs are not emulated yet. */
+	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)
+		return EOPNOTSUPP;
+	/* No mlx5 send operations (DC address, UMR, memcpy) to add to the verbs ones. */
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) && dv->send_ops_flags)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *qp_attr,
+				struct mlx5dv_qp_init_attr *mlx5_qp_attr)
+{
+	int err;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(mlx5dv_create_qp)(context, qp_attr, mlx5_qp_attr);
+	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr);
+	if (err)
+		return errno = err, NULL;
+	return rocemu_create_qp_ex_op(context, qp_attr);
+}
