@@ -30,6 +30,7 @@ struct rocemu_client {
 	int kick_fd;			/* eventfd the client writes to wake the daemon */
 	struct rocemu_shm context_page;
 	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
+	unsigned int direct_objs;	/* its QPs and CQs handed out by mlx5dv_init_obj (direct.c) */
 	struct rocemu_ufile *ufile;	/* its PDs, MRs and DMs; NULL until OPEN_DEVICE */
 	struct rocemu_list channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */

@@ -8,6 +8,7 @@
 
 #include "emulator/comp_channel.h"
 #include "emulator/cqe.h"
+#include "emulator/direct.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -131,6 +132,7 @@ int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req 
 void rocemu_cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x destroy", cq->owner->dev->name, cq->cqn);
+	rocemu_direct_unwatch(cq->owner, &cq->direct);
 	rocemu_idtable_remove(&emu->cqs, cq->cqn);
 	rocemu_list_del(&cq->node);
 	if (cq->channel)

@@ -23,6 +23,8 @@ struct rocemu_cq {
 	uint32_t pi;			/* producer index (free-running), cqe.c */
 	uint8_t fired_sn;		/* arm sequence number of the last event */
 	uint64_t overruns;
+	bool direct;			/* handed out by mlx5dv_init_obj (direct.c) */
+	uint64_t direct_seen;		/* its doorbell record as the scan last saw it */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
+#include "emulator/direct.h"
 #include "emulator/dm.h"
 #include "emulator/fault_inject.h"
 #include "emulator/mcast.h"
@@ -293,6 +294,12 @@ static int op_detach_mcast(struct rocemu_client *c, const void *req,
 	return rocemu_mcast_detach(c, req);
 }
 
+static int op_direct_doorbells(struct rocemu_client *c, const void *req,
+			       struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_direct_watch(c, req);
+}
+
 static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATUS, rocemu_status_text,
@@ -412,6 +419,7 @@ static const struct {
 	[ROCEMU_OP_IMPORT_DM] = { op_import_dm, true },
 	[ROCEMU_OP_UCMA_OPEN] = { op_ucma_open, false },
 	[ROCEMU_OP_UCMA_WRITE] = { op_ucma_write, false },
+	[ROCEMU_OP_DIRECT_DOORBELLS] = { op_direct_doorbells, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

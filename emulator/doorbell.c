@@ -4,6 +4,7 @@
 #include "emulator/client.h"
 #include "emulator/cq.h"
 #include "emulator/cqe.h"
+#include "emulator/direct.h"
 #include "emulator/egress.h"
 #include "emulator/qp.h"
 #include "rocemu/log.h"
@@ -47,14 +48,18 @@ static void scan_qp(struct rocemu_qp *qp)
 		qp->ops->post(qp);
 }
 
-/* Work for c's QPs and CQs if its doorbell_seq moved. Returns whether it did. */
+/*
+ * Work for c's QPs and CQs if its doorbell_seq moved or a doorbell of
+ * mlx5dv_init_obj's rang. Returns whether it did.
+ */
 static bool scan_client(struct rocemu_client *c)
 {
 	uint32_t seq = __atomic_load_n(&page_of(c)->doorbell_seq, __ATOMIC_ACQUIRE);
 	struct rocemu_qp *qp, *qp_tmp;
 	struct rocemu_cq *cq;
 
-	if (seq == c->doorbell_seq_seen)
+	/* rocemu_direct_rung first: it records the doorbells it saw. */
+	if (!rocemu_direct_rung(c) && seq == c->doorbell_seq_seen)
 		return false;
 	c->doorbell_seq_seen = seq;
 	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
@@ -82,7 +87,12 @@ static int doorbell_idle(void *arg, bool may_sleep)
 	if (emu->sleeping)
 		sleeping_set(emu, 0);
 	/* A timer due (the next burst of a READ, say) is work too: no sleeping flag then. */
-	if (scan_all(emu) || !may_sleep) {
+	if (scan_all(emu)) {
+		rocemu_direct_work(emu);
+		emu->last_work_ns = rocemu_now_ns();
+		return 1;
+	}
+	if (!may_sleep) {
 		emu->last_work_ns = rocemu_now_ns();
 		return 1;
 	}
@@ -93,9 +103,11 @@ static int doorbell_idle(void *arg, bool may_sleep)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (scan_all(emu)) {
 		sleeping_set(emu, 0);
+		rocemu_direct_work(emu);
 		emu->last_work_ns = rocemu_now_ns();
 		return 1;
 	}
+	rocemu_direct_sleep(emu);
 	rocemu_egress_idle(emu);
 	return 0;
 }

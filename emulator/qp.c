@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "emulator/cq.h"
+#include "emulator/direct.h"
 #include "emulator/mcast.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp_layout.h"
@@ -207,6 +208,7 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x destroy", qp->owner->dev->name, qp->qpn);
 	rocemu_qp_timers_cancel(qp);
+	rocemu_direct_unwatch(qp->owner, &qp->direct);
 	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);

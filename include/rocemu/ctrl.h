@@ -73,6 +73,7 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_IMPORT_DM,		/* fd: memfd of the device memory */
 	ROCEMU_OP_UCMA_OPEN,		/* binds the connection to an rdma_cm file; fd: read end of its event pipe */
 	ROCEMU_OP_UCMA_WRITE,		/* one write() of the kernel's rdma_cm ABI (<rdma/rdma_cma_abi.h>) */
+	ROCEMU_OP_DIRECT_DOORBELLS,	/* a QP or CQ handed out by mlx5dv_init_obj: watch its doorbells */
 	ROCEMU_OP__COUNT
 };
 
@@ -337,6 +338,17 @@ struct rocemu_modify_srq_req {
 	struct ibv_srq_attr attr;
 };
 
+/* What mlx5dv_init_obj handed to the program; its doorbells ring without a kick. */
+enum rocemu_direct_kind {
+	ROCEMU_DIRECT_QP,	/* send doorbell record and BlueFlame */
+	ROCEMU_DIRECT_CQ,	/* arm word */
+};
+
+struct rocemu_direct_doorbells_req {
+	uint32_t kind;		/* enum rocemu_direct_kind */
+	uint32_t handle;	/* qpn or cqn */
+};
+
 struct rocemu_query_srq_resp {
 	struct ibv_srq_attr attr;
 };
@@ -536,6 +548,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_IMPORT_DM] = { sizeof(struct rocemu_handle_req), sizeof(struct rocemu_dm_resp) },
 	[ROCEMU_OP_UCMA_OPEN] = { 0, sizeof(struct rocemu_ucma_open_resp) },
 	[ROCEMU_OP_UCMA_WRITE] = { sizeof(struct rocemu_ucma_write_req), sizeof(struct rocemu_ucma_write_resp) },
+	[ROCEMU_OP_DIRECT_DOORBELLS] = { sizeof(struct rocemu_direct_doorbells_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -582,6 +595,7 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_IMPORT_DM] = "IMPORT_DM",
 	[ROCEMU_OP_UCMA_OPEN] = "UCMA_OPEN",
 	[ROCEMU_OP_UCMA_WRITE] = "UCMA_WRITE",
+	[ROCEMU_OP_DIRECT_DOORBELLS] = "DIRECT_DOORBELLS",
 };
 
 /* Fill a header for op with a body of len bytes. */
