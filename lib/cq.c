@@ -259,6 +259,8 @@ void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
 	uint32_t prod, nfreed = 0;
 	uint8_t owner;
 
+	if (__atomic_load_n(&cq->dv_owned, __ATOMIC_ACQUIRE))
+		return;
 	pthread_spin_lock(&cq->lock);
 	for (prod = cq->cons_index; prod - cq->cons_index < cq->ncqe && rocemu_cqe_sw(cq, prod);
 	     prod++)

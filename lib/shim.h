@@ -246,6 +246,7 @@ struct rocemu_cq {
 	struct ibv_wc ex_wc;		/* the CQE start_poll/next_poll parsed, for read_*() */
 	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
 	struct rocemu_domain_res domain_res;	/* of IBV_CQ_INIT_ATTR_MASK_PD's parent domain */
+	bool dv_owned;			/* mlx5dv_init_obj gave the consumer index to the program */
 };
 
 /*
@@ -329,6 +330,7 @@ struct rocemu_qp {
 	struct rocemu_sq sq;
 	struct rocemu_rq rq;
 	struct rocemu_domain_res domain_res;	/* of a parent domain given as its PD */
+	bool dv_direct;			/* mlx5dv_init_obj handed out its rings */
 };
 
 /* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
@@ -642,6 +644,7 @@ void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle);
 /*
  * cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET or
  * destroyed), as mlx5_cq_clean; receive ones free their WQE of srq (or NULL).
+ * A CQ the program owns (dv_owned) is left alone, as mlx5 leaves it.
  */
 void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq);
 
