@@ -587,6 +587,8 @@ int rocemu_loop_run(struct rocemu_loop *loop)
 
 		if (loop->idle_cb && loop->idle_cb(loop->idle_arg, timeout != 0))
 			timeout = 0;
+		else if (loop->idle_cb)
+			timeout = timers_timeout(loop);	/* going to sleep, it may have armed one */
 		if (atomic_load(&loop->stop))
 			break;
 		flush_logged(loop);
