@@ -100,10 +100,18 @@ static void direct_poll_fired(void *arg)
 
 void rocemu_direct_sleep(struct rocemu_emu *emu)
 {
-	if (!emu->direct_objs || emu->direct_timer)
+	uint64_t deadline;
+
+	if (!emu->direct_objs)
 		return;
 	if (emu->direct_poll_ns < ROCEMU_DIRECT_POLL_MIN_NS)
 		emu->direct_poll_ns = ROCEMU_DIRECT_POLL_MIN_NS;
-	emu->direct_timer = rocemu_loop_timer_add(emu->loop, rocemu_now_ns() + emu->direct_poll_ns,
-						  direct_poll_fired, emu);
+	deadline = rocemu_now_ns() + emu->direct_poll_ns;
+	/* A poll armed while idle may lie further out than the period work just reset. */
+	if (emu->direct_timer && emu->direct_deadline <= deadline)
+		return;
+	if (emu->direct_timer)
+		rocemu_loop_timer_cancel(emu->loop, emu->direct_timer);
+	emu->direct_deadline = deadline;
+	emu->direct_timer = rocemu_loop_timer_add(emu->loop, deadline, direct_poll_fired, emu);
 }

@@ -46,6 +46,7 @@ struct rocemu_emu {
 	uint64_t last_work_ns;		/* doorbell.c: spin a little after work */
 	unsigned int direct_objs;	/* direct.c: QPs and CQs whose doorbells ring unannounced */
 	uint64_t direct_timer;		/* direct.c: the poll timer while asleep, 0 when none */
+	uint64_t direct_deadline;	/* direct.c: when it fires */
 	uint64_t direct_poll_ns;	/* direct.c: its period, backing off while nothing rings */
 	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
 };
