@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * RC driven as a ConnectX is driven by direct-verbs programs (UCX's
+ * rc_mlx5, DPDK-style code): the QPs and CQs are made and connected with
+ * verbs, then used only through mlx5dv_init_obj and the formats of
+ * <infiniband/mlx5dv.h>. The program writes SEND, inline SEND, WRITE and
+ * READ WQEs and receive WQEs itself, updates the doorbell records, writes
+ * the BlueFlame register, parses CQEs itself (owner bit, opcode, byte
+ * count, wqe_counter, QPN, the syndrome of an error CQE) and checks data.
+ * It also measures the daemon's CPU while idle, before and after the QPs
+ * are handed out, and the latency of a doorbell rung at an idle daemon.
+ *
+ *   mlx5dv_rc DEVICE_A DEVICE_B DAEMON_PID
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/mlx5dv.h>
+
+#include "verbs_pair.h"
+
+#define MSG_LEN 8192
+#define INLINE_LEN 32
+#define ROUNDS 200			/* send/receive round trips: both rings wrap */
+#define IDLE_SAMPLE_MS 1000
+#define IDLE_DOORBELL_WAIT_MS 100	/* long enough for the daemon's poll to back off */
+
+struct dv_qp {
+	struct ibv_qp *ibqp;
+	struct mlx5dv_qp dv;
+	uint32_t sq_pi;			/* BBs posted */
+	uint32_t rq_head;		/* receive WQEs posted */
+	uint32_t bf_offset;		/* BlueFlame half to write next */
+};
+
+struct dv_cq {
+	struct mlx5dv_cq dv;
+	uint32_t ci;
+};
+
+struct dv_side {
+	struct dv_qp qp;
+	struct dv_cq scq, rcq;
+};
+
+static struct pair pair;
+static struct dv_side sa, sb;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool dv_side_init(struct dv_side *d, struct side *s)
+{
+	struct mlx5dv_obj obj = {
+		.qp = { s->qp, &d->qp.dv },
+		.cq = { s->send_cq, &d->scq.dv },
+	};
+	struct mlx5dv_obj robj = { .cq = { s->recv_cq, &d->rcq.dv } };
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->qp.ibqp = s->qp;
+	ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+	if (!ret)
+		ret = mlx5dv_init_obj(&robj, MLX5DV_OBJ_CQ);
+	check(ret == 0, "mlx5dv_init_obj of QP 0x%06x and its CQs: %s", s->qp->qp_num,
+	      strerror(ret));
+	return ret == 0;
+}
+
+/* The CQE at the consumer index once hardware handed it over (mlx5's sw-owned test), else NULL. */
+static struct mlx5_cqe64 *cqe_next(struct dv_cq *c)
+{
+	uint8_t *entry = (uint8_t *)c->dv.buf + (size_t)(c->ci & (c->dv.cqe_cnt - 1)) * c->dv.cqe_size;
+	struct mlx5_cqe64 *cqe = (struct mlx5_cqe64 *)(entry + c->dv.cqe_size - sizeof(*cqe));
+	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+
+	if ((op_own >> 4) == MLX5_CQE_INVALID || (op_own & MLX5_CQE_OWNER_MASK) != !!(c->ci & c->dv.cqe_cnt))
+		return NULL;
+	return cqe;
+}
+
+/* Wait (bounded) for the next CQE, copy it out and give its slot back through the doorbell record. */
+static bool cqe_poll(struct dv_cq *c, struct mlx5_cqe64 *out, const char *what)
+{
+	uint64_t deadline = now_ns() + (uint64_t)completion_wait_ms * 1000000u;
+	struct mlx5_cqe64 *cqe;
+
+	while (!(cqe = cqe_next(c))) {
+		if (now_ns() > deadline) {
+			check(false, "%s: no CQE in %u ms", what, completion_wait_ms);
+			return false;
+		}
+		/* Leave the daemon a core on small machines, as the shim's poller does. */
+		sched_yield();
+	}
+	*out = *cqe;
+	c->ci++;
+	/* Word 0 of the CQ doorbell record is the consumer index (mlx5 MLX5_CQ_SET_CI); release:
+	 * the CQE was read before its slot is given back. */
+	__atomic_store_n(&c->dv.dbrec[0], htobe32(c->ci & 0xffffff), __ATOMIC_RELEASE);
+	return true;
+}
+
+static bool cq_empty(struct dv_cq *c)
+{
+	return cqe_next(c) == NULL;
+}
+
+/* Ring the send doorbell: doorbell record, then the first 64 bytes of the WQE to BlueFlame. */
+static void sq_ring(struct dv_qp *q, const void *ctrl)
+{
+	/* Release: the WQE is in memory before the doorbell record says so. */
+	__atomic_store_n(&q->dv.dbrec[MLX5_SND_DBR], htobe32(q->sq_pi & 0xffff), __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memcpy((uint8_t *)q->dv.bf.reg + q->bf_offset, ctrl, 64);
+	q->bf_offset ^= q->dv.bf.size;
+}
+
+/*
+ * Post one signaled WQE of opcode: raddr/rkey when rkey is non-zero, then
+ * one data segment (addr, len, lkey) or, with lkey 0, len inline bytes at
+ * addr. Returns the WQE's index (its CQE's wqe_counter).
+ */
+static uint16_t post_wqe(struct dv_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rkey,
+			 uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	uint16_t index = (uint16_t)q->sq_pi;
+	uint8_t *wqe = (uint8_t *)q->dv.sq.buf + (size_t)(q->sq_pi & (q->dv.sq.wqe_cnt - 1)) * q->dv.sq.stride;
+	struct mlx5_wqe_ctrl_seg *ctrl = (void *)wqe;
+	uint8_t *seg = wqe + sizeof(*ctrl);
+	uint8_t ds = 1;
+
+	memset(wqe, 0, 64);
+	if (rkey) {
+		struct mlx5_wqe_raddr_seg *r = (void *)seg;
+
+		r->raddr = htobe64(raddr);
+		r->rkey = htobe32(rkey);
+		seg += sizeof(*r);
+		ds++;
+	}
+	if (lkey) {
+		mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)seg, len, lkey, addr);
+		ds++;
+	} else {
+		struct mlx5_wqe_inl_data_seg *in = (void *)seg;
+
+		in->byte_count = htobe32(len | MLX5_INLINE_SEG);
+		memcpy(in + 1, (void *)(uintptr_t)addr, len);
+		ds += (sizeof(*in) + len + 15) / 16;
+	}
+	mlx5dv_set_ctrl_seg(ctrl, index, opcode, 0, q->ibqp->qp_num, MLX5_WQE_CTRL_CQ_UPDATE, ds, 0,
+			    0);
+	q->sq_pi += (ds * 16u + 63) / 64;
+	sq_ring(q, wqe);
+	return index;
+}
+
+/* One receive WQE over (addr, len, lkey), terminated as mlx5 does when the stride has room. */
+static uint16_t post_recv_wqe(struct dv_qp *q, uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	uint16_t index = (uint16_t)q->rq_head;
+	struct mlx5_wqe_data_seg *d = (void *)((uint8_t *)q->dv.rq.buf +
+					       (size_t)(q->rq_head & (q->dv.rq.wqe_cnt - 1)) * q->dv.rq.stride);
+
+	mlx5dv_set_data_seg(d, len, lkey, addr);
+	if (q->dv.rq.stride > sizeof(*d))
+		mlx5dv_set_data_seg(d + 1, 0, MLX5_INVALID_LKEY, 0);
+	q->rq_head++;
+	__atomic_store_n(&q->dv.dbrec[MLX5_RCV_DBR], htobe32(q->rq_head & 0xffff), __ATOMIC_RELEASE);
+	return index;
+}
+
+static uint32_t cqe_qpn(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->sop_drop_qpn) & 0xffffff;
+}
+
+/* A requester CQE of q for the WQE at index. */
+static void expect_req_cqe(struct mlx5_cqe64 *cqe, struct dv_qp *q, uint16_t index,
+			   long byte_cnt, const char *what)
+{
+	check(mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_REQ && be16toh(cqe->wqe_counter) == index &&
+		      cqe_qpn(cqe) == q->ibqp->qp_num &&
+		      (byte_cnt < 0 || be32toh(cqe->byte_cnt) == (uint32_t)byte_cnt),
+	      "%s: requester CQE opcode 0x%x wqe_counter %u (want %u) qpn 0x%06x byte_cnt %u", what,
+	      mlx5dv_get_cqe_opcode(cqe), be16toh(cqe->wqe_counter), index, cqe_qpn(cqe),
+	      be32toh(cqe->byte_cnt));
+}
+
+static void expect_recv_cqe(struct mlx5_cqe64 *cqe, struct dv_qp *q, uint16_t index,
+			    uint32_t byte_cnt, const char *what)
+{
+	check(mlx5dv_get_cqe_opcode(cqe) == MLX5_CQE_RESP_SEND && be16toh(cqe->wqe_counter) == index &&
+		      cqe_qpn(cqe) == q->ibqp->qp_num && be32toh(cqe->byte_cnt) == byte_cnt,
+	      "%s: responder CQE opcode 0x%x wqe_counter %u (want %u) qpn 0x%06x byte_cnt %u", what,
+	      mlx5dv_get_cqe_opcode(cqe), be16toh(cqe->wqe_counter), index, cqe_qpn(cqe),
+	      be32toh(cqe->byte_cnt));
+}
+
+static void send_recv(struct buf *src, struct buf *dst, uint32_t len, bool inl, unsigned int seed,
+		      const char *what)
+{
+	struct mlx5_cqe64 cqe;
+	uint16_t sidx, ridx;
+
+	fill_pattern(src->p, len, seed, 0);
+	memset(dst->p, UNTOUCHED, len);
+	ridx = post_recv_wqe(&sb.qp, (uintptr_t)dst->p, len, dst->mr->lkey);
+	sidx = post_wqe(&sa.qp, MLX5_OPCODE_SEND, 0, 0, (uintptr_t)src->p, len, inl ? 0 : src->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, what))
+		expect_req_cqe(&cqe, &sa.qp, sidx, -1, what);
+	if (cqe_poll(&sb.rcq, &cqe, what))
+		expect_recv_cqe(&cqe, &sb.qp, ridx, len, what);
+	check_pattern(dst->p, len, seed, 0, what);
+}
+
+static void write_read(struct buf *a_buf, struct buf *b_buf)
+{
+	struct mlx5_cqe64 cqe;
+	uint16_t idx;
+
+	fill_pattern(a_buf->p, MSG_LEN, 7, 0);
+	memset(b_buf->p, UNTOUCHED, MSG_LEN);
+	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_WRITE, raddr_of(b_buf, 0), b_buf->mr->rkey,
+		       (uintptr_t)a_buf->p, MSG_LEN, a_buf->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, "WRITE"))
+		expect_req_cqe(&cqe, &sa.qp, idx, -1, "WRITE");
+	check_pattern(b_buf->p, MSG_LEN, 7, 0, "WRITE: data at the responder");
+	check(cq_empty(&sb.rcq), "WRITE: no receive CQE at the responder");
+
+	fill_pattern(b_buf->p, MSG_LEN, 9, 0);
+	memset(a_buf->p, UNTOUCHED, MSG_LEN);
+	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_READ, raddr_of(b_buf, 0), b_buf->mr->rkey,
+		       (uintptr_t)a_buf->p, MSG_LEN, a_buf->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, "READ"))
+		expect_req_cqe(&cqe, &sa.qp, idx, MSG_LEN, "READ");
+	check_pattern(a_buf->p, MSG_LEN, 9, 0, "READ: data at the requester");
+}
+
+/* Round trips through both rings several times over: owner bits flip, counters wrap. */
+static void rounds(struct buf *src, struct buf *dst)
+{
+	struct mlx5_cqe64 cqe;
+	uint64_t start = now_ns();
+	unsigned int i, bad = 0;
+	uint16_t sidx, ridx;
+
+	for (i = 0; i < ROUNDS; i++) {
+		ridx = post_recv_wqe(&sb.qp, (uintptr_t)dst->p, 64, dst->mr->lkey);
+		sidx = post_wqe(&sa.qp, MLX5_OPCODE_SEND, 0, 0, (uintptr_t)src->p, 64, src->mr->lkey);
+		if (!cqe_poll(&sa.scq, &cqe, "round") || be16toh(cqe.wqe_counter) != sidx ||
+		    mlx5dv_get_cqe_opcode(&cqe) != MLX5_CQE_REQ)
+			bad++;
+		if (!cqe_poll(&sb.rcq, &cqe, "round") || be16toh(cqe.wqe_counter) != ridx ||
+		    mlx5dv_get_cqe_opcode(&cqe) != MLX5_CQE_RESP_SEND)
+			bad++;
+	}
+	check(!bad, "%u SEND round trips past the ends of the SQ (%u BBs), RQ (%u) and CQs (%u): "
+	      "%u bad CQEs; %.1f us per round trip", ROUNDS, sa.qp.dv.sq.wqe_cnt,
+	      sb.qp.dv.rq.wqe_cnt, sa.scq.dv.cqe_cnt, bad, (now_ns() - start) / 1000.0 / ROUNDS);
+}
+
+/* A doorbell rung while the daemon sleeps: only its poll timer can see it. */
+static void idle_doorbell(struct buf *a_buf, struct buf *b_buf)
+{
+	struct mlx5_cqe64 cqe;
+	uint64_t start;
+	uint16_t idx;
+
+	usleep(IDLE_DOORBELL_WAIT_MS * 1000);
+	start = now_ns();
+	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_WRITE, raddr_of(b_buf, 0), b_buf->mr->rkey,
+		       (uintptr_t)a_buf->p, 64, a_buf->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, "WRITE at an idle daemon"))
+		expect_req_cqe(&cqe, &sa.qp, idx, -1, "WRITE at an idle daemon");
+	printf("doorbell at a daemon idle %d ms: completion after %.1f us\n", IDLE_DOORBELL_WAIT_MS,
+	       (now_ns() - start) / 1000.0);
+}
+
+static void bad_rkey(struct buf *a_buf, struct buf *b_buf)
+{
+	struct mlx5_cqe64 cqe;
+	const struct mlx5_err_cqe *err = (const void *)&cqe;
+	uint16_t idx;
+
+	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_WRITE, raddr_of(b_buf, 0), b_buf->mr->rkey ^ 0x80,
+		       (uintptr_t)a_buf->p, 64, a_buf->mr->lkey);
+	if (!cqe_poll(&sa.scq, &cqe, "WRITE with a bad rkey"))
+		return;
+	check(mlx5dv_get_cqe_opcode(&cqe) == MLX5_CQE_REQ_ERR &&
+		      err->syndrome == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR &&
+		      be16toh(err->wqe_counter) == idx && cqe_qpn(&cqe) == sa.qp.ibqp->qp_num,
+	      "WRITE with a bad rkey: error CQE opcode 0x%x syndrome 0x%x (remote access 0x%x) "
+	      "vendor 0x%x wqe_counter %u (want %u)", mlx5dv_get_cqe_opcode(&cqe), err->syndrome,
+	      MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, err->vendor_err_synd, be16toh(err->wqe_counter),
+	      idx);
+	expect_state(sa.qp.ibqp, IBV_QPS_ERR, "requester after the error CQE");
+}
+
+/* The daemon's CPU time (clock ticks) over IDLE_SAMPLE_MS of nothing happening. */
+static long daemon_ticks_idle(int pid)
+{
+	char path[64];
+	long t0, t1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (int i = 0; i < 2; i++) {
+		unsigned long ut, st;
+
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+				 &st) != 2) {
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		if (i == 0) {
+			t0 = (long)(ut + st);
+			usleep(IDLE_SAMPLE_MS * 1000);
+		} else {
+			t1 = (long)(ut + st);
+		}
+	}
+	return t1 - t0;
+}
+
+int main(int argc, char **argv)
+{
+	long hz = sysconf(_SC_CLK_TCK), before, after;
+	struct buf *a_buf, *b_buf;
+	int pid;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B DAEMON_PID\n", argv[0]);
+		return 2;
+	}
+	pid = atoi(argv[3]);
+	if (!dev_open(&dev_a, argv[1]) || !dev_open(&dev_b, argv[2]) ||
+	    !pair_open(&pair, &side_default, &side_default))
+		return checks_finish();
+	a_buf = buf_new(&dev_a, MSG_LEN, MSG_LEN, IBV_ACCESS_LOCAL_WRITE, 0);
+	b_buf = buf_new(&dev_b, MSG_LEN, MSG_LEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, 0);
+	before = daemon_ticks_idle(pid);
+	check(before >= 0 && before <= 1, "daemon idle with verbs QPs only: %ld ticks of %ld in %d ms",
+	      before, hz, IDLE_SAMPLE_MS);
+	if (a_buf && b_buf && dv_side_init(&sa, &pair.a) && dv_side_init(&sb, &pair.b)) {
+		after = daemon_ticks_idle(pid);
+		/* Its poll backs off to 1 ms: well under a tenth of a core. */
+		check(after >= 0 && after * 10 < hz,
+		      "daemon idle with QPs handed out: %ld ticks of %ld in %d ms", after, hz,
+		      IDLE_SAMPLE_MS);
+		send_recv(a_buf, b_buf, MSG_LEN, false, 3, "SEND");
+		send_recv(a_buf, b_buf, INLINE_LEN, true, 5, "inline SEND");
+		write_read(a_buf, b_buf);
+		rounds(a_buf, b_buf);
+		idle_doorbell(a_buf, b_buf);
+		bad_rkey(a_buf, b_buf);
+	}
+	bufs_free();
+	pair_close(&pair);
+	dev_close(&dev_a);
+	dev_close(&dev_b);
+	return checks_finish();
+}

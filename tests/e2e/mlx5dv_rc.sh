@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# RC through mlx5dv_init_obj and the mlx5 formats only (tests/e2e/mlx5dv_rc.c):
+# WQEs, doorbells, BlueFlame and CQEs written and parsed by the program,
+# between two devices and on one; the daemon's idle CPU before and after.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+MLX5DV_RC=$top_builddir/tests/e2e/mlx5dv_rc
+require_built "$MLX5DV_RC"
+use_test_net 231
+
+mlx5dv_rc_between() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_RC" "$1" "$2" "$(daemon_pid)" ||
+		fail "mlx5dv_rc $1 $2 failed"
+	expect "^ok: WRITE with a bad rkey: error CQE" "$1 -> $2: a bad rkey gives the remote access syndrome"
+	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	grep -E "^(ok: daemon idle|ok: 200 SEND|doorbell at)" "$OUT"
+}
+
+mlx5dv_rc() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	start_daemon
+	mlx5dv_rc_between rocemu0 rocemu1
+	mlx5dv_rc_between rocemu0 rocemu0
+}
+
+for_each_backend mlx5dv_rc
