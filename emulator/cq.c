@@ -14,25 +14,25 @@
 
 #define CQ_DBREC_BYTES 64	/* two big-endian words, on their own cache line */
 
-/* Make a ring for cqe entries: all CQEs invalid and owned by hardware. */
-static int cq_ring_create(uint32_t cqn, uint32_t cqe, struct rocemu_cq_layout *layout,
-			  struct rocemu_shm *ring)
+/* Make a ring for cqe entries of cqe_size bytes: all CQEs invalid and owned by hardware. */
+static int cq_ring_create(uint32_t cqn, uint32_t cqe, uint32_t cqe_size,
+			  struct rocemu_cq_layout *layout, struct rocemu_shm *ring)
 {
-	struct mlx5_cqe64 *cqes;
 	uint32_t ncqe = rocemu_cq_size(cqe), i;
 	int fd;
 
 	layout->cqn = cqn;
 	layout->ncqe = ncqe;
+	layout->cqe_size = cqe_size;
 	layout->buf_offset = 0;
-	layout->dbrec_offset = (uint64_t)ncqe * sizeof(struct mlx5_cqe64);
+	layout->dbrec_offset = (uint64_t)ncqe * cqe_size;
 	fd = rocemu_shm_create("rocemu-cq", layout->dbrec_offset + CQ_DBREC_BYTES, ring);
 	if (fd < 0)
 		return fd;
 	layout->size = ring->size;
-	cqes = ring->addr;
 	for (i = 0; i < ncqe; i++)
-		cqes[i].op_own = rocemu_cqe_op_own(MLX5_CQE_INVALID, 0, ncqe);
+		rocemu_cqe_at(ring->addr, cqe_size, ncqe, i)->op_own =
+			rocemu_cqe_op_own(MLX5_CQE_INVALID, 0, ncqe);
 	return fd;
 }
 
@@ -48,9 +48,13 @@ int rocemu_cq_create(struct rocemu_client *c, const struct rocemu_create_cq_req 
 	struct rocemu_cq *cq;
 	int err, ring_fd;
 
+	uint32_t cqe_size = req->cqe_size ? req->cqe_size : sizeof(struct mlx5_cqe64);
+
 	err = cq_size_check(req->cqe);
 	if (err)
 		return err;
+	if (cqe_size != sizeof(struct mlx5_cqe64) && cqe_size != 2 * sizeof(struct mlx5_cqe64))
+		return -EINVAL;
 	if (req->channel != ROCEMU_NO_HANDLE) {
 		ch = rocemu_channel_lookup(c, req->channel);
 		if (!ch)
@@ -64,7 +68,7 @@ int rocemu_cq_create(struct rocemu_client *c, const struct rocemu_create_cq_req 
 	err = rocemu_idtable_alloc(&c->emu->cqs, cq, &cq->cqn);
 	if (err)
 		goto fail;
-	ring_fd = cq_ring_create(cq->cqn, req->cqe, &cq->layout, &cq->ring);
+	ring_fd = cq_ring_create(cq->cqn, req->cqe, cqe_size, &cq->layout, &cq->ring);
 	if (ring_fd < 0) {
 		err = ring_fd;
 		rocemu_idtable_remove(&c->emu->cqs, cq->cqn);
@@ -109,7 +113,7 @@ int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req 
 	err = cq_size_check(req->cqe);
 	if (err)
 		return err;
-	ring_fd = cq_ring_create(cq->cqn, req->cqe, &new_layout, &new_ring);
+	ring_fd = cq_ring_create(cq->cqn, req->cqe, cq->layout.cqe_size, &new_layout, &new_ring);
 	if (ring_fd < 0)
 		return ring_fd;
 	err = rocemu_cqe_ring_move(cq, new_ring.addr, new_layout.ncqe,

@@ -44,8 +44,6 @@ static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
 
 int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec)
 {
-	const struct mlx5_cqe64 *from = cq->ring.addr;
-	struct mlx5_cqe64 *dst = to;
 	__be32 *dbrec = to_dbrec;
 	uint32_t ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), n = (cq->pi - ci) & ROCEMU_CQ_INDEX_MASK;
 
@@ -53,8 +51,9 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 	if (n > cq->layout.ncqe || n >= to_ncqe)
 		return -EINVAL;
 	for (uint32_t i = ci; i != ci + n; i++) {
-		const struct mlx5_cqe64 *src = &from[i & (cq->layout.ncqe - 1)];
-		struct mlx5_cqe64 *cqe = &dst[i & (to_ncqe - 1)];
+		const struct mlx5_cqe64 *src = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size,
+							     cq->layout.ncqe, i);
+		struct mlx5_cqe64 *cqe = rocemu_cqe_at(to, cq->layout.cqe_size, to_ncqe, i);
 
 		*cqe = *src;
 		cqe->op_own = rocemu_cqe_op_own(src->op_own >> 4, i, to_ncqe);
@@ -122,7 +121,7 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 		}
 		return false;
 	}
-	cqe = (struct mlx5_cqe64 *)cq->ring.addr + (cq->pi & (ncqe - 1));
+	cqe = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi);
 	fill_cqe(cqe, info);
 	/* Release: every field is visible before the owner bit hands the CQE over. */
 	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe), __ATOMIC_RELEASE);

@@ -30,7 +30,9 @@ static int cq_map(struct rocemu_cq *cq, const struct rocemu_cq_layout *layout, i
 	void *map;
 
 	if (layout->ncqe < 2 || (layout->ncqe & (layout->ncqe - 1)) ||
-	    !layout_fits(layout->buf_offset, (uint64_t)layout->ncqe * 64, layout->size) ||
+	    (layout->cqe_size != sizeof(struct mlx5_cqe64) &&
+	     layout->cqe_size != 2 * sizeof(struct mlx5_cqe64)) ||
+	    !layout_fits(layout->buf_offset, (uint64_t)layout->ncqe * layout->cqe_size, layout->size) ||
 	    !layout_fits(layout->dbrec_offset, 2 * sizeof(__be32), layout->size)) {
 		close(fd);
 		return EPROTO;
@@ -41,7 +43,8 @@ static int cq_map(struct rocemu_cq *cq, const struct rocemu_cq_layout *layout, i
 	cq->map = map;
 	cq->map_size = layout->size;
 	cq->ncqe = layout->ncqe;
-	cq->buf = (struct mlx5_cqe64 *)((char *)map + layout->buf_offset);
+	cq->cqe_size = layout->cqe_size;
+	cq->buf = (char *)map + layout->buf_offset;
 	cq->dbrec = (__be32 *)((char *)map + layout->dbrec_offset);
 	cq->ibcq.cqe = (int)layout->ncqe - 1;
 	return 0;
@@ -56,7 +59,7 @@ static void cq_destroy_in_daemon(struct rocemu_context *rctx, uint32_t cqn)
 
 static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *cq_context,
 				   struct ibv_comp_channel *channel, uint32_t comp_vector,
-				   uint64_t wc_flags, struct ibv_pd *parent_domain)
+				   uint64_t wc_flags, struct ibv_pd *parent_domain, uint32_t cqe_size)
 {
 	struct rocemu_context *rctx = to_rctx(context);
 	struct rocemu_create_cq_req req;
@@ -79,6 +82,7 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 		.cqe = cqe < 0 ? 0 : (uint32_t)cqe,
 		.channel = channel ? to_rchannel(channel)->handle : ROCEMU_NO_HANDLE,
 		.comp_vector = comp_vector,
+		.cqe_size = cqe_size,
 		.user_cq = (uintptr_t)&cq->ibcq,
 	};
 	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_CREATE_CQ, &req, &resp, &fd, 1);
@@ -134,12 +138,12 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
 	/* Negative: far above num_comp_vectors once unsigned, refused there. */
 	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
-		       IBV_WC_STANDARD_FLAGS, NULL);
+		       IBV_WC_STANDARD_FLAGS, NULL, sizeof(struct mlx5_cqe64));
 	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;
 }
 
-struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
-					 struct ibv_cq_init_attr_ex *attr)
+struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr, uint32_t cqe_size)
 {
 	struct rocemu_cq *cq;
 
@@ -162,8 +166,15 @@ struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 	}
 	cq = cq_create(context, (int)attr->cqe, attr->cq_context, attr->channel,
 		       attr->comp_vector, attr->wc_flags,
-		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL);
+		       (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ? attr->parent_domain : NULL,
+		       cqe_size);
 	return cq ? &cq->ibcq : NULL;
+}
+
+struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *attr)
+{
+	return rocemu_cq_create_ex(context, attr, sizeof(struct mlx5_cqe64));
 }
 
 int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
@@ -195,6 +206,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 	cq->map = resized.map;
 	cq->map_size = resized.map_size;
 	cq->ncqe = resized.ncqe;
+	cq->cqe_size = resized.cqe_size;
 	cq->buf = resized.buf;
 	cq->dbrec = resized.dbrec;
 	ibcq->cqe = resized.ibcq.cqe;
@@ -266,13 +278,13 @@ void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
 	     prod++)
 		;
 	while (prod-- != cq->cons_index) {
-		cqe = &cq->buf[prod & (cq->ncqe - 1)];
+		cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, prod);
 		if ((be32toh(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
 			if (srq && (rocemu_cqe_op(cqe->op_own >> 4)->flags & ROCEMU_CQE_OP_RQ))
 				rocemu_srq_complete(srq, be16toh(cqe->wqe_counter));
 			nfreed++;
 		} else if (nfreed) {
-			dest = &cq->buf[(prod + nfreed) & (cq->ncqe - 1)];
+			dest = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, prod + nfreed);
 			owner = dest->op_own & MLX5_CQE_OWNER_MASK;
 			*dest = *cqe;
 			dest->op_own = (uint8_t)(owner | (cqe->op_own & ~MLX5_CQE_OWNER_MASK));

@@ -36,7 +36,8 @@ static int dv_cq_attr_check(const struct mlx5dv_cq_init_attr *attr)
 	if (attr->comp_mask & ~DV_CQ_SUPPORTED_COMP_MASK)
 		return EINVAL;
 	if ((attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) &&
-	    attr->cqe_size != sizeof(struct mlx5_cqe64))
+	    attr->cqe_size != sizeof(struct mlx5_cqe64) &&
+	    attr->cqe_size != 2 * sizeof(struct mlx5_cqe64))
 		return EINVAL;
 	/* No compression caps: "CQE Compression is not supported". */
 	if (attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)
@@ -57,7 +58,9 @@ struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_in
 	err = dv_cq_attr_check(mlx5_cq_attr);
 	if (err)
 		return errno = err, NULL;
-	return rocemu_create_cq_ex_op(context, cq_attr);
+	return rocemu_cq_create_ex(context, cq_attr,
+				   mlx5_cq_attr && (mlx5_cq_attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) ?
+					   mlx5_cq_attr->cqe_size : sizeof(struct mlx5_cqe64));
 }
 
 /* mlx5's checks of mlx5_qp_attr (create_qp). Returns 0 or the errno value. */

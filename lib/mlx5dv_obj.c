@@ -74,7 +74,7 @@ static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
 	out->comp_mask = 0;
 	out->cqn = cq->cqn;
 	out->cqe_cnt = cq->ncqe;
-	out->cqe_size = sizeof(struct mlx5_cqe64);
+	out->cqe_size = cq->cqe_size;
 	out->buf = cq->buf;
 	out->dbrec = cq->dbrec;
 	out->cq_uar = cq_uar_sink;

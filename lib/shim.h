@@ -237,7 +237,8 @@ struct rocemu_cq {
 	uint64_t wc_flags;
 	void *map;
 	size_t map_size;
-	struct mlx5_cqe64 *buf;
+	void *buf;			/* ncqe entries of cqe_size bytes */
+	uint32_t cqe_size;		/* 64, or 128 from mlx5dv_create_cq */
 	__be32 *dbrec;
 	pthread_spinlock_t lock;	/* one poller at a time, as mlx5's cq->lock */
 	uint32_t empty_polls;		/* consecutive empty polls by empty_poller */
@@ -509,6 +510,9 @@ struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
+/* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq). */
+struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
+				      struct ibv_cq_init_attr_ex *attr, uint32_t cqe_size);
 
 /* ---- data path ---- */
 
@@ -618,7 +622,7 @@ int rocemu_poll_cq_op(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 /* The CQE at free-running index i if the daemon has handed it to the shim, else NULL. */
 static inline struct mlx5_cqe64 *rocemu_cqe_sw(struct rocemu_cq *cq, uint32_t i)
 {
-	struct mlx5_cqe64 *cqe = &cq->buf[i & (cq->ncqe - 1)];
+	struct mlx5_cqe64 *cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, i);
 	/* Acquire: pairs with the daemon's release store of op_own, written last. */
 	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 

@@ -215,18 +215,20 @@ struct rocemu_create_cq_req {
 	uint32_t cqe;		/* as the app asked */
 	uint32_t channel;	/* comp channel handle or ROCEMU_NO_HANDLE */
 	uint32_t comp_vector;
-	uint32_t reserved;
+	uint32_t cqe_size;	/* 64 or 128 bytes (mlx5dv_create_cq); 0 is 64 */
 	uint64_t user_cq;	/* the app's struct ibv_cq *, written to the channel per event */
 };
 
 /*
- * The memfd holds ring (ncqe * 64 bytes of struct mlx5_cqe64) at
- * buf_offset and the two 32-bit big-endian doorbell words (consumer index,
- * arm) at dbrec_offset.
+ * The memfd holds ring (ncqe entries of cqe_size bytes, each ending in a
+ * struct mlx5_cqe64) at buf_offset and the two 32-bit big-endian doorbell
+ * words (consumer index, arm) at dbrec_offset.
  */
 struct rocemu_cq_layout {
 	uint32_t cqn;
 	uint32_t ncqe;		/* power of two; the app sees cqe = ncqe - 1 */
+	uint32_t cqe_size;	/* 64 or 128 */
+	uint32_t reserved;
 	uint64_t size;		/* bytes to mmap */
 	uint64_t buf_offset;
 	uint64_t dbrec_offset;

@@ -269,6 +269,18 @@ static inline const struct rocemu_cqe_op *rocemu_cqe_op(uint8_t cqe_opcode)
 	return &rocemu_cqe_ops[cqe_opcode & 0xf];
 }
 
+/*
+ * The CQE at free-running index i of a ring of ncqe entries of cqe_size
+ * bytes (64 or 128): a 128-byte entry carries its struct mlx5_cqe64 in its
+ * second half, where mlx5 reads it.
+ */
+static inline struct mlx5_cqe64 *rocemu_cqe_at(void *ring, uint32_t cqe_size, uint32_t ncqe,
+					       uint32_t i)
+{
+	return (struct mlx5_cqe64 *)((uint8_t *)ring + (size_t)(i & (ncqe - 1)) * cqe_size +
+				     cqe_size - sizeof(struct mlx5_cqe64));
+}
+
 /* op_own of a CQE written at producer index pi of a ring of ncqe: owner bit last. */
 static inline uint8_t rocemu_cqe_op_own(uint8_t cqe_opcode, uint32_t pi, uint32_t ncqe)
 {

@@ -234,7 +234,10 @@ static void create_cq(void)
 	if (cqx)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	dv.cqe_size = 128;
-	NULL_ERRNO(EINVAL, mlx5dv_create_cq, ctx, &attr, &dv);
+	cqx = mlx5dv_create_cq(ctx, &attr, &dv);
+	check(cqx != NULL, "mlx5dv_create_cq: 128-byte CQEs");
+	if (cqx)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	dv.cqe_size = 100;
 	NULL_ERRNO(EINVAL, mlx5dv_create_cq, ctx, &attr, &dv);
 	dv = (struct mlx5dv_cq_init_attr){ .comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE,

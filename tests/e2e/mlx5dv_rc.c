@@ -10,7 +10,10 @@
  * It also measures the daemon's CPU while idle, before and after the QPs
  * are handed out, and the latency of a doorbell rung at an idle daemon.
  *
- *   mlx5dv_rc DEVICE_A DEVICE_B DAEMON_PID
+ *   mlx5dv_rc DEVICE_A DEVICE_B DAEMON_PID [cqe128]
+ *
+ * With cqe128 the QPs come from mlx5dv_create_qp and their CQs from
+ * mlx5dv_create_cq with 128-byte CQEs.
  */
 #include <errno.h>
 #include <sched.h>
@@ -49,6 +52,7 @@ struct dv_side {
 
 static struct pair pair;
 static struct dv_side sa, sb;
+static uint32_t cqe_size = 64;		/* of the CQs mlx5dv_create_cq makes */
 
 static uint64_t now_ns(void)
 {
@@ -56,6 +60,50 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* side_open through mlx5dv_create_cq (cqe_size) and mlx5dv_create_qp. */
+static bool dv_side_open(struct side *s, struct dev *d)
+{
+	struct mlx5dv_cq_init_attr cq_dv = { .comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE,
+					     .cqe_size = cqe_size };
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = CQ_DEPTH, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct mlx5dv_qp_init_attr qp_dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
+					     .create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE };
+	struct ibv_qp_init_attr_ex qp_attr = { .qp_type = IBV_QPT_RC, .cap = side_default.cap,
+					       .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = d->pd };
+	struct ibv_cq_ex *scq = mlx5dv_create_cq(d->ctx, &cq_attr, &cq_dv);
+	struct ibv_cq_ex *rcq = mlx5dv_create_cq(d->ctx, &cq_attr, &cq_dv);
+
+	memset(s, 0, sizeof(*s));
+	s->dev = d;
+	s->send_cq = scq ? ibv_cq_ex_to_cq(scq) : NULL;
+	s->recv_cq = rcq ? ibv_cq_ex_to_cq(rcq) : NULL;
+	if (s->send_cq && s->recv_cq) {
+		qp_attr.send_cq = s->send_cq;
+		qp_attr.recv_cq = s->recv_cq;
+		s->qp = mlx5dv_create_qp(d->ctx, &qp_attr, &qp_dv);
+	}
+	check(s->qp != NULL, "%s: mlx5dv_create_cq (%u-byte CQEs) and mlx5dv_create_qp: %s",
+	      d->name, cqe_size, strerror(errno));
+	return s->qp != NULL;
+}
+
+static bool dv_pair_open(struct pair *p)
+{
+	int ret;
+
+	if (cqe_size == 64)
+		return pair_open(p, &side_default, &side_default);
+	memset(p, 0, sizeof(*p));
+	if (!dv_side_open(&p->a, &dev_a) || !dv_side_open(&p->b, &dev_b))
+		return false;
+	ret = qp_connect(p->a.qp, p->b.qp->qp_num, &dev_b.gid, PSN_A, PSN_B, &side_default.knobs);
+	if (!ret)
+		ret = qp_connect(p->b.qp, p->a.qp->qp_num, &dev_a.gid, PSN_B, PSN_A,
+				 &side_default.knobs);
+	check(ret == 0, "connecting the QPs: %s", strerror(ret));
+	return ret == 0;
 }
 
 static bool dv_side_init(struct dv_side *d, struct side *s)
@@ -72,8 +120,9 @@ static bool dv_side_init(struct dv_side *d, struct side *s)
 	ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
 	if (!ret)
 		ret = mlx5dv_init_obj(&robj, MLX5DV_OBJ_CQ);
-	check(ret == 0, "mlx5dv_init_obj of QP 0x%06x and its CQs: %s", s->qp->qp_num,
-	      strerror(ret));
+	check(ret == 0 && d->scq.dv.cqe_size == cqe_size && d->rcq.dv.cqe_size == cqe_size,
+	      "mlx5dv_init_obj of QP 0x%06x and its CQs of %u-byte CQEs: %s", s->qp->qp_num,
+	      d->scq.dv.cqe_size, strerror(ret));
 	return ret == 0;
 }
 
@@ -343,13 +392,14 @@ int main(int argc, char **argv)
 	struct buf *a_buf, *b_buf;
 	int pid;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B DAEMON_PID\n", argv[0]);
+	if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "cqe128"))) {
+		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B DAEMON_PID [cqe128]\n", argv[0]);
 		return 2;
 	}
 	pid = atoi(argv[3]);
-	if (!dev_open(&dev_a, argv[1]) || !dev_open(&dev_b, argv[2]) ||
-	    !pair_open(&pair, &side_default, &side_default))
+	if (argc == 5)
+		cqe_size = 128;
+	if (!dev_open(&dev_a, argv[1]) || !dev_open(&dev_b, argv[2]) || !dv_pair_open(&pair))
 		return checks_finish();
 	a_buf = buf_new(&dev_a, MSG_LEN, MSG_LEN, IBV_ACCESS_LOCAL_WRITE, 0);
 	b_buf = buf_new(&dev_b, MSG_LEN, MSG_LEN,

@@ -8,11 +8,12 @@ MLX5DV_RC=$top_builddir/tests/e2e/mlx5dv_rc
 require_built "$MLX5DV_RC"
 use_test_net 231
 
+# mlx5dv_rc_between DEV_A DEV_B [cqe128]
 mlx5dv_rc_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_RC" "$1" "$2" "$(daemon_pid)" ||
-		fail "mlx5dv_rc $1 $2 failed"
-	expect "^ok: WRITE with a bad rkey: error CQE" "$1 -> $2: a bad rkey gives the remote access syndrome"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_RC" "$1" "$2" "$(daemon_pid)" ${3:+"$3"} ||
+		fail "mlx5dv_rc $* failed"
+	expect "^ok: WRITE with a bad rkey: error CQE" "$1 -> $2${3:+ $3}: a bad rkey gives the remote access syndrome"
+	expect "^0 failed$" "$1 -> $2${3:+ $3}: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
 	grep -E "^(ok: daemon idle|ok: 200 SEND|doorbell at)" "$OUT"
 }
 
@@ -22,6 +23,7 @@ mlx5dv_rc() {
 	start_daemon
 	mlx5dv_rc_between rocemu0 rocemu1
 	mlx5dv_rc_between rocemu0 rocemu0
+	mlx5dv_rc_between rocemu0 rocemu1 cqe128
 }
 
 for_each_backend mlx5dv_rc

@@ -93,6 +93,7 @@ START_TEST(test_wr_id_read_before_release)
 	cq.ibcq.context = &rctx.vctx.context;
 	cq.ncqe = 4;
 	cq.buf = cqes;
+	cq.cqe_size = sizeof(cqes[0]);
 	cq.dbrec = dbrec;
 	cqes[0].sop_drop_qpn = htobe32((uint32_t)MLX5_OPCODE_RDMA_WRITE << 24 | QPN);
 	cqes[0].wqe_counter = htobe16(0);
