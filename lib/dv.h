@@ -6,11 +6,17 @@
 #include <errno.h>
 #include <stddef.h>
 
+/* A constructor that fails: NULL with errno err. */
+static inline void *dv_fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
 /* A constructor refused as mlx5 refuses what the device lacks: NULL, errno EOPNOTSUPP. */
 static inline void *dv_refuse(void)
 {
-	errno = EOPNOTSUPP;
-	return NULL;
+	return dv_fail(EOPNOTSUPP);
 }
 
 #endif /* ROCEMU_DV_H */

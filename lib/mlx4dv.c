@@ -10,7 +10,7 @@
 #include <infiniband/mlx4dv.h>
 
 struct ibv_qp *mlx4dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
-                                struct mlx4dv_qp_init_attr *mlx4_qp_attr)
+				struct mlx4dv_qp_init_attr *mlx4_qp_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -25,7 +25,7 @@ int mlx4dv_query_device(struct ibv_context *ctx_in, struct mlx4dv_context *attrs
 }
 
 int mlx4dv_set_context_attr(struct ibv_context *context, enum mlx4dv_set_ctx_attr_type attr_type,
-                            void *attr)
+			    void *attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return EOPNOTSUPP;

@@ -31,7 +31,7 @@ struct ibv_context *mlx5dv_open_device(struct ibv_device *device,
 	if (!rocemu_device_of(device))
 		return REAL(mlx5dv_open_device)(device, attr);
 	if (attr && (attr->flags & ~(uint32_t)MLX5DV_CONTEXT_FLAGS_DEVX))
-		return errno = EINVAL, NULL;
+		return dv_fail(EINVAL);
 	/* A kernel without DevX refuses the DevX context: programs fall back to verbs. */
 	if (attr && (attr->flags & MLX5DV_CONTEXT_FLAGS_DEVX))
 		return dv_refuse();

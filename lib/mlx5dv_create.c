@@ -57,7 +57,7 @@ struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_in
 		return REAL(mlx5dv_create_cq)(context, cq_attr, mlx5_cq_attr);
 	err = dv_cq_attr_check(mlx5_cq_attr);
 	if (err)
-		return errno = err, NULL;
+		return dv_fail(err);
 	return rocemu_cq_create_ex(context, cq_attr,
 				   mlx5_cq_attr && (mlx5_cq_attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) ?
 					   mlx5_cq_attr->cqe_size : sizeof(struct mlx5_cqe64));
@@ -102,6 +102,6 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 		return REAL(mlx5dv_create_qp)(context, qp_attr, mlx5_qp_attr);
 	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr);
 	if (err)
-		return errno = err, NULL;
+		return dv_fail(err);
 	return rocemu_create_qp_ex_op(context, qp_attr);
 }

@@ -11,7 +11,7 @@
 #include "dv.h"
 
 int _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
-                       struct mlx5_ib_uapi_query_port *info, size_t info_len)
+		       struct mlx5_ib_uapi_query_port *info, size_t info_len)
 {
 	if (rocemu_ctx_is_ours(context))
 		return EOPNOTSUPP;
@@ -19,7 +19,7 @@ int _mlx5dv_query_port(struct ibv_context *context, uint32_t port_num,
 }
 
 struct ibv_dm *mlx5dv_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *dm_attr,
-                               struct mlx5dv_alloc_dm_attr *mlx5_dm_attr)
+			       struct mlx5dv_alloc_dm_attr *mlx5_dm_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -34,8 +34,8 @@ struct mlx5dv_var *mlx5dv_alloc_var(struct ibv_context *context, uint32_t flags)
 }
 
 struct ibv_flow_action *mlx5dv_create_flow_action_esp(struct ibv_context *ctx,
-                                                      struct ibv_flow_action_esp_attr *esp,
-                                                      struct mlx5dv_flow_action_esp *mlx5_attr)
+						      struct ibv_flow_action_esp_attr *esp,
+						      struct mlx5dv_flow_action_esp *mlx5_attr)
 {
 	if (rocemu_ctx_is_ours(ctx))
 		return dv_refuse();
@@ -44,8 +44,8 @@ struct ibv_flow_action *mlx5dv_create_flow_action_esp(struct ibv_context *ctx,
 
 struct ibv_flow_action *
 mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx, size_t actions_sz,
-                                        uint64_t actions[],
-                                        enum mlx5_ib_uapi_flow_table_type ft_type)
+					uint64_t actions[],
+					enum mlx5_ib_uapi_flow_table_type ft_type)
 {
 	if (rocemu_ctx_is_ours(ctx))
 		return dv_refuse();
@@ -53,19 +53,19 @@ mlx5dv_create_flow_action_modify_header(struct ibv_context *ctx, size_t actions_
 }
 
 struct ibv_flow_action *mlx5dv_create_flow_action_packet_reformat(
-    struct ibv_context *ctx, size_t data_sz, void *data,
-    enum mlx5_ib_uapi_flow_action_packet_reformat_type reformat_type,
-    enum mlx5_ib_uapi_flow_table_type ft_type)
+	struct ibv_context *ctx, size_t data_sz, void *data,
+	enum mlx5_ib_uapi_flow_action_packet_reformat_type reformat_type,
+	enum mlx5_ib_uapi_flow_table_type ft_type)
 {
 	if (rocemu_ctx_is_ours(ctx))
 		return dv_refuse();
 	return REAL(mlx5dv_create_flow_action_packet_reformat)(ctx, data_sz, data, reformat_type,
-	                                                       ft_type);
+							       ft_type);
 }
 
 struct mlx5dv_flow_matcher *
 mlx5dv_create_flow_matcher(struct ibv_context *context,
-                           struct mlx5dv_flow_matcher_attr *matcher_attr)
+			   struct mlx5dv_flow_matcher_attr *matcher_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -88,7 +88,7 @@ mlx5dv_create_steering_anchor(struct ibv_context *context, struct mlx5dv_steerin
 }
 
 struct ibv_wq *mlx5dv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *wq_init_attr,
-                                struct mlx5dv_wq_init_attr *mlx5_wq_attr)
+				struct mlx5dv_wq_init_attr *mlx5_wq_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -104,7 +104,7 @@ int mlx5dv_crypto_login(struct ibv_context *context, struct mlx5dv_crypto_login_
 
 struct mlx5dv_crypto_login_obj *
 mlx5dv_crypto_login_create(struct ibv_context *context,
-                           struct mlx5dv_crypto_login_attr_ex *login_attr)
+			   struct mlx5dv_crypto_login_attr_ex *login_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -112,7 +112,7 @@ mlx5dv_crypto_login_create(struct ibv_context *context,
 }
 
 int mlx5dv_crypto_login_query_state(struct ibv_context *context,
-                                    enum mlx5dv_crypto_login_state *state)
+				    enum mlx5dv_crypto_login_state *state)
 {
 	if (rocemu_ctx_is_ours(context))
 		return EOPNOTSUPP;
@@ -134,7 +134,7 @@ int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 }
 
 struct mlx5dv_dek *mlx5dv_dek_create(struct ibv_context *context,
-                                     struct mlx5dv_dek_init_attr *init_attr)
+				     struct mlx5dv_dek_init_attr *init_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -177,7 +177,7 @@ struct mlx5dv_devx_cmd_comp *mlx5dv_devx_create_cmd_comp(struct ibv_context *con
 }
 
 struct mlx5dv_devx_eq *mlx5dv_devx_create_eq(struct ibv_context *ibctx, const void *in,
-                                             size_t inlen, void *out, size_t outlen)
+					     size_t inlen, void *out, size_t outlen)
 {
 	if (rocemu_ctx_is_ours(ibctx))
 		return dv_refuse();
@@ -186,7 +186,7 @@ struct mlx5dv_devx_eq *mlx5dv_devx_create_eq(struct ibv_context *ibctx, const vo
 
 struct mlx5dv_devx_event_channel *
 mlx5dv_devx_create_event_channel(struct ibv_context *context,
-                                 enum mlx5_ib_uapi_devx_create_event_channel_flags flags)
+				 enum mlx5_ib_uapi_devx_create_event_channel_flags flags)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -194,7 +194,7 @@ mlx5dv_devx_create_event_channel(struct ibv_context *context,
 }
 
 int mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in, size_t inlen, void *out,
-                            size_t outlen)
+			    size_t outlen)
 {
 	if (rocemu_ctx_is_ours(context))
 		return EOPNOTSUPP;
@@ -202,7 +202,7 @@ int mlx5dv_devx_general_cmd(struct ibv_context *context, const void *in, size_t 
 }
 
 int mlx5dv_devx_ind_tbl_modify(struct ibv_rwq_ind_table *ind_tbl, const void *in, size_t inlen,
-                               void *out, size_t outlen)
+			       void *out, size_t outlen)
 {
 	if (ind_tbl && rocemu_ctx_is_ours(ind_tbl->context))
 		return EOPNOTSUPP;
@@ -210,7 +210,7 @@ int mlx5dv_devx_ind_tbl_modify(struct ibv_rwq_ind_table *ind_tbl, const void *in
 }
 
 int mlx5dv_devx_ind_tbl_query(struct ibv_rwq_ind_table *ind_tbl, const void *in, size_t inlen,
-                              void *out, size_t outlen)
+			      void *out, size_t outlen)
 {
 	if (ind_tbl && rocemu_ctx_is_ours(ind_tbl->context))
 		return EOPNOTSUPP;
@@ -218,7 +218,7 @@ int mlx5dv_devx_ind_tbl_query(struct ibv_rwq_ind_table *ind_tbl, const void *in,
 }
 
 struct mlx5dv_devx_obj *mlx5dv_devx_obj_create(struct ibv_context *context, const void *in,
-                                               size_t inlen, void *out, size_t outlen)
+					       size_t inlen, void *out, size_t outlen)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -247,7 +247,7 @@ int mlx5dv_devx_query_eqn(struct ibv_context *context, uint32_t vector, uint32_t
 }
 
 int mlx5dv_devx_srq_modify(struct ibv_srq *srq, const void *in, size_t inlen, void *out,
-                           size_t outlen)
+			   size_t outlen)
 {
 	if (srq && rocemu_ctx_is_ours(srq->context))
 		return EOPNOTSUPP;
@@ -255,7 +255,7 @@ int mlx5dv_devx_srq_modify(struct ibv_srq *srq, const void *in, size_t inlen, vo
 }
 
 int mlx5dv_devx_srq_query(struct ibv_srq *srq, const void *in, size_t inlen, void *out,
-                          size_t outlen)
+			  size_t outlen)
 {
 	if (srq && rocemu_ctx_is_ours(srq->context))
 		return EOPNOTSUPP;
@@ -263,7 +263,7 @@ int mlx5dv_devx_srq_query(struct ibv_srq *srq, const void *in, size_t inlen, voi
 }
 
 struct mlx5dv_devx_umem *mlx5dv_devx_umem_reg(struct ibv_context *ctx, void *addr, size_t size,
-                                              uint32_t access)
+					      uint32_t access)
 {
 	if (rocemu_ctx_is_ours(ctx))
 		return dv_refuse();
@@ -271,7 +271,7 @@ struct mlx5dv_devx_umem *mlx5dv_devx_umem_reg(struct ibv_context *ctx, void *add
 }
 
 struct mlx5dv_devx_umem *mlx5dv_devx_umem_reg_ex(struct ibv_context *ctx,
-                                                 struct mlx5dv_devx_umem_in *umem_in)
+						 struct mlx5dv_devx_umem_in *umem_in)
 {
 	if (rocemu_ctx_is_ours(ctx))
 		return dv_refuse();
@@ -307,7 +307,7 @@ struct mlx5dv_dr_action *mlx5dv_dr_action_create_dest_ibv_qp(struct ibv_qp *ibqp
 }
 
 struct mlx5dv_dr_domain *mlx5dv_dr_domain_create(struct ibv_context *ctx,
-                                                 enum mlx5dv_dr_domain_type type)
+						 enum mlx5dv_dr_domain_type type)
 {
 	if (rocemu_ctx_is_ours(ctx))
 		return dv_refuse();
@@ -329,7 +329,7 @@ int mlx5dv_modify_qp_lag_port(struct ibv_qp *qp, uint8_t port_num)
 }
 
 int mlx5dv_modify_qp_sched_elem(struct ibv_qp *qp, const struct mlx5dv_sched_leaf *requestor,
-                                const struct mlx5dv_sched_leaf *responder)
+				const struct mlx5dv_sched_leaf *responder)
 {
 	if (qp && rocemu_ctx_is_ours(qp->context))
 		return EOPNOTSUPP;
@@ -344,7 +344,7 @@ int mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
 }
 
 struct mlx5dv_pp *mlx5dv_pp_alloc(struct ibv_context *context, size_t pp_context_sz,
-                                  const void *pp_context, uint32_t flags)
+				  const void *pp_context, uint32_t flags)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -373,7 +373,7 @@ int mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
 }
 
 struct mlx5dv_sched_leaf *mlx5dv_sched_leaf_create(struct ibv_context *context,
-                                                   const struct mlx5dv_sched_attr *sched_attr)
+						   const struct mlx5dv_sched_attr *sched_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -381,7 +381,7 @@ struct mlx5dv_sched_leaf *mlx5dv_sched_leaf_create(struct ibv_context *context,
 }
 
 struct mlx5dv_sched_node *mlx5dv_sched_node_create(struct ibv_context *context,
-                                                   const struct mlx5dv_sched_attr *sched_attr)
+						   const struct mlx5dv_sched_attr *sched_attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
@@ -389,7 +389,7 @@ struct mlx5dv_sched_node *mlx5dv_sched_node_create(struct ibv_context *context,
 }
 
 int mlx5dv_set_context_attr(struct ibv_context *context, enum mlx5dv_set_ctx_attr_type type,
-                            void *attr)
+			    void *attr)
 {
 	if (rocemu_ctx_is_ours(context))
 		return EOPNOTSUPP;

@@ -133,12 +133,13 @@ static struct mlx5_cqe64 *cqe_next(struct dv_cq *c)
 	struct mlx5_cqe64 *cqe = (struct mlx5_cqe64 *)(entry + c->dv.cqe_size - sizeof(*cqe));
 	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
-	if ((op_own >> 4) == MLX5_CQE_INVALID || (op_own & MLX5_CQE_OWNER_MASK) != !!(c->ci & c->dv.cqe_cnt))
+	if ((op_own >> 4) == MLX5_CQE_INVALID ||
+	    (op_own & MLX5_CQE_OWNER_MASK) != !!(c->ci & c->dv.cqe_cnt))
 		return NULL;
 	return cqe;
 }
 
-/* Wait (bounded) for the next CQE, copy it out and give its slot back through the doorbell record. */
+/* Wait (bounded) for the next CQE, copy it out, give its slot back through the doorbell record. */
 static bool cqe_poll(struct dv_cq *c, struct mlx5_cqe64 *out, const char *what)
 {
 	uint64_t deadline = now_ns() + (uint64_t)completion_wait_ms * 1000000u;
@@ -184,7 +185,8 @@ static uint16_t post_wqe(struct dv_qp *q, uint8_t opcode, uint64_t raddr, uint32
 			 uint64_t addr, uint32_t len, uint32_t lkey)
 {
 	uint16_t index = (uint16_t)q->sq_pi;
-	uint8_t *wqe = (uint8_t *)q->dv.sq.buf + (size_t)(q->sq_pi & (q->dv.sq.wqe_cnt - 1)) * q->dv.sq.stride;
+	uint8_t *wqe = (uint8_t *)q->dv.sq.buf +
+		       (size_t)(q->sq_pi & (q->dv.sq.wqe_cnt - 1)) * q->dv.sq.stride;
 	struct mlx5_wqe_ctrl_seg *ctrl = (void *)wqe;
 	uint8_t *seg = wqe + sizeof(*ctrl);
 	uint8_t ds = 1;
