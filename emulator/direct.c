@@ -6,6 +6,22 @@
 #include "emulator/cq.h"
 #include "emulator/qp.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
+
+/*
+ * mlx5 and the programs that arm its CQs themselves start the arm sequence
+ * at 0, the shim at 1: a CQ never armed reads as fired at sequence 3, so
+ * that an arm with 0 is new and the initial arm word (0) is not.
+ */
+static void cq_arm_handover(struct rocemu_cq *cq)
+{
+	__be32 *dbrec = (__be32 *)((char *)cq->ring.addr + cq->layout.dbrec_offset);
+
+	if (cq->fired_sn || __atomic_load_n(&dbrec[ROCEMU_CQ_DBR_ARM], __ATOMIC_ACQUIRE))
+		return;
+	cq->fired_sn = 3;
+	__atomic_store_n(&dbrec[ROCEMU_CQ_DBR_ARM], htobe32(3u << 28), __ATOMIC_RELEASE);
+}
 
 int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_doorbells_req *req)
 {
@@ -25,6 +41,8 @@ int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_door
 		if (!cq)
 			return -EINVAL;
 		watched = &cq->direct;
+		if (!cq->direct)
+			cq_arm_handover(cq);
 		break;
 	default:
 		return -EINVAL;
