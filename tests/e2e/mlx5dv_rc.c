@@ -6,7 +6,9 @@
  * <infiniband/mlx5dv.h>. The program writes SEND, inline SEND, WRITE and
  * READ WQEs and receive WQEs itself, updates the doorbell records, writes
  * the BlueFlame register, parses CQEs itself (owner bit, opcode, byte
- * count, wqe_counter, QPN, the syndrome of an error CQE) and checks data.
+ * count, wqe_counter, QPN, the syndrome of an error CQE), arms a CQ itself
+ * (arm word and CQ doorbell, sequence numbers from 0 as mlx5 counts them)
+ * and checks data and completion events.
  * It also measures the daemon's CPU while idle, before and after the QPs
  * are handed out, and the latency of a doorbell rung at an idle daemon.
  *
@@ -16,6 +18,7 @@
  * mlx5dv_create_cq with 128-byte CQEs.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,7 @@ struct dv_side {
 static struct pair pair;
 static struct dv_side sa, sb;
 static uint32_t cqe_size = 64;		/* of the CQs mlx5dv_create_cq makes */
+static struct ibv_comp_channel *channel;	/* of the requester's send CQ */
 
 static uint64_t now_ns(void)
 {
@@ -72,8 +76,13 @@ static bool dv_side_open(struct side *s, struct dev *d)
 					     .create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE };
 	struct ibv_qp_init_attr_ex qp_attr = { .qp_type = IBV_QPT_RC, .cap = side_default.cap,
 					       .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = d->pd };
-	struct ibv_cq_ex *scq = mlx5dv_create_cq(d->ctx, &cq_attr, &cq_dv);
-	struct ibv_cq_ex *rcq = mlx5dv_create_cq(d->ctx, &cq_attr, &cq_dv);
+	struct ibv_cq_ex *scq, *rcq;
+
+	if (d == &dev_a)
+		cq_attr.channel = channel;
+	scq = mlx5dv_create_cq(d->ctx, &cq_attr, &cq_dv);
+	cq_attr.channel = NULL;
+	rcq = mlx5dv_create_cq(d->ctx, &cq_attr, &cq_dv);
 
 	memset(s, 0, sizeof(*s));
 	s->dev = d;
@@ -91,10 +100,17 @@ static bool dv_side_open(struct side *s, struct dev *d)
 
 static bool dv_pair_open(struct pair *p)
 {
+	struct side_spec spec_a = side_default;
 	int ret;
 
+	channel = ibv_create_comp_channel(dev_a.ctx);
+	if (!channel) {
+		check(false, "ibv_create_comp_channel: %s", strerror(errno));
+		return false;
+	}
+	spec_a.send_channel = channel;
 	if (cqe_size == 64)
-		return pair_open(p, &side_default, &side_default);
+		return pair_open(p, &spec_a, &side_default);
 	memset(p, 0, sizeof(*p));
 	if (!dv_side_open(&p->a, &dev_a) || !dv_side_open(&p->b, &dev_b))
 		return false;
@@ -322,6 +338,60 @@ static void rounds(struct buf *src, struct buf *dst)
 	      sb.qp.dv.rq.wqe_cnt, sa.scq.dv.cqe_cnt, bad, (now_ns() - start) / 1000.0 / ROUNDS);
 }
 
+/* Arm c for any completion with sequence sn, as mlx5_arm_cq: arm word, then the CQ doorbell. */
+static void cq_arm(struct dv_cq *c, uint32_t sn)
+{
+	uint32_t word = (sn & 3) << 28 | MLX5_CQ_DB_REQ_NOT | (c->ci & 0xffffff);
+	__be32 doorbell[2] = { htobe32(word), htobe32(c->dv.cqn) };
+
+	/* Word 1 of the CQ doorbell record is the arm word (mlx5 MLX5_CQ_ARM_DB). */
+	__atomic_store_n(&c->dv.dbrec[1], htobe32(word), __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memcpy((uint8_t *)c->dv.cq_uar + MLX5_CQ_DOORBELL, doorbell, sizeof(doorbell));
+}
+
+/* Whether the channel gives an event for the requester's send CQ within ms. */
+static bool cq_event(unsigned int ms)
+{
+	struct pollfd pfd = { .fd = channel->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	if (poll(&pfd, 1, (int)ms) != 1 || ibv_get_cq_event(channel, &ev_cq, &ev_ctx))
+		return false;
+	ibv_ack_cq_events(ev_cq, 1);
+	return ev_cq == pair.a.send_cq;
+}
+
+/* A WRITE on the requester, its CQE polled. */
+static void write_polled(struct buf *a_buf, struct buf *b_buf, const char *what)
+{
+	struct mlx5_cqe64 cqe;
+	uint16_t idx;
+
+	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_WRITE, raddr_of(b_buf, 0), b_buf->mr->rkey,
+		       (uintptr_t)a_buf->p, 64, a_buf->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, what))
+		expect_req_cqe(&cqe, &sa.qp, idx, -1, what);
+}
+
+/* Completion events of a CQ armed by the program, sequence numbers as mlx5 counts them from 0. */
+static void arm_events(struct buf *a_buf, struct buf *b_buf)
+{
+	check(!cq_event(0), "no completion event before the CQ is armed");
+	cq_arm(&sa.scq, 0);
+	write_polled(a_buf, b_buf, "WRITE after arming with sequence 0");
+	check(cq_event(completion_wait_ms), "armed with sequence 0: one completion event");
+	write_polled(a_buf, b_buf, "WRITE after the event, not armed again");
+	check(!cq_event(200), "no event without a new arm");
+	cq_arm(&sa.scq, 0);
+	write_polled(a_buf, b_buf, "WRITE after arming with the sequence already fired");
+	check(!cq_event(200), "an arm with the sequence already fired gives no event");
+	cq_arm(&sa.scq, 1);
+	write_polled(a_buf, b_buf, "WRITE after arming with sequence 1");
+	check(cq_event(completion_wait_ms), "armed with sequence 1: one completion event");
+}
+
 /* A doorbell rung while the daemon sleeps: only its poll timer can see it. */
 static void idle_doorbell(struct buf *a_buf, struct buf *b_buf)
 {
@@ -419,11 +489,14 @@ int main(int argc, char **argv)
 		send_recv(a_buf, b_buf, INLINE_LEN, true, 5, "inline SEND");
 		write_read(a_buf, b_buf);
 		rounds(a_buf, b_buf);
+		arm_events(a_buf, b_buf);
 		idle_doorbell(a_buf, b_buf);
 		bad_rkey(a_buf, b_buf);
 	}
 	bufs_free();
 	pair_close(&pair);
+	if (channel)
+		ibv_destroy_comp_channel(channel);
 	dev_close(&dev_a);
 	dev_close(&dev_b);
 	return checks_finish();
