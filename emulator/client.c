@@ -19,6 +19,7 @@
 #include "emulator/qp.h"
 #include "emulator/srq.h"
 #include "emulator/ufile.h"
+#include "emulator/xrc/xrc.h"
 #include "emulator/xrcd.h"
 #include "rocemu/log.h"
 
@@ -62,6 +63,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	rocemu_list_init(&c->qps);
 	rocemu_list_init(&c->srqs);
 	rocemu_list_init(&c->xrcd_opens);
+	rocemu_list_init(&c->xrc_refs);
 	rocemu_list_add_tail(&emu->clients, &c->node);
 	return c;
 }
@@ -243,8 +245,9 @@ void rocemu_client_free(struct rocemu_client *c)
 
 	rocemu_ucma_close(c);
 	/* Users before what they use, as uverbs release does. */
+	rocemu_xrc_client_release(c);
 	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
-		rocemu_qp_free(emu, qp);
+		rocemu_qp_release(c, qp);
 	rocemu_list_for_each_safe(srq, srq_tmp, &c->srqs, struct rocemu_srq, node)
 		rocemu_srq_free(emu, srq);
 	rocemu_list_for_each_safe(xo, xo_tmp, &c->xrcd_opens, struct rocemu_xrcd_open, node)

@@ -245,6 +245,11 @@ static int op_destroy_qp(struct rocemu_client *c, const void *req,
 	return rocemu_qp_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
+static int op_open_qp(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_qp_open(c, req);
+}
+
 static int op_create_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	int err;
@@ -420,6 +425,7 @@ static const struct {
 	[ROCEMU_OP_UCMA_OPEN] = { op_ucma_open, false },
 	[ROCEMU_OP_UCMA_WRITE] = { op_ucma_write, false },
 	[ROCEMU_OP_DIRECT_DOORBELLS] = { op_direct_doorbells, true },
+	[ROCEMU_OP_OPEN_QP] = { op_open_qp, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -105,9 +105,9 @@ int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mk
 		pd = ref->mr->pd;
 	}
 	/* The contexts of one ufile share keys (imports), as on one uverbs file. */
-	if (file != qp->owner->ufile)
+	if (file != rocemu_qp_mem_client(qp)->ufile)
 		return -ENOKEY;
-	if (pd != qp->pd)
+	if (pd != rocemu_qp_mem_pd(qp))
 		return -EPERM;
 	if (use == ROCEMU_MKEY_INVALIDATE)
 		return 0;

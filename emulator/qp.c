@@ -15,6 +15,8 @@
 #include "emulator/qp_layout.h"
 #include "emulator/qp_state.h"
 #include "emulator/srq.h"
+#include "emulator/xrc/xrc.h"
+#include "emulator/xrcd.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
@@ -87,6 +89,19 @@ static int create_flags_check(const struct rocemu_client *c, const struct rocemu
 	return req->source_qpn & ~ROCEMU_QPN_MASK ? -EINVAL : 0;
 }
 
+/* What qp uses (PD, CQs, SRQ; an XRC target none of them) counts it (by +1 or -1). */
+static void qp_uses(struct rocemu_qp *qp, int n)
+{
+	if (qp->pd)
+		qp->pd->users += n;
+	if (qp->send_cq)
+		qp->send_cq->users += n;
+	if (qp->recv_cq)
+		qp->recv_cq->users += n;
+	if (qp->srq && qp->type != IBV_QPT_XRC_RECV)
+		qp->srq->users += n;
+}
+
 int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req *req,
 		     struct rocemu_create_qp_resp *resp, int *fd)
 {
@@ -94,7 +109,9 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;
 	struct rocemu_srq *srq = NULL;
+	struct rocemu_xrcd_open *xrcd_open = NULL;
 	struct ibv_qp_cap want = req->cap;
+	bool tgt = req->qp_type == IBV_QPT_XRC_RECV, ini = req->qp_type == IBV_QPT_XRC_SEND;
 	struct rocemu_qp *qp;
 	int err, ring_fd;
 
@@ -106,7 +123,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	pd = rocemu_pd_lookup(c, req->pdn);
 	send_cq = rocemu_cq_lookup(c, req->send_cqn);
 	recv_cq = rocemu_cq_lookup(c, req->recv_cqn);
-	if (req->srqn != ROCEMU_NO_HANDLE) {
+	if (req->srqn != ROCEMU_NO_HANDLE && !tgt && !ini) {
 		srq = rocemu_srq_lookup(c, req->srqn);
 		if (!srq)
 			return -EINVAL;
@@ -114,7 +131,20 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		want.max_recv_wr = 0;
 		want.max_recv_sge = 0;
 	}
-	if (!pd || !send_cq || !recv_cq)
+	/* uverbs: an XRC target is the domain's, with no PD, CQ or queue; an initiator has no RQ. */
+	if (tgt) {
+		xrcd_open = rocemu_xrcd_lookup(c, req->xrcd);
+		if (!xrcd_open)
+			return -EINVAL;
+		memset(&want, 0, sizeof(want));
+		pd = NULL;
+		send_cq = recv_cq = NULL;
+	} else if (ini) {
+		want.max_recv_wr = 0;
+		want.max_recv_sge = 0;
+		recv_cq = NULL;
+	}
+	if (!tgt && (!pd || !send_cq || (!recv_cq && !ini)))
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
 	err = rocemu_qp_layout(&want, req->qp_type, &resp->cap, &resp->layout);
@@ -159,17 +189,15 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->cap = resp->cap;
 	qp->layout = resp->layout;
 	qp->attr.qp_state = IBV_QPS_RESET;
-	pd->users++;
-	send_cq->users++;
-	recv_cq->users++;
-	if (srq)
-		srq->users++;
+	qp_uses(qp, 1);
+	if (tgt)
+		rocemu_xrc_tgt_init(qp, xrcd_open);
 	c->dev->num_qp++;
 	rocemu_list_add_tail(&c->qps, &qp->node);
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG,
 		   "%s qp 0x%06x create %s pd %u sq %u x %u rq %u x %u",
-		   c->dev->name, qp->qpn, rocemu_qp_type_name(qp->type), pd->pdn,
+		   c->dev->name, qp->qpn, rocemu_qp_type_name(qp->type), pd ? pd->pdn : 0,
 		   qp->cap.max_send_wr, qp->cap.max_send_sge, qp->cap.max_recv_wr,
 		   qp->cap.max_recv_sge);
 	return 0;
@@ -183,7 +211,27 @@ struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn)
 {
 	struct rocemu_qp *qp = rocemu_idtable_get(&c->emu->qps, qpn);
 
-	return qp && qp->owner == c ? qp : NULL;
+	return qp && (qp->owner == c || rocemu_xrc_opened_by(qp, c)) ? qp : NULL;
+}
+
+int rocemu_qp_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req)
+{
+	return rocemu_xrc_open(c, req);
+}
+
+struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp)
+{
+	return qp->type == IBV_QPT_XRC_RECV && qp->srq ? qp->srq->owner : qp->owner;
+}
+
+const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp)
+{
+	return qp->type == IBV_QPT_XRC_RECV && qp->srq ? qp->srq->pd : qp->pd;
+}
+
+struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp)
+{
+	return qp->srq && qp->srq->cq ? qp->srq->cq : qp->recv_cq;
 }
 
 int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *req,
@@ -212,11 +260,9 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);
-	qp->pd->users--;
-	qp->send_cq->users--;
-	qp->recv_cq->users--;
-	if (qp->srq)
-		qp->srq->users--;
+	qp_uses(qp, -1);
+	if (qp->type == IBV_QPT_XRC_RECV)
+		rocemu_xrc_tgt_fini(qp);
 	qp->owner->dev->num_qp--;
 	rocemu_shm_destroy(&qp->rings);
 	free(qp);
@@ -230,6 +276,12 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 		return -EINVAL;
 	if (rocemu_mcast_qp_attached(qp))	/* ibv_attach_mcast(3) */
 		return -EBUSY;
-	rocemu_qp_free(c->emu, qp);
+	rocemu_qp_release(c, qp);
 	return 0;
+}
+
+void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp)
+{
+	if (qp->type != IBV_QPT_XRC_RECV || rocemu_xrc_release(c, qp))
+		rocemu_qp_free(c->emu, qp);
 }

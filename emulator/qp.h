@@ -26,7 +26,7 @@ struct rocemu_qp {
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	struct rocemu_cq *send_cq, *recv_cq;
-	struct rocemu_srq *srq;		/* receives come from it (no RQ); NULL: none */
+	struct rocemu_srq *srq;		/* receives come from it (no RQ); NULL: none. XRC target: the SRQ its last request named */
 	uint32_t sq_sig_all;
 	uint64_t user_qp;		/* reported in async events */
 	struct ibv_qp_cap cap;		/* granted */
@@ -37,8 +37,11 @@ struct rocemu_qp {
 	uint64_t direct_seen;		/* its doorbell record as the scan last saw it */
 	struct rocemu_qp_path path;	/* connected transports: the peer */
 	struct rocemu_qp_timer timers[ROCEMU_QP_TIMER__COUNT];
+	struct rocemu_xrcd_open *xrcd_open;	/* XRC target: its domain, through its owner's open */
+	struct rocemu_list xrc_node;	/* XRC target: in its domain's tgt_qps */
+	struct rocemu_list xrc_refs;	/* XRC target: ibv_open_qp references (xrc.h) */
 	union {				/* the transport's own state, as ops says */
-		struct rocemu_rc rc;	/* RC's, and UC's (uc.h) */
+		struct rocemu_rc rc;	/* RC's, and UC's (uc.h) and XRC's (xrc.h) */
 		struct rocemu_ud ud;
 	};
 };
@@ -57,6 +60,20 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn);
 struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn);
 void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp);
+/* c lets go of qp (its context closes): freed, unless an XRC target other references hold. */
+void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp);
+
+/* ibv_open_qp: another context's reference to an XRC target (xrc.h). */
+int rocemu_qp_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req);
+
+/*
+ * Whose memory a request to qp reaches and through which PD its keys are
+ * checked, and where its receives complete: an XRC target's are those of
+ * the SRQ the request named (IBTA A14), any other QP's its own.
+ */
+struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp);
+const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp);
+struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp);
 
 /* "RC", "UC", "UD"... for logs and status. */
 const char *rocemu_qp_type_name(enum ibv_qp_type type);

@@ -117,6 +117,7 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 
 	if (!qp)
 		return -EINVAL;
+	mask = rocemu_qp_modify_mask(qp->type, mask);
 	/* The caller may name the current state it believes in (IBTA 11.2.5.1). */
 	cur = mask & IBV_QP_CUR_STATE ? attr->cur_qp_state : qp->attr.qp_state;
 	next = mask & IBV_QP_STATE ? attr->qp_state : cur;

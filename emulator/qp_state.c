@@ -211,6 +211,22 @@ static int qp_type_slot(enum ibv_qp_type type)
 	}
 }
 
+/*
+ * What uverbs drops from an XRC QP's modify mask before the table sees it
+ * (modify_qp_mask): an initiator has no responder, a target no requester.
+ */
+static const int qp_mask_ignored[SLOT_COUNT] = {
+	[SLOT_XRC_INI] = IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+	[SLOT_XRC_TGT] = IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY,
+};
+
+int rocemu_qp_modify_mask(enum ibv_qp_type type, int mask)
+{
+	int slot = qp_type_slot(type);
+
+	return slot < 0 ? mask : mask & ~qp_mask_ignored[slot];
+}
+
 /* The table entry for a legal transition of a modelled type, else NULL. */
 static const struct qp_transition *qp_transition(enum ibv_qp_type type, enum ibv_qp_state cur,
 						 enum ibv_qp_state next, int *slot)

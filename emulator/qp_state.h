@@ -24,6 +24,9 @@ int rocemu_qp_transition_required(enum ibv_qp_type type, enum ibv_qp_state cur,
 int rocemu_qp_transition_optional(enum ibv_qp_type type, enum ibv_qp_state cur,
 				  enum ibv_qp_state next);
 
+/* The mask uverbs passes on for a QP of this type: XRC's drop the other side's attributes. */
+int rocemu_qp_modify_mask(enum ibv_qp_type type, int mask);
+
 /*
  * Is ibv_modify_qp(mask) from cur legal as to states and masks? next is
  * attr->qp_state when mask has IBV_QP_STATE, else cur. IBV_QP_CUR_STATE

@@ -10,6 +10,7 @@
 #include "emulator/cq.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
+#include "emulator/xrc/xrc.h"
 #include "rocemu/log.h"
 
 #define DBREC_BYTES 64
@@ -130,6 +131,7 @@ void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 	rocemu_list_del(&srq->node);
 	srq->pd->users--;
 	if (srq->xrcd_open) {
+		rocemu_xrc_srq_gone(srq);
 		srq->xrcd_open->users--;
 		srq->cq->users--;
 	}

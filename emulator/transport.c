@@ -6,6 +6,8 @@ static const struct rocemu_transport_ops *const by_qp_type[256] = {
 	[IBV_QPT_RC] = &rocemu_rc_transport,
 	[IBV_QPT_UC] = &rocemu_uc_transport,
 	[IBV_QPT_UD] = &rocemu_ud_transport,
+	[IBV_QPT_XRC_SEND] = &rocemu_xrc_transport,
+	[IBV_QPT_XRC_RECV] = &rocemu_xrc_transport,
 };
 
 /* Indexed by the opcode class, bits 7:5 of the BTH opcode (IBTA 9.2.1). */
@@ -13,6 +15,7 @@ static const struct rocemu_transport_ops *const by_opcode_class[8] = {
 	[ROCEMU_OP_TRANSPORT_RC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_rc_transport,
 	[ROCEMU_OP_TRANSPORT_UC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_uc_transport,
 	[ROCEMU_OP_TRANSPORT_UD >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_ud_transport,
+	[ROCEMU_OP_TRANSPORT_XRC >> ROCEMU_OP_TRANSPORT_SHIFT] = &rocemu_xrc_transport,
 };
 
 const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type)

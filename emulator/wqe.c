@@ -7,6 +7,7 @@
 
 #include "emulator/qp.h"
 #include "emulator/srq.h"
+#include "net/roce_hdr.h"
 #include "rocemu/ring.h"
 
 #define BB_SIZE ROCEMU_WQE_BB
@@ -113,10 +114,12 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	if (ds < rocemu_wqe_op_header_ds(op) + rocemu_wqe_qp_header_ds(qp->type))
 		return -EINVAL;
 	seg = buf + sizeof(*ctrl);
-	if (rocemu_wqe_qp_header_ds(qp->type)) {
+	if (qp->type == IBV_QPT_UD)
 		memcpy(&w->av, seg, sizeof(w->av));
-		seg += sizeof(struct mlx5_wqe_datagram_seg);
-	}
+	if (qp->type == IBV_QPT_XRC_SEND)
+		w->xrc_srqn = be32toh(((const struct rocemu_wqe_xrc_seg *)seg)->xrc_srqn) &
+			      ROCEMU_QPN_MASK;
+	seg += rocemu_wqe_qp_header_ds(qp->type) * SEG_SIZE;
 	if (op->flags & ROCEMU_WQE_OP_RADDR) {
 		const struct mlx5_wqe_raddr_seg *r = (const void *)seg;
 

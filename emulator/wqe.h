@@ -40,6 +40,7 @@ struct rocemu_send_wqe {
 	uint32_t bind_mw_key, bind_new_rkey, bind_mr_key, bind_access;	/* BIND (UMR) */
 	uint64_t bind_addr, bind_length;
 	struct mlx5_wqe_av av;		/* UD: the datagram segment, as posted */
+	uint32_t xrc_srqn;		/* XRC: the SRQ at the target (XRC segment) */
 	uint32_t length;		/* bytes of data */
 	bool is_inline;
 	unsigned int num_sge;

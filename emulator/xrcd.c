@@ -29,6 +29,7 @@ static struct rocemu_xrcd *xrcd_new(struct rocemu_client *c, const struct rocemu
 	x->shared = req->shared;
 	x->file_dev = req->file_dev;
 	x->file_ino = req->file_ino;
+	rocemu_list_init(&x->tgt_qps);
 	rocemu_list_add_tail(&c->emu->xrcds, &x->node);
 	return x;
 }

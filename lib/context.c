@@ -67,6 +67,7 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	vctx->query_device_ex = rocemu_query_device_ex_op;
 	vctx->create_cq_ex = rocemu_create_cq_ex_op;
 	vctx->create_qp_ex = rocemu_create_qp_ex_op;
+	vctx->open_qp = rocemu_open_qp_op;
 	vctx->create_srq_ex = rocemu_create_srq_ex_op;
 	vctx->get_srq_num = rocemu_get_srq_num_op;
 	vctx->open_xrcd = rocemu_open_xrcd_op;

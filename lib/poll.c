@@ -66,20 +66,29 @@ static uint64_t rq_complete(struct rocemu_rq *rq)
 	return wr_id;
 }
 
+/*
+ * Where a CQE's receive came from: the XRC SRQ it names (its QP, an XRC
+ * target, may be another process's: qp NULL), or the QP's SRQ or RQ.
+ */
+struct cqe_src {
+	struct rocemu_qp *qp;
+	struct rocemu_srq *xrc_srq;
+};
+
 /* The receive a CQE completes: the SRQ WQE its wqe_counter names, else the RQ's oldest. */
-static uint64_t recv_complete(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe)
+static uint64_t recv_complete(const struct cqe_src *src, const struct mlx5_cqe64 *cqe)
 {
-	struct ibv_srq *srq = qp->qpx.qp_base.srq;
+	struct ibv_srq *srq = src->xrc_srq ? &src->xrc_srq->ibsrq : src->qp->qpx.qp_base.srq;
 
 	return srq ? rocemu_srq_complete(to_rsrq(srq), be16toh(cqe->wqe_counter))
-		   : rq_complete(&qp->rq);
+		   : rq_complete(&src->qp->rq);
 }
 
-static void parse_req(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
+static void parse_req(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 {
 	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
 
-	wc->wr_id = sq_complete(&qp->sq, be16toh(cqe->wqe_counter));
+	wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags;
@@ -87,13 +96,13 @@ static void parse_req(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, struct
 		       op->wc_len == ROCEMU_WC_LEN_ATOMIC ? sizeof(uint64_t) : 0;
 }
 
-static void parse_resp(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
+static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		       struct ibv_wc *wc)
 {
 	const struct rocemu_cqe_op *op = rocemu_cqe_op(opcode);
 	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
 
-	wc->wr_id = recv_complete(qp, cqe);
+	wc->wr_id = recv_complete(src, cqe);
 	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
@@ -108,8 +117,8 @@ static void parse_resp(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8
 	wc->dlid_path_bits = cqe->ml_path & 0x7f;
 }
 
-static void parse_err(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_t opcode,
-		      struct ibv_wc *wc)
+static void parse_err(const struct rocemu_cq *cq, const struct cqe_src *src,
+		      const struct mlx5_cqe64 *cqe, uint8_t opcode, struct ibv_wc *wc)
 {
 	const struct mlx5_err_cqe *ecqe = (const struct mlx5_err_cqe *)cqe;
 	bool sq = rocemu_cqe_op(opcode)->flags & ROCEMU_CQE_OP_SQ;
@@ -117,15 +126,15 @@ static void parse_err(struct rocemu_qp *qp, const struct mlx5_cqe64 *cqe, uint8_
 	wc->status = error_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;
 	if (sq) {
-		wc->wr_id = sq_complete(&qp->sq, be16toh(cqe->wqe_counter));
+		wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 		wc->opcode = (enum ibv_wc_opcode)rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe))->wc_opcode;
 	} else {
-		wc->wr_id = recv_complete(qp, cqe);
+		wc->wr_id = recv_complete(src, cqe);
 		wc->opcode = (enum ibv_wc_opcode)rocemu_cqe_op(opcode)->wc_opcode;
 	}
 	if (ecqe->syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s error CQE syndrome 0x%02x vendor 0x%02x",
-			   to_rctx(qp->qpx.qp_base.context)->info.name, qp->qpn,
+			   to_rctx(cq->ibcq.context)->info.name, wc->qp_num,
 			   sq ? "send" : "recv", ecqe->syndrome,
 			   ecqe->vendor_err_synd);
 }
@@ -142,9 +151,9 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 {
 	const struct rocemu_cqe_op *op;
 	struct mlx5_cqe64 *cqe;
-	struct rocemu_qp *qp;
+	struct cqe_src src;
 	uint8_t opcode;
-	uint32_t qpn;
+	uint32_t qpn, srqn;
 
 	for (;;) {
 		cqe = rocemu_cqe_sw(cq, cq->cons_index);
@@ -152,14 +161,17 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 			return rocemu_conn_is_lost(&to_rctx(cq->ibcq.context)->conn) &&
 			       rocemu_cq_flush_one(cq, wc);
 		opcode = cqe->op_own >> 4;
+		op = rocemu_cqe_op(opcode);
 		cq->cons_index++;
 		qpn = rocemu_cqe_qpn(cqe);
-		qp = cqe_qp(cq, qpn, cache);
-		if (__builtin_expect(qp != NULL, 1))
+		srqn = op->flags & ROCEMU_CQE_OP_RQ ? rocemu_cqe_srqn(cqe) : 0;
+		src.xrc_srq = srqn ? rocemu_cq_xrc_srq(cq, srqn) : NULL;
+		src.qp = srqn ? NULL : cqe_qp(cq, qpn, cache);
+		if (__builtin_expect(src.qp || src.xrc_srq, 1))
 			break;
-		/* A CQE of a QP destroyed since (mlx5 cleans them from the CQ): dropped. */
-		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: CQE of unknown qp 0x%06x dropped",
-			   cq->cqn, qpn);
+		/* A CQE of a QP or XRC SRQ destroyed since (mlx5 cleans them from the CQ): dropped. */
+		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: CQE of unknown qp 0x%06x srq 0x%06x dropped",
+			   cq->cqn, qpn, srqn);
 	}
 
 	wc->qp_num = qpn;
@@ -172,13 +184,12 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 	wc->imm_data = 0;
 	wc->wc_flags = 0;
 	wc->byte_len = 0;
-	op = rocemu_cqe_op(opcode);
 	if (op->flags & ROCEMU_CQE_OP_ERR) {
-		parse_err(qp, cqe, opcode, wc);
+		parse_err(cq, &src, cqe, opcode, wc);
 	} else if (op->flags & ROCEMU_CQE_OP_SQ) {
-		parse_req(qp, cqe, wc);
+		parse_req(&src, cqe, wc);
 	} else if (op->flags & ROCEMU_CQE_OP_RQ) {
-		parse_resp(qp, cqe, opcode, wc);
+		parse_resp(&src, cqe, opcode, wc);
 	} else {
 		/* Not a CQE this device writes: report it, consume nothing else. */
 		rocemu_log(ROCEMU_LOG_WARN, "cq 0x%06x: qp 0x%06x unexpected CQE opcode %u",

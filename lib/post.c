@@ -21,6 +21,8 @@ static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *w
 		wqe->ah = wr->wr.ud.ah;
 		wqe->remote_qpn = wr->wr.ud.remote_qpn;
 		wqe->remote_qkey = wr->wr.ud.remote_qkey;
+	} else if (type == IBV_QPT_XRC_SEND) {
+		wqe->remote_srqn = wr->qp_type.xrc.remote_srqn;
 	}
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

@@ -18,7 +18,8 @@
 /* The create flags a ConnectX RoCE port takes (the daemon checks type and privilege). */
 #define ROCEMU_QP_CREATE_FLAGS (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SOURCE_QPN)
 #define QP_KNOWN_COMP_MASK ((uint32_t)IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
-#define QP_SUPPORTED_COMP_MASK ((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+#define QP_SUPPORTED_COMP_MASK ((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | \
+					   IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 
 static const char *const qp_state_names[] = {
@@ -52,13 +53,26 @@ static int qp_init_attr_check(struct ibv_context *context,
 	    (attr->send_ops_flags & ~(attr->qp_type == IBV_QPT_UC ? ROCEMU_QP_SEND_OPS_FLAGS_UC
 								   : ROCEMU_QP_SEND_OPS_FLAGS)))
 		return EOPNOTSUPP;
+	/* ibv_cmd_create_qp_ex2: an XRC target is made in a domain, the rest on a PD. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) && attr->xrcd &&
+		       attr->xrcd->context == context ? 0 : EINVAL;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
 		return EINVAL;
+	/* An XRC initiator has a send queue only: no receive CQ or SRQ (uverbs ignores them). */
+	if (attr->qp_type == IBV_QPT_XRC_SEND)
+		return cq_of(context, attr->send_cq) ? 0 : EINVAL;
 	if ((attr->srq && attr->srq->context != context) || !cq_of(context, attr->send_cq) ||
 	    !cq_of(context, attr->recv_cq))
 		return EINVAL;
 	return 0;
+}
+
+/* An XRC target has no queue and no CQ: nothing of it is in the poller's QP table. */
+static bool qp_has_cqs(const struct ibv_qp *ibqp)
+{
+	return ibqp->send_cq != NULL;
 }
 
 /* The daemon's layout keeps to the ring contract and fits the memfd. */
@@ -80,8 +94,9 @@ static void qp_destroy_in_daemon(struct rocemu_context *rctx, uint32_t qpn)
 	rocemu_conn_call(&rctx->conn, ROCEMU_OP_DESTROY_QP, &req, NULL, NULL, 0);
 }
 
-static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want)
 {
+	struct ibv_qp_init_attr_ex a = *want, *attr = &a;	/* what the QP type keeps of it */
 	struct rocemu_context *rctx = to_rctx(context);
 	struct rocemu_create_qp_req req;
 	struct rocemu_create_qp_resp resp;
@@ -89,7 +104,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	struct ibv_qp *ibqp;
 	int fd, err;
 
-	err = qp_init_attr_check(context, attr);
+	err = qp_init_attr_check(context, want);
 	if (err) {
 		errno = err;
 		return NULL;
@@ -101,15 +116,27 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	}
 	ibqp = &qp->qpx.qp_base;
 	ibqp->qp_type = attr->qp_type;	/* the queues are laid out by type */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {	/* the domain's: no PD, CQ or queue */
+		attr->pd = NULL;
+		attr->send_cq = attr->recv_cq = NULL;
+		attr->srq = NULL;
+		memset(&attr->cap, 0, sizeof(attr->cap));
+	} else if (attr->qp_type == IBV_QPT_XRC_SEND) {
+		attr->recv_cq = NULL;
+		attr->srq = NULL;
+		attr->cap.max_recv_wr = attr->cap.max_recv_sge = 0;
+	}
 	req = (struct rocemu_create_qp_req){
-		.pdn = to_rpd(attr->pd)->pdn,
+		.pdn = attr->pd ? to_rpd(attr->pd)->pdn : ROCEMU_NO_HANDLE,
 		.qp_type = attr->qp_type,
-		.send_cqn = to_rcq(attr->send_cq)->cqn,
-		.recv_cqn = to_rcq(attr->recv_cq)->cqn,
+		.send_cqn = attr->send_cq ? to_rcq(attr->send_cq)->cqn : ROCEMU_NO_HANDLE,
+		.recv_cqn = attr->recv_cq ? to_rcq(attr->recv_cq)->cqn : ROCEMU_NO_HANDLE,
 		.srqn = attr->srq ? to_rsrq(attr->srq)->srqn : ROCEMU_NO_HANDLE,
 		.sq_sig_all = attr->sq_sig_all ? 1 : 0,
 		.cap = attr->cap,
 		.user_qp = (uintptr_t)ibqp,
+		.xrcd = attr->qp_type == IBV_QPT_XRC_RECV ? to_rxrcd(attr->xrcd)->handle
+							  : ROCEMU_NO_HANDLE,
 	};
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
 		req.create_flags = attr->create_flags;
@@ -155,12 +182,12 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 				     ((size_t)qp->layout.rq_wqe_cnt << qp->layout.rq_wqe_shift));
 	if (err)
 		goto err_queues;
-	err = rocemu_qp_table_insert(rctx, qp);
+	err = qp_has_cqs(ibqp) ? rocemu_qp_table_insert(rctx, qp) : 0;
 	if (err)
 		goto err_domain;
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
-	attr->cap = resp.cap;
+	want->cap = resp.cap;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x created (sq %u rq %u)", rctx->info.name,
 		   qp->qpn, resp.cap.max_send_wr, resp.cap.max_recv_wr);
 	return ibqp;
@@ -249,8 +276,10 @@ static void qp_clean_cqs(struct rocemu_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->qpx.qp_base;
 
-	rocemu_cq_clean(to_rcq(ibqp->recv_cq), qp->qpn, ibqp->srq ? to_rsrq(ibqp->srq) : NULL);
-	if (ibqp->send_cq != ibqp->recv_cq)
+	if (ibqp->recv_cq)
+		rocemu_cq_clean(to_rcq(ibqp->recv_cq), qp->qpn,
+				ibqp->srq ? to_rsrq(ibqp->srq) : NULL);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
 		rocemu_cq_clean(to_rcq(ibqp->send_cq), qp->qpn, NULL);
 }
 
@@ -258,7 +287,8 @@ static void qp_clean_cqs(struct rocemu_qp *qp)
 static void qp_reset(struct rocemu_qp *qp)
 {
 	qp_clean_cqs(qp);
-	rocemu_qp_queues_reset(qp);
+	if (qp->map)	/* an XRC target opened by number has no rings here */
+		rocemu_qp_queues_reset(qp);
 }
 
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
@@ -304,12 +334,68 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	/* mlx5_destroy_qp: an SRQ must get back the WQEs of CQEs nobody will poll now. */
 	if (ibqp->srq)
 		qp_clean_cqs(qp);
-	rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
-	rocemu_qp_queues_free(qp);
-	munmap(qp->map, qp->layout.size);
+	if (qp_has_cqs(ibqp))
+		rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
+	if (qp->map) {
+		rocemu_qp_queues_free(qp);
+		munmap(qp->map, qp->layout.size);
+	}
 	rocemu_domain_res_give(&qp->domain_res);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
 	free(qp);
 	return 0;
+}
+
+/*
+ * ibv_open_qp: another reference to an XRC target of the domain, by
+ * number (mlx5_open_qp, ibv_cmd_open_qp). It has no rings here; modify,
+ * query and destroy go to the daemon, destroy dropping this reference.
+ */
+struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr)
+{
+	struct rocemu_open_qp_req req;
+	struct rocemu_qp *qp;
+	struct ibv_qp *ibqp;
+	int err;
+
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) || !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) || !attr->xrcd ||
+	    attr->xrcd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ibqp = &qp->qpx.qp_base;
+	req = (struct rocemu_open_qp_req){
+		.xrcd = to_rxrcd(attr->xrcd)->handle,
+		.qpn = attr->qp_num,
+		.qp_type = attr->qp_type,
+		.user_qp = (uintptr_t)ibqp,
+	};
+	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_OPEN_QP, &req, NULL, NULL, 0);
+	if (err) {
+		free(qp);
+		errno = -err;
+		return NULL;
+	}
+	qp->qpn = attr->qp_num;
+	ibqp->context = context;
+	ibqp->qp_context = attr->qp_context;
+	ibqp->handle = attr->qp_num;
+	ibqp->qp_num = attr->qp_num;
+	ibqp->qp_type = attr->qp_type;
+	ibqp->state = IBV_QPS_UNKNOWN;
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x opened", to_rctx(context)->info.name, qp->qpn);
+	return ibqp;
 }

@@ -59,7 +59,9 @@ void rocemu_qp_table_remove(struct rocemu_context *rctx, struct rocemu_qp *qp)
 {
 	struct ibv_context *ctx = &rctx->vctx.context;
 	struct rocemu_cq *send_cq = to_rcq(qp->qpx.qp_base.send_cq);
-	struct rocemu_cq *recv_cq = to_rcq(qp->qpx.qp_base.recv_cq);
+	/* An XRC initiator has no receive CQ. */
+	struct rocemu_cq *recv_cq = qp->qpx.qp_base.recv_cq ? to_rcq(qp->qpx.qp_base.recv_cq)
+							    : send_cq;
 	struct rocemu_qp **slots;
 
 	pthread_mutex_lock(&ctx->mutex);

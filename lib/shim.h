@@ -248,6 +248,7 @@ struct rocemu_cq {
 	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
 	struct rocemu_domain_res domain_res;	/* of IBV_CQ_INIT_ATTR_MASK_PD's parent domain */
 	bool dv_owned;			/* mlx5dv_init_obj gave the consumer index to the program */
+	struct rocemu_srq *xrc_srqs;	/* XRC SRQs completing here, linked by xrc_next (under lock) */
 };
 
 /*
@@ -270,6 +271,7 @@ struct rocemu_wqe {
 	/* UD: the address handle, destination QP and its Q_Key */
 	struct ibv_ah *ah;
 	uint32_t remote_qpn, remote_qkey;
+	uint32_t remote_srqn;		/* XRC: the SRQ at the target */
 	size_t num;
 	const struct ibv_sge *sge;
 	const struct ibv_data_buf *buf;
@@ -363,6 +365,8 @@ struct rocemu_srq {
 	uint64_t *wrid;			/* by WQE index */
 	pthread_spinlock_t lock;	/* posters and the poller's frees, as mlx5's srq->lock */
 	struct rocemu_domain_res domain_res;	/* of a parent domain given as its PD */
+	struct rocemu_cq *xrc_cq;	/* XRC: where its receives complete (their CQEs name it) */
+	struct rocemu_srq *xrc_next;	/* in xrc_cq->xrc_srqs */
 };
 
 struct rocemu_xrcd {
@@ -509,6 +513,7 @@ struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *attr);
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
 /* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq). */
 struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
@@ -528,6 +533,8 @@ struct ibv_srq *rocemu_create_srq_ex_op(struct ibv_context *context,
 int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr);
 int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
+/* The XRC SRQ srqn that completes to cq (cq's lock held), or NULL. */
+struct rocemu_srq *rocemu_cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
 

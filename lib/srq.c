@@ -49,6 +49,39 @@ static void srq_links_init(struct rocemu_srq *srq)
 	srq->tail = srq->layout.wqe_cnt - 1;
 }
 
+/* An XRC SRQ's receive CQEs name it, not a QP of this process: its CQ finds it by number. */
+static void srq_xrc_attach(struct rocemu_srq *srq, struct rocemu_cq *cq)
+{
+	pthread_spin_lock(&cq->lock);
+	srq->xrc_cq = cq;
+	srq->xrc_next = cq->xrc_srqs;
+	cq->xrc_srqs = srq;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static void srq_xrc_detach(struct rocemu_srq *srq)
+{
+	struct rocemu_cq *cq = srq->xrc_cq;
+	struct rocemu_srq **p;
+
+	pthread_spin_lock(&cq->lock);
+	for (p = &cq->xrc_srqs; *p; p = &(*p)->xrc_next)
+		if (*p == srq) {
+			*p = srq->xrc_next;
+			break;
+		}
+	pthread_spin_unlock(&cq->lock);
+}
+
+struct rocemu_srq *rocemu_cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
+{
+	struct rocemu_srq *srq;
+
+	for (srq = cq->xrc_srqs; srq && srq->srqn != srqn; srq = srq->xrc_next)
+		;
+	return srq;
+}
+
 /* An SRQ on pd; xrc (NULL for a basic one) says its domain and CQ. */
 static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr,
 				  const struct ibv_srq_init_attr_ex *xrc)
@@ -110,6 +143,8 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *a
 
 	pthread_mutex_init(&srq->ibsrq.mutex, NULL);
 	pthread_cond_init(&srq->ibsrq.cond, NULL);
+	if (xrc)
+		srq_xrc_attach(srq, to_rcq(xrc->cq));
 	attr->attr.max_wr = resp.attr.max_wr;
 	attr->attr.max_sge = resp.attr.max_sge;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s srq 0x%06x created (%u x %u)", rctx->info.name,
@@ -217,6 +252,8 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 			       NULL, 0);
 	if (err)
 		return rocemu_errno_value(err);
+	if (srq->xrc_cq)
+		srq_xrc_detach(srq);
 	munmap(srq->map, srq->layout.size);
 	rocemu_domain_res_give(&srq->domain_res);
 	free(srq->wrid);

@@ -116,6 +116,16 @@ static void *set_datagram_seg(void *seg, const struct rocemu_wqe *wqe)
 	return d + 1;
 }
 
+/* XRC: the SRQ at the target (mlx5 post_send's xrc_seg). */
+static void *set_xrc_seg(void *seg, const struct rocemu_wqe *wqe)
+{
+	struct rocemu_wqe_xrc_seg *x = seg;
+
+	memset(x, 0, sizeof(*x));
+	x->xrc_srqn = htobe32(wqe->remote_srqn);
+	return x + 1;
+}
+
 static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg)
 {
 	struct mlx5_wqe_data_seg *d = wrap(sq, seg);
@@ -207,10 +217,12 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, (uint8_t)opcode, 0, qp->qpn, fm_ce_se,
 			    (uint8_t)ds, 0, wqe->imm);
 	ctrl->dci_stream_channel_id = 0;
-	/* ctrl with raddr and atomic, or with the datagram, fit the first BB: no wrap before the data */
+	/* ctrl with raddr and atomic (and XRC's segment), or with the datagram, fit the first BB: no wrap before the data */
 	seg = ctrl + 1;
 	if (type == IBV_QPT_UD)
 		seg = set_datagram_seg(seg, wqe);
+	else if (type == IBV_QPT_XRC_SEND)
+		seg = set_xrc_seg(seg, wqe);
 	if (op->flags & ROCEMU_WQE_OP_RADDR)
 		seg = set_raddr_seg(seg, wqe->raddr, wqe->rkey);
 	if (op->flags & ROCEMU_WQE_OP_ATOMIC)

@@ -47,6 +47,12 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t re
 	wqe->remote_qkey = remote_qkey;
 }
 
+/* XRC: between the builder and its data setter, as in mlx5. */
+static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	to_rqp_ex(qpx)->sq.pending.remote_srqn = remote_srqn;
+}
+
 /* Write the recorded WQE with its data: sge[num] or inline buf[num]. */
 static void wr_write(struct ibv_qp_ex *qpx, size_t num, const struct ibv_sge *sge,
 		     const struct ibv_data_buf *buf)
@@ -221,6 +227,8 @@ void rocemu_qp_wr_ops_init(struct rocemu_qp *qp)
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
 	if (qp->qpx.qp_base.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = wr_set_ud_addr;
+	if (qp->qpx.qp_base.qp_type == IBV_QPT_XRC_SEND)
+		qpx->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	if (ops & IBV_QP_EX_WITH_SEND)
 		qpx->wr_send = wr_send;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)

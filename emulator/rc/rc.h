@@ -122,6 +122,7 @@ struct rocemu_rc {
 	struct rocemu_rc_req req;
 	struct rocemu_rc_resp resp;
 	bool comm_est;			/* COMM_EST given since RTR */
+	uint8_t opclass;		/* of what it sends: ROCEMU_OP_TRANSPORT_RC, or _XRC (xrc.h) */
 };
 
 /*
@@ -171,6 +172,8 @@ bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
 void rocemu_rc_sqd_check(struct rocemu_qp *qp);
 /* A packet reached the QP: COMM_EST the first time in RTR. */
 void rocemu_rc_qp_rx(struct rocemu_qp *qp);
+/* Requests to the responder, acknowledges and responses to the completer (RC's and XRC's rx). */
+void rocemu_rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 /* CQE syndrome, AETH NAK code (-1: none) and name of an error. */
 uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err);
 int rocemu_rc_err_nak(enum rocemu_rc_err err);
@@ -181,6 +184,8 @@ const char *rocemu_rc_err_name(enum rocemu_rc_err err);
  * current pass of the engines is over.
  */
 void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
+/* Receive CQE of qp: to its SRQ's CQ, naming the SRQ, when that is an XRC SRQ (else to its own). */
+void rocemu_rc_recv_cqe(struct rocemu_qp *qp, struct rocemu_cqe_info *info);
 /* Requester CQE (err RC_ERR_NONE: success) for e, unless success of an unsignaled WQE. */
 void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
 			     enum rocemu_rc_err err);
@@ -263,6 +268,7 @@ struct rocemu_rc_msg {
 	uint32_t reth_rkey, reth_len;
 	__be32 imm;			/* ImmDt of the last packet */
 	uint32_t ieth_rkey;		/* IETH of the last packet (SEND with invalidate) */
+	uint32_t xrc_srqn;		/* XRCETH of every packet, when the opcode carries one */
 	uint64_t atomic_swap_add, atomic_compare;	/* AtomicETH */
 	uint8_t syndrome;		/* AETH of a READ response */
 	uint32_t msn;
@@ -270,7 +276,10 @@ struct rocemu_rc_msg {
 	bool ackreq;			/* request ACKs (last packet, and every ACK_EVERY) */
 };
 
-/* Opcode rows for rocemu_rc_msg.ops: the segmenter serves RC and UC alike. */
+/*
+ * Opcode rows for rocemu_rc_msg.ops: the segmenter serves RC and UC alike,
+ * and XRC with RC's rows in its QP's class (rocemu_rc.opclass).
+ */
 extern const uint8_t rocemu_rc_ops_send[4], rocemu_rc_ops_send_imm[4],
 	rocemu_rc_ops_write[4], rocemu_rc_ops_write_imm[4], rocemu_rc_ops_read_req[4],
 	rocemu_rc_ops_read_resp[4], rocemu_rc_ops_send_inv[4], rocemu_rc_ops_cmp_swap[4],

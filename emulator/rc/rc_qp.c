@@ -198,6 +198,13 @@ void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct roce
 	rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_CQ_LOST, rocemu_now_ns());
 }
 
+void rocemu_rc_recv_cqe(struct rocemu_qp *qp, struct rocemu_cqe_info *info)
+{
+	if (qp->srq && qp->srq->xrcd_open)
+		info->xrc_srqn = qp->srq->srqn;
+	rocemu_rc_cqe(qp, rocemu_qp_recv_cq(qp), info);
+}
+
 void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
 			     enum rocemu_rc_err err)
 {
@@ -248,7 +255,7 @@ static void flush_rq(struct rocemu_qp *qp)
 
 	if (resp->has_recv) {	/* consumed by a message that never ended */
 		info.wqe_counter = (uint16_t)resp->recv.counter;
-		rocemu_rc_cqe(qp, qp->recv_cq, &info);
+		rocemu_rc_recv_cqe(qp, &info);
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
@@ -312,8 +319,7 @@ void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 	qp_to_error(qp, why, rc_errors[why].resp_event);
 }
 
-/* Requests go to the responder; acknowledges and responses to the completer. */
-static void rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+void rocemu_rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	if (pkt->info->flags & ROCEMU_OPF_REQ)
 		rocemu_rc_resp_packet(qp, pkt);
@@ -334,7 +340,7 @@ const struct rocemu_transport_ops rocemu_rc_transport = {
 	.modified = rocemu_rc_modified,
 	.post = rocemu_rc_req_run,
 	.flush = rocemu_rc_flush,
-	.rx = rc_rx,
+	.rx = rocemu_rc_rx,
 	.timer = rocemu_rc_timer,
 	.sq_draining = rocemu_rc_sq_draining,
 };

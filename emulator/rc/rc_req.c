@@ -197,6 +197,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.reth_len = w->length,
 		.imm = w->imm,
 		.ieth_rkey = be32toh(w->imm),
+		.xrc_srqn = w->xrc_srqn,
 		.atomic_swap_add = w->swap_add,
 		.atomic_compare = w->compare,
 		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),

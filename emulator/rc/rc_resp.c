@@ -28,10 +28,12 @@
 #include "emulator/qp.h"
 #include "emulator/cqe.h"
 #include "emulator/rc/rc.h"
+#include "emulator/xrc/xrc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
 enum resp_state {
+	RESP_CHECK_SRQ,		/* XRC: the SRQ the XRCETH names, in the target's domain */
 	RESP_CHECK_PSN,
 	RESP_DUPLICATE,
 	RESP_CHECK_OP,		/* fits the message in progress and the QP's access */
@@ -50,6 +52,7 @@ enum resp_state {
 };
 
 static const char *const resp_state_names[] = {
+	[RESP_CHECK_SRQ] = "CHECK_SRQ",
 	[RESP_CHECK_PSN] = "CHECK_PSN",
 	[RESP_DUPLICATE] = "DUPLICATE",
 	[RESP_CHECK_OP] = "CHECK_OP",
@@ -167,6 +170,19 @@ static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res 
 	*seg = (struct rocemu_dma_seg){ .pid = 0 };
 	return r->length ? rocemu_dma_rkey(qp, r->rkey, r->va, r->length, IBV_ACCESS_REMOTE_READ,
 					   seg) : 0;
+}
+
+/* A request with XRCETH takes its receive WQE (and memory, PD, CQ) from the SRQ it names. */
+static enum resp_state resp_check_srq(struct resp_ctx *c)
+{
+	const uint8_t *xrceth = rocemu_pkt_xrceth((uint8_t *)c->pkt->bth);
+
+	if (!xrceth || !rocemu_xrc_srq_select(c->qp, rocemu_xrceth_srqn(xrceth)))
+		return RESP_CHECK_PSN;
+	/* IBTA A14: NAK invalid request; a duplicate is only dropped. */
+	c->err = RC_ERR_REM_INV_REQ;
+	c->duplicate = rocemu_psn_diff(c->pkt->psn, c->resp->epsn) < 0;
+	return RESP_ERROR;
 }
 
 static enum resp_state resp_check_psn(struct resp_ctx *c)
@@ -417,7 +433,8 @@ static enum resp_state resp_atomic(struct resp_ctx *c)
 	uint64_t orig;
 
 	c->dma_err = rocemu_atomic_execute(c->qp, rocemu_pkt_atmeth((uint8_t *)c->pkt->bth),
-					   c->pkt->opcode == ROCEMU_OP_RC_COMPARE_SWAP, &orig);
+					   (c->pkt->opcode & ~ROCEMU_OP_TRANSPORT_MASK) ==
+						   ROCEMU_OP_RC_COMPARE_SWAP, &orig);
 	if (c->dma_err) {
 		c->err = c->dma_err == -EINVAL ? RC_ERR_REM_INV_REQ : RC_ERR_REM_ACCESS;
 		return RESP_ERROR;
@@ -479,7 +496,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 
 	/* A host that lost its process answers nothing: the requester's retries run out. */
 	if (c->dma_err == -ESRCH) {
-		rocemu_client_gone(c->qp->owner);
+		rocemu_client_gone(rocemu_qp_mem_client(c->qp));
 		return RESP_DONE;
 	}
 	/* A duplicate changes nothing, so one that fails is only dropped (never a NAK). */
@@ -530,7 +547,7 @@ static bool res_read_dropped(struct rocemu_qp *qp, const struct rocemu_rc_res *r
 	uint32_t psn = rocemu_psn_add(r->psn, r->next);
 
 	if (dma_err == -ESRCH) {
-		rocemu_client_gone(qp->owner);
+		rocemu_client_gone(rocemu_qp_mem_client(qp));
 		return false;
 	}
 	if (!r->replay) {
@@ -590,7 +607,7 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	struct resp_ctx c = { .qp = qp, .resp = &qp->rc.resp, .pkt = pkt,
 			      .flags = pkt->info->flags };
-	enum resp_state state = RESP_CHECK_PSN;
+	enum resp_state state = RESP_CHECK_SRQ;
 
 	if (!rocemu_rc_resp_active(qp))
 		return;
@@ -600,6 +617,9 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x resp %s",
 				   qp->owner->dev->name, qp->qpn, pkt->psn, resp_state_names[state]);
 		switch (state) {
+		case RESP_CHECK_SRQ:
+			state = resp_check_srq(&c);
+			break;
 		case RESP_CHECK_PSN:
 			state = resp_check_psn(&c);
 			break;

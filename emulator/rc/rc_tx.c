@@ -92,14 +92,17 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 {
 	int pos = npkts == 1 ? POS_ONLY : !idx ? POS_FIRST : idx == npkts - 1 ? POS_LAST
 						: POS_MIDDLE;
-	const struct rocemu_opcode_info *info = rocemu_opcode_info(m->ops[pos]);
+	uint8_t opcode = m->ops[pos] | qp->rc.opclass;
+	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
 	bool last = idx == npkts - 1;
 	uint8_t *h;
 
 	memset(pkt, 0, info->length);
-	bth_fill(qp, pkt, m->ops[pos], rocemu_psn_add(m->psn, idx), paylen,
+	bth_fill(qp, pkt, opcode, rocemu_psn_add(m->psn, idx), paylen,
 		 m->ackreq && (last || idx % ROCEMU_RC_ACK_EVERY == ROCEMU_RC_ACK_EVERY - 1),
 		 m->se && last);
+	if ((h = rocemu_pkt_xrceth(pkt)))
+		rocemu_xrceth_set_srqn(h, m->xrc_srqn);
 	if ((h = rocemu_pkt_reth(pkt))) {
 		rocemu_reth_set_va(h, m->reth_va);
 		rocemu_reth_set_rkey(h, m->reth_rkey);
@@ -153,7 +156,7 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 	default:
 		return -EINVAL;
 	}
-	return rocemu_dma_copy(qp->owner->pid, local, nlocal, remote, n, false);
+	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, local, nlocal, remote, n, false);
 }
 
 static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)
@@ -220,13 +223,14 @@ void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, ui
 	uint8_t pkt[ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ICRC_BYTES] = { 0 };
 	size_t len;
 
-	bth_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE, psn, 0, false, false);
+	bth_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE | qp->rc.opclass, psn, 0, false, false);
 	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES, syndrome);
 	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
 	len = rocemu_icrc_append_v4(&qp->path.flow, pkt, ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES);
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx RC Acknowledge syndrome 0x%02x msn %u",
-			   qp->owner->dev->name, qp->qpn, psn, syndrome, msn);
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s syndrome 0x%02x msn %u",
+			   qp->owner->dev->name, qp->qpn, psn,
+			   rocemu_opcode_name(rocemu_bth_opcode(pkt)), syndrome, msn);
 	datagram_send(qp, pkt, len, 0);
 }
 
@@ -236,7 +240,7 @@ void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn,
 		    ROCEMU_ICRC_BYTES] = { 0 };
 	size_t len;
 
-	bth_fill(qp, pkt, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE, psn, 0, false, false);
+	bth_fill(qp, pkt, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE | qp->rc.opclass, psn, 0, false, false);
 	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES,
 				 rocemu_aeth_syndrome_make(ROCEMU_AETH_ACK,
 							   ROCEMU_AETH_CREDITS_INVALID));

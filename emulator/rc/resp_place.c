@@ -54,7 +54,7 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 	err = rocemu_dma_sgl(qp, resp->recv.sge, resp->recv.num_sge, resp->offset, data->iov_len,
 			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
-	return err ? err : rocemu_dma_copy(qp->owner->pid, data, 1, remote, n, true);
+	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
 }
 
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
@@ -71,7 +71,7 @@ int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 		return err;
 	resp->write_va += data->iov_len;
 	resp->write_left -= (uint32_t)data->iov_len;
-	return rocemu_dma_copy(qp->owner->pid, data, 1, &remote, 1, true);
+	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, &remote, 1, true);
 }
 
 void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
@@ -96,7 +96,7 @@ void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			memcpy(&info.imm, imm, sizeof(info.imm));
 		if (ieth)
 			memcpy(&info.imm, ieth, sizeof(info.imm));
-		rocemu_rc_cqe(qp, qp->recv_cq, &info);
+		rocemu_rc_recv_cqe(qp, &info);
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
@@ -114,7 +114,7 @@ void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 	};
 
 	if (resp->has_recv) {
-		rocemu_rc_cqe(qp, qp->recv_cq, &info);
+		rocemu_rc_recv_cqe(qp, &info);
 		resp->has_recv = false;
 	}
 }

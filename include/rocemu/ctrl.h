@@ -74,6 +74,7 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_UCMA_OPEN,		/* binds the connection to an rdma_cm file; fd: read end of its event pipe */
 	ROCEMU_OP_UCMA_WRITE,		/* one write() of the kernel's rdma_cm ABI (<rdma/rdma_cma_abi.h>) */
 	ROCEMU_OP_DIRECT_DOORBELLS,	/* a QP or CQ handed out by mlx5dv_init_obj: watch its doorbells */
+	ROCEMU_OP_OPEN_QP,		/* ibv_open_qp: a reference to an XRC target */
 	ROCEMU_OP__COUNT
 };
 
@@ -258,6 +259,8 @@ struct rocemu_create_qp_req {
 	uint64_t user_qp;	/* the app's struct ibv_qp *, reported in async events */
 	uint32_t create_flags;	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, IBV_QP_CREATE_SOURCE_QPN */
 	uint32_t source_qpn;	/* with IBV_QP_CREATE_SOURCE_QPN */
+	uint32_t xrcd;		/* XRC target: the handle of an open of its domain (no PD, CQ, SRQ) */
+	uint32_t reserved;
 };
 
 /*
@@ -283,6 +286,15 @@ struct rocemu_qp_layout {
 struct rocemu_create_qp_resp {
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap cap;	/* what was granted, rounded up */
+};
+
+/* ibv_open_qp: the XRC target qpn of the domain open xrcd. */
+struct rocemu_open_qp_req {
+	uint32_t xrcd;
+	uint32_t qpn;
+	uint32_t qp_type;
+	uint32_t reserved;
+	uint64_t user_qp;	/* the app's struct ibv_qp *, reported in async events */
 };
 
 struct rocemu_modify_qp_req {
@@ -551,6 +563,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_UCMA_OPEN] = { 0, sizeof(struct rocemu_ucma_open_resp) },
 	[ROCEMU_OP_UCMA_WRITE] = { sizeof(struct rocemu_ucma_write_req), sizeof(struct rocemu_ucma_write_resp) },
 	[ROCEMU_OP_DIRECT_DOORBELLS] = { sizeof(struct rocemu_direct_doorbells_req), 0 },
+	[ROCEMU_OP_OPEN_QP] = { sizeof(struct rocemu_open_qp_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -598,6 +611,7 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_UCMA_OPEN] = "UCMA_OPEN",
 	[ROCEMU_OP_UCMA_WRITE] = "UCMA_WRITE",
 	[ROCEMU_OP_DIRECT_DOORBELLS] = "DIRECT_DOORBELLS",
+	[ROCEMU_OP_OPEN_QP] = "OPEN_QP",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -88,12 +88,11 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/* ctrl, then raddr (connected) or the datagram segment (UD), as mlx5 sq_overhead. */
+/* ctrl, the QP type's segment (UD's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
-	return sizeof(struct mlx5_wqe_ctrl_seg) +
-	       (type == IBV_QPT_UD ? sizeof(struct mlx5_wqe_datagram_seg)
-				   : sizeof(struct mlx5_wqe_raddr_seg));
+	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
+	       (type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
 }
 
 #define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)

@@ -134,13 +134,26 @@ static inline uint32_t rocemu_wqe_op_header_ds(const struct rocemu_wqe_op *op)
 }
 
 /*
+ * The XRC segment of an XRC initiator's send WQE, right after ctrl: the
+ * SRQ at the target that takes the message. ConnectX's format, which
+ * rdma-core keeps in its private providers/mlx5/wqe.h (struct
+ * mlx5_wqe_xrc_seg), not in mlx5dv.h.
+ */
+struct rocemu_wqe_xrc_seg {
+	__be32 xrc_srqn;
+	uint8_t rsvd[12];
+};
+
+/*
  * Segments a QP type puts after ctrl in every send WQE, before the
  * opcode's own (ds units): UD's datagram segment holding the address
- * vector (mlx5 set_datagram_seg); none for connected types.
+ * vector (mlx5 set_datagram_seg), an XRC initiator's XRC segment holding
+ * the remote SRQ number; none for RC and UC.
  */
 static inline uint32_t rocemu_wqe_qp_header_ds(enum ibv_qp_type type)
 {
-	return type == IBV_QPT_UD ? sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG : 0;
+	return type == IBV_QPT_UD ? sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG :
+	       type == IBV_QPT_XRC_SEND ? sizeof(struct rocemu_wqe_xrc_seg) / ROCEMU_WQE_SEG : 0;
 }
 
 /* The opcode may be posted on a QP of this type. */
@@ -190,7 +203,7 @@ struct rocemu_wq_sizes {
 
 /*
  * BBs of the largest send WQE of a QP of this type with these caps: ctrl
- * and raddr segments (UD: ctrl and datagram segments), then max_send_sge data segments or one inline segment of
+ * and raddr segments (UD: ctrl and datagram segments; XRC: ctrl, XRC and raddr), then max_send_sge data segments or one inline segment of
  * max_inline_data bytes, whichever is larger; at least 1. Every opcode's
  * WQE within the caps fits (atomics carry one SGE).
  */
@@ -292,6 +305,17 @@ static inline bool rocemu_cqe_ready(uint8_t op_own, uint32_t ci, uint32_t ncqe)
 {
 	return op_own >> 4 != MLX5_CQE_INVALID &&
 	       (op_own & MLX5_CQE_OWNER_MASK) == !!(ci & ncqe);
+}
+
+/*
+ * srqn_uidx (srqn of an error CQE, at the same offset): the XRC SRQ a
+ * receive CQE's WQE came from, 0 for any other CQE (SRQ numbers start at
+ * 1). The poller frees that SRQ's WQE: the target QP may be another
+ * process's.
+ */
+static inline uint32_t rocemu_cqe_srqn(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->srqn_uidx) & 0xffffff;
 }
 
 /* sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send CQEs, the WQE opcode. */

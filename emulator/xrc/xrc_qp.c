@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * XRC's transport ops (RC's life and engines, XRC's opcode class), a
+ * target's references, and the SRQ an XRCETH selects. A target belongs
+ * to its domain, as in the kernel (ib_open_qp, __ib_destroy_shared_qp):
+ * every context that opens the domain may open the target by number, and
+ * the target lives until its last reference goes, whichever context made it.
+ */
+#include "emulator/xrc/xrc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "emulator/qp.h"
+#include "emulator/rc/rc.h"
+#include "emulator/srq.h"
+#include "emulator/xrcd.h"
+#include "net/roce_opcode.h"
+#include "rocemu/log.h"
+
+static int xrc_init(struct rocemu_qp *qp)
+{
+	int err = rocemu_rc_init(qp);
+
+	qp->rc.opclass = ROCEMU_OP_TRANSPORT_XRC;
+	return err;
+}
+
+/* An initiator only sends requests and a target only answers them: the rest is dropped. */
+static void xrc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	bool request = pkt->info->flags & ROCEMU_OPF_REQ;
+
+	if (request != (qp->type == IBV_QPT_XRC_RECV)) {
+		qp->owner->dev->rx_dropped++;
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x rx %s: not for an XRC %s, dropped",
+			   qp->owner->dev->name, qp->qpn, pkt->psn, pkt->info->name,
+			   request ? "initiator" : "target");
+		return;
+	}
+	rocemu_rc_rx(qp, pkt);
+}
+
+void rocemu_xrc_tgt_init(struct rocemu_qp *qp, struct rocemu_xrcd_open *o)
+{
+	qp->xrcd_open = o;
+	o->users++;
+	rocemu_list_init(&qp->xrc_refs);
+	rocemu_list_add_tail(&o->xrcd->tgt_qps, &qp->xrc_node);
+}
+
+int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req)
+{
+	struct rocemu_xrcd_open *o = rocemu_xrcd_lookup(c, req->xrcd);
+	struct rocemu_xrc_ref *ref;
+	struct rocemu_qp *qp;
+
+	if (!o || req->qp_type != IBV_QPT_XRC_RECV)
+		return -EINVAL;
+	qp = rocemu_idtable_get(&c->emu->qps, req->qpn);
+	if (!qp || qp->type != IBV_QPT_XRC_RECV || qp->xrcd_open->xrcd != o->xrcd)
+		return -EINVAL;
+	ref = calloc(1, sizeof(*ref));
+	if (!ref)
+		return -ENOMEM;
+	ref->client = c;
+	ref->xrcd_open = o;
+	ref->user_qp = req->user_qp;
+	o->users++;
+	rocemu_list_add_tail(&qp->xrc_refs, &ref->qp_node);
+	rocemu_list_add_tail(&c->xrc_refs, &ref->client_node);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x opened by pid %d", c->dev->name, qp->qpn,
+		   (int)c->pid);
+	return 0;
+}
+
+bool rocemu_xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c)
+{
+	struct rocemu_xrc_ref *ref;
+
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return false;
+	rocemu_list_for_each(ref, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node)
+		if (ref->client == c)
+			return true;
+	return false;
+}
+
+static void ref_free(struct rocemu_xrc_ref *ref)
+{
+	ref->xrcd_open->users--;
+	rocemu_list_del(&ref->qp_node);
+	rocemu_list_del(&ref->client_node);
+	free(ref);
+}
+
+bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
+{
+	struct rocemu_xrc_ref *ref, *tmp;
+
+	rocemu_list_for_each_safe(ref, tmp, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node) {
+		if (ref->client != c && qp->owner == c) {
+			/* The owner's reference goes: another holder's becomes it. */
+			qp->xrcd_open->users--;
+			qp->xrcd_open = ref->xrcd_open;
+			ref->xrcd_open->users++;
+			qp->owner = ref->client;
+			qp->user_qp = ref->user_qp;
+			rocemu_list_del(&qp->node);
+			rocemu_list_add_tail(&ref->client->qps, &qp->node);
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x now of pid %d", c->dev->name,
+				   qp->qpn, (int)ref->client->pid);
+		} else if (ref->client != c) {
+			continue;
+		}
+		ref_free(ref);
+		return false;
+	}
+	return true;
+}
+
+void rocemu_xrc_tgt_fini(struct rocemu_qp *qp)
+{
+	struct rocemu_xrc_ref *ref, *tmp;
+
+	rocemu_list_for_each_safe(ref, tmp, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node)
+		ref_free(ref);
+	rocemu_list_del(&qp->xrc_node);
+	qp->xrcd_open->users--;
+}
+
+void rocemu_xrc_client_release(struct rocemu_client *c)
+{
+	struct rocemu_xrc_ref *ref, *tmp;
+
+	rocemu_list_for_each_safe(ref, tmp, &c->xrc_refs, struct rocemu_xrc_ref, client_node)
+		ref_free(ref);
+}
+
+int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
+{
+	struct rocemu_srq *srq;
+
+	if (qp->srq && qp->srq->srqn == srqn)
+		return 0;
+	srq = rocemu_idtable_get(&qp->owner->emu->srqs, srqn);
+	/* IBTA A14: an SRQ of another domain is an invalid request. */
+	if (!srq || !srq->xrcd_open || srq->xrcd_open->xrcd != qp->xrcd_open->xrcd)
+		return -EINVAL;
+	/* A message names one SRQ: its receive WQE stays where it was taken. */
+	if (qp->rc.resp.in_msg != RC_MSG_NONE || qp->rc.resp.has_recv)
+		return -EINVAL;
+	qp->srq = srq;
+	return 0;
+}
+
+void rocemu_xrc_srq_gone(struct rocemu_srq *srq)
+{
+	struct rocemu_qp *qp;
+
+	rocemu_list_for_each(qp, &srq->xrcd_open->xrcd->tgt_qps, struct rocemu_qp, xrc_node) {
+		if (qp->srq != srq)
+			continue;
+		qp->srq = NULL;
+		qp->rc.resp.has_recv = false;	/* its WQE went with the SRQ */
+	}
+}
+
+const struct rocemu_transport_ops rocemu_xrc_transport = {
+	.name = "XRC",
+	.connected = true,
+	.init = xrc_init,
+	.destroy = rocemu_rc_destroy,
+	.modified = rocemu_rc_modified,
+	.post = rocemu_rc_req_run,
+	.flush = rocemu_rc_flush,
+	.rx = xrc_rx,
+	.timer = rocemu_rc_timer,
+	.sq_draining = rocemu_rc_sq_draining,
+};
