@@ -75,6 +75,16 @@ struct cqe_src {
 	struct rocemu_srq *xrc_srq;
 };
 
+/* The XRC SRQ srqn that completes to cq (cq's lock held), or NULL. */
+static struct rocemu_srq *cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
+{
+	struct rocemu_srq *srq;
+
+	for (srq = cq->xrc_srqs; srq && srq->srqn != srqn; srq = srq->xrc_next)
+		;
+	return srq;
+}
+
 /* The receive a CQE completes: the SRQ WQE its wqe_counter names, else the RQ's oldest. */
 static uint64_t recv_complete(const struct cqe_src *src, const struct mlx5_cqe64 *cqe)
 {
@@ -165,7 +175,7 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 		cq->cons_index++;
 		qpn = rocemu_cqe_qpn(cqe);
 		srqn = op->flags & ROCEMU_CQE_OP_RQ ? rocemu_cqe_srqn(cqe) : 0;
-		src.xrc_srq = srqn ? rocemu_cq_xrc_srq(cq, srqn) : NULL;
+		src.xrc_srq = srqn ? cq_xrc_srq(cq, srqn) : NULL;
 		src.qp = srqn ? NULL : cqe_qp(cq, qpn, cache);
 		if (__builtin_expect(src.qp || src.xrc_srq, 1))
 			break;

@@ -533,8 +533,6 @@ struct ibv_srq *rocemu_create_srq_ex_op(struct ibv_context *context,
 int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr);
 int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
-/* The XRC SRQ srqn that completes to cq (cq's lock held), or NULL. */
-struct rocemu_srq *rocemu_cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
 

@@ -73,15 +73,6 @@ static void srq_xrc_detach(struct rocemu_srq *srq)
 	pthread_spin_unlock(&cq->lock);
 }
 
-struct rocemu_srq *rocemu_cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
-{
-	struct rocemu_srq *srq;
-
-	for (srq = cq->xrc_srqs; srq && srq->srqn != srqn; srq = srq->xrc_next)
-		;
-	return srq;
-}
-
 /* An SRQ on pd; xrc (NULL for a basic one) says its domain and CQ. */
 static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *attr,
 				  const struct ibv_srq_init_attr_ex *xrc)

@@ -44,9 +44,16 @@ START_TEST(test_qp_type_ud)
 }
 END_TEST
 
+/* Initiator and target share one transport: a packet finds it by its class alone. */
+START_TEST(test_qp_type_xrc)
+{
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(IBV_QPT_XRC_SEND), &rocemu_xrc_transport);
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(IBV_QPT_XRC_RECV), &rocemu_xrc_transport);
+}
+END_TEST
+
 static const enum ibv_qp_type types_without_transport[] = {
-	IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV,
-	IBV_QPT_DRIVER,
+	IBV_QPT_RAW_PACKET, IBV_QPT_DRIVER,
 };
 
 START_TEST(test_qp_type_none)
@@ -55,12 +62,16 @@ START_TEST(test_qp_type_none)
 }
 END_TEST
 
-/* Bits 7:5 name the transport: RC 0x00-0x1f, UC 0x20-0x3f, UD 0x60-0x7f, the rest nobody's. */
+/*
+ * Bits 7:5 name the transport: RC 0x00-0x1f, UC 0x20-0x3f, UD 0x60-0x7f,
+ * XRC 0xa0-0xbf, the rest nobody's.
+ */
 START_TEST(test_opcode_class)
 {
 	const struct rocemu_transport_ops *want = _i < 0x20 ? &rocemu_rc_transport :
 						  _i < 0x40 ? &rocemu_uc_transport :
 						  _i >= 0x60 && _i < 0x80 ? &rocemu_ud_transport :
+						  _i >= 0xa0 && _i < 0xc0 ? &rocemu_xrc_transport :
 						  NULL;
 
 	ck_assert_ptr_eq(rocemu_transport_of_opcode((uint8_t)_i), want);
@@ -75,6 +86,7 @@ static const struct {
 	{ &rocemu_rc_transport, "RC", true },
 	{ &rocemu_uc_transport, "UC", true },
 	{ &rocemu_ud_transport, "UD", false },
+	{ &rocemu_xrc_transport, "XRC", true },
 };
 
 START_TEST(test_ops_complete)
@@ -208,6 +220,7 @@ END_TEST
 static const uint8_t foreign_opcodes[] = {
 	ROCEMU_OP_UD_SEND_ONLY, ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE,
 	ROCEMU_OP_UC_SEND_ONLY, ROCEMU_OP_UC_RDMA_WRITE_ONLY,
+	ROCEMU_OP_XRC_SEND_ONLY, ROCEMU_OP_XRC_ACKNOWLEDGE,
 };
 
 START_TEST(test_foreign_packet_to_rc_qp)
@@ -242,6 +255,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(lookup, test_qp_type_rc);
 	tcase_add_test(lookup, test_qp_type_uc);
 	tcase_add_test(lookup, test_qp_type_ud);
+	tcase_add_test(lookup, test_qp_type_xrc);
 	tcase_add_loop_test(lookup, test_qp_type_none, 0,
 			    sizeof(types_without_transport) / sizeof(types_without_transport[0]));
 	tcase_add_loop_test(lookup, test_opcode_class, 0, 256);
