@@ -16,6 +16,7 @@
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
 #include "emulator/srq.h"
+#include "emulator/xrcd.h"
 
 struct text {
 	char *buf;
@@ -68,8 +69,13 @@ static void client_status(struct text *t, struct rocemu_client *c)
 		text_add(t, "  srq 0x%06x pd %u wr %u sge %u limit %u qps %u\n", srq->srqn,
 			 srq->pd->pdn, srq->max_wr, srq->max_sge, srq->limit, srq->users);
 	rocemu_list_for_each(qp, &c->qps, struct rocemu_qp, node)
-		text_add(t, "  qp 0x%06x %s %s pd %u\n", qp->qpn, rocemu_qp_type_name(qp->type),
-			 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);
+		if (qp->pd)
+			text_add(t, "  qp 0x%06x %s %s pd %u\n", qp->qpn, rocemu_qp_type_name(qp->type),
+				 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);
+		else	/* an XRC target is its domain's */
+			text_add(t, "  qp 0x%06x %s %s xrcd %u\n", qp->qpn,
+				 rocemu_qp_type_name(qp->type), rocemu_qp_state_name(qp->attr.qp_state),
+				 qp->xrcd_open->xrcd->xrcdn);
 }
 
 static void ucma_status(struct text *t, struct rocemu_client *c)

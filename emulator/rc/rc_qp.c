@@ -217,7 +217,8 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 		.byte_cnt = rocemu_wqe_op(e->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? e->length : 0,
 	};
 
-	if (err || e->signaled)
+	/* An XRC target has no send queue: a doorbell it was never given completes nothing. */
+	if ((err || e->signaled) && qp->send_cq)
 		rocemu_rc_cqe(qp, qp->send_cq, &info);
 }
 

@@ -26,6 +26,13 @@ static int xrc_init(struct rocemu_qp *qp)
 	return err;
 }
 
+/* Only an initiator has a send queue: a target's doorbell means nothing. */
+static void xrc_post(struct rocemu_qp *qp)
+{
+	if (qp->type == IBV_QPT_XRC_SEND)
+		rocemu_rc_req_run(qp);
+}
+
 /* An initiator only sends requests and a target only answers them: the rest is dropped. */
 static void xrc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
@@ -172,7 +179,7 @@ const struct rocemu_transport_ops rocemu_xrc_transport = {
 	.init = xrc_init,
 	.destroy = rocemu_rc_destroy,
 	.modified = rocemu_rc_modified,
-	.post = rocemu_rc_req_run,
+	.post = xrc_post,
 	.flush = rocemu_rc_flush,
 	.rx = xrc_rx,
 	.timer = rocemu_rc_timer,
