@@ -549,3 +549,14 @@ bool bind_window(struct side *s, struct ibv_mw *mw, const struct ibv_mw_bind_inf
 	}
 	return expect_wc(s->send_cq, what, (struct want){ wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, -1 }, NULL);
 }
+
+struct ibv_xrcd *xrcd_open(struct ibv_context *ctx, int fd, int oflags)
+{
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = fd,
+		.oflags = oflags,
+	};
+
+	return ibv_open_xrcd(ctx, &attr);
+}

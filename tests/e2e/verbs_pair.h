@@ -104,6 +104,8 @@ void check_pattern(const uint8_t *p, size_t len, unsigned int seed, size_t msg_o
 void check_untouched(const uint8_t *p, size_t len, uint8_t fill, const char *what);
 
 bool dev_open(struct dev *d, const char *name);
+/* ibv_open_xrcd of the domain of file fd (-1: a new one of ctx's own), as oflags say. */
+struct ibv_xrcd *xrcd_open(struct ibv_context *ctx, int fd, int oflags);
 void dev_close(struct dev *d);
 struct buf *buf_new(struct dev *d, size_t len, size_t mr_len, int access, uint8_t fill);
 void bufs_free(void);

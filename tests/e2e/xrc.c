@@ -27,17 +27,6 @@
 static char domain_file[] = "/tmp/rocemu-xrc-XXXXXX";
 static int domain_fd = -1;
 
-static struct ibv_xrcd *xrcd_open(struct ibv_context *ctx, int fd, int oflags)
-{
-	struct ibv_xrcd_init_attr attr = {
-		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-		.fd = fd,
-		.oflags = oflags,
-	};
-
-	return ibv_open_xrcd(ctx, &attr);
-}
-
 static void expect_open_fails(struct ibv_context *ctx, struct ibv_xrcd_init_attr *attr, int want,
 			      const char *what)
 {

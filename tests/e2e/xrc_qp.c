@@ -71,17 +71,6 @@ static bool step_wait(int fd, enum step s)
 	return full_read(fd, &c, 1) && c == (char)s;
 }
 
-static struct ibv_xrcd *xrcd_open(struct ibv_context *ctx, int fd, int oflags)
-{
-	struct ibv_xrcd_init_attr attr = {
-		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-		.fd = fd,
-		.oflags = oflags,
-	};
-
-	return ibv_open_xrcd(ctx, &attr);
-}
-
 static struct ibv_qp *tgt_create(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
 {
 	struct ibv_qp_init_attr_ex attr = {
