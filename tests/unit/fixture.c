@@ -19,6 +19,7 @@
 #include "emulator/qp.h"
 #include "emulator/rx.h"
 #include "net/udp_port.h"
+#include "rocemu/ring.h"
 
 #define SEG_SIZE 16
 #define CQ_DBR_SET_CI 0
@@ -169,6 +170,7 @@ static void qp_create(enum ibv_qp_type type)
 
 	ck_assert_int_eq(rocemu_qp_create(fx.client, &req, &resp, &fd), 0);
 	memset(&fx.qp, 0, sizeof(fx.qp));
+	fx.qp.type = type;
 	fx.qp.qpn = resp.layout.qpn;
 	fx.qp.layout = resp.layout;
 	fx.qp.map = map_fd(fd, resp.layout.size);
@@ -180,7 +182,8 @@ static void qp_create(enum ibv_qp_type type)
  */
 static void qp_to_rts(enum ibv_qp_type type)
 {
-	int rc_only = type == IBV_QPT_RC ? ~0 : 0;
+	/* An XRC initiator's requester is RC's (the daemon drops its responder's attributes). */
+	int rc_only = type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ? ~0 : 0;
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM,
 				    .qp_access_flags = ALL_ACCESS };
 	uint32_t peer = inet_addr(FX_PEER_IP);
@@ -286,6 +289,11 @@ void fx_setup_uc(void)
 	setup(IBV_QPT_UC);
 }
 
+void fx_setup_xrc_ini(void)
+{
+	setup(IBV_QPT_XRC_SEND);
+}
+
 void fx_qp_replace(enum ibv_qp_type type)
 {
 	ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);
@@ -346,6 +354,12 @@ uint16_t fx_post_send(const struct fx_wr *wr)
 	/* The shim numbers a WQE by its first BB. */
 	uint16_t counter = (uint16_t)bb;
 
+	if (fx.qp.type == IBV_QPT_XRC_SEND) {	/* the XRC segment, right after ctrl */
+		struct rocemu_wqe_xrc_seg *x = fx_sq_seg(bb, ds++);
+
+		memset(x, 0, sizeof(*x));
+		x->xrc_srqn = htobe32(wr->xrc_srqn);
+	}
 	if (carries_raddr(wr->opcode)) {
 		struct mlx5_wqe_raddr_seg *r = fx_sq_seg(bb, ds++);
 

@@ -59,6 +59,7 @@ struct fx_cq {
 
 /* A QP as the shim sees it: its mapping of the rings and its producer counters. */
 struct fx_qp {
+	enum ibv_qp_type type;
 	uint32_t qpn;
 	struct rocemu_qp_layout layout;
 	uint8_t *map;
@@ -91,6 +92,8 @@ extern struct fx fx;
 void fx_setup(void);
 /* The same with a UC QP. */
 void fx_setup_uc(void);
+/* The same with an XRC initiator (no receive queue). */
+void fx_setup_xrc_ini(void);
 void fx_teardown(void);
 /* Run suite s; the exit status of the test program. */
 int fx_suite_run(Suite *s);
@@ -130,6 +133,7 @@ struct fx_wr {
 	unsigned int num_sge;
 	const void *inline_data;	/* instead of sge when set */
 	uint32_t inline_len;
+	uint32_t xrc_srqn;		/* XRC initiator: the remote SRQ */
 };
 
 /* Write wr into the SQ as the shim does (not yet rung); returns its wqe_counter. */
