@@ -34,6 +34,7 @@ BACKGROUND_PIDS=()
 TEST_NET=
 BACKEND=
 BACKEND_INDEX=0
+DAEMON_WRAP=()		# words before rocemud: `ip netns exec NS` runs it as another host
 : >"$COMMANDS_LOG"
 
 dump_logs() {
@@ -180,7 +181,7 @@ daemon_pid() {
 start_daemon() {
 	echo "+ rocemud & (ROCEMU_NET=$ROCEMU_NET ROCEMU_DEVICES=${ROCEMU_DEVICES:-})" >>"$COMMANDS_LOG"
 	# timeout itself, not a subshell running it: cleanup's kill reaches the daemon.
-	timeout -k 5 300 "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
+	timeout -k 5 300 "${DAEMON_WRAP[@]}" "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
 	DAEMON_PID=$!
 	BACKGROUND_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 100); do

@@ -12,6 +12,9 @@ PAIR_PORT=
 PORT_BASE=
 PORT_BACKEND=
 NEXT_PORT=
+# Words before each side's `rocemu run` (ip netns exec NS env ROCEMU_RUNTIME_DIR=DIR: another host).
+PAIR_SERVER_WRAP=()
+PAIR_CLIENT_WRAP=()
 
 # use_ports BASE: this test's TCP ports count up from BASE with the io_uring
 # backend and from BASE+100 with epoll (both run at once); every test picks
@@ -85,7 +88,7 @@ run_pair() {
 
 	# stdbuf: a side stopped on its time limit still shows how far it got.
 	echo "+ [$what] server: ${server[*]} &" >>"$COMMANDS_LOG"
-	run_with_timeout $((secs + 10)) "$ROCEMU" run -- stdbuf -oL "${server[@]}" >"$SERVER_OUT" 2>&1 &
+	run_with_timeout $((secs + 10)) "${PAIR_SERVER_WRAP[@]}" "$ROCEMU" run -- stdbuf -oL "${server[@]}" >"$SERVER_OUT" 2>&1 &
 	server_pid=$!
 	BACKGROUND_PIDS+=("$server_pid")
 	if ! "${PAIR_READY:-wait_listening}" "$PAIR_PORT" "$server_pid"; then
@@ -98,7 +101,7 @@ run_pair() {
 	fi
 
 	echo "+ [$what] client: ${client[*]}" >>"$COMMANDS_LOG"
-	run_with_timeout $((secs + 10)) "$ROCEMU" run -- stdbuf -oL "${client[@]}" >"$CLIENT_OUT" 2>&1 &
+	run_with_timeout $((secs + 10)) "${PAIR_CLIENT_WRAP[@]}" "$ROCEMU" run -- stdbuf -oL "${client[@]}" >"$CLIENT_OUT" 2>&1 &
 	client_pid=$!
 	BACKGROUND_PIDS+=("$client_pid")
 	if ! wait_exit "$client_pid" "$secs"; then
@@ -238,4 +241,28 @@ check_captures() {
 	for file in "$1"/*.pcap; do
 		check_capture "$file"
 	done
+}
+
+# wait_cm_listening PORT PID: an RDMA CM id of the daemon listens on PORT (at most 20 s).
+wait_cm_listening() {
+	for _ in $(seq 200); do
+		run_with_timeout 5 "$ROCEMU" status 2>/dev/null | grep -q " LISTEN .*:$1 -> " && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# cm_ladder FILE MESSAGE...: tshark decodes each CM MESSAGE (ConnectRequest...) in capture FILE.
+cm_ladder() {
+	local file=$1 msg
+
+	shift
+	command -v tshark >/dev/null || return 0
+	capture 30 tshark -r "$file" "${TSHARK_IB[@]}" -T fields -e _ws.col.Info ||
+		fail "tshark cannot read $file"
+	for msg in "$@"; do
+		grep -q "CM: $msg" "$OUT" || fail "$(basename "$file"): no CM $msg"
+	done
+	ok "$(basename "$file"): $* decoded as InfiniBand CM"
 }

@@ -13,15 +13,6 @@ require_programs rping ucmatose udaddy rstream riostream
 use_test_net 240
 use_ports 29400
 
-# wait_cm_listening PORT PID: an RDMA CM id of the daemon listens on PORT (at most 20 s).
-wait_cm_listening() {
-	for _ in $(seq 200); do
-		run_with_timeout 5 "$ROCEMU" status 2>/dev/null | grep -q " LISTEN .*:$1 -> " && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 PAIR_READY=wait_cm_listening
 PAIR_LOSSY=
 
@@ -82,20 +73,6 @@ expect_fixed_in() {
 	ok "$3"
 }
 
-# cm_ladder FILE: the capture has each CM message of a connection and its end.
-cm_ladder() {
-	local msg
-
-	command -v tshark >/dev/null || return 0
-	capture 30 tshark -r "$1" "${TSHARK_IB[@]}" -T fields -e _ws.col.Info ||
-		fail "tshark cannot read $1"
-	for msg in ConnectRequest ConnectReply ReadyToUse DisconnectRequest DisconnectReply \
-		ServiceIDResReq ServiceIDResReqResp; do
-		grep -q "CM: $msg" "$OUT" || fail "$(basename "$1"): no CM $msg"
-	done
-	ok "$(basename "$1"): REQ, REP, RTU, DREQ, DREP, SIDR REQ and REP decoded as InfiniBand CM"
-}
-
 rdma_cm() {
 	local pcap=$WORK_DIR/pcap-$BACKEND
 
@@ -111,7 +88,8 @@ rdma_cm() {
 	rsocket_pair riostream
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	check_captures "$pcap"
-	cm_ladder "$pcap/rocemu1.pcap"
+	cm_ladder "$pcap/rocemu1.pcap" ConnectRequest ConnectReply ReadyToUse DisconnectRequest \
+		DisconnectReply ServiceIDResReq ServiceIDResReqResp
 }
 
 for_each_backend rdma_cm

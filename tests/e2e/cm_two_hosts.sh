@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Two daemons as two hosts: each in a network namespace of its own, joined
+# by a veth pair (198.18.244.1 and .2, MTU 1500, devices of MTU 1500 to
+# fit). Unmodified rping (100 validated pings) and ib_write_bw -R between
+# them; each side's capture shows the CM handshake and the data, decoded
+# as InfiniBand by tshark, none malformed.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+require_programs rping ib_write_bw ip
+use_test_net 242
+use_ports 29800
+PAIR_READY=wait_cm_listening
+PAIR_LOSSY=
+HOST_A=rocemu-cm2-$$-a
+HOST_B=rocemu-cm2-$$-b
+ADDR_A=198.18.244.1
+ADDR_B=198.18.244.2
+
+# add_hosts: the two namespaces and their veth pair (a skip where they cannot be created).
+add_hosts() {
+	if ! ip netns add "$HOST_A" 2>/dev/null; then
+		echo "SKIP: $TEST_NAME: cannot create a network namespace here (needs root)"
+		exit 77
+	fi
+	ip netns add "$HOST_B" &&
+		ip link add veth0 netns "$HOST_A" type veth peer name veth0 netns "$HOST_B" &&
+		ip -n "$HOST_A" addr add "$ADDR_A/24" dev veth0 &&
+		ip -n "$HOST_B" addr add "$ADDR_B/24" dev veth0 &&
+		ip -n "$HOST_A" link set veth0 up && ip -n "$HOST_B" link set veth0 up &&
+		ip -n "$HOST_A" link set lo up && ip -n "$HOST_B" link set lo up ||
+		fail "cannot set up the veth pair between $HOST_A and $HOST_B"
+}
+
+del_hosts() {
+	ip netns del "$HOST_A" 2>/dev/null
+	ip netns del "$HOST_B" 2>/dev/null
+}
+
+# start_host NS ADDR DIR: a daemon in namespace NS, device rocemu0 on ADDR, runtime dir DIR.
+start_host() {
+	mkdir -p -m 0700 "$3"
+	RUNTIME_DIRS+=("$3")
+	DAEMON_WRAP=(ip netns exec "$1")
+	ROCEMU_DEVICES="rocemu0=$2/1500" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
+	DAEMON_WRAP=()
+}
+
+two_hosts() {
+	local dir_a=$ROCEMU_RUNTIME_DIR dir_b=$WORK_DIR/run-$BACKEND-b what dir
+
+	start_host "$HOST_A" "$ADDR_A" "$dir_a"
+	start_host "$HOST_B" "$ADDR_B" "$dir_b"
+	PAIR_SERVER_WRAP=(ip netns exec "$HOST_A" env ROCEMU_RUNTIME_DIR="$dir_a")
+	PAIR_CLIENT_WRAP=(ip netns exec "$HOST_B" env ROCEMU_RUNTIME_DIR="$dir_b")
+
+	what="rping -C 100 -V, $ADDR_B -> $ADDR_A"
+	next_port
+	run_pair "$what" 30 rping -s -a "$ADDR_A" -p "$PAIR_PORT" -C 100 -V \
+		--client rping -c -a "$ADDR_A" -p "$PAIR_PORT" -C 100 -v -V
+	[ "$(grep -c '^ping data: rdma-ping-' "$CLIENT_OUT")" -eq 100 ] ||
+		fail "$what: the client shows $(grep -c '^ping data: rdma-ping-' "$CLIENT_OUT") of 100 pings"
+	OUT=$CLIENT_OUT expect_fixed "ping data: rdma-ping-99: " "$what: the 100th ping's data"
+
+	what="ib_write_bw -R -n 200, $ADDR_B -> $ADDR_A"
+	next_port
+	run_pair "$what" 30 ib_write_bw -R -d rocemu0 -p "$PAIR_PORT" -n 200 \
+		--client ib_write_bw -R -d rocemu0 -p "$PAIR_PORT" -n 200 "$ADDR_A"
+	expect_both "^ 65536 +200 +[0-9.]+ +[0-9.]+ " "$what: 200 writes of 64 KiB"
+
+	stop_daemon "$dir_a"
+	stop_daemon "$dir_b"
+	for dir in "$dir_a" "$dir_b"; do
+		check_captures "$dir/pcap"
+		cm_ladder "$dir/pcap/rocemu0.pcap" ConnectRequest ConnectReply ReadyToUse \
+			DisconnectRequest DisconnectReply
+		command -v tshark >/dev/null || continue
+		capture 30 tshark -r "$dir/pcap/rocemu0.pcap" "${TSHARK_IB[@]}" -T fields -e _ws.col.Info
+		expect "RDMA Write (First|Only)" "$(basename "$dir"): the RDMA writes are in the capture"
+	done
+	PAIR_SERVER_WRAP=()
+	PAIR_CLIENT_WRAP=()
+}
+
+add_hosts
+trap 'del_hosts; cleanup' EXIT
+for_each_backend two_hosts
