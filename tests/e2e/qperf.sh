@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Unmodified qperf with -cm1 (its RDMA connections through the RDMA CM):
+# rc_bw, rc_lat, rc_rdma_write_bw and rc_rdma_read_lat, one second each
+# (both ends on rocemu0: a destination of the daemon is its own source).
+# ud_lat makes no use of the CM (qperf says so) and creates its address
+# handle without a GRH, which mlx5 refuses on RoCE with EINVAL: the test
+# checks that rocemu does too.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+require_programs qperf
+use_test_net 243
+use_ports 30000
+
+qperf_cm() {
+	local server_pid test
+
+	ROCEMU_DEVICES="rocemu0=$(addr 1)"
+	export ROCEMU_DEVICES
+	start_daemon
+	next_port
+	echo "+ qperf -lp $PAIR_PORT &" >>"$COMMANDS_LOG"
+	run_with_timeout 60 "$ROCEMU" run -- qperf -lp "$PAIR_PORT" >"$SERVER_OUT" 2>&1 &
+	server_pid=$!
+	BACKGROUND_PIDS+=("$server_pid")
+	wait_listening "$PAIR_PORT" "$server_pid" || fail "the qperf server never listened"
+	for test in rc_bw rc_rdma_write_bw; do
+		capture 20 "$ROCEMU" run -- qperf -lp "$PAIR_PORT" -cm1 -t 1 "$(addr 1)" "$test" ||
+			fail "qperf -cm1 $test failed"
+		expect "^ +bw += +[0-9.]+ [KMG]B/sec$" "qperf -cm1 $test: $(grep -Eo '[0-9.]+ [KMG]B/sec' "$OUT")"
+	done
+	for test in rc_lat rc_rdma_read_lat; do
+		capture 20 "$ROCEMU" run -- qperf -lp "$PAIR_PORT" -cm1 -t 1 "$(addr 1)" "$test" ||
+			fail "qperf -cm1 $test failed"
+		expect "^ +latency += +[0-9.]+ [mun]?s$" "qperf -cm1 $test: $(grep -Eo '[0-9.]+ [mun]?s$' "$OUT")"
+	done
+	! capture 20 "$ROCEMU" run -- qperf -lp "$PAIR_PORT" -cm1 -t 1 "$(addr 1)" ud_lat ||
+		fail "qperf ud_lat created an address handle without a GRH on RoCE"
+	expect "failed to create address handle: Invalid argument" \
+		"qperf ud_lat: an address handle without a GRH is refused (EINVAL), as mlx5 on RoCE"
+	kill "$server_pid" 2>/dev/null
+	wait "$server_pid"
+	forget_pid "$server_pid"
+}
+
+for_each_backend qperf_cm
