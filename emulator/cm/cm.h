@@ -60,12 +60,23 @@ struct rocemu_cm_file {
 	int event_fd;			/* write end of the event pipe: a byte per event queued */
 	struct rocemu_list ids;		/* struct rocemu_cm_id.file_node */
 	struct rocemu_list events;	/* struct rocemu_cm_event.node, oldest first */
+	uint32_t last_mcast_handle;	/* handles of joins, a space of their own as the kernel's */
+};
+
+/* A multicast group an id joined (rdma_join_multicast): RoCE joins are local, no SA. */
+struct rocemu_cm_mcast {
+	struct rocemu_list node;	/* in id->mcasts */
+	uint32_t handle;
+	uint64_t uid;			/* the application's value, returned in its events */
+	struct sockaddr_in addr;	/* the IPv4 group; its MGID is ::ffff:addr */
+	uint32_t events_reported;
 };
 
 struct rocemu_cm_event {
 	struct rocemu_list node;
 	struct rocemu_cm_id *owner;	/* whose uid it carries, counted in its events_reported */
 	struct rocemu_cm_id *id;	/* the id it names: a new connection's for CONNECT_REQUEST */
+	struct rocemu_cm_mcast *mc;	/* the join a MULTICAST_JOIN is for, else NULL */
 	struct ucma_abi_event_resp resp;
 };
 
@@ -86,6 +97,7 @@ struct rocemu_cm_id {
 	uint32_t events_reported;
 	uint32_t backlog;
 	struct rocemu_cm_id *listener;	/* a request not yet accepted: the id it came to */
+	struct rocemu_list mcasts;	/* struct rocemu_cm_mcast.node */
 	bool passive;			/* made by a request: shares its listener's port */
 	bool reuseaddr;
 	uint8_t tos;

@@ -62,17 +62,17 @@ static const char *event_name(uint32_t type)
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
 }
 
-struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
+/* Queue an event as cm_event_queue does; NULL (logged) when out of memory. */
+static struct rocemu_cm_event *event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
 					   uint32_t type, int32_t status)
 {
 	struct rocemu_cm_event *ev = calloc(1, sizeof(*ev));
-	static struct ucma_abi_event_resp lost;
 	const char byte = 1;
 
 	if (!ev) {
 		rocemu_log(ROCEMU_LOG_ERROR, "rdma_cm id %u: event %s lost: out of memory",
 			   id->handle, event_name(type));
-		return &lost;
+		return NULL;
 	}
 	ev->owner = owner;
 	ev->id = id;
@@ -85,7 +85,16 @@ struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct ro
 		rocemu_log(ROCEMU_LOG_WARN, "rdma_cm id %u: event pipe full", id->handle);
 	rocemu_log(ROCEMU_LOG_DEBUG, "rdma_cm id %u event %s status %d", id->handle,
 		   event_name(type), status);
-	return &ev->resp;
+	return ev;
+}
+
+struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
+					   uint32_t type, int32_t status)
+{
+	static struct ucma_abi_event_resp lost;
+	struct rocemu_cm_event *ev = event_queue(owner, id, type, status);
+
+	return ev ? &ev->resp : &lost;
 }
 
 struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16_t ps,
@@ -108,6 +117,7 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 	id->qp_type = qp_type;
 	id->src.sin_family = AF_INET;
 	id->dst.sin_family = AF_INET;
+	rocemu_list_init(&id->mcasts);
 	rocemu_list_add_tail(&file->ids, &id->file_node);
 	rocemu_list_add_tail(&emu->cm_ids_all, &id->emu_node);
 	return id;
@@ -148,6 +158,13 @@ void cm_id_free(struct rocemu_cm_id *id)
 		child->listener = NULL;
 		cm_abandon(child);
 		cm_id_free(child);
+	}
+	while (!rocemu_list_empty(&id->mcasts)) {
+		struct rocemu_cm_mcast *mc = rocemu_container_of(id->mcasts.next,
+								 struct rocemu_cm_mcast, node);
+
+		rocemu_list_del(&mc->node);
+		free(mc);
 	}
 	rocemu_list_del(&id->file_node);
 	rocemu_list_del(&id->emu_node);
@@ -408,6 +425,8 @@ static int cmd_get_event(struct ucma_call *call)
 	rocemu_list_del(&ev->node);
 	memcpy(respond(call, cmd->response, sizeof(ev->resp)), &ev->resp, sizeof(ev->resp));
 	ev->owner->events_reported++;
+	if (ev->mc)
+		ev->mc->events_reported++;
 	/* A request reported is the application's to accept or reject: it outlives the listener. */
 	if (ev->resp.event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		ev->id->listener = NULL;
@@ -459,6 +478,99 @@ static int cmd_notify(struct ucma_call *call)
 	if (!id)
 		return -ENOENT;
 	return cmd->event == IBV_EVENT_COMM_EST ? cm_establish(id) : 0;
+}
+
+/*
+ * Join id to the IPv4 group in slot, as the kernel's cma_iboe_join_multicast
+ * does on RoCE: no SA to ask, so MULTICAST_JOIN comes at once with the
+ * group's MGID (::ffff:group), QPN 0xFFFFFF and the UDP Q_Key; librdmacm
+ * attaches the id's QP itself when it reads the event.
+ */
+static int mcast_join(struct ucma_call *call, uint32_t handle, uint64_t uid, const void *slot,
+		      uint16_t join_flags, uint64_t response)
+{
+	struct rocemu_cm_id *id = id_get(call, handle);
+	struct ucma_abi_create_id_resp *resp;
+	struct rocemu_cm_event *ev;
+	struct rocemu_cm_mcast *mc;
+	struct sockaddr_in group;
+	int err;
+
+	if (!id)
+		return -ENOENT;
+	err = sockaddr_v4(slot, &group);
+	if (err)
+		return err;
+	if (!IN_MULTICAST(ntohl(group.sin_addr.s_addr)) || id->qp_type != IBV_QPT_UD ||
+	    join_flags > RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER || !id->dev ||
+	    (id->state != CMA_ADDR_BOUND && id->state != CMA_ADDR_RESOLVED))
+		return -EINVAL;
+	mc = calloc(1, sizeof(*mc));
+	if (!mc)
+		return -ENOMEM;
+	mc->handle = ++call->file->last_mcast_handle;
+	mc->uid = uid;
+	mc->addr = group;
+	rocemu_list_add_tail(&id->mcasts, &mc->node);
+	resp = respond(call, response, sizeof(*resp));
+	resp->id = mc->handle;
+	ev = event_queue(id, id, RDMA_CM_EVENT_MULTICAST_JOIN, 0);
+	if (!ev)
+		return 0;
+	ev->mc = mc;
+	ev->resp.uid = mc->uid;
+	ev->resp.id = mc->handle;
+	ev->resp.param.ud.qp_num = 0xffffff;
+	ev->resp.param.ud.qkey = RDMA_UDP_QKEY;
+	cm_fill_ah(id, &ev->resp.param.ud.ah_attr);
+	memcpy(&ev->resp.param.ud.ah_attr.grh.dgid[12], &group.sin_addr, sizeof(group.sin_addr));
+	return 0;
+}
+
+static int cmd_join_ip_mcast(struct ucma_call *call)
+{
+	const struct ucma_abi_join_ip_mcast *cmd = call->cmd;
+
+	return mcast_join(call, cmd->id, cmd->uid, &cmd->addr, RDMA_MC_JOIN_FLAG_FULLMEMBER,
+			  cmd->response);
+}
+
+static int cmd_join_mcast(struct ucma_call *call)
+{
+	const struct ucma_abi_join_mcast *cmd = call->cmd;
+
+	return mcast_join(call, cmd->id, cmd->uid, &cmd->addr, cmd->join_flags, cmd->response);
+}
+
+/* Leave a group: its unread events go (the kernel's ucma_cleanup_mc_events); the count stays. */
+static int cmd_leave_mcast(struct ucma_call *call)
+{
+	const struct ucma_abi_destroy_id *cmd = call->cmd;
+	struct ucma_abi_destroy_id_resp *resp;
+	struct rocemu_list *n, *next;
+	struct rocemu_cm_mcast *mc;
+	struct rocemu_cm_id *id;
+
+	rocemu_list_for_each(id, &call->file->ids, struct rocemu_cm_id, file_node)
+		rocemu_list_for_each(mc, &id->mcasts, struct rocemu_cm_mcast, node)
+			if (mc->handle == cmd->id)
+				goto found;
+	return -ENOENT;
+found:
+	for (n = call->file->events.next; n != &call->file->events; n = next) {
+		struct rocemu_cm_event *ev = rocemu_container_of(n, struct rocemu_cm_event, node);
+
+		next = n->next;
+		if (ev->mc != mc)
+			continue;
+		rocemu_list_del(&ev->node);
+		free(ev);
+	}
+	resp = respond(call, cmd->response, sizeof(*resp));
+	resp->events_reported = mc->events_reported;
+	rocemu_list_del(&mc->node);
+	free(mc);
+	return 0;
 }
 
 /* The file of the caller's process the shim names by id, or NULL. */
@@ -528,7 +640,10 @@ static const struct {
 	[UCMA_CMD_SET_OPTION] = { cmd_set_option, sizeof(struct ucma_abi_set_option) },
 	[UCMA_CMD_NOTIFY] = { cmd_notify, sizeof(struct ucma_abi_notify) },
 	[UCMA_CMD_MIGRATE_ID] = { cmd_migrate_id, sizeof(struct ucma_abi_migrate_id) },
+	[UCMA_CMD_JOIN_IP_MCAST] = { cmd_join_ip_mcast, sizeof(struct ucma_abi_join_ip_mcast) },
+	[UCMA_CMD_LEAVE_MCAST] = { cmd_leave_mcast, sizeof(struct ucma_abi_destroy_id) },
 	[UCMA_CMD_BIND] = { cmd_bind, sizeof(struct ucma_abi_cmd_hdr) },
+	[UCMA_CMD_JOIN_MCAST] = { cmd_join_mcast, sizeof(struct ucma_abi_join_mcast) },
 };
 
 int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_req *req,
