@@ -38,6 +38,7 @@
 
 static unsigned int cm_timeout_ms = CM_DEFAULT_TIMEOUT_MS;
 static unsigned int cm_max_retries = CMA_MAX_CM_RETRIES;
+static bool cm_refuse_unlistened = true;	/* ROCEMU_CM_UNLISTENED=drop: stay silent instead */
 
 /* A positive number from the environment, or def. */
 static unsigned int env_uint(const char *name, unsigned int def, unsigned int max)
@@ -63,6 +64,17 @@ void cm_proto_config(void)
 	if (!cm_timeout_ms)
 		cm_timeout_ms = 1;
 	cm_max_retries = env_uint("ROCEMU_CM_RETRIES", CMA_MAX_CM_RETRIES, CMA_MAX_CM_RETRIES);
+	cm_refuse_unlistened = !getenv("ROCEMU_CM_UNLISTENED") ||
+			       strcmp(getenv("ROCEMU_CM_UNLISTENED"), "drop");
+}
+
+/* A request nobody listens for: refused (the kernel's way), or dropped so that its sender resends. */
+static bool refuse_unlistened(struct rocemu_device *dev, uint32_t saddr)
+{
+	if (!cm_refuse_unlistened)
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s: CM request from %08x for no listener dropped",
+			   dev->name, ntohl(saddr));
+	return cm_refuse_unlistened;
 }
 
 static uint32_t random_psn(void)
@@ -579,7 +591,8 @@ static void rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 	}
 	listener = listener_of(dev, rocemu_get_be64(&mad[CM_SIDR_REQ_SERVICE_ID]), cma, IBV_QPT_UD);
 	if (!listener) {
-		sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
+		if (refuse_unlistened(dev, saddr))
+			sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
 		return;
 	}
 	if (!(id = request_id_new(listener, dev, saddr, reqid, mad, cma))) {
@@ -632,7 +645,8 @@ static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 	listener = mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6 ? NULL :
 		   listener_of(dev, sid, cma, IBV_QPT_RC);
 	if (!listener) {
-		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
+		if (refuse_unlistened(dev, saddr))
+			reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
 	if (!(id = request_id_new(listener, dev, saddr, comm, mad, cma))) {

@@ -41,7 +41,10 @@ start_host() {
 	mkdir -p -m 0700 "$3"
 	RUNTIME_DIRS+=("$3")
 	DAEMON_WRAP=(ip netns exec "$1")
-	ROCEMU_DEVICES="rocemu0=$2/1500" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
+	# perftest's client connects a second time as soon as the server says it will listen:
+	# a REQ before the listen is dropped and resent (every 200 ms, 15 times), not refused.
+	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=200 \
+		ROCEMU_DEVICES="rocemu0=$2/1500" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
 	DAEMON_WRAP=()
 }
 
