@@ -20,23 +20,11 @@
 #include <time.h>
 #include <rdma/rdma_cma.h>
 
+#include "check_line.h"
+
 #define EVENT_WAIT_MS 10000
 #define ACCEPTED_TEXT "hello rocemu"
 #define REJECT_TEXT "not today"
-
-static int failed;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (cond) {						\
-			printf("ok: ");					\
-		} else {						\
-			printf("FAIL: ");				\
-			failed++;					\
-		}							\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	} while (0)
 
 static struct sockaddr_in addr_of(const char *ip, int port)
 {

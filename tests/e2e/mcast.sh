@@ -7,20 +7,8 @@
 # IP multicast to 239.1.2.3 with destination QPN 0xFFFFFF, decoded by tshark;
 # a UD QP created with IBV_QP_CREATE_SOURCE_QPN sends with that QPN, and
 # without CAP_NET_RAW gets EPERM.
-# Multicast over loopback needs lo's MULTICAST flag and a route for
-# 224.0.0.0/4: the test sets them in a network namespace of its own.
-if [ -z "${MCAST_TEST_NETNS:-}" ]; then
-	if ! unshare -n true 2>/dev/null; then
-		echo "SKIP: mcast: cannot create a network namespace here (unshare -n needs root)"
-		exit 77
-	fi
-	MCAST_TEST_NETNS=1 exec unshare -n -- bash "$0" "$@"
-fi
-if ! { ip link set lo up && ip link set lo multicast on &&
-	ip route add 224.0.0.0/4 dev lo; } 2>/dev/null; then
-	echo "SKIP: mcast: cannot enable multicast on lo in the test's network namespace"
-	exit 77
-fi
+# Multicast over loopback: in a network namespace of its own (lib_mcast_netns.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/lib_mcast_netns.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 MCAST=$top_builddir/tests/e2e/mcast
 require_built "$MCAST"

@@ -5,20 +5,8 @@
 # messages of a sender on rocemu0, which joins too and sends to the
 # group's QPN 0xFFFFFF; each receiver's capture shows them as IP
 # multicast to the group, decoded as InfiniBand.
-# Multicast over loopback needs lo's MULTICAST flag and a route for
-# 224.0.0.0/4: the test sets them in a network namespace of its own.
-if [ -z "${MCKEY_TEST_NETNS:-}" ]; then
-	if ! unshare -n true 2>/dev/null; then
-		echo "SKIP: mckey: cannot create a network namespace here (unshare -n needs root)"
-		exit 77
-	fi
-	MCKEY_TEST_NETNS=1 exec unshare -n -- bash "$0" "$@"
-fi
-if ! { ip link set lo up && ip link set lo multicast on &&
-	ip route add 224.0.0.0/4 dev lo; } 2>/dev/null; then
-	echo "SKIP: mckey: cannot enable multicast on lo in the test's network namespace"
-	exit 77
-fi
+# Multicast over loopback: in a network namespace of its own (lib_mcast_netns.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/lib_mcast_netns.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs mckey
 use_test_net 244

@@ -15,21 +15,9 @@
 #include <string.h>
 #include <librpma.h>
 
+#include "check_line.h"
+
 #define REGION 4096
-
-static int failed;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (cond) {						\
-			printf("ok: ");					\
-		} else {						\
-			printf("FAIL: ");				\
-			failed++;					\
-		}							\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	} while (0)
 
 /* Stop on a librpma error: nothing after it can be checked. */
 #define MUST(call)							\
