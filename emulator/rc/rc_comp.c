@@ -207,95 +207,85 @@ static bool read_response_fits(const struct comp_ctx *c, const struct rocemu_rc_
 	return pkt->paylen == (last ? e->length - offset : c->qp->path.mtu);
 }
 
-/* Scatter one READ response packet into the head WQE's SGEs. */
-static enum comp_state comp_read(struct comp_ctx *c)
+/* The WQE a response answers: the head, once what came before the response is retired. */
+static struct rocemu_rc_wqe *response_head(struct comp_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	const struct rocemu_pkt *pkt = c->pkt;
-	struct rocemu_send_wqe *w = &req->comp_wqe;
+
+	retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));	/* a response acknowledges what came before */
+	return req->tail == req->head ? NULL : &req->fifo[req->tail & req->fifo_mask];
+}
+
+/* Write len bytes at offset into the SGEs of READ or atomic WQE e, parsed once per WQE. */
+static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_wqe *e,
+				    uint32_t offset, void *data, uint32_t len)
+{
+	struct rocemu_send_wqe *w = &c->req->comp_wqe;
 	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
-	struct iovec local;
-	struct rocemu_rc_wqe *e;
-	uint32_t offset;
+	struct iovec local = { .iov_base = data, .iov_len = len };
 	unsigned int n;
 
-	retire_upto(c, rocemu_psn_add(pkt->psn, -1u));	/* a response acknowledges what came before */
-	if (req->tail == req->head)
-		return COMP_BAD;
-	e = &req->fifo[req->tail & req->fifo_mask];
-	if (!read_response_fits(c, e))
-		return COMP_BAD;
-	offset = (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->path.mtu;
 	if (!w->bbs || w->bb != e->bb) {
 		c->err = RC_ERR_LOC_QP_OP;
 		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
 			return COMP_ERROR;
 	}
 	c->err = RC_ERR_LOC_PROT;
-	local.iov_base = (void *)pkt->payload;
-	local.iov_len = pkt->paylen;
-	if (pkt->paylen) {
-		c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, pkt->paylen,
-					    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
-		if (!c->dma_err)
-			c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
-		if (c->dma_err)
-			return COMP_ERROR;
-	}
-	req->una_psn = rocemu_psn_add(pkt->psn, 1);
-	if (pkt->info->flags & ROCEMU_OPF_END) {
-		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
-		req->tail++;
-		if (req->reads_out)	/* none when a rewind has not resent it yet */
-			req->reads_out--;
-		retire_upto(c, pkt->psn);	/* local WQEs right behind it */
-		c->run_req = true;
-	}
+	if (!len)
+		return COMP_DONE;
+	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, len,
+				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+	if (!c->dma_err)
+		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
+	return c->dma_err ? COMP_ERROR : COMP_DONE;
+}
+
+/* The last response of the READ or atomic at the head: complete it, then local WQEs behind it. */
+static void complete_rd_atomic(struct comp_ctx *c, struct rocemu_rc_wqe *e)
+{
+	struct rocemu_rc_req *req = c->req;
+
+	rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
+	req->tail++;
+	if (req->reads_out)	/* none when a rewind has not resent it yet */
+		req->reads_out--;
+	retire_upto(c, c->pkt->psn);
+	c->run_req = true;
+}
+
+/* Scatter one READ response packet into the head WQE's SGEs. */
+static enum comp_state comp_read(struct comp_ctx *c)
+{
+	const struct rocemu_pkt *pkt = c->pkt;
+	struct rocemu_rc_wqe *e = response_head(c);
+
+	if (!e || !read_response_fits(c, e))
+		return COMP_BAD;
+	if (scatter_into(c, e, (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->path.mtu,
+			 (void *)pkt->payload, pkt->paylen) != COMP_DONE)
+		return COMP_ERROR;
+	c->req->una_psn = rocemu_psn_add(pkt->psn, 1);
+	if (pkt->info->flags & ROCEMU_OPF_END)
+		complete_rd_atomic(c, e);
 	return COMP_DONE;
 }
 
 /* Write the AtomicAckETH original value into the head WQE's SGEs and complete it. */
 static enum comp_state comp_atomic(struct comp_ctx *c)
 {
-	struct rocemu_rc_req *req = c->req;
 	const struct rocemu_pkt *pkt = c->pkt;
-	struct rocemu_send_wqe *w = &req->comp_wqe;
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
-	struct iovec local;
-	struct rocemu_rc_wqe *e;
+	struct rocemu_rc_wqe *e = response_head(c);
 	uint64_t orig;
-	unsigned int n;
 
-	retire_upto(c, rocemu_psn_add(pkt->psn, -1u));
-	if (req->tail == req->head)
-		return COMP_BAD;
-	e = &req->fifo[req->tail & req->fifo_mask];
-	if (!rocemu_rc_wqe_is_rd_atomic(e) || is_read(e) || e->first_psn != pkt->psn ||
+	if (!e || !rocemu_rc_wqe_is_rd_atomic(e) || is_read(e) || e->first_psn != pkt->psn ||
 	    !aeth_is_ack(pkt))
 		return COMP_BAD;
-	if (!w->bbs || w->bb != e->bb) {
-		c->err = RC_ERR_LOC_QP_OP;
-		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
-			return COMP_ERROR;
-	}
 	/* The value arrives big-endian and lands in host order (IBTA 9.4.5). */
 	orig = rocemu_atmack_orig(rocemu_pkt_atmack((uint8_t *)pkt->bth));
-	local.iov_base = &orig;
-	local.iov_len = sizeof(orig);
-	c->err = RC_ERR_LOC_PROT;
-	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, sizeof(orig),
-				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
-	if (!c->dma_err)
-		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
-	if (c->dma_err)
+	if (scatter_into(c, e, 0, &orig, sizeof(orig)) != COMP_DONE)
 		return COMP_ERROR;
-	req->una_psn = rocemu_psn_add(pkt->psn, 1);
-	rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
-	req->tail++;
-	if (req->reads_out)
-		req->reads_out--;
-	retire_upto(c, pkt->psn);
-	c->run_req = true;
+	c->req->una_psn = rocemu_psn_add(pkt->psn, 1);
+	complete_rd_atomic(c, e);
 	return COMP_DONE;
 }
 
