@@ -59,8 +59,8 @@ ssize_t forge_recv(struct forge *f, uint8_t *buf, size_t cap, unsigned int ms);
 /* ---- the daemon's CLI, path set by cli_use() ---- */
 
 void cli_use(const char *rocemu);
-/* `rocemu status` exits 0 within ms milliseconds (killed after that). */
-bool cli_status_within(unsigned int ms, const char *what);
+/* `rocemu status` exits 0 (killed after CLI_WAIT_MS, a hang). */
+bool cli_status_answers(const char *what);
 /* The output of `rocemu CMD` (status, stats) into out (NUL-terminated); false when it fails. */
 bool cli_output(const char *cmd, char *out, size_t cap);
 /* Counter name of device dev in `rocemu stats`, or -1 (with a FAIL line) when absent. */

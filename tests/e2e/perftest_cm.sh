@@ -9,8 +9,9 @@
 # reuses destroyed ids), so on hardware it works by the server winning
 # the race. Here the daemon drops requests nobody listens for
 # (ROCEMU_CM_UNLISTENED=drop) and the client's CM resends them every
-# 200 ms, so the second connection lands once the server listens, whoever
-# is first; an rping client started before its server shows it.
+# second (15 times), so the second connection lands once the server
+# listens, whoever is first; an rping client started before its server
+# shows it.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ib_send_bw ib_write_bw ib_read_lat rping
 use_test_net 246
@@ -35,7 +36,7 @@ perftest_cm() {
 # early_client: rping's client connects before anyone listens; its REQ is resent
 # until the server listens, then the 10 pings go through.
 early_client() {
-	local port=$((30240 + BACKEND_INDEX * 50)) out=$WORK_DIR/early-$BACKEND.out pid
+	local port=$((30240 + BACKEND_INDEX * 50)) out=$WORK_DIR/early-$BACKEND.out pid status
 
 	echo "+ rping -c -a $(addr 1) -p $port -C 10 -v & (before the server)" >>"$COMMANDS_LOG"
 	run_with_timeout 30 "$ROCEMU" run -- rping -c -a "$(addr 1)" -p "$port" -C 10 -v >"$out" 2>&1 &
@@ -48,7 +49,7 @@ early_client() {
 	run_with_timeout 5 "$ROCEMU" status 2>/dev/null | grep -q ":$port cm REQ_SENT" ||
 		fail "rping's client sent no REQ to port $port"
 	capture 30 "$ROCEMU" run -- rping -s -a "$(addr 1)" -p "$port" -C 10 || fail "rping server failed"
-	wait "$pid" || { cat "$out" >>"$COMMANDS_LOG"; fail "rping's client, early, exited with status $?"; }
+	wait "$pid" || { status=$?; cat "$out" >>"$COMMANDS_LOG"; fail "rping's client, early, exited with status $status"; }
 	forget_pid "$pid"
 	OUT=$out expect "^ping data: rdma-ping-9: " "a REQ before the listen is resent, not refused: 10 pings"
 }
@@ -57,7 +58,7 @@ perftests_cm() {
 	NEXT_CM_PORT=0
 	ROCEMU_DEVICES="rocemu0=$(addr 1)"
 	export ROCEMU_DEVICES
-	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=200 start_daemon
+	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=1000 start_daemon
 	perftest_cm 4096 ib_send_bw
 	perftest_cm 4096 ib_write_bw
 	perftest_cm 64 ib_read_lat

@@ -3,7 +3,7 @@
 # Forged RoCEv2 packets against live RC QPs (tests/e2e/rc_forged.c): READ
 # responses that do not fit the READ in flight, stale and random ACKs and
 # NAKs, duplicate READs on QPs that may not answer them. The daemon keeps
-# answering `rocemu status` within 1 s, the QPs stay in RTS and keep
+# answering `rocemu status`, the QPs stay in RTS and keep
 # moving data, and the drop counters of `rocemu stats` move.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RC_FORGED=$top_builddir/tests/e2e/rc_forged

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A READ of 1 GiB under way (tests/e2e/rc_long_read.c): the responder
 # answers it a burst per turn of the loop, so `rocemu status` answers
-# within 1 s and another QP pair keeps completing small WRITEs throughout;
+# while it is under way and another QP pair keeps completing small WRITEs;
 # the READ completes with its data. Forged by a fake peer, the READ's
 # responses still flow after another QP's ACKs.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 	hold[1] = -1;
 	check(waitpid(ri.keeper, &status, 0) == ri.keeper, "the keeper %d exits", (int)ri.keeper);
 	check(status_lists(child, false), "rocemu status no longer lists pid %d", (int)child);
-	cli_status_within(1000, "at the end");
+	cli_status_answers("at the end");
 out:
 	if (hold[1] >= 0)
 		close(hold[1]);
