@@ -3,9 +3,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /* Smallest netdev MTU that still carries a 256-byte IB MTU plus headers. */
 #define MIN_NETDEV_MTU 320
@@ -22,6 +26,32 @@ static int name_valid(const char *name)
 		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.'))
 			return 0;
 	return 1;
+}
+
+/* The MTU of the interface that holds ip, 0 when none does (then the default stands). */
+static unsigned long link_mtu_of(struct in_addr ip)
+{
+	struct ifaddrs *all, *ifa;
+	unsigned long mtu = 0;
+	struct ifreq req;
+	int fd;
+
+	if (getifaddrs(&all))
+		return 0;
+	for (ifa = all; ifa && !mtu; ifa = ifa->ifa_next) {
+		if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET ||
+		    ((struct sockaddr_in *)ifa->ifa_addr)->sin_addr.s_addr != ip.s_addr)
+			continue;
+		memset(&req, 0, sizeof(req));
+		snprintf(req.ifr_name, sizeof(req.ifr_name), "%s", ifa->ifa_name);
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &req) && req.ifr_mtu > 0)
+			mtu = (unsigned long)req.ifr_mtu;
+		if (fd >= 0)
+			close(fd);
+	}
+	freeifaddrs(all);
+	return mtu;
 }
 
 /* Parse one `name=ipv4[/mtu]` entry (modified in place) as device number n. */
@@ -57,6 +87,13 @@ static int parse_entry(char *entry, unsigned int n, struct rocemu_device *devs,
 	if (inet_pton(AF_INET, addr, &ip) != 1) {
 		snprintf(err, errlen, "device %s: \"%s\" is not an IPv4 address", entry, addr);
 		return -EINVAL;
+	}
+	/* As a ConnectX port's MTU follows its netdev: DF is set, a larger packet would be lost. */
+	if (!mtu_text) {
+		unsigned long link_mtu = link_mtu_of(ip);
+
+		if (link_mtu >= MIN_NETDEV_MTU && link_mtu < mtu)
+			mtu = link_mtu;
 	}
 	for (i = 0; i < n; i++) {
 		if (!strcmp(devs[i].name, entry)) {

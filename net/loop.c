@@ -4,9 +4,11 @@
  * hook and the choice of backend. Backends (loop_uring.c, loop_epoll.c)
  * report neutral events; everything here is the same for both.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/udp.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -463,6 +465,21 @@ uint16_t rocemu_loop_cmsg_gro_size(const struct cmsghdr *c)
 		return 0;
 	memcpy(&size, CMSG_DATA(c), sizeof(size));
 	return size > 0 && size <= UINT16_MAX ? (uint16_t)size : 0;
+}
+
+void rocemu_loop_send_dropped(const char *backend, const struct rocemu_loop_send_entry *e, int err)
+{
+	static atomic_bool too_large_told;
+	char addr[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &e->dst.sin_addr, addr, sizeof(addr));
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s loop: send of %zu bytes on fd %d to %s:%u dropped: %s",
+		   backend, e->len, e->fd, addr, ntohs(e->dst.sin_port), strerror(err));
+	/* Don't-fragment is set: a device MTU above the link's loses every full-size packet. */
+	if (err == EMSGSIZE && !atomic_exchange(&too_large_told, true))
+		rocemu_log(ROCEMU_LOG_WARN,
+			   "%s loop: a datagram of %zu bytes to %s is larger than the link MTU and is dropped; give the device an MTU the link carries (ROCEMU_DEVICES name=ipv4/mtu)",
+			   backend, e->gso_size ? e->gso_size : e->len, addr);
 }
 
 /* ---- setup and run ---- */

@@ -77,5 +77,7 @@ void rocemu_loop_msghdr_fill(struct msghdr *msg, struct iovec *iov,
 			     const struct rocemu_loop_send_entry *e, const uint8_t *data);
 /* The segment size of a UDP_GRO control message, 0 for any other message. */
 uint16_t rocemu_loop_cmsg_gro_size(const struct cmsghdr *c);
+/* Log a datagram the kernel refused (err > 0): every one at debug, a too-large one once as a warning. */
+void rocemu_loop_send_dropped(const char *backend, const struct rocemu_loop_send_entry *e, int err);
 
 #endif /* ROCEMU_NET_LOOP_BACKEND_H */

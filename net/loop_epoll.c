@@ -199,15 +199,6 @@ static int epoll_poll(void *state, int64_t timeout_ns)
 	return 0;
 }
 
-static void send_failed(const struct rocemu_loop_send_entry *e, int err)
-{
-	char addr[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &e->dst.sin_addr, addr, sizeof(addr));
-	rocemu_log(ROCEMU_LOG_DEBUG, "epoll loop: send of %zu bytes on fd %d to %s:%u dropped: %s",
-		   e->len, e->fd, addr, ntohs(e->dst.sin_port), strerror(err));
-}
-
 /* Send cnt prepared messages of one fd; a message the kernel refuses is dropped. */
 static int send_batch(struct epoll_state *st, const struct rocemu_loop_send_entry *e,
 		      unsigned int cnt)
@@ -227,7 +218,7 @@ static int send_batch(struct epoll_state *st, const struct rocemu_loop_send_entr
 			continue;
 		if ((errno == EAGAIN || errno == EWOULDBLOCK) && poll(&pfd, 1, TX_FULL_WAIT_MS) > 0)
 			continue;
-		send_failed(&e[done], errno);
+		rocemu_loop_send_dropped("epoll", &e[done], errno);
 		if (!err)
 			err = -errno;
 		done++;

@@ -434,15 +434,10 @@ static void cqe_handle(struct uring_state *st, const struct cqe_copy *c)
 
 static void send_complete(struct uring_state *st, unsigned int k, int res)
 {
-	const struct rocemu_loop_send_entry *e = &st->tx_entries[k];
-	char addr[INET_ADDRSTRLEN];
-
 	st->sends_left--;
 	if (res >= 0)
 		return;
-	inet_ntop(AF_INET, &e->dst.sin_addr, addr, sizeof(addr));
-	rocemu_log(ROCEMU_LOG_DEBUG, "io_uring loop: send of %zu bytes on fd %d to %s:%u dropped: %s",
-		   e->len, e->fd, addr, ntohs(e->dst.sin_port), strerror(-res));
+	rocemu_loop_send_dropped("io_uring", &st->tx_entries[k], -res);
 	if (!st->send_err)
 		st->send_err = res;
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Two daemons as two hosts: each in a network namespace of its own, joined
-# by a veth pair (198.18.244.1 and .2, MTU 1500, devices of MTU 1500 to
-# fit). Unmodified rping (100 validated pings) and ib_write_bw -R between
-# them; each side's capture shows the CM handshake and the data, decoded
-# as InfiniBand by tshark, none malformed.
+# by a veth pair (198.18.244.1 and .2, MTU 1500: the devices take the
+# link's MTU, active_mtu 1024). Unmodified rping (100 validated pings) and
+# ib_write_bw -R between them; each side's capture shows the CM handshake
+# and the data, decoded as InfiniBand by tshark, none malformed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs rping ib_write_bw ip
 use_test_net 242
@@ -42,9 +42,9 @@ start_host() {
 	RUNTIME_DIRS+=("$3")
 	DAEMON_WRAP=(ip netns exec "$1")
 	# perftest's client connects a second time as soon as the server says it will listen:
-	# a REQ before the listen is dropped and resent (every 200 ms, 15 times), not refused.
-	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=200 \
-		ROCEMU_DEVICES="rocemu0=$2/1500" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
+	# a REQ before the listen is dropped and resent (every second, 15 times), not refused.
+	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=1000 \
+		ROCEMU_DEVICES="rocemu0=$2" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
 	DAEMON_WRAP=()
 }
 
@@ -55,6 +55,9 @@ two_hosts() {
 	start_host "$HOST_B" "$ADDR_B" "$dir_b"
 	PAIR_SERVER_WRAP=(ip netns exec "$HOST_A" env ROCEMU_RUNTIME_DIR="$dir_a")
 	PAIR_CLIENT_WRAP=(ip netns exec "$HOST_B" env ROCEMU_RUNTIME_DIR="$dir_b")
+	capture 30 "${PAIR_CLIENT_WRAP[@]}" "$ROCEMU" run -- ibv_devinfo -d rocemu0 ||
+		fail "ibv_devinfo in $HOST_B failed"
+	expect "active_mtu:[[:space:]]+1024 \\(3\\)" "a device on a link of MTU 1500 runs at IB MTU 1024"
 
 	what="rping -C 100 -V, $ADDR_B -> $ADDR_A"
 	next_port
