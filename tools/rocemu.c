@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "rocemu/ctrl_io.h"
+#include "tools/stats_view.h"
 
 #define START_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 5000
@@ -38,7 +39,8 @@ static void usage(FILE *out)
 		"  down DEV                take DEV's port down (IBV_EVENT_PORT_ERR)\n"
 		"  fault DEV SPEC|off      inject faults on DEV's egress, e.g.\n"
 		"                          drop=0.05,dup=0.02,reorder=0.02,corrupt=0.01,delay_us=200,seed=7\n"
-		"  stats                   counters of every device (as `rdma statistic` names them)\n"
+		"  stats [DEV] [--json]    counters of every device or of DEV (as `rdma statistic`\n"
+		"                          and mlx5 hw_counters name them), as text or JSON\n"
 		"  stop                    ask the daemon to exit\n"
 		"  --help                  show this help\n"
 		"\n"
@@ -176,7 +178,7 @@ static int command_failed(const char *dir, int ret, const char *what)
  * Print the text report of op page by page, as the daemon hands it out:
  * the pages of one connection come from one snapshot, whatever its size.
  */
-static int text_pages_print(int sock, uint16_t op)
+static int text_pages_print(int sock, uint16_t op, FILE *out)
 {
 	const struct rocemu_text_resp *page;
 	uint64_t offset = 0, total = 0;
@@ -203,7 +205,7 @@ static int text_pages_print(int sock, uint16_t op)
 			ret = -EPROTO;
 			break;
 		}
-		fwrite(page->text, 1, text_len, stdout);
+		fwrite(page->text, 1, text_len, out);
 		offset += text_len;
 		if (offset == total)
 			break;
@@ -212,8 +214,8 @@ static int text_pages_print(int sock, uint16_t op)
 	return ret;
 }
 
-/* A command whose answer is a text report: STATUS, STATS. */
-static int cmd_text(uint16_t op, const char *name)
+/* A command whose answer is a text report (STATUS, STATS), printed to out. */
+static int cmd_text(uint16_t op, const char *name, FILE *out)
 {
 	char dir[PATH_MAX];
 	int sock, ret;
@@ -223,9 +225,42 @@ static int cmd_text(uint16_t op, const char *name)
 	sock = ctrl_open(dir);
 	if (sock < 0)
 		return command_failed(dir, sock, name);
-	ret = text_pages_print(sock, op);
+	ret = text_pages_print(sock, op, out);
 	close(sock);
 	return ret ? command_failed(dir, ret, name) : 0;
+}
+
+/* `rocemu stats [DEV] [--json]`: the report of every device or of DEV. */
+static int cmd_stats(int argc, char **argv)
+{
+	const char *dev = NULL;
+	bool json = false;
+	char *report = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!dev && argv[i][0] != '-')
+			dev = argv[i];
+		else
+			return -1;
+	}
+	mem = open_memstream(&report, &len);
+	if (!mem)
+		return 1;
+	ret = cmd_text(ROCEMU_OP_STATS, "stats", mem);
+	fclose(mem);
+	if (!ret) {
+		ret = stats_view_print(report, dev, json, stdout);
+		if (ret == -ENODEV)
+			fprintf(stderr, "rocemu: no device %s\n", dev);
+		ret = ret ? 1 : 0;
+	}
+	free(report);
+	return ret;
 }
 
 static int cmd_port(const char *dev, enum ibv_port_state state)
@@ -552,6 +587,7 @@ static int cmd_run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	int ret;
 
 	if (!cmd) {
 		usage(stderr);
@@ -564,9 +600,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(cmd, "status") && argc == 2)
-		return cmd_text(ROCEMU_OP_STATUS, "status");
-	if (!strcmp(cmd, "stats") && argc == 2)
-		return cmd_text(ROCEMU_OP_STATS, "stats");
+		return cmd_text(ROCEMU_OP_STATUS, "status", stdout);
+	if (!strcmp(cmd, "stats") && argc <= 4 && (ret = cmd_stats(argc - 2, argv + 2)) >= 0)
+		return ret;
 	if (!strcmp(cmd, "fault") && argc == 4)
 		return cmd_fault(argv[2], argv[3]);
 	if (!strcmp(cmd, "stop") && argc == 2)
