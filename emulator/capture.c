@@ -10,23 +10,32 @@
 #include "net/pcap.h"
 #include "rocemu/log.h"
 
-int rocemu_capture_start(struct rocemu_device *dev, const char *dir, char *err, size_t errlen)
+int rocemu_capture_start(struct rocemu_device *dev, const char *path, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
-	int ret = rocemu_pcap_default_path(path, sizeof(path), dir, dev->name);
+	int ret;
 
-	if (ret) {
-		snprintf(err, errlen, "ROCEMU_PCAP: %s", strerror(-ret));
-		return ret;
+	if (dev->pcap) {
+		snprintf(err, errlen, "%s already captures to %s", dev->name, dev->pcap_path);
+		return -EBUSY;
+	}
+	if (strlen(path) >= sizeof(dev->pcap_path)) {
+		snprintf(err, errlen, "capture file name too long");
+		return -ENAMETOOLONG;
 	}
 	dev->pcap = rocemu_pcap_open(path);
 	if (!dev->pcap) {
 		ret = -errno;
-		snprintf(err, errlen, "ROCEMU_PCAP: cannot write %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		return ret;
 	}
+	snprintf(dev->pcap_path, sizeof(dev->pcap_path), "%s", path);
 	rocemu_log(ROCEMU_LOG_INFO, "%s capture to %s", dev->name, path);
 	return 0;
+}
+
+const char *rocemu_capture_path(const struct rocemu_device *dev)
+{
+	return dev->pcap ? dev->pcap_path : NULL;
 }
 
 void rocemu_capture_packets(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
@@ -56,6 +65,9 @@ void rocemu_capture_flush(struct rocemu_device *dev)
 
 void rocemu_capture_stop(struct rocemu_device *dev)
 {
+	if (!dev->pcap)
+		return;
 	rocemu_pcap_close(dev->pcap);
 	dev->pcap = NULL;
+	rocemu_log(ROCEMU_LOG_INFO, "%s capture to %s stopped", dev->name, dev->pcap_path);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Packet capture of a device (ROCEMU_PCAP=<dir> writes <dir>/<dev>.pcap):
+ * Packet capture of a device (ROCEMU_PCAP=<dir> writes <dir>/<dev>.pcap
+ * from the start; `rocemu capture DEV -w FILE` while the daemon runs):
  * every datagram it sends, before fault injection, and every one it
  * receives, framed as Ethernet/IPv4/UDP so Wireshark decodes RoCEv2.
  */
@@ -15,10 +16,11 @@
 struct rocemu_device;
 
 /*
- * Start capturing dev into dir/<dev>.pcap. Returns 0, or -errno with a
- * one-line reason in err.
+ * Start capturing dev into the file at path (created or truncated).
+ * Returns 0, -EBUSY while a capture of dev runs, or -errno with a one-line
+ * reason in err.
  */
-int rocemu_capture_start(struct rocemu_device *dev, const char *dir, char *err, size_t errlen);
+int rocemu_capture_start(struct rocemu_device *dev, const char *path, char *err, size_t errlen);
 
 /*
  * Capture the packets of buf[0, len) along flow: one, or with seg > 0 and
@@ -33,5 +35,8 @@ void rocemu_capture_flush(struct rocemu_device *dev);
 
 /* Close the capture, if any. */
 void rocemu_capture_stop(struct rocemu_device *dev);
+
+/* The file dev captures into, NULL when none. */
+const char *rocemu_capture_path(const struct rocemu_device *dev);
 
 #endif /* ROCEMU_EMULATOR_CAPTURE_H */

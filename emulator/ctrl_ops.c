@@ -2,9 +2,11 @@
 #include "emulator/ctrl_ops.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "emulator/capture.h"
 #include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
@@ -346,6 +348,34 @@ static int op_set_faults(struct rocemu_client *c, const void *req, struct rocemu
 	return ret;
 }
 
+static int op_set_capture(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_set_capture_req *r = req;
+	char name[ROCEMU_DEV_NAME_MAX + 1], path[sizeof(r->path) + 1], why[PATH_MAX + 64];
+	struct rocemu_device *dev;
+	int ret;
+
+	memcpy(name, r->dev_name, ROCEMU_DEV_NAME_MAX);
+	name[ROCEMU_DEV_NAME_MAX] = '\0';
+	memcpy(path, r->path, sizeof(r->path));
+	path[sizeof(r->path)] = '\0';
+	dev = rocemu_emu_device_by_name(c->emu, name);
+	if (!dev)
+		return -ENODEV;
+	if (!path[0]) {
+		if (!rocemu_capture_path(dev))
+			return -ENODATA;
+		rocemu_capture_stop(dev);
+		return 0;
+	}
+	if (path[0] != '/')
+		return -EINVAL;
+	ret = rocemu_capture_start(dev, path, why, sizeof(why));
+	if (ret)
+		rocemu_log(ROCEMU_LOG_INFO, "%s capture refused: %s", dev->name, why);
+	return ret;
+}
+
 static int op_stats(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATS, rocemu_stats_text,
@@ -426,6 +456,7 @@ static const struct {
 	[ROCEMU_OP_UCMA_WRITE] = { op_ucma_write, false },
 	[ROCEMU_OP_DIRECT_DOORBELLS] = { op_direct_doorbells, true },
 	[ROCEMU_OP_OPEN_QP] = { op_open_qp, true },
+	[ROCEMU_OP_SET_CAPTURE] = { op_set_capture, false },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -7,6 +7,7 @@
 #ifndef ROCEMU_EMULATOR_DEVICE_H
 #define ROCEMU_EMULATOR_DEVICE_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
@@ -79,6 +80,7 @@ struct rocemu_device {
 	struct rocemu_fault *fault;	/* fault_inject.c: NULL when no faults */
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */
 	struct rocemu_pcap *pcap;	/* capture.c: NULL when no capture */
+	char pcap_path[PATH_MAX];	/* capture.c: the file of pcap */
 	struct rocemu_wire wire;	/* egress.h: a unit test's fake wire, else unset */
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;

@@ -2,6 +2,7 @@
 #include "emulator/egress.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "emulator/emu.h"
 #include "emulator/fault_inject.h"
 #include "emulator/stats.h"
+#include "net/pcap.h"
 #include "net/udp_port.h"
 
 int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ipv4_udp *flow,
@@ -69,9 +71,15 @@ int rocemu_egress_start(struct rocemu_emu *emu, char *err, size_t errlen)
 			}
 		}
 		if (dir && *dir) {
-			ret = rocemu_capture_start(dev, dir, err, errlen);
-			if (ret)
+			char path[PATH_MAX];
+
+			ret = rocemu_pcap_default_path(path, sizeof(path), dir, dev->name);
+			if (!ret)
+				ret = rocemu_capture_start(dev, path, why, sizeof(why));
+			if (ret) {
+				snprintf(err, errlen, "ROCEMU_PCAP: %s", why[0] ? why : strerror(-ret));
 				return ret;
+			}
 		}
 	}
 	return 0;

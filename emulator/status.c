@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "emulator/capture.h"
 #include "emulator/client.h"
 #include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
@@ -102,9 +103,10 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 	for (i = 0; i < emu->num_devices; i++) {
 		const struct rocemu_device *dev = &emu->devices[i];
 
-		text_add(&t, "device %s %s port %s mtu %u\n", dev->name,
+		text_add(&t, "device %s %s port %s mtu %u%s%s\n", dev->name,
 			 rocemu_device_ipv4_text(dev, ip), rocemu_port_state_name(dev->port_state),
-			 rocemu_mtu_bytes(dev->active_mtu));
+			 rocemu_mtu_bytes(dev->active_mtu), rocemu_capture_path(dev) ? " capture " : "",
+			 rocemu_capture_path(dev) ? rocemu_capture_path(dev) : "");
 	}
 	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node) {
 		if (c->dev)

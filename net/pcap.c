@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pcap writer: datagrams framed as Ethernet II / IPv4 / UDP (see pcap.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <net/ethernet.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <pcap/pcap.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "net/pcap.h"
 
@@ -19,15 +22,42 @@
 #define IP_TTL_LINUX 64
 #define IP_DF 0x4000
 
+/* The on-disk record header (libpcap's is private): seconds, microseconds, lengths. */
+#define RECORD_HDR_BYTES 16u
+#define PCAP_MAGIC_US 0xa1b2c3d4u
+#define BATCH_BYTES (1u << 20)
+
 struct rocemu_pcap {
-	pcap_t *dead;		/* only carries link type and snaplen for the dumper */
-	pcap_dumper_t *dumper;
+	int fd;
+	bool failed;		/* a write failed: the file ends at the last whole batch */
 	uint64_t last_flush_ns;	/* CLOCK_REALTIME */
-	uint8_t frame[FRAME_HDR_BYTES + MAX_UDP_PAYLOAD];
+	size_t used;		/* bytes of whole records in batch */
+	uint8_t batch[BATCH_BYTES];
 };
+
+/* Write all of buf to fd; 0 or -errno. */
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
 
 struct rocemu_pcap *rocemu_pcap_open(const char *path)
 {
+	struct pcap_file_header hdr = {
+		.magic = PCAP_MAGIC_US, .version_major = PCAP_VERSION_MAJOR,
+		.version_minor = PCAP_VERSION_MINOR, .snaplen = ROCEMU_PCAP_SNAPLEN,
+		.linktype = DLT_EN10MB,
+	};
 	struct rocemu_pcap *p;
 	int err;
 
@@ -38,17 +68,11 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->dead = pcap_open_dead(DLT_EN10MB, ROCEMU_PCAP_SNAPLEN);
-	if (!p->dead) {
-		free(p);
-		errno = ENOMEM;
-		return NULL;
-	}
-	errno = 0;
-	p->dumper = pcap_dump_open(p->dead, path);
-	if (!p->dumper) {
-		err = errno ? errno : EIO;
-		pcap_close(p->dead);
+	p->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	err = p->fd < 0 ? errno : -write_all(p->fd, (const uint8_t *)&hdr, sizeof(hdr));
+	if (err) {
+		if (p->fd >= 0)
+			close(p->fd);
 		free(p);
 		errno = err;
 		return NULL;
@@ -122,31 +146,44 @@ static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, si
 	memcpy(udp_at, &udp, sizeof(udp));
 }
 
+static uint64_t now_ns(struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
 int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 		      const uint8_t *udp_payload, size_t len)
 {
-	struct pcap_pkthdr hdr;
+	uint32_t rec[4], frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
 	struct timespec ts;
-	uint64_t now_ns;
+	uint64_t now;
+	int ret;
 
 	if (!p || !flow || (!udp_payload && len))
 		return -EINVAL;
 	if (len > MAX_UDP_PAYLOAD)
 		return -EMSGSIZE;
-	if (ferror(pcap_dump_file(p->dumper)))
+	if (p->failed)
 		return -EIO;
-	memcpy(p->frame + FRAME_HDR_BYTES, udp_payload, len);
-	frame_headers(p->frame, flow, len);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	hdr.ts.tv_sec = ts.tv_sec;
-	hdr.ts.tv_usec = ts.tv_nsec / 1000;
-	hdr.len = (bpf_u_int32)(FRAME_HDR_BYTES + len);
-	hdr.caplen = hdr.len < ROCEMU_PCAP_SNAPLEN ? hdr.len : ROCEMU_PCAP_SNAPLEN;
-	pcap_dump((u_char *)p->dumper, &hdr, p->frame);
+	if (p->used + RECORD_HDR_BYTES + FRAME_HDR_BYTES + len > sizeof(p->batch)) {
+		ret = rocemu_pcap_flush(p);
+		if (ret)
+			return ret;
+	}
+	now = now_ns(&ts);
+	rec[0] = (uint32_t)ts.tv_sec;
+	rec[1] = (uint32_t)(ts.tv_nsec / 1000);
+	rec[2] = frame_len < ROCEMU_PCAP_SNAPLEN ? frame_len : ROCEMU_PCAP_SNAPLEN;
+	rec[3] = frame_len;
+	/* Built in place: the batch only ever holds whole records. */
+	memcpy(p->batch + p->used, rec, sizeof(rec));
+	memcpy(p->batch + p->used + RECORD_HDR_BYTES + FRAME_HDR_BYTES, udp_payload, len);
+	frame_headers(p->batch + p->used + RECORD_HDR_BYTES, flow, len);
+	p->used += RECORD_HDR_BYTES + rec[2];
 
-	now_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	/* A clock stepped backwards also flushes, so a step cannot stall the file. */
-	if (now_ns - p->last_flush_ns >= ROCEMU_PCAP_FLUSH_NS || now_ns < p->last_flush_ns)
+	if (now - p->last_flush_ns >= ROCEMU_PCAP_FLUSH_NS || now < p->last_flush_ns)
 		return rocemu_pcap_flush(p);
 	return 0;
 }
@@ -154,15 +191,18 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 int rocemu_pcap_flush(struct rocemu_pcap *p)
 {
 	struct timespec ts;
+	int ret;
 
 	if (!p)
 		return -EINVAL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	p->last_flush_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	errno = 0;
-	if (pcap_dump_flush(p->dumper))
-		return errno ? -errno : -EIO;
-	return 0;
+	p->last_flush_ns = now_ns(&ts);
+	if (p->failed)
+		return -EIO;
+	ret = write_all(p->fd, p->batch, p->used);
+	p->used = 0;
+	if (ret)
+		p->failed = true;
+	return ret;
 }
 
 int rocemu_pcap_close(struct rocemu_pcap *p)
@@ -172,8 +212,8 @@ int rocemu_pcap_close(struct rocemu_pcap *p)
 	if (!p)
 		return 0;
 	rc = rocemu_pcap_flush(p);
-	pcap_dump_close(p->dumper);
-	pcap_close(p->dead);
+	if (close(p->fd) && !rc)
+		rc = -errno;
 	free(p);
 	return rc;
 }

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Capture of RoCEv2 datagrams to a pcap file through libpcap. Each datagram
+ * Capture of RoCEv2 datagrams to a pcap file (libpcap's format). Each datagram
  * becomes the Ethernet II frame a real port would carry: MACs derived from
  * the IPv4 addresses (02:00:a:b:c:d), the IPv4 header Linux writes for the
  * daemon's unconnected socket (ID 0, DF, TTL 64) and a UDP header with its
  * checksum, so Wireshark decodes RoCE on port 4791 with no warning.
  *
- * Flush policy: frames go through stdio buffering and reach the file when a
- * write finds the last flush ROCEMU_PCAP_FLUSH_NS or more ago, on
- * rocemu_pcap_flush() and on rocemu_pcap_close(). A writer keeps at most a
- * few milliseconds of frames in memory while traffic flows, and costs one
- * clock read and one copy per frame; when traffic stops, the last frames wait
- * for the next write or an explicit flush (a daemon calls it when idle).
+ * Flush policy: frames are built in place in a batch of whole records (1 MiB)
+ * that reaches the file in one write when full, when a write finds the last
+ * flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush() and on
+ * rocemu_pcap_close(); so the file always ends at a record, even when the
+ * daemon is killed. A writer keeps at most a few milliseconds of frames in
+ * memory while traffic flows, and costs one clock read and one copy per
+ * frame; when traffic stops, the last frames wait for the next write or an
+ * explicit flush (a daemon calls it when idle).
  */
 #ifndef ROCEMU_NET_PCAP_H
 #define ROCEMU_NET_PCAP_H

@@ -41,6 +41,8 @@ static void usage(FILE *out)
 		"                          drop=0.05,dup=0.02,reorder=0.02,corrupt=0.01,delay_us=200,seed=7\n"
 		"  stats [DEV] [--json]    counters of every device or of DEV (as `rdma statistic`\n"
 		"                          and mlx5 hw_counters name them), as text or JSON\n"
+		"  capture DEV -w FILE     capture DEV's packets to FILE (pcap) from now on\n"
+		"  capture DEV stop        end DEV's capture (the file stays complete)\n"
 		"  stop                    ask the daemon to exit\n"
 		"  --help                  show this help\n"
 		"\n"
@@ -315,6 +317,55 @@ static int cmd_fault(const char *dev, const char *spec)
 	else
 		return command_failed(dir, ret, "fault");
 	return 1;
+}
+
+/* `rocemu capture DEV -w FILE` and `rocemu capture DEV stop`: a capture on a running daemon. */
+static int cmd_capture(const char *dev, const char *file)
+{
+	struct rocemu_set_capture_req req = { 0 };
+	char dir[PATH_MAX], cwd[PATH_MAX];
+	int n = 0, sock, ret;
+	uint32_t len = 0;
+	uint8_t *buf;
+
+	if (strlen(dev) >= sizeof(req.dev_name)) {
+		fprintf(stderr, "rocemu: no device %s\n", dev);
+		return 1;
+	}
+	memcpy(req.dev_name, dev, strlen(dev));
+	/* The daemon has its own working directory: it is told an absolute name. */
+	if (file && file[0] == '/')
+		n = snprintf(req.path, sizeof(req.path), "%s", file);
+	else if (file && getcwd(cwd, sizeof(cwd)))
+		n = snprintf(req.path, sizeof(req.path), "%s/%s", cwd, file);
+	else if (file)
+		n = -1;
+	if (n < 0 || (size_t)n >= sizeof(req.path)) {
+		fprintf(stderr, "rocemu: capture: the absolute name of %s is too long\n", file);
+		return 1;
+	}
+	if (runtime_dir_or_die(dir, sizeof(dir)))
+		return 1;
+	/* Connected first: the daemon's own errnos (ENOENT of a file) then mean what they say. */
+	sock = ctrl_open(dir);
+	if (sock < 0)
+		return command_failed(dir, sock, "capture");
+	buf = malloc(sizeof(struct rocemu_msg_hdr) + ROCEMU_CTRL_MSG_MAX);
+	ret = buf ? ctrl_exchange(sock, ROCEMU_OP_SET_CAPTURE, 1, &req, sizeof(req), buf, &len) :
+		    -ENOMEM;
+	free(buf);
+	close(sock);
+	if (ret == -ENODEV)
+		fprintf(stderr, "rocemu: no device %s\n", dev);
+	else if (ret == -ENODATA)
+		fprintf(stderr, "rocemu: %s has no capture running\n", dev);
+	else if (ret == -EBUSY)
+		fprintf(stderr, "rocemu: %s captures already; `rocemu capture %s stop` first\n", dev,
+			dev);
+	else if (ret)
+		fprintf(stderr, "rocemu: capture: the daemon cannot write %s: %s\n", req.path,
+			strerror(-ret));
+	return ret ? 1 : 0;
 }
 
 /* Ask the daemon of dir to exit and wait until its process is gone. */
@@ -605,6 +656,10 @@ int main(int argc, char **argv)
 		return ret;
 	if (!strcmp(cmd, "fault") && argc == 4)
 		return cmd_fault(argv[2], argv[3]);
+	if (!strcmp(cmd, "capture") && argc == 5 && !strcmp(argv[3], "-w"))
+		return cmd_capture(argv[2], argv[4]);
+	if (!strcmp(cmd, "capture") && argc == 4 && !strcmp(argv[3], "stop"))
+		return cmd_capture(argv[2], NULL);
 	if (!strcmp(cmd, "stop") && argc == 2)
 		return cmd_stop();
 	if (!strcmp(cmd, "up") && argc == 3)

@@ -75,6 +75,7 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_UCMA_WRITE,		/* one write() of the kernel's rdma_cm ABI (<rdma/rdma_cma_abi.h>) */
 	ROCEMU_OP_DIRECT_DOORBELLS,	/* a QP or CQ handed out by mlx5dv_init_obj: watch its doorbells */
 	ROCEMU_OP_OPEN_QP,		/* ibv_open_qp: a reference to an XRC target */
+	ROCEMU_OP_SET_CAPTURE,		/* `rocemu capture DEV -w FILE|stop` */
 	ROCEMU_OP__COUNT
 };
 
@@ -457,6 +458,13 @@ struct rocemu_set_faults_req {
 	char spec[256];		/* "drop=0.05,dup=0.02,...,seed=7"; "" clears */
 };
 
+#define ROCEMU_CAPTURE_PATH_MAX 2048	/* a request fits in the daemon's 4 KiB */
+
+struct rocemu_set_capture_req {
+	char dev_name[ROCEMU_DEV_NAME_MAX];
+	char path[ROCEMU_CAPTURE_PATH_MAX];	/* absolute; "" stops the device's capture */
+};
+
 /*
  * STATUS and STATS: a text report of any size, read in pages over one
  * connection. The request at offset 0 takes a snapshot of the report; the
@@ -564,6 +572,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_UCMA_WRITE] = { sizeof(struct rocemu_ucma_write_req), sizeof(struct rocemu_ucma_write_resp) },
 	[ROCEMU_OP_DIRECT_DOORBELLS] = { sizeof(struct rocemu_direct_doorbells_req), 0 },
 	[ROCEMU_OP_OPEN_QP] = { sizeof(struct rocemu_open_qp_req), 0 },
+	[ROCEMU_OP_SET_CAPTURE] = { sizeof(struct rocemu_set_capture_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -612,6 +621,7 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_UCMA_WRITE] = "UCMA_WRITE",
 	[ROCEMU_OP_DIRECT_DOORBELLS] = "DIRECT_DOORBELLS",
 	[ROCEMU_OP_OPEN_QP] = "OPEN_QP",
+	[ROCEMU_OP_SET_CAPTURE] = "SET_CAPTURE",
 };
 
 /* Fill a header for op with a body of len bytes. */
