@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "rocemu/ctrl_io.h"
+#include "tools/ladder.h"
 #include "tools/stats_view.h"
 
 #define START_TIMEOUT_MS 5000
@@ -43,6 +44,8 @@ static void usage(FILE *out)
 		"                          and mlx5 hw_counters name them), as text or JSON\n"
 		"  capture DEV -w FILE     capture DEV's packets to FILE (pcap) from now on\n"
 		"  capture DEV stop        end DEV's capture (the file stays complete)\n"
+		"  ladder FILE.pcap... -o FILE.svg\n"
+		"                          a ladder diagram of captures (one lane per QP)\n"
 		"  stop                    ask the daemon to exit\n"
 		"  --help                  show this help\n"
 		"\n"
@@ -660,6 +663,8 @@ int main(int argc, char **argv)
 		return cmd_capture(argv[2], argv[4]);
 	if (!strcmp(cmd, "capture") && argc == 4 && !strcmp(argv[3], "stop"))
 		return cmd_capture(argv[2], NULL);
+	if (!strcmp(cmd, "ladder"))
+		return ladder_command(argc - 2, argv + 2);
 	if (!strcmp(cmd, "stop") && argc == 2)
 		return cmd_stop();
 	if (!strcmp(cmd, "up") && argc == 3)
