@@ -18,6 +18,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/srq.h"
+#include "emulator/trace.h"
 #include "emulator/ufile.h"
 #include "emulator/xrc/xrc.h"
 #include "emulator/xrcd.h"
@@ -243,6 +244,7 @@ void rocemu_client_free(struct rocemu_client *c)
 	struct rocemu_channel *ch, *ch_tmp;
 	struct rocemu_mw *mw, *mw_tmp;
 
+	rocemu_trace_client_gone(c);
 	rocemu_ucma_close(c);
 	/* Users before what they use, as uverbs release does. */
 	rocemu_xrc_client_release(c);

@@ -8,7 +8,9 @@
 
 #include "emulator/async_event.h"
 #include "emulator/comp_channel.h"
+#include "emulator/client.h"
 #include "emulator/cq.h"
+#include "emulator/trace.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -113,6 +115,8 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	struct mlx5_cqe64 *cqe;
 	bool error = rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR;
 
+	if (rocemu_tracing(cq->owner->emu))
+		rocemu_trace_cqe(cq, info);
 	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
 	if (cq->overruns || ((cq->pi - ci) & ROCEMU_CQ_INDEX_MASK) >= ncqe) {
 		if (!cq->overruns++) {

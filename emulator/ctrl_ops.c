@@ -22,6 +22,7 @@
 #include "emulator/stats.h"
 #include "emulator/status.h"
 #include "emulator/text_pages.h"
+#include "emulator/trace.h"
 #include "rocemu/log.h"
 
 typedef int (*ctrl_handler)(struct rocemu_client *c, const void *req,
@@ -376,6 +377,15 @@ static int op_set_capture(struct rocemu_client *c, const void *req, struct rocem
 	return ret;
 }
 
+static int op_trace(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int ret = rocemu_trace_start(c, req, &reply->fds[0]);
+
+	if (!ret)
+		reply->nfds = 1;
+	return ret;
+}
+
 static int op_stats(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATS, rocemu_stats_text,
@@ -457,6 +467,7 @@ static const struct {
 	[ROCEMU_OP_DIRECT_DOORBELLS] = { op_direct_doorbells, true },
 	[ROCEMU_OP_OPEN_QP] = { op_open_qp, true },
 	[ROCEMU_OP_SET_CAPTURE] = { op_set_capture, false },
+	[ROCEMU_OP_TRACE] = { op_trace, false },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -14,6 +14,7 @@
 #include "emulator/emu.h"
 #include "emulator/fault_inject.h"
 #include "emulator/stats.h"
+#include "emulator/trace.h"
 #include "net/pcap.h"
 #include "net/udp_port.h"
 
@@ -32,6 +33,8 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 	}
 	rocemu_stats_xmit(dev, npkts, len);
 	rocemu_capture_packets(dev, flow, buf, len, gso);
+	if (rocemu_tracing(dev->emu))
+		rocemu_trace_packets(dev, true, flow, buf, len, gso);
 	if (dev->wire.send)
 		return dev->wire.send(dev->wire.arg, flow, buf, len, gso);
 	if (dev->fault)
@@ -47,6 +50,8 @@ void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct ro
 
 	rocemu_stats_rcv(dev, d->len);
 	rocemu_capture_packets(dev, &flow, d->data, d->len, 0);
+	if (rocemu_tracing(dev->emu))
+		rocemu_trace_packets(dev, false, &flow, d->data, d->len, 0);
 }
 
 int rocemu_egress_start(struct rocemu_emu *emu, char *err, size_t errlen)

@@ -82,6 +82,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->cm_ids, 1, ROCEMU_MAX_CM_IDS);
 	rocemu_list_init(&emu->cm_ids_all);
+	rocemu_list_init(&emu->tracers);
 	cm_proto_config();
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)

@@ -49,6 +49,8 @@ struct rocemu_emu {
 	uint64_t direct_deadline;	/* direct.c: when it fires */
 	uint64_t direct_poll_ns;	/* direct.c: its period, backing off while nothing rings */
 	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
+	struct rocemu_list tracers;	/* trace.c: struct rocemu_tracer.node */
+	unsigned int ntracers;
 };
 
 /*

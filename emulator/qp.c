@@ -15,6 +15,7 @@
 #include "emulator/qp_layout.h"
 #include "emulator/qp_state.h"
 #include "emulator/srq.h"
+#include "emulator/trace.h"
 #include "emulator/xrc/xrc.h"
 #include "emulator/xrcd.h"
 #include "net/roce_hdr.h"
@@ -205,6 +206,19 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 fail:
 	free(qp);
 	return err;
+}
+
+void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const char *why)
+{
+	enum ibv_qp_state prev = qp->attr.qp_state;
+
+	rocemu_log(next == IBV_QPS_ERR ? ROCEMU_LOG_INFO : ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s->%s: %s",
+		   qp->owner->dev->name, qp->qpn, rocemu_qp_state_name(prev),
+		   rocemu_qp_state_name(next), why);
+	qp->attr.qp_state = next;
+	qp->attr.cur_qp_state = next;
+	if (rocemu_tracing(qp->owner->emu))
+		rocemu_trace_qp_state(qp, prev, next, why);
 }
 
 struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn)

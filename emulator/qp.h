@@ -59,6 +59,8 @@ int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *r
 		    struct rocemu_query_qp_resp *resp);
 int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn);
 struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn);
+/* qp enters next, with one log line and one trace event saying why (what moved it). */
+void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const char *why);
 void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp);
 /* c lets go of qp (its context closes): freed, unless an XRC target other references hold. */
 void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp);

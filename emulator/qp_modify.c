@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emulator/qp.h"
@@ -113,6 +114,7 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 	const struct ibv_qp_attr *attr = &req->attr;
 	int mask = (int)req->attr_mask, err;
 	enum ibv_qp_state cur, next, prev;
+	char why[48];
 	unsigned int i;
 
 	if (!qp)
@@ -146,10 +148,10 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 	}
 	qp->attr.rq_psn &= PSN_MASK;
 	qp->attr.sq_psn &= PSN_MASK;
-	qp->attr.qp_state = next;
-	qp->attr.cur_qp_state = next;
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s->%s mask 0x%x", c->dev->name, qp->qpn,
-		   rocemu_qp_state_name(cur), rocemu_qp_state_name(next), mask);
+	/* RESET cleared the state with the rest: the move is from the one before. */
+	qp->attr.qp_state = prev;
+	snprintf(why, sizeof(why), "ibv_modify_qp, mask 0x%x", mask);
+	rocemu_qp_enter_state(qp, next, why);
 	qp->ops->modified(qp, prev, next);
 	return 0;
 }

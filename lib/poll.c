@@ -16,32 +16,6 @@
 /* Yields after which an idle poller looks whether the daemon hung up: one poll(2) per 1024. */
 #define POLL_CHECK_EVERY 64
 
-/* Error CQE syndrome -> status (rdma-core mlx5_handle_error_cqe); 0: general error. */
-static const uint8_t syndrome_status[] = {
-	[MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR] = IBV_WC_LOC_LEN_ERR,
-	[MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR] = IBV_WC_LOC_QP_OP_ERR,
-	[MLX5_CQE_SYNDROME_LOCAL_PROT_ERR] = IBV_WC_LOC_PROT_ERR,
-	[MLX5_CQE_SYNDROME_WR_FLUSH_ERR] = IBV_WC_WR_FLUSH_ERR,
-	[MLX5_CQE_SYNDROME_MW_BIND_ERR] = IBV_WC_MW_BIND_ERR,
-	[MLX5_CQE_SYNDROME_BAD_RESP_ERR] = IBV_WC_BAD_RESP_ERR,
-	[MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR] = IBV_WC_LOC_ACCESS_ERR,
-	[MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR] = IBV_WC_REM_INV_REQ_ERR,
-	[MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR] = IBV_WC_REM_ACCESS_ERR,
-	[MLX5_CQE_SYNDROME_REMOTE_OP_ERR] = IBV_WC_REM_OP_ERR,
-	[MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR] = IBV_WC_RETRY_EXC_ERR,
-	[MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR] = IBV_WC_RNR_RETRY_EXC_ERR,
-	[MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR] = IBV_WC_REM_ABORT_ERR,
-};
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static enum ibv_wc_status error_status(uint8_t syndrome)
-{
-	uint8_t status = syndrome < ARRAY_SIZE(syndrome_status) ? syndrome_status[syndrome] : 0;
-
-	return status ? (enum ibv_wc_status)status : IBV_WC_GENERAL_ERR;
-}
-
 /* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
 static uint64_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 {
@@ -133,7 +107,7 @@ static void parse_err(const struct rocemu_cq *cq, const struct cqe_src *src,
 	const struct mlx5_err_cqe *ecqe = (const struct mlx5_err_cqe *)cqe;
 	bool sq = rocemu_cqe_op(opcode)->flags & ROCEMU_CQE_OP_SQ;
 
-	wc->status = error_status(ecqe->syndrome);
+	wc->status = rocemu_cqe_error_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;
 	if (sq) {
 		wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));

@@ -13,10 +13,10 @@
 #include "net/icrc.h"
 #include "net/roce_hdr.h"
 #include "net/roce_opcode.h"
+#include "net/roce_text.h"
 
 #define ROCEV2_PORT 4791
 #define CM_QPN 1
-#define MAD_ATTR_OFFSET 16	/* the attribute ID in the MAD header (IBTA 13.4.2) */
 
 /* A packet as one capture holds it: sent (before faults) or received. */
 struct record {
@@ -93,8 +93,8 @@ static bool decode(const uint8_t *f, size_t len, struct capture_pkt *pkt)
 	pkt->has_aeth = info->hdr_mask & ROCEMU_HDRM_AETH;
 	if (pkt->has_aeth)
 		pkt->syndrome = rocemu_aeth_syndrome(bth + info->offset[ROCEMU_HDR_AETH]);
-	if (pkt->destqp == CM_QPN && paylen >= MAD_ATTR_OFFSET + 2)
-		pkt->mad_attr = rocemu_get_be16(bth + info->length + MAD_ATTR_OFFSET);
+	if (pkt->destqp == CM_QPN)
+		pkt->mad_attr = rocemu_mad_attr(bth + info->length, (size_t)paylen);
 	flow = (struct rocemu_ipv4_udp){ .saddr = ip.saddr, .daddr = ip.daddr,
 					 .sport = udp.source, .dport = udp.dest };
 	pkt->icrc_bad = rocemu_icrc_check_v4(&flow, bth, ib_len) != 0;

@@ -7,6 +7,7 @@
 
 #include "net/roce_hdr.h"
 #include "net/roce_opcode.h"
+#include "net/roce_text.h"
 
 #define CM_QPN 1
 
@@ -108,24 +109,6 @@ static bool retransmitted(struct next_psn *seen, size_t *nseen, const struct lad
 	return false;
 }
 
-static const char *cm_attr_name(uint16_t attr)
-{
-	static const char *const names[] = { "REQ", "MRA", "REJ", "REP", "RTU", "DREQ", "DREP",
-					     "SIDR REQ", "SIDR REP", "LAP", "APR" };
-
-	return attr >= 0x10 && attr < 0x10 + sizeof(names) / sizeof(names[0]) ?
-		names[attr - 0x10] : "MAD";
-}
-
-static const char *nak_name(uint8_t code)
-{
-	static const char *const names[] = { "PSN sequence error", "invalid request",
-					     "remote access error", "remote operational error",
-					     "invalid RD request" };
-
-	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "reserved code";
-}
-
 static void label(struct ladder_row *r)
 {
 	const struct capture_pkt *p = r->pkt;
@@ -134,14 +117,11 @@ static void label(struct ladder_row *r)
 
 	switch (r->kind) {
 	case LADDER_CM:
-		snprintf(what, sizeof(what), "CM %s", cm_attr_name(p->mad_attr));
+		snprintf(what, sizeof(what), "CM %s", rocemu_cm_attr_name(p->mad_attr));
 		break;
 	case LADDER_NAK:
-		snprintf(what, sizeof(what), "NAK %s", nak_name(rocemu_aeth_syndrome_value(p->syndrome)));
-		break;
 	case LADDER_RNR:
-		snprintf(what, sizeof(what), "RNR NAK %.2f ms",
-			 rocemu_rnr_timer_to_us(rocemu_aeth_syndrome_value(p->syndrome)) / 1000.0);
+		rocemu_aeth_text(p->syndrome, what, sizeof(what));
 		break;
 	default:
 		snprintf(what, sizeof(what), "%s", rocemu_opcode_name(p->opcode));

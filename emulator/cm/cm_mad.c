@@ -9,6 +9,7 @@
 #include "emulator/sport.h"
 #include "net/icrc.h"
 #include "net/roce_opcode.h"
+#include "net/roce_text.h"
 #include "net/udp_port.h"
 
 #define CM_PKT_MAX (ROCEMU_BTH_BYTES + ROCEMU_DETH_BYTES + CM_MAD_BYTES + ROCEMU_ICRC_BYTES)
@@ -66,15 +67,5 @@ int cm_mad_send(struct rocemu_device *dev, uint32_t daddr, const uint8_t *mad)
 
 const char *cm_attr_name(uint16_t attr)
 {
-	static const char *const names[] = {
-		[CM_ATTR_REQ - CM_ATTR_REQ] = "REQ", [CM_ATTR_MRA - CM_ATTR_REQ] = "MRA",
-		[CM_ATTR_REJ - CM_ATTR_REQ] = "REJ", [CM_ATTR_REP - CM_ATTR_REQ] = "REP",
-		[CM_ATTR_RTU - CM_ATTR_REQ] = "RTU", [CM_ATTR_DREQ - CM_ATTR_REQ] = "DREQ",
-		[CM_ATTR_DREP - CM_ATTR_REQ] = "DREP", [CM_ATTR_SIDR_REQ - CM_ATTR_REQ] = "SIDR_REQ",
-		[CM_ATTR_SIDR_REP - CM_ATTR_REQ] = "SIDR_REP",
-	};
-
-	if (attr < CM_ATTR_REQ || attr > CM_ATTR_SIDR_REP)
-		return "?";
-	return names[attr - CM_ATTR_REQ];
+	return rocemu_cm_attr_name(attr);
 }

@@ -300,10 +300,7 @@ static void qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why, enum ibv_e
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
-	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x %s->ERR: %s", qp->owner->dev->name, qp->qpn,
-		   rocemu_qp_state_name(qp->attr.qp_state), rocemu_rc_err_name(why));
-	qp->attr.qp_state = IBV_QPS_ERR;
-	qp->attr.cur_qp_state = IBV_QPS_ERR;
+	rocemu_qp_enter_state(qp, IBV_QPS_ERR, rocemu_rc_err_name(why));
 	qp->rc.req.draining = false;
 	rocemu_rc_flush(qp);
 	rocemu_async_event_qp(qp, event);

@@ -34,10 +34,7 @@ static void ud_to_error(struct rocemu_qp *qp)
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
-	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x %s->ERR", qp->owner->dev->name, qp->qpn,
-		   rocemu_qp_state_name(qp->attr.qp_state));
-	qp->attr.qp_state = IBV_QPS_ERR;
-	qp->attr.cur_qp_state = IBV_QPS_ERR;
+	rocemu_qp_enter_state(qp, IBV_QPS_ERR, "an error completion");
 	ud_flush(qp);
 }
 

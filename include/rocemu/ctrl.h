@@ -76,6 +76,7 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_DIRECT_DOORBELLS,	/* a QP or CQ handed out by mlx5dv_init_obj: watch its doorbells */
 	ROCEMU_OP_OPEN_QP,		/* ibv_open_qp: a reference to an XRC target */
 	ROCEMU_OP_SET_CAPTURE,		/* `rocemu capture DEV -w FILE|stop` */
+	ROCEMU_OP_TRACE,		/* `rocemu trace`: fd: the socket the events come on */
 	ROCEMU_OP__COUNT
 };
 
@@ -458,6 +459,23 @@ struct rocemu_set_faults_req {
 	char spec[256];		/* "drop=0.05,dup=0.02,...,seed=7"; "" clears */
 };
 
+#define ROCEMU_TRACE_ANY_QP 0xffffffffu
+
+/* What `rocemu trace` shows. */
+enum rocemu_trace_kind {
+	ROCEMU_TRACE_PACKET = 1 << 0,
+	ROCEMU_TRACE_QP = 1 << 1,	/* QP state changes */
+	ROCEMU_TRACE_CQE = 1 << 2,
+	ROCEMU_TRACE_ASYNC = 1 << 3,
+	ROCEMU_TRACE_ALL = (1 << 4) - 1,
+};
+
+struct rocemu_trace_req {
+	char dev_name[ROCEMU_DEV_NAME_MAX];	/* "" for every device */
+	uint32_t qpn;				/* ROCEMU_TRACE_ANY_QP, or events of this QP only */
+	uint32_t kinds;				/* enum rocemu_trace_kind bits */
+};
+
 #define ROCEMU_CAPTURE_PATH_MAX 2048	/* a request fits in the daemon's 4 KiB */
 
 struct rocemu_set_capture_req {
@@ -573,6 +591,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_DIRECT_DOORBELLS] = { sizeof(struct rocemu_direct_doorbells_req), 0 },
 	[ROCEMU_OP_OPEN_QP] = { sizeof(struct rocemu_open_qp_req), 0 },
 	[ROCEMU_OP_SET_CAPTURE] = { sizeof(struct rocemu_set_capture_req), 0 },
+	[ROCEMU_OP_TRACE] = { sizeof(struct rocemu_trace_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -622,6 +641,7 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_DIRECT_DOORBELLS] = "DIRECT_DOORBELLS",
 	[ROCEMU_OP_OPEN_QP] = "OPEN_QP",
 	[ROCEMU_OP_SET_CAPTURE] = "SET_CAPTURE",
+	[ROCEMU_OP_TRACE] = "TRACE",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -187,3 +187,40 @@ void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
 	cap->max_recv_wr = sizes->rq_wqes;
 	cap->max_recv_sge = (1u << sizes->rq_wqe_shift) / ROCEMU_WQE_SEG;
 }
+
+/* Error CQE syndrome -> status (rdma-core mlx5_handle_error_cqe) and libibverbs' words for it. */
+static const struct {
+	uint8_t status;		/* 0: general error */
+	const char *text;
+} syndromes[] = {
+	[MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR] = { IBV_WC_LOC_LEN_ERR, "local length error" },
+	[MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR] = { IBV_WC_LOC_QP_OP_ERR, "local QP operation error" },
+	[MLX5_CQE_SYNDROME_LOCAL_PROT_ERR] = { IBV_WC_LOC_PROT_ERR, "local protection error" },
+	[MLX5_CQE_SYNDROME_WR_FLUSH_ERR] = { IBV_WC_WR_FLUSH_ERR, "Work Request Flushed Error" },
+	[MLX5_CQE_SYNDROME_MW_BIND_ERR] = { IBV_WC_MW_BIND_ERR, "memory management operation error" },
+	[MLX5_CQE_SYNDROME_BAD_RESP_ERR] = { IBV_WC_BAD_RESP_ERR, "bad response error" },
+	[MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR] = { IBV_WC_LOC_ACCESS_ERR, "local access error" },
+	[MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR] = { IBV_WC_REM_INV_REQ_ERR,
+						     "remote invalid request error" },
+	[MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR] = { IBV_WC_REM_ACCESS_ERR, "remote access error" },
+	[MLX5_CQE_SYNDROME_REMOTE_OP_ERR] = { IBV_WC_REM_OP_ERR, "remote operation error" },
+	[MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR] = { IBV_WC_RETRY_EXC_ERR,
+							"transport retry counter exceeded" },
+	[MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR] = { IBV_WC_RNR_RETRY_EXC_ERR,
+						  "RNR retry counter exceeded" },
+	[MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR] = { IBV_WC_REM_ABORT_ERR, "aborted error" },
+};
+
+enum ibv_wc_status rocemu_cqe_error_status(uint8_t syndrome)
+{
+	uint8_t status = syndrome < sizeof(syndromes) / sizeof(syndromes[0]) ?
+		syndromes[syndrome].status : 0;
+
+	return status ? (enum ibv_wc_status)status : IBV_WC_GENERAL_ERR;
+}
+
+const char *rocemu_cqe_error_text(uint8_t syndrome)
+{
+	return rocemu_cqe_error_status(syndrome) == IBV_WC_GENERAL_ERR ? "general error" :
+		syndromes[syndrome].text;
+}

@@ -277,6 +277,11 @@ struct rocemu_cqe_op {
 /* By CQE opcode (MLX5_CQE_*, op_own >> 4). */
 extern const struct rocemu_cqe_op rocemu_cqe_ops[16];
 
+/* The work completion status of an error CQE's syndrome, as rdma-core's mlx5 maps it. */
+enum ibv_wc_status rocemu_cqe_error_status(uint8_t syndrome);
+/* That status in libibverbs' words (ibv_wc_status_str), for the daemon's logs and traces. */
+const char *rocemu_cqe_error_text(uint8_t syndrome);
+
 static inline const struct rocemu_cqe_op *rocemu_cqe_op(uint8_t cqe_opcode)
 {
 	return &rocemu_cqe_ops[cqe_opcode & 0xf];
