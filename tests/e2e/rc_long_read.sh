@@ -3,8 +3,8 @@
 # A READ of 1 GiB under way (tests/e2e/rc_long_read.c): the responder
 # answers it a burst per turn of the loop, so `rocemu status` answers
 # while it is under way and another QP pair keeps completing small WRITEs;
-# the READ completes with its data. Forged by a fake peer, the READ's
-# responses still flow after another QP's ACKs.
+# the READ completes with its data. Forged by a fake peer, the READ is
+# answered and another QP's WRITEs beside it are ACKed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RC_LONG_READ=$top_builddir/tests/e2e/rc_long_read
 require_built "$RC_LONG_READ"
