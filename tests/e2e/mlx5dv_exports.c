@@ -166,8 +166,10 @@ static void device(struct ibv_device *dev)
 	check(other != NULL, "mlx5dv_open_device without DevX: a context");
 	if (other)
 		ibv_close_device(other);
-	check(mlx5dv_query_device(ctx, &dv) == 0 && dv.version == 0 && dv.flags == 0,
-	      "mlx5dv_query_device: CQE v0, no MPW, no CQE compression or padding");
+	check(mlx5dv_query_device(ctx, &dv) == 0 && dv.version == 0 &&
+		      dv.flags == MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE,
+	      "mlx5dv_query_device: CQE v0, no MPW, no CQE compression or padding, packet-based "
+	      "credits (flags 0x%llx)", (unsigned long long)dv.flags);
 	check(!(dv.comp_mask & (MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK |
 				MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE |
 				MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS)) &&
