@@ -54,3 +54,18 @@ uint32_t rocemu_cqe_scatter_req_max(const struct rocemu_qp *qp)
 {
 	return qp->cqe_scatter_req;
 }
+
+bool rocemu_cqe_scatter_reachable(pid_t pid, const struct rocemu_sge *sge, unsigned int nsge,
+				  const struct rocemu_dma_seg *segs, unsigned int n)
+{
+	unsigned int i = 0;
+
+	for (unsigned int k = 0; k < n; k++, i++) {
+		while (i < nsge && !sge[i].length)
+			i++;
+		if (i == nsge || segs[k].pid != pid ||
+		    (uintptr_t)segs[k].iov.iov_base != sge[i].addr)
+			return false;
+	}
+	return true;
+}

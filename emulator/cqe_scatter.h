@@ -9,8 +9,12 @@
 #ifndef ROCEMU_EMULATOR_CQE_SCATTER_H
 #define ROCEMU_EMULATOR_CQE_SCATTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "emulator/dma.h"
+#include "emulator/wqe.h"
 #include "rocemu/ctrl.h"
 
 struct rocemu_qp;
@@ -32,5 +36,14 @@ void rocemu_cqe_scatter_setup(struct rocemu_qp *qp, uint32_t vendor_flags);
 uint32_t rocemu_cqe_scatter_res_max(const struct rocemu_qp *qp);
 /* Bytes a requester CQE of qp may carry in place of a READ or atomic reply: 0, 32 or 64. */
 uint32_t rocemu_cqe_scatter_req_max(const struct rocemu_qp *qp);
+
+/*
+ * The driver's copy out of a CQE reaches what the DMA engine resolved the
+ * SGEs at offset 0 to (segs, one per non-empty SGE): each in the polling
+ * process pid at the address its SGE names. Not so for device memory,
+ * zero-based MRs or another process's MR: their data goes by DMA.
+ */
+bool rocemu_cqe_scatter_reachable(pid_t pid, const struct rocemu_sge *sge, unsigned int nsge,
+				  const struct rocemu_dma_seg *segs, unsigned int n);
 
 #endif /* ROCEMU_EMULATOR_CQE_SCATTER_H */

@@ -239,7 +239,8 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
 	if (!c->dma_err && e->signaled && !offset && len <= rocemu_cqe_scatter_req_max(c->qp) &&
-	    (!is_read(e) || len == e->length)) {
+	    (!is_read(e) || len == e->length) &&
+	    rocemu_cqe_scatter_reachable(c->qp->owner->pid, w->sge, w->num_sge, remote, n)) {
 		memcpy(c->req->cqe_data, data, len);
 		c->req->cqe_data_len = len;
 		return COMP_DONE;

@@ -241,6 +241,42 @@ static void atomic_case(struct sc_pair *p, int want, const char *what)
 	}
 }
 
+/*
+ * A small SEND into device memory (a zero-based MR): the driver's copy out
+ * of a CQE could not reach it, so it goes there by DMA.
+ */
+static void send_to_dm(struct sc_pair *p)
+{
+	struct ibv_alloc_dm_attr attr = { .length = 4096 };
+	struct ibv_dm *dm = ibv_alloc_dm(dev_b.ctx, &attr);
+	struct ibv_mr *mr = dm ? ibv_reg_dm_mr(dev_b.pd, dm, 0, attr.length,
+					      IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct ibv_sge rsge = { .addr = 64, .length = 64, .lkey = mr ? mr->lkey : 0 };
+	struct ibv_sge ssge = sge_of(src, 0, 16);
+	struct ibv_recv_wr rwr = { .wr_id = 0xd, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_send_wr swr = { .wr_id = 0xe, .sg_list = &ssge, .num_sge = 1,
+				   .send_flags = IBV_SEND_SIGNALED, .opcode = IBV_WR_SEND };
+	uint8_t got[16];
+	struct ibv_wc wc;
+
+	check(mr != NULL, "device memory registered zero-based: %s", strerror(errno));
+	fill_pattern(src->p, 16, ++seed, 0);
+	if (mr && post_recv(p->qp[1], &rwr, "SEND into device memory") &&
+	    post_send(p->qp[0], &swr, "SEND into device memory")) {
+		expect_scatter(peek_scatter(p, 1), 0, 16, "SEND of 16 bytes into device memory");
+		if (sc_poll(p, 1, false, "SEND into device memory",
+			    (struct want){ 0xd, IBV_WC_SUCCESS, IBV_WC_RECV, 16 }, &wc) &&
+		    !ibv_memcpy_from_dm(got, dm, 64, sizeof(got)))
+			check_pattern(got, sizeof(got), seed, 0, "SEND into device memory: the data");
+		sc_poll(p, 0, false, "SEND into device memory",
+			(struct want){ 0xe, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, &wc);
+	}
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (dm)
+		ibv_free_dm(dm);
+}
+
 static void with_pair(const struct sc_spec *spec, void (*run)(struct sc_pair *p))
 {
 	struct sc_pair p;
@@ -256,6 +292,7 @@ static void sends_64(struct sc_pair *p)
 	send_case(p, 17, true, false, MLX5_INLINE_SCATTER_32, "SEND with immediate of 17 bytes");
 	send_case(p, 32, false, true, MLX5_INLINE_SCATTER_32, "SEND of 32 bytes, ibv_start_poll");
 	send_case(p, 33, false, false, 0, "SEND of 33 bytes");
+	send_to_dm(p);
 	/* Neither every WQE signaled nor allowed: replies go to memory. */
 	read_case(p, 24, 0, "READ of 24 bytes without ALLOW");
 	atomic_case(p, 0, "FETCH_ADD without ALLOW");
