@@ -336,23 +336,26 @@ static void send_recv(struct buf *src, struct buf *dst, uint32_t len, bool inl, 
 	check_pattern(dst->p, len, seed, 0, what);
 }
 
-/* A signaled READ small enough for a 128-byte CQE: there when the QP allows it, else in memory. */
-static void read_small(struct buf *a_buf, struct buf *b_buf)
+/*
+ * A signaled READ of len bytes into a_buf: in its CQE when small enough and
+ * the QPs allow it (cqe128's ALLOW_SCATTER_TO_CQE; verbs QPs on 64-byte
+ * CQEs neither signal every WQE nor allow it), else in memory.
+ */
+static void read_into(struct buf *a_buf, struct buf *b_buf, uint32_t len, unsigned int seed,
+		      const char *what)
 {
 	struct mlx5_cqe64 cqe;
 	uint16_t idx;
 
-	fill_pattern(b_buf->p, SMALL_READ_LEN, 11, 0);
-	memset(a_buf->p, UNTOUCHED, SMALL_READ_LEN);
+	fill_pattern(b_buf->p, len, seed, 0);
+	memset(a_buf->p, UNTOUCHED, len);
 	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_READ, raddr_of(b_buf, 0), b_buf->mr->rkey,
-		       (uintptr_t)a_buf->p, SMALL_READ_LEN, a_buf->mr->lkey);
-	if (cqe_poll(&sa.scq, &cqe, "small READ")) {
-		expect_req_cqe(&cqe, &sa.qp, idx, SMALL_READ_LEN, "small READ");
-		/* Verbs QPs on 64-byte CQEs neither signal every WQE nor allow it: never there. */
-		cqe_data_check(&cqe, a_buf->p, SMALL_READ_LEN,
-			       cqe_size == 128 ? MLX5_INLINE_SCATTER_64 : 0, "small READ");
+		       (uintptr_t)a_buf->p, len, a_buf->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, what)) {
+		expect_req_cqe(&cqe, &sa.qp, idx, len, what);
+		cqe_data_check(&cqe, a_buf->p, len, cqe_size == 128 ? scatter_flag(len) : 0, what);
 	}
-	check_pattern(a_buf->p, SMALL_READ_LEN, 11, 0, "small READ: data at the requester");
+	check_pattern(a_buf->p, len, seed, 0, what);
 }
 
 static void write_read(struct buf *a_buf, struct buf *b_buf)
@@ -368,14 +371,7 @@ static void write_read(struct buf *a_buf, struct buf *b_buf)
 		expect_req_cqe(&cqe, &sa.qp, idx, -1, "WRITE");
 	check_pattern(b_buf->p, MSG_LEN, 7, 0, "WRITE: data at the responder");
 	check(cq_empty(&sb.rcq), "WRITE: no receive CQE at the responder");
-
-	fill_pattern(b_buf->p, MSG_LEN, 9, 0);
-	memset(a_buf->p, UNTOUCHED, MSG_LEN);
-	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_READ, raddr_of(b_buf, 0), b_buf->mr->rkey,
-		       (uintptr_t)a_buf->p, MSG_LEN, a_buf->mr->lkey);
-	if (cqe_poll(&sa.scq, &cqe, "READ"))
-		expect_req_cqe(&cqe, &sa.qp, idx, MSG_LEN, "READ");
-	check_pattern(a_buf->p, MSG_LEN, 9, 0, "READ: data at the requester");
+	read_into(a_buf, b_buf, MSG_LEN, 9, "READ");
 }
 
 /* An SRQ driven through mlx5dv_srq: WQEs taken from the head of its free list, freed at its tail. */
@@ -682,7 +678,7 @@ int main(int argc, char **argv)
 		send_recv(a_buf, b_buf, INLINE_LEN, true, 5, "inline SEND");
 		send_recv(a_buf, b_buf, 64, false, 13, "SEND of 64 bytes");
 		write_read(a_buf, b_buf);
-		read_small(a_buf, b_buf);
+		read_into(a_buf, b_buf, SMALL_READ_LEN, 11, "small READ");
 		srq_sends(a_buf, b_buf);
 		rounds(a_buf, b_buf);
 		arm_events(a_buf, b_buf);
