@@ -45,16 +45,6 @@ void rocemu_cqe_scatter_setup(struct rocemu_qp *qp, uint32_t vendor_flags)
 			      cq_scatter_bytes(qp->send_cq) : 0;
 }
 
-uint32_t rocemu_cqe_scatter_res_max(const struct rocemu_qp *qp)
-{
-	return qp->cqe_scatter_res;
-}
-
-uint32_t rocemu_cqe_scatter_req_max(const struct rocemu_qp *qp)
-{
-	return qp->cqe_scatter_req;
-}
-
 bool rocemu_cqe_scatter_reachable(pid_t pid, const struct rocemu_sge *sge, unsigned int nsge,
 				  const struct rocemu_dma_seg *segs, unsigned int n)
 {

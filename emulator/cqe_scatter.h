@@ -29,13 +29,13 @@ struct rocemu_qp;
  */
 int rocemu_qp_vendor_check(const struct rocemu_create_qp_req *req);
 
-/* Set cs_res and cs_req of a new qp from its vendor flags, type, sq_sig_all and CQs. */
+/*
+ * Set cs_res and cs_req of a new qp from its vendor flags, type,
+ * sq_sig_all and CQs: qp->cqe_scatter_res, the bytes of a received SEND
+ * its receive CQEs may carry, and qp->cqe_scatter_req, those of a READ or
+ * atomic reply its requester CQEs may carry (0, 32 or 64).
+ */
 void rocemu_cqe_scatter_setup(struct rocemu_qp *qp, uint32_t vendor_flags);
-
-/* Bytes a receive CQE of qp may carry in place of a received SEND: 0, 32 or 64. */
-uint32_t rocemu_cqe_scatter_res_max(const struct rocemu_qp *qp);
-/* Bytes a requester CQE of qp may carry in place of a READ or atomic reply: 0, 32 or 64. */
-uint32_t rocemu_cqe_scatter_req_max(const struct rocemu_qp *qp);
 
 /*
  * The driver's copy out of a CQE reaches what the DMA engine resolved the

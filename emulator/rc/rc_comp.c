@@ -238,7 +238,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, len,
 				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
-	if (!c->dma_err && e->signaled && !offset && len <= rocemu_cqe_scatter_req_max(c->qp) &&
+	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&
 	    (!is_read(e) || len == e->length) &&
 	    rocemu_cqe_scatter_reachable(c->qp->owner->pid, w->sge, w->num_sge, remote, n)) {
 		memcpy(c->req->cqe_data, data, len);

@@ -62,7 +62,7 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 	 * checked as for DMA, and the driver's poll copies it out.
 	 */
 	if (!resp->offset)
-		resp->cqe_data_len = data->iov_len <= rocemu_cqe_scatter_res_max(qp) &&
+		resp->cqe_data_len = data->iov_len <= qp->cqe_scatter_res &&
 				     rocemu_cqe_scatter_reachable(qp->owner->pid, resp->recv.sge,
 								  resp->recv.num_sge, remote, n) ?
 				     (uint32_t)data->iov_len : 0;
