@@ -53,12 +53,15 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 	if (n > cq->layout.ncqe || n >= to_ncqe)
 		return -EINVAL;
 	for (uint32_t i = ci; i != ci + n; i++) {
-		const struct mlx5_cqe64 *src = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size,
-							     cq->layout.ncqe, i);
-		struct mlx5_cqe64 *cqe = rocemu_cqe_at(to, cq->layout.cqe_size, to_ncqe, i);
+		uint32_t size = cq->layout.cqe_size;
+		const struct mlx5_cqe64 *src = rocemu_cqe_at(cq->ring.addr, size, cq->layout.ncqe, i);
+		struct mlx5_cqe64 *cqe = rocemu_cqe_at(to, size, to_ncqe, i);
 
-		*cqe = *src;
-		cqe->op_own = rocemu_cqe_op_own(src->op_own >> 4, i, to_ncqe);
+		/* The whole entry: a 128-byte CQE may carry scattered data in its first half. */
+		memcpy((uint8_t *)cqe + sizeof(*cqe) - size, (const uint8_t *)src + sizeof(*src) - size,
+		       size);
+		cqe->op_own = (uint8_t)(rocemu_cqe_op_own(src->op_own >> 4, i, to_ncqe) |
+					(src->op_own & ROCEMU_CQE_SCATTER_MASK));
 	}
 	/* Same free-running indices: the shim resumes polling at ci, the daemon writes at pi. */
 	dbrec[ROCEMU_CQ_DBR_SET_CI] = htobe32(ci);
@@ -82,6 +85,22 @@ void rocemu_cqe_arm_check(struct rocemu_cq *cq)
 static uint32_t roce_packet_type(uint8_t l3_hdr_type)
 {
 	return l3_hdr_type ? 0x8u | l3_hdr_type : 0;
+}
+
+/*
+ * Scatter to CQE: the data of a 64-byte CQE fills its first 32 bytes, that
+ * of a 128-byte CQE the 64 bytes before its struct mlx5_cqe64 (mlx5 reads
+ * them at cqe - 1). Returns the op_own flag that says so.
+ */
+static uint8_t scatter_into_cqe(struct mlx5_cqe64 *cqe, uint32_t cqe_size,
+				const struct rocemu_cqe_info *info)
+{
+	if (cqe_size == 2 * sizeof(*cqe)) {
+		memcpy(cqe - 1, info->scatter, info->scatter_len);
+		return MLX5_INLINE_SCATTER_64;
+	}
+	memcpy(cqe, info->scatter, info->scatter_len);
+	return MLX5_INLINE_SCATTER_32;
 }
 
 static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
@@ -114,6 +133,7 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), arm;
 	struct mlx5_cqe64 *cqe;
 	bool error = rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR;
+	uint8_t scatter;
 
 	if (rocemu_tracing(cq->owner->emu))
 		rocemu_trace_cqe(cq, info);
@@ -128,8 +148,11 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	}
 	cqe = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi);
 	fill_cqe(cqe, info);
+	/* After the fields: a 64-byte CQE's data covers its first 32 bytes, as on a ConnectX. */
+	scatter = info->scatter && !error ? scatter_into_cqe(cqe, cq->layout.cqe_size, info) : 0;
 	/* Release: every field is visible before the owner bit hands the CQE over. */
-	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe), __ATOMIC_RELEASE);
+	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe) | scatter,
+			 __ATOMIC_RELEASE);
 	cq->pi++;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
 		   cq->owner->dev->name, info->qpn, cq->cqn, info->op, info->wqe_counter,

@@ -27,6 +27,8 @@ struct rocemu_cqe_info {
 	uint32_t xrc_srqn;		/* receive from an XRC SRQ: its number, else 0 */
 	uint8_t l3_hdr_type;		/* UD receive: MLX5_CQE_L3_HDR_TYPE_* of its GRH (and its SL) */
 	bool solicited;
+	const uint8_t *scatter;		/* data carried in the CQE (cqe_scatter.h), or NULL */
+	uint32_t scatter_len;		/* its bytes: at most half the CQE */
 };
 
 /*

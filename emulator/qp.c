@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "emulator/cq.h"
+#include "emulator/cqe_scatter.h"
 #include "emulator/direct.h"
 #include "emulator/mcast.h"
 #include "emulator/pd_mr.h"
@@ -119,6 +120,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	err = qp_type_check(req->qp_type, &ops);
 	if (!err)
 		err = create_flags_check(c, req);
+	if (!err)
+		err = rocemu_qp_vendor_check(req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -186,6 +189,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->recv_cq = recv_cq;
 	qp->srq = srq;
 	qp->sq_sig_all = req->sq_sig_all;
+	rocemu_cqe_scatter_setup(qp, req->vendor_flags);
 	qp->user_qp = req->user_qp;
 	qp->cap = resp->cap;
 	qp->layout = resp->layout;

@@ -286,7 +286,9 @@ void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
 		} else if (nfreed) {
 			dest = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, prod + nfreed);
 			owner = dest->op_own & MLX5_CQE_OWNER_MASK;
-			*dest = *cqe;
+			/* The whole entry, as mlx5: a 128-byte CQE's first half may hold its data. */
+			memcpy((char *)dest + sizeof(*dest) - cq->cqe_size,
+			       (char *)cqe + sizeof(*cqe) - cq->cqe_size, cq->cqe_size);
 			dest->op_own = (uint8_t)(owner | (cqe->op_own & ~MLX5_CQE_OWNER_MASK));
 		}
 	}

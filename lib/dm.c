@@ -180,3 +180,19 @@ void ibv_unimport_dm(struct ibv_dm *dm)
 	}
 	dm_unmap(dm);
 }
+
+int rocemu_dm_dv(struct ibv_dm *ibdm, struct mlx5dv_dm *out)
+{
+	struct rocemu_dm *dm = to_rdm(ibdm);
+	uint64_t mask_out = 0;
+
+	out->buf = dm->map;
+	out->length = dm->length;
+	/* mlx5 gives a remote address for steering ICM only: MEMIC's reads 0. */
+	if (out->comp_mask & MLX5DV_DM_MASK_REMOTE_VA) {
+		out->remote_va = 0;
+		mask_out |= MLX5DV_DM_MASK_REMOTE_VA;
+	}
+	out->comp_mask = mask_out;
+	return 0;
+}

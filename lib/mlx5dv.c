@@ -4,7 +4,7 @@
  * (mlx5dv_is_supported), opened without DevX, and mlx5dv_query_device
  * states what the emulator does: CQE version 0, no CQE compression or
  * padding, no multi-packet WQEs, striding RQ, tunnel or signature
- * offloads, no DCI streams, no hardware clock page.
+ * offloads, no DCI streams, no hardware clock page; packet-based credits.
  */
 #include "shim.h"
 #include "dv.h"
@@ -46,8 +46,11 @@ int mlx5dv_query_device(struct ibv_context *ctx_in, struct mlx5dv_context *attrs
 		return REAL(mlx5dv_query_device)(ctx_in, attrs_out);
 	asked = attrs_out->comp_mask;
 	attrs_out->version = 0;
-	/* CQE version 0, no MPW, no 128-byte CQE compression or padding, no real-time clock. */
-	attrs_out->flags = 0;
+	/*
+	 * CQE version 0, no MPW, no 128-byte CQE compression or padding, no
+	 * real-time clock; RC QPs take packet-based credits (mlx5dv_qp_flags.c).
+	 */
+	attrs_out->flags = MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
 	memset(&attrs_out->cqe_comp_caps, 0, sizeof(attrs_out->cqe_comp_caps));
 	memset(&attrs_out->sw_parsing_caps, 0, sizeof(attrs_out->sw_parsing_caps));
 	memset(&attrs_out->striding_rq_caps, 0, sizeof(attrs_out->striding_rq_caps));

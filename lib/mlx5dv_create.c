@@ -2,9 +2,9 @@
 /*
  * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device: the mlx5
  * attributes are checked as mlx5's create_cq and create_qp check them on
- * a ConnectX without CQE compression, CQE padding, DC (for now), tunnel
- * or TIR offloads, packet-based credits or signature pipelining; what is
- * left is an ordinary CQ or QP.
+ * a ConnectX without CQE compression, CQE padding, DC (for now) or
+ * signature pipelining (create_flags: mlx5dv_qp_flags.c); what is left is
+ * an ordinary CQ or QP.
  */
 #include "shim.h"
 #include "dv.h"
@@ -16,18 +16,6 @@
 	((uint64_t)(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_DC | \
 		    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |                              \
 		    MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
-#define DV_QP_KNOWN_CREATE_FLAGS                                                          \
-	((uint32_t)(MLX5DV_QP_CREATE_TUNNEL_OFFLOADS |                                   \
-		    MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC |                        \
-		    MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC |                        \
-		    MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |                            \
-		    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE |                              \
-		    MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE | MLX5DV_QP_CREATE_SIG_PIPELINING))
-/* Data never lands in a CQE here, so allowing or forbidding it both hold. */
-#define DV_QP_TAKEN_CREATE_FLAGS                                   \
-	((uint32_t)(MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |     \
-		    MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE))
-
 /* mlx5's checks of mlx5cq_attr (create_cq, get_cqe_size). Returns 0 or the errno value. */
 static int dv_cq_attr_check(const struct mlx5dv_cq_init_attr *attr)
 {
@@ -63,10 +51,15 @@ struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_in
 					   mlx5_cq_attr->cqe_size : sizeof(struct mlx5_cqe64));
 }
 
-/* mlx5's checks of mlx5_qp_attr (create_qp). Returns 0 or the errno value. */
+/*
+ * mlx5's checks of mlx5_qp_attr (create_qp), and the vendor flags it
+ * gives the kernel. Returns 0 or the errno value.
+ */
 static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
-			    const struct mlx5dv_qp_init_attr *dv)
+			    const struct mlx5dv_qp_init_attr *dv, uint32_t *vendor_flags)
 {
+	int err;
+
 	if (attr->qp_type == IBV_QPT_DRIVER && !(dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)))
 		return EINVAL;
 	if (!dv)
@@ -76,13 +69,9 @@ static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
 	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) && attr->qp_type != IBV_QPT_DRIVER)
 		return EINVAL;
 	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) {
-		if (dv->create_flags & ~DV_QP_KNOWN_CREATE_FLAGS)
-			return EINVAL;
-		if ((dv->create_flags & DV_QP_TAKEN_CREATE_FLAGS) == DV_QP_TAKEN_CREATE_FLAGS)
-			return EINVAL;
-		/* Tunnel/TIR offloads are raw packet QPs'; no credit mode or SQD->RTS cap here. */
-		if (dv->create_flags & ~DV_QP_TAKEN_CREATE_FLAGS)
-			return EOPNOTSUPP;
+		err = rocemu_dv_qp_create_flags(attr, dv->create_flags, vendor_flags);
+		if (err)
+			return err;
 	}
 	/* DC QPs are not emulated yet. */
 	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)
@@ -96,12 +85,13 @@ static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
 struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *qp_attr,
 				struct mlx5dv_qp_init_attr *mlx5_qp_attr)
 {
+	uint32_t vendor_flags = rocemu_qp_vendor_default();
 	int err;
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_create_qp)(context, qp_attr, mlx5_qp_attr);
-	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr);
+	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr, &vendor_flags);
 	if (err)
 		return dv_fail(err);
-	return rocemu_create_qp_ex_op(context, qp_attr);
+	return rocemu_qp_create(context, qp_attr, vendor_flags);
 }

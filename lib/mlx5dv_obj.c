@@ -134,9 +134,11 @@ int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		ret = dv_get_cq(obj->cq.in, obj->cq.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_SRQ))
 		ret = dv_get_srq(obj->srq.in, obj->srq.out);
-	/* No work queues or device memory on an emulated device: none can be named. */
-	if (!ret && (obj_type & (MLX5DV_OBJ_RWQ | MLX5DV_OBJ_DM)))
+	/* No work queues on an emulated device (ibv_create_wq: EOPNOTSUPP): none can be named. */
+	if (!ret && (obj_type & MLX5DV_OBJ_RWQ))
 		ret = EOPNOTSUPP;
+	if (!ret && (obj_type & MLX5DV_OBJ_DM))
+		ret = rocemu_dm_dv(obj->dm.in, obj->dm.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_AH)) {
 		obj->ah.out->comp_mask = 0;
 		obj->ah.out->av = &to_rah(obj->ah.in)->av;

@@ -59,25 +59,48 @@ static struct rocemu_srq *cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
 	return srq;
 }
 
+static struct rocemu_srq *cqe_src_srq(const struct cqe_src *src)
+{
+	return src->xrc_srq ? src->xrc_srq : src->qp->qpx.qp_base.srq ?
+		to_rsrq(src->qp->qpx.qp_base.srq) : NULL;
+}
+
 /* The receive a CQE completes: the SRQ WQE its wqe_counter names, else the RQ's oldest. */
 static uint64_t recv_complete(const struct cqe_src *src, const struct mlx5_cqe64 *cqe)
 {
-	struct ibv_srq *srq = src->xrc_srq ? &src->xrc_srq->ibsrq : src->qp->qpx.qp_base.srq;
+	struct rocemu_srq *srq = cqe_src_srq(src);
 
-	return srq ? rocemu_srq_complete(to_rsrq(srq), be16toh(cqe->wqe_counter))
+	return srq ? rocemu_srq_complete(srq, be16toh(cqe->wqe_counter))
 		   : rq_complete(&src->qp->rq);
+}
+
+/* Data the CQE carries into the receive WQE it names, while that WQE is still unposted. */
+static enum ibv_wc_status recv_scatter(const struct cqe_src *src, const struct mlx5_cqe64 *cqe,
+				       uint32_t len)
+{
+	const void *data = rocemu_cqe_scatter_data(cqe);
+	struct rocemu_srq *srq;
+
+	if (__builtin_expect(!data, 1))
+		return IBV_WC_SUCCESS;
+	srq = cqe_src_srq(src);
+	return srq ? rocemu_cqe_scatter_to_srq(srq, be16toh(cqe->wqe_counter), data, len)
+		   : rocemu_cqe_scatter_to_rq(&src->qp->rq, be16toh(cqe->wqe_counter), data, len);
 }
 
 static void parse_req(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 {
 	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
+	const void *data = rocemu_cqe_scatter_data(cqe);
 
-	wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
-	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags;
 	wc->byte_len = op->wc_len == ROCEMU_WC_LEN_CQE ? be32toh(cqe->byte_cnt) :
 		       op->wc_len == ROCEMU_WC_LEN_ATOMIC ? sizeof(uint64_t) : 0;
+	/* A READ or atomic reply in the CQE goes to its SGEs before the WQE is given back. */
+	wc->status = __builtin_expect(!data, 1) ? IBV_WC_SUCCESS :
+		     rocemu_cqe_scatter_to_sq(src->qp, be16toh(cqe->wqe_counter), data, wc->byte_len);
+	wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 }
 
 static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, uint8_t opcode,
@@ -86,11 +109,11 @@ static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, 
 	const struct rocemu_cqe_op *op = rocemu_cqe_op(opcode);
 	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
 
+	wc->byte_len = be32toh(cqe->byte_cnt);
+	wc->status = recv_scatter(src, cqe, wc->byte_len);
 	wc->wr_id = recv_complete(src, cqe);
-	wc->status = IBV_WC_SUCCESS;
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
-	wc->byte_len = be32toh(cqe->byte_cnt);
 	if (op->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->imm_inval_pkey;	/* stays big-endian, as on the wire */
 	else if (op->wc_flags & IBV_WC_WITH_INV)

@@ -94,7 +94,16 @@ static void qp_destroy_in_daemon(struct rocemu_context *rctx, uint32_t qpn)
 	rocemu_conn_call(&rctx->conn, ROCEMU_OP_DESTROY_QP, &req, NULL, NULL, 0);
 }
 
-static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want)
+uint32_t rocemu_qp_vendor_default(void)
+{
+	const char *env = getenv("MLX5_SCATTER_TO_CQE");
+
+	/* mlx5's use_scatter_to_cqe: on unless the variable says "0". */
+	return env && !strcmp(env, "0") ? 0 : ROCEMU_QP_VENDOR_SCATTER_CQE;
+}
+
+struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
+				uint32_t vendor_flags)
 {
 	struct ibv_qp_init_attr_ex a = *want, *attr = &a;	/* what the QP type keeps of it */
 	struct rocemu_context *rctx = to_rctx(context);
@@ -137,6 +146,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		.user_qp = (uintptr_t)ibqp,
 		.xrcd = attr->qp_type == IBV_QPT_XRC_RECV ? to_rxrcd(attr->xrcd)->handle
 							  : ROCEMU_NO_HANDLE,
+		.vendor_flags = vendor_flags,
 	};
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
 		req.create_flags = attr->create_flags;
@@ -210,7 +220,7 @@ err_daemon:
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr)
 {
-	return qp_create(context, attr);
+	return rocemu_qp_create(context, attr, rocemu_qp_vendor_default());
 }
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
@@ -224,7 +234,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init
 	memcpy(&attr_ex, qp_init_attr, sizeof(*qp_init_attr));
 	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr_ex.pd = pd;
-	qp = qp_create(pd->context, &attr_ex);
+	qp = rocemu_qp_create(pd->context, &attr_ex, rocemu_qp_vendor_default());
 	if (qp)
 		qp_init_attr->cap = attr_ex.cap;
 	return qp;

@@ -511,6 +511,14 @@ int rocemu_query_device_ex_op(struct ibv_context *context,
 			      struct ibv_device_attr_ex *attr, size_t attr_size);
 struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *attr);
+/*
+ * qp.c: create a QP with mlx5's vendor flags (ROCEMU_QP_VENDOR_*), the
+ * default ones those of mlx5's create_qp (scatter to CQE unless
+ * MLX5_SCATTER_TO_CQE=0). NULL and errno on failure.
+ */
+uint32_t rocemu_qp_vendor_default(void);
+struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
+				uint32_t vendor_flags);
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
 struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr);
@@ -535,6 +543,22 @@ int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
+
+/* dm.c: mlx5dv_init_obj of a device memory region (mlx5dv_get_dm): its mapping and length. */
+int rocemu_dm_dv(struct ibv_dm *dm, struct mlx5dv_dm *out);
+
+/*
+ * cqe_scatter.c: data a CQE carries (scatter to CQE), NULL when none; and
+ * its copy to the buffers of the WQE the CQE names, before that WQE is
+ * given back. Each returns IBV_WC_SUCCESS or the completion's error status.
+ */
+const void *rocemu_cqe_scatter_data(const struct mlx5_cqe64 *cqe);
+enum ibv_wc_status rocemu_cqe_scatter_to_rq(const struct rocemu_rq *rq, uint16_t wqe_counter,
+					    const void *data, uint32_t len);
+enum ibv_wc_status rocemu_cqe_scatter_to_srq(const struct rocemu_srq *srq, uint16_t wqe_index,
+					     const void *data, uint32_t len);
+enum ibv_wc_status rocemu_cqe_scatter_to_sq(const struct rocemu_qp *qp, uint16_t wqe_counter,
+					    const void *data, uint32_t len);
 
 /* domain.c: thread domains and parent domains (verbs_context ops). */
 struct ibv_td *rocemu_alloc_td_op(struct ibv_context *context, struct ibv_td_init_attr *init_attr);

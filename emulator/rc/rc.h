@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/atomic.h"
+#include "emulator/cqe_scatter.h"
 #include "emulator/device.h"
 #include "emulator/dma.h"
 #include "emulator/qp_timer.h"
@@ -69,6 +70,8 @@ struct rocemu_rc_req {
 	uint16_t sqd_db;		/* SQ doorbell at RTS->SQD: the drain point */
 	struct rocemu_send_wqe wqe;	/* parse cache of the WQE at the cursor */
 	struct rocemu_send_wqe comp_wqe;	/* parse cache of the READ being filled */
+	uint32_t cqe_data_len;		/* the reply of the READ or atomic at the head, for its CQE (cs_req) */
+	uint8_t cqe_data[ROCEMU_CQE_SCATTER_MAX];
 };
 
 enum rocemu_rc_msg_kind { RC_MSG_NONE, RC_MSG_SEND, RC_MSG_WRITE };
@@ -108,6 +111,8 @@ struct rocemu_rc_resp {
 	bool has_recv;			/* recv holds the consumed WQE of the message */
 	struct rocemu_recv_wqe recv;
 	uint32_t offset;		/* bytes of the message so far */
+	uint32_t cqe_data_len;		/* a SEND small enough for its CQE (cs_res): its bytes */
+	uint8_t cqe_data[ROCEMU_CQE_SCATTER_MAX];
 	uint64_t write_va;		/* RDMA WRITE: next address, rkey, bytes left */
 	uint32_t write_rkey;
 	uint32_t write_left;

@@ -9,6 +9,7 @@
  * counted before it changes anything.
  */
 #include <errno.h>
+#include <string.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/device.h"
@@ -231,10 +232,19 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 			return COMP_ERROR;
 	}
 	c->err = RC_ERR_LOC_PROT;
+	c->req->cqe_data_len = 0;
 	if (!len)
 		return COMP_DONE;
 	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, len,
 				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
+	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&
+	    (!is_read(e) || len == e->length) &&
+	    rocemu_cqe_scatter_reachable(c->qp->owner->pid, w->sge, w->num_sge, remote, n)) {
+		memcpy(c->req->cqe_data, data, len);
+		c->req->cqe_data_len = len;
+		return COMP_DONE;
+	}
 	if (!c->dma_err)
 		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
 	return c->dma_err ? COMP_ERROR : COMP_DONE;

@@ -217,6 +217,12 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 		.byte_cnt = rocemu_wqe_op(e->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? e->length : 0,
 	};
 
+	/* The reply the completer kept for this CQE (cs_req) goes in it, once. */
+	if (!err && qp->rc.req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(e)) {
+		info.scatter = qp->rc.req.cqe_data;
+		info.scatter_len = qp->rc.req.cqe_data_len;
+		qp->rc.req.cqe_data_len = 0;
+	}
 	/* An XRC target has no send queue: a doorbell it was never given completes nothing. */
 	if ((err || e->signaled) && qp->send_cq)
 		rocemu_rc_cqe(qp, qp->send_cq, &info);

@@ -54,7 +54,23 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 	err = rocemu_dma_sgl(qp, resp->recv.sge, resp->recv.num_sge, resp->offset, data->iov_len,
 			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
-	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
+	if (err)
+		return err;
+	/*
+	 * A message's first packet shorter than the CQE's room is its only one
+	 * (the others are MTU-sized): it goes into the CQE (cs_res), its SGEs
+	 * checked as for DMA, and the driver's poll copies it out.
+	 */
+	if (!resp->offset)
+		resp->cqe_data_len = data->iov_len <= qp->cqe_scatter_res &&
+				     rocemu_cqe_scatter_reachable(qp->owner->pid, resp->recv.sge,
+								  resp->recv.num_sge, remote, n) ?
+				     (uint32_t)data->iov_len : 0;
+	if (resp->cqe_data_len) {
+		memcpy(resp->cqe_data, data->iov_base, data->iov_len);
+		return 0;
+	}
+	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
 }
 
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
@@ -96,11 +112,17 @@ void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			memcpy(&info.imm, imm, sizeof(info.imm));
 		if (ieth)
 			memcpy(&info.imm, ieth, sizeof(info.imm));
+		if ((pkt->info->flags & ROCEMU_OPF_SEND) && resp->cqe_data_len == resp->offset &&
+		    resp->offset) {
+			info.scatter = resp->cqe_data;
+			info.scatter_len = resp->offset;
+		}
 		rocemu_rc_recv_cqe(qp, &info);
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
 	resp->offset = 0;
+	resp->cqe_data_len = 0;
 }
 
 void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,

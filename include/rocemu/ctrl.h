@@ -262,7 +262,14 @@ struct rocemu_create_qp_req {
 	uint32_t create_flags;	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, IBV_QP_CREATE_SOURCE_QPN */
 	uint32_t source_qpn;	/* with IBV_QP_CREATE_SOURCE_QPN */
 	uint32_t xrcd;		/* XRC target: the handle of an open of its domain (no PD, CQ, SRQ) */
-	uint32_t reserved;
+	uint32_t vendor_flags;	/* ROCEMU_QP_VENDOR_*: the mlx5 flags its driver gives the kernel */
+};
+
+/* mlx5's vendor create flags (MLX5_QP_FLAG_*), as the mlx5 provider sets them for the kernel. */
+enum {
+	ROCEMU_QP_VENDOR_SCATTER_CQE = 1 << 0,		/* small data may land in the CQE */
+	ROCEMU_QP_VENDOR_ALLOW_SCATTER_CQE = 1 << 1,	/* also READ/atomic replies without sig_all */
+	ROCEMU_QP_VENDOR_PACKET_BASED_CREDIT = 1 << 2,	/* end-to-end credits count packets (RC) */
 };
 
 /*

@@ -299,6 +299,9 @@ static inline struct mlx5_cqe64 *rocemu_cqe_at(void *ring, uint32_t cqe_size, ui
 				     cqe_size - sizeof(struct mlx5_cqe64));
 }
 
+/* op_own bits of a CQE that carries its data (scatter to CQE): kept when a CQE moves. */
+#define ROCEMU_CQE_SCATTER_MASK (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64)
+
 /* op_own of a CQE written at producer index pi of a ring of ncqe: owner bit last. */
 static inline uint8_t rocemu_cqe_op_own(uint8_t cqe_opcode, uint32_t pi, uint32_t ncqe)
 {

@@ -166,8 +166,10 @@ static void device(struct ibv_device *dev)
 	check(other != NULL, "mlx5dv_open_device without DevX: a context");
 	if (other)
 		ibv_close_device(other);
-	check(mlx5dv_query_device(ctx, &dv) == 0 && dv.version == 0 && dv.flags == 0,
-	      "mlx5dv_query_device: CQE v0, no MPW, no CQE compression or padding");
+	check(mlx5dv_query_device(ctx, &dv) == 0 && dv.version == 0 &&
+		      dv.flags == MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE,
+	      "mlx5dv_query_device: CQE v0, no MPW, no CQE compression or padding, packet-based "
+	      "credits (flags 0x%llx)", (unsigned long long)dv.flags);
 	check(!(dv.comp_mask & (MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK |
 				MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE |
 				MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS)) &&
@@ -178,6 +180,31 @@ static void device(struct ibv_device *dev)
 		      !dv.sw_parsing_caps.sw_parsing_offloads,
 	      "mlx5dv_query_device: comp_mask 0x%llx, no compression, striding RQ, tunnels, "
 	      "DCI streams or clock", (unsigned long long)dv.comp_mask);
+}
+
+/* mlx5dv_init_obj of device memory: its mapping, where ibv_memcpy_from_dm reads. */
+static void init_obj_dm(struct mlx5dv_obj *obj, struct mlx5dv_dm *ddm)
+{
+	struct ibv_alloc_dm_attr attr = { .length = 4096 };
+	struct ibv_dm *dm = ibv_alloc_dm(ctx, &attr);
+	uint32_t word = 0;
+	int ret;
+
+	if (!dm) {
+		check(false, "ibv_alloc_dm: %s", strerror(errno));
+		return;
+	}
+	*ddm = (struct mlx5dv_dm){ .comp_mask = MLX5DV_DM_MASK_REMOTE_VA, .remote_va = 1 };
+	obj->dm = (typeof(obj->dm)){ dm, ddm };
+	ret = mlx5dv_init_obj(obj, MLX5DV_OBJ_DM);
+	if (!ret)
+		__atomic_store_n((uint32_t *)ddm->buf + 3, 0x5eed1e55u, __ATOMIC_RELAXED);
+	check(!ret && ddm->buf && ddm->length == attr.length && !ddm->remote_va &&
+		      ddm->comp_mask == MLX5DV_DM_MASK_REMOTE_VA && !ibv_memcpy_from_dm(&word, dm, 12, 4) &&
+		      word == 0x5eed1e55u,
+	      "mlx5dv_init_obj: DM: %d, %llu bytes mapped, remote_va 0 (MEMIC), a store there read "
+	      "back by ibv_memcpy_from_dm (0x%08x)", ret, (unsigned long long)ddm->length, word);
+	ibv_free_dm(dm);
 }
 
 static void init_obj(void)
@@ -217,8 +244,12 @@ static void init_obj(void)
 	check(dpd.pdn != 0 || dpd.comp_mask == 0, "mlx5dv_pd: pdn %u", dpd.pdn);
 	obj.rwq = (typeof(obj.rwq)){ &fake_wq, &drwq };
 	check(mlx5dv_init_obj(&obj, MLX5DV_OBJ_RWQ) == EOPNOTSUPP, "mlx5dv_init_obj: RWQ: EOPNOTSUPP");
-	obj.dm = (typeof(obj.dm)){ &fake_dm, &ddm };
-	check(mlx5dv_init_obj(&obj, MLX5DV_OBJ_DM) == EOPNOTSUPP, "mlx5dv_init_obj: DM: EOPNOTSUPP");
+	errno = 0;
+	check(!ibv_create_wq(ctx, &(struct ibv_wq_init_attr){ .wq_type = IBV_WQT_RQ, .max_wr = 1,
+							  .max_sge = 1, .pd = pd, .cq = cq }) &&
+		      errno == EOPNOTSUPP,
+	      "ibv_create_wq: EOPNOTSUPP, so no RWQ to hand out (errno %d)", errno);
+	init_obj_dm(&obj, &ddm);
 	check(mlx5dv_init_obj(&obj, 0) == EINVAL, "mlx5dv_init_obj: of nothing: EINVAL");
 	check(mlx4dv_init_obj(&m4, MLX4DV_OBJ_QP) == EOPNOTSUPP, "mlx4dv_init_obj: EOPNOTSUPP");
 }
@@ -288,12 +319,16 @@ static void create_qp(void)
 	create_qp_case(IBV_QPT_RC, cf,
 		       MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE,
 		       EINVAL, "RC DISABLE and ALLOW scatter to CQE");
-	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, EOPNOTSUPP,
+	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_TUNNEL_OFFLOADS, EINVAL,
 		       "RC TUNNEL_OFFLOADS");
-	create_qp_case(IBV_QPT_UD, cf, MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC, EOPNOTSUPP,
+	create_qp_case(IBV_QPT_UD, cf, MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_UC, EINVAL,
 		       "UD TIR_ALLOW_SELF_LOOPBACK_UC");
-	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, EOPNOTSUPP,
+	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_TIR_ALLOW_SELF_LOOPBACK_MC, EINVAL,
+		       "RC TIR_ALLOW_SELF_LOOPBACK_MC");
+	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, 0,
 		       "RC PACKET_BASED_CREDIT_MODE");
+	create_qp_case(IBV_QPT_UD, cf, MLX5DV_QP_CREATE_PACKET_BASED_CREDIT_MODE, EINVAL,
+		       "UD PACKET_BASED_CREDIT_MODE");
 	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_SIG_PIPELINING, EOPNOTSUPP,
 		       "RC SIG_PIPELINING");
 	create_qp_case(IBV_QPT_RC, cf, 1u << 30, EINVAL, "RC unknown create flag");

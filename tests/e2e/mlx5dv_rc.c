@@ -4,9 +4,11 @@
  * rc_mlx5, DPDK-style code): the QPs and CQs are made and connected with
  * verbs, then used only through mlx5dv_init_obj and the formats of
  * <infiniband/mlx5dv.h>. The program writes SEND, inline SEND, WRITE and
- * READ WQEs and receive WQEs itself, updates the doorbell records, writes
+ * READ WQEs and receive WQEs itself, in the RQ and in an SRQ (its free
+ * list of mlx5_wqe_srq_next_seg), updates the doorbell records, writes
  * the BlueFlame register, parses CQEs itself (owner bit, opcode, byte
- * count, wqe_counter, QPN, the syndrome of an error CQE), arms a CQ itself
+ * count, wqe_counter, QPN, the syndrome of an error CQE, data a CQE
+ * carries for a small SEND or READ, scatter to CQE), arms a CQ itself
  * (arm word and CQ doorbell, sequence numbers from 0 as mlx5 counts them)
  * and checks data and completion events.
  * It also measures the daemon's CPU while idle, before and after the QPs
@@ -14,8 +16,12 @@
  *
  *   mlx5dv_rc DEVICE_A DEVICE_B DAEMON_PID [cqe128]
  *
- * With cqe128 the QPs come from mlx5dv_create_qp and their CQs from
- * mlx5dv_create_cq with 128-byte CQEs.
+ * With cqe128 the QPs come from mlx5dv_create_qp with
+ * ALLOW_SCATTER_TO_CQE and their CQs from mlx5dv_create_cq with 128-byte
+ * CQEs: SENDs and signaled READs of up to 64 bytes come in the CQE. Without,
+ * the QPs are verbs ones (scatter to CQE on, as mlx5 makes every QP) on
+ * 64-byte CQEs: received SENDs of up to 32 bytes come in the CQE, READ
+ * replies never (not every WQE signaled, nor allowed).
  */
 #include <errno.h>
 #include <poll.h>
@@ -31,6 +37,9 @@
 
 #define MSG_LEN 8192
 #define INLINE_LEN 32
+#define SMALL_READ_LEN 48		/* in a 128-byte CQE, not in a 64-byte one */
+#define SRQ_WR 16
+#define SRQ_ROUNDS 40			/* SENDs through the SRQ: its free list goes round */
 #define ROUNDS 200			/* send/receive round trips: both rings wrap */
 #define IDLE_SAMPLE_MS 1000
 #define IDLE_DOORBELL_WAIT_MS 100	/* long enough for the daemon's poll to back off */
@@ -57,6 +66,8 @@ static struct pair pair;
 static struct dv_side sa, sb;
 static uint32_t cqe_size = 64;		/* of the CQs mlx5dv_create_cq makes */
 static struct ibv_comp_channel *channel;	/* of the requester's send CQ */
+/* The data the last CQE polled carried (scatter to CQE), copied before its slot went back. */
+static uint8_t cqe_data[64];
 
 static uint64_t now_ns(void)
 {
@@ -73,7 +84,7 @@ static bool dv_side_open(struct side *s, struct dev *d)
 					     .cqe_size = cqe_size };
 	struct ibv_cq_init_attr_ex cq_attr = { .cqe = CQ_DEPTH, .wc_flags = IBV_WC_STANDARD_FLAGS };
 	struct mlx5dv_qp_init_attr qp_dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS,
-					     .create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE };
+					     .create_flags = MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE };
 	struct ibv_qp_init_attr_ex qp_attr = { .qp_type = IBV_QPT_RC, .cap = side_default.cap,
 					       .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = d->pd };
 	struct ibv_cq_ex *scq, *rcq;
@@ -170,6 +181,11 @@ static bool cqe_poll(struct dv_cq *c, struct mlx5_cqe64 *out, const char *what)
 		sched_yield();
 	}
 	*out = *cqe;
+	/* Scatter to CQE: a 64-byte CQE's first 32 bytes, or the 64 bytes before a 128-byte one's. */
+	if (cqe->op_own & MLX5_INLINE_SCATTER_32)
+		memcpy(cqe_data, cqe, 32);
+	else if (cqe->op_own & MLX5_INLINE_SCATTER_64)
+		memcpy(cqe_data, cqe - 1, 64);
 	c->ci++;
 	/* Word 0 of the CQ doorbell record is the consumer index (mlx5 MLX5_CQ_SET_CI); release:
 	 * the CQE was read before its slot is given back. */
@@ -275,6 +291,32 @@ static void expect_recv_cqe(struct mlx5_cqe64 *cqe, struct dv_qp *q, uint16_t in
 	      be32toh(cqe->byte_cnt));
 }
 
+/* The op_own flag of a CQE carrying len bytes of data on these CQs, or 0 when they go to memory. */
+static uint8_t scatter_flag(uint32_t len)
+{
+	if (len > cqe_size / 2)
+		return 0;
+	return cqe_size == 128 ? MLX5_INLINE_SCATTER_64 : MLX5_INLINE_SCATTER_32;
+}
+
+/*
+ * The data of a CQE whose WQE named dst: in the CQE when small enough, and
+ * then dst untouched until the program copies it there (as mlx5's poll
+ * does); else in dst.
+ */
+static void cqe_data_check(const struct mlx5_cqe64 *cqe, uint8_t *dst, uint32_t len,
+			   uint8_t want, const char *what)
+{
+	uint8_t got = cqe->op_own & (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64);
+
+	check(got == want, "%s: %u bytes %s (op_own scatter bits 0x%x, want 0x%x)", what, len,
+	      want ? "in the CQE" : "in memory", got, want);
+	if (got && got == want) {
+		check_untouched(dst, len, UNTOUCHED, what);
+		memcpy(dst, cqe_data, len);
+	}
+}
+
 static void send_recv(struct buf *src, struct buf *dst, uint32_t len, bool inl, unsigned int seed,
 		      const char *what)
 {
@@ -287,9 +329,33 @@ static void send_recv(struct buf *src, struct buf *dst, uint32_t len, bool inl, 
 	sidx = post_wqe(&sa.qp, MLX5_OPCODE_SEND, 0, 0, (uintptr_t)src->p, len, inl ? 0 : src->mr->lkey);
 	if (cqe_poll(&sa.scq, &cqe, what))
 		expect_req_cqe(&cqe, &sa.qp, sidx, -1, what);
-	if (cqe_poll(&sb.rcq, &cqe, what))
+	if (cqe_poll(&sb.rcq, &cqe, what)) {
 		expect_recv_cqe(&cqe, &sb.qp, ridx, len, what);
+		cqe_data_check(&cqe, dst->p, len, scatter_flag(len), what);
+	}
 	check_pattern(dst->p, len, seed, 0, what);
+}
+
+/*
+ * A signaled READ of len bytes into a_buf: in its CQE when small enough and
+ * the QPs allow it (cqe128's ALLOW_SCATTER_TO_CQE; verbs QPs on 64-byte
+ * CQEs neither signal every WQE nor allow it), else in memory.
+ */
+static void read_into(struct buf *a_buf, struct buf *b_buf, uint32_t len, unsigned int seed,
+		      const char *what)
+{
+	struct mlx5_cqe64 cqe;
+	uint16_t idx;
+
+	fill_pattern(b_buf->p, len, seed, 0);
+	memset(a_buf->p, UNTOUCHED, len);
+	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_READ, raddr_of(b_buf, 0), b_buf->mr->rkey,
+		       (uintptr_t)a_buf->p, len, a_buf->mr->lkey);
+	if (cqe_poll(&sa.scq, &cqe, what)) {
+		expect_req_cqe(&cqe, &sa.qp, idx, len, what);
+		cqe_data_check(&cqe, a_buf->p, len, cqe_size == 128 ? scatter_flag(len) : 0, what);
+	}
+	check_pattern(a_buf->p, len, seed, 0, what);
 }
 
 static void write_read(struct buf *a_buf, struct buf *b_buf)
@@ -305,14 +371,137 @@ static void write_read(struct buf *a_buf, struct buf *b_buf)
 		expect_req_cqe(&cqe, &sa.qp, idx, -1, "WRITE");
 	check_pattern(b_buf->p, MSG_LEN, 7, 0, "WRITE: data at the responder");
 	check(cq_empty(&sb.rcq), "WRITE: no receive CQE at the responder");
+	read_into(a_buf, b_buf, MSG_LEN, 9, "READ");
+}
 
-	fill_pattern(b_buf->p, MSG_LEN, 9, 0);
-	memset(a_buf->p, UNTOUCHED, MSG_LEN);
-	idx = post_wqe(&sa.qp, MLX5_OPCODE_RDMA_READ, raddr_of(b_buf, 0), b_buf->mr->rkey,
-		       (uintptr_t)a_buf->p, MSG_LEN, a_buf->mr->lkey);
-	if (cqe_poll(&sa.scq, &cqe, "READ"))
-		expect_req_cqe(&cqe, &sa.qp, idx, MSG_LEN, "READ");
-	check_pattern(a_buf->p, MSG_LEN, 9, 0, "READ: data at the requester");
+/* An SRQ driven through mlx5dv_srq: WQEs taken from the head of its free list, freed at its tail. */
+struct dv_srq {
+	struct mlx5dv_srq dv;
+	uint32_t counter;		/* WQEs posted: the doorbell record's word */
+};
+
+static struct mlx5_wqe_srq_next_seg *srq_wqe(struct dv_srq *q, uint32_t index)
+{
+	return (void *)((uint8_t *)q->dv.buf + (size_t)index * q->dv.stride);
+}
+
+/* Post one receive (addr, len, lkey) at the head, as mlx5_post_srq_recv. Returns its index. */
+static uint16_t srq_post(struct dv_srq *q, uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	struct mlx5_wqe_srq_next_seg *next = srq_wqe(q, q->dv.head);
+	struct mlx5_wqe_data_seg *d = (void *)(next + 1);
+	uint16_t index = (uint16_t)q->dv.head;
+
+	mlx5dv_set_data_seg(d, len, lkey, addr);
+	if (q->dv.stride >= sizeof(*next) + 2 * sizeof(*d))
+		mlx5dv_set_data_seg(d + 1, 0, MLX5_INVALID_LKEY, 0);
+	q->dv.head = be16toh(next->next_wqe_index);
+	q->counter++;
+	/* Release: the WQE is in memory before the doorbell record counts it. */
+	__atomic_store_n(&q->dv.dbrec[0], htobe32(q->counter & 0xffff), __ATOMIC_RELEASE);
+	return index;
+}
+
+/* The WQE a receive CQE named goes back to the free list after the tail (mlx5_free_srq_wqe). */
+static void srq_free(struct dv_srq *q, uint16_t index)
+{
+	srq_wqe(q, q->dv.tail)->next_wqe_index = htobe16(index);
+	q->dv.tail = index;
+}
+
+/*
+ * Receives through an SRQ the program posts itself: a second RC pair whose
+ * responder takes its WQEs from an SRQ, SENDs of small (in the CQE) and
+ * larger sizes, each receive CQE's wqe_counter naming the SRQ WQE, whose
+ * data segment says where a CQE's data goes.
+ */
+static void srq_sends(struct buf *a_buf, struct buf *b_buf)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = SRQ_WR, .max_sge = 1 } };
+	struct ibv_qp_cap cap = side_default.cap;
+	struct ibv_cq *scq = ibv_create_cq(dev_a.ctx, CQ_DEPTH, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(dev_b.ctx, CQ_DEPTH, NULL, NULL, 0);
+	struct ibv_srq *srq = ibv_create_srq(dev_b.pd, &sattr);
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct dv_qp a = { 0 };
+	struct dv_cq ac = { 0 }, bc = { 0 };
+	struct dv_srq q = { 0 };
+	struct mlx5_cqe64 cqe;
+	unsigned int i, bad = 0, in_cqe = 0;
+	int ret = -1;
+
+	if (scq && rcq && srq) {
+		struct ibv_qp_init_attr battr = { .send_cq = rcq, .recv_cq = rcq, .srq = srq,
+						  .qp_type = IBV_QPT_RC, .cap = side_default.cap };
+
+		qa = qp_create(&dev_a, scq, scq, false, &cap);
+		qb = ibv_create_qp(dev_b.pd, &battr);
+	}
+	if (qa && qb) {
+		ret = qp_connect(qa, qb->qp_num, &dev_b.gid, PSN_A, PSN_B, &side_default.knobs);
+		if (!ret)
+			ret = qp_connect(qb, qa->qp_num, &dev_a.gid, PSN_B, PSN_A, &side_default.knobs);
+	}
+	if (!ret) {
+		struct mlx5dv_obj obj = { .qp = { qa, &a.dv }, .cq = { scq, &ac.dv } };
+		struct mlx5dv_obj bobj = { .cq = { rcq, &bc.dv }, .srq = { srq, &q.dv } };
+
+		q.dv.comp_mask = MLX5DV_SRQ_MASK_SRQN;
+		a.ibqp = qa;
+		ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+		if (!ret)
+			ret = mlx5dv_init_obj(&bobj, MLX5DV_OBJ_CQ | MLX5DV_OBJ_SRQ);
+	}
+	check(!ret && q.dv.buf && q.dv.stride >= 32,
+	      "an RC pair over an SRQ, handed out: srqn 0x%x, stride %u, head %u, tail %u (%d)",
+	      q.dv.srqn, q.dv.stride, q.dv.head, q.dv.tail, ret);
+	for (i = 0; !ret && i < SRQ_ROUNDS && bad < 3; i++) {
+		uint32_t len = i % 2 ? 16 : 1000, off = (i % 4) * 1024;
+		uint8_t *dst = b_buf->p + off;
+		uint16_t ridx, sidx;
+
+		fill_pattern(a_buf->p, len, 100 + i, 0);
+		memset(dst, UNTOUCHED, len);
+		ridx = srq_post(&q, (uintptr_t)dst, len, b_buf->mr->lkey);
+		sidx = post_wqe(&a, MLX5_OPCODE_SEND, 0, 0, (uintptr_t)a_buf->p, len, a_buf->mr->lkey);
+		if (!cqe_poll(&ac, &cqe, "SEND to the SRQ") || be16toh(cqe.wqe_counter) != sidx ||
+		    mlx5dv_get_cqe_opcode(&cqe) != MLX5_CQE_REQ) {
+			bad++;
+			continue;
+		}
+		if (!cqe_poll(&bc, &cqe, "receive from the SRQ") ||
+		    mlx5dv_get_cqe_opcode(&cqe) != MLX5_CQE_RESP_SEND ||
+		    be16toh(cqe.wqe_counter) != ridx || be32toh(cqe.byte_cnt) != len ||
+		    (cqe.op_own & MLX5_INLINE_SCATTER_32) != (len <= 32 ? MLX5_INLINE_SCATTER_32 : 0)) {
+			bad++;
+			continue;
+		}
+		if (cqe.op_own & MLX5_INLINE_SCATTER_32) {
+			/* Where the WQE the CQE names said, as mlx5_copy_to_recv_srq. */
+			struct mlx5_wqe_data_seg *d = (void *)(srq_wqe(&q, ridx) + 1);
+
+			in_cqe++;
+			if (!all_bytes(dst, len, UNTOUCHED))
+				bad++;
+			memcpy((void *)(uintptr_t)be64toh(d->addr), cqe_data, len);
+		}
+		srq_free(&q, ridx);
+		if (pattern_mismatch(dst, len, 100 + i, 0) != len)
+			bad++;
+	}
+	check(!ret && !bad && in_cqe == SRQ_ROUNDS / 2,
+	      "%u SENDs through an SRQ of %u WQEs posted by the program, %u of them in the CQE: "
+	      "%u bad", i, SRQ_WR, in_cqe, bad);
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (scq)
+		ibv_destroy_cq(scq);
+	if (rcq)
+		ibv_destroy_cq(rcq);
 }
 
 /* Round trips through both rings several times over: owner bits flip, counters wrap. */
@@ -487,7 +676,10 @@ int main(int argc, char **argv)
 		      IDLE_SAMPLE_MS);
 		send_recv(a_buf, b_buf, MSG_LEN, false, 3, "SEND");
 		send_recv(a_buf, b_buf, INLINE_LEN, true, 5, "inline SEND");
+		send_recv(a_buf, b_buf, 64, false, 13, "SEND of 64 bytes");
 		write_read(a_buf, b_buf);
+		read_into(a_buf, b_buf, SMALL_READ_LEN, 11, "small READ");
+		srq_sends(a_buf, b_buf);
 		rounds(a_buf, b_buf);
 		arm_events(a_buf, b_buf);
 		idle_doorbell(a_buf, b_buf);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # RC through mlx5dv_init_obj and the mlx5 formats only (tests/e2e/mlx5dv_rc.c):
-# WQEs, doorbells, BlueFlame and CQEs written and parsed by the program,
-# between two devices and on one; the daemon's idle CPU before and after.
+# WQEs, doorbells, BlueFlame, receives in an RQ and an SRQ, and CQEs
+# written and parsed by the program (data in the CQE included), between two
+# devices and on one; the daemon's idle CPU before and after.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MLX5DV_RC=$top_builddir/tests/e2e/mlx5dv_rc
 require_built "$MLX5DV_RC"
@@ -13,8 +14,11 @@ mlx5dv_rc_between() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_RC" "$1" "$2" "$(daemon_pid)" ${3:+"$3"} ||
 		fail "mlx5dv_rc $* failed"
 	expect "^ok: WRITE with a bad rkey: error CQE" "$1 -> $2${3:+ $3}: a bad rkey gives the remote access syndrome"
+	expect "^ok: inline SEND: 32 bytes in the CQE" "$1 -> $2${3:+ $3}: a small SEND's data comes in the CQE"
+	expect "^ok: [0-9]+ SENDs through an SRQ of [0-9]+ WQEs posted by the program" \
+		"$1 -> $2${3:+ $3}: receives the program posts in an SRQ"
 	expect "^0 failed$" "$1 -> $2${3:+ $3}: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
-	grep -E "^(ok: daemon idle|ok: 200 SEND|doorbell at)" "$OUT"
+	grep -E "^(ok: daemon idle|ok: 200 SEND|doorbell at|ok: small READ: [0-9]+ bytes|ok: [0-9]+ SENDs through an SRQ)" "$OUT"
 }
 
 mlx5dv_rc() {

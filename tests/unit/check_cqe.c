@@ -2,7 +2,8 @@
 /*
  * The CQE writer (emulator/cqe.c) read back as the shim polls: the owner
  * bit flips each pass over the ring, requester, responder and error CQEs
- * carry their fields where mlx5 has them, an overrun puts the CQ in error
+ * carry their fields where mlx5 has them, data scattered to a CQE fills
+ * its first 32 bytes, an overrun puts the CQ in error
  * for good (CQ_ERR once) and fails a QP completing into it, and an armed
  * CQ raises a completion event per its arm command.
  */
@@ -73,6 +74,34 @@ START_TEST(test_cqe_fields)
 	cqe = fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, 9, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
 	ck_assert_uint_eq(be32toh(e->s_wqe_opcode_qpn),
 			  (uint32_t)MLX5_OPCODE_RDMA_WRITE << 24 | 0x789);
+}
+END_TEST
+
+/* Data carried in a 64-byte CQE fills its first 32 bytes, the fields after them kept. */
+START_TEST(test_scatter_32)
+{
+	const uint8_t data[20] = "twenty bytes of data";
+	const struct rocemu_cqe_info recv = {
+		.op = MLX5_CQE_RESP_SEND, .qpn = 0x456, .wqe_counter = 5, .byte_cnt = sizeof(data),
+		.scatter = data, .scatter_len = sizeof(data),
+	};
+	struct rocemu_cqe_info err = {
+		.op = MLX5_CQE_RESP_ERR, .syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, .qpn = 0x456,
+		.wqe_counter = 6, .scatter = data, .scatter_len = sizeof(data),
+	};
+	struct mlx5_cqe64 cqe;
+
+	ck_assert(write_cqe(&fx.rcq, &recv));
+	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_SEND, 5, 0);
+	ck_assert_uint_eq(cqe.op_own & (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64),
+			  MLX5_INLINE_SCATTER_32);
+	ck_assert_mem_eq(&cqe, data, sizeof(data));
+	ck_assert_uint_eq(be32toh(cqe.byte_cnt), sizeof(data));
+	ck_assert_uint_eq(be32toh(cqe.sop_drop_qpn), 0x456);
+	/* An error CQE carries no data, whatever it is given. */
+	ck_assert(write_cqe(&fx.rcq, &err));
+	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_ERR, 6, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	ck_assert_uint_eq(cqe.op_own & (MLX5_INLINE_SCATTER_32 | MLX5_INLINE_SCATTER_64), 0);
 }
 END_TEST
 
@@ -158,6 +187,7 @@ static Suite *cqe_suite(void)
 	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
 	tcase_add_test(tc, test_owner_bit_each_pass);
 	tcase_add_test(tc, test_cqe_fields);
+	tcase_add_test(tc, test_scatter_32);
 	tcase_add_test(tc, test_overrun_puts_cq_in_error);
 	tcase_add_test(tc, test_overrun_fails_qp);
 	tcase_add_test(tc, test_arm_solicited);
