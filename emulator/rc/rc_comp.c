@@ -221,7 +221,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 				    uint32_t offset, void *data, uint32_t len)
 {
 	struct rocemu_send_wqe *w = &c->req->comp_wqe;
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	struct iovec local = { .iov_base = data, .iov_len = len };
 	unsigned int n;
 
@@ -234,7 +234,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 	if (!len)
 		return COMP_DONE;
 	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, len,
-				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	if (!c->dma_err)
 		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
 	return c->dma_err ? COMP_ERROR : COMP_DONE;

@@ -164,9 +164,9 @@ START_TEST(test_mr_checks)
 	ck_assert_int_eq(resolve(&qp_bob, key, REMOTE, 0x10000, 8, 0, &addr), -ENOKEY);
 	/* A window's key is never an lkey, bound or not. */
 	ck_assert_int_eq(resolve(&qp, wkey, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp_other_pd, key), -EPERM);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key), 0);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp_other_pd, key, false), -EPERM);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
 }
 END_TEST
@@ -215,9 +215,9 @@ START_TEST(test_type2_window)
 	ck_assert_int_eq(rereg_access(handle, RW), -EBUSY);
 	ck_assert_int_eq(window_bind(&qp, &wkey, key, 0x10400, 1024, IBV_ACCESS_REMOTE_WRITE), -EBUSY);
 	/* The MR invalidated: the window reaches nothing through it. */
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
 	ck_assert_int_eq(rereg_access(handle, RW | IBV_ACCESS_MW_BIND), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), 0);
@@ -235,7 +235,7 @@ START_TEST(test_type1_window)
 	/* Any QP of the PD uses a type 1 window; type 1 windows are not invalidated. */
 	ck_assert_int_eq(resolve(&qp2, wkey, REMOTE, 0x10000, 256, IBV_ACCESS_REMOTE_READ, &addr), 0);
 	ck_assert_uint_eq(addr, (uintptr_t)mem[0]);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey), -EINVAL);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey, false), -EINVAL);
 	/* Rebound onto the other MR: the first is free to go, the second is held. */
 	ck_assert_int_eq(window_bind(&qp, &wkey, key1, 0x10000, 256, IBV_ACCESS_REMOTE_READ), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10000, 8, IBV_ACCESS_REMOTE_READ, &addr), 0);
