@@ -300,50 +300,67 @@ out:
 		check(mlx5dv_destroy_mkey(ka) == 0, "mlx5dv_destroy_mkey of a's key");
 }
 
-static void check_mr_list(void)
+/* A fresh pair, nb MRs on b and na on a (b[], a[]), all of MR_BYTES filled UNTOUCHED. */
+static bool pair_with_mrs(struct buf **b, unsigned int nb, struct buf **a, unsigned int na)
 {
-	struct buf *b1, *b2, *a1, *a2;
-	struct layout lb, la;
+	unsigned int i;
 
 	if (!pair_open_dv())
-		goto out;
-	b1 = mr_buf(&dev_b, UNTOUCHED);
-	b2 = mr_buf(&dev_b, UNTOUCHED);
-	a1 = mr_buf(&dev_a, UNTOUCHED);
-	a2 = mr_buf(&dev_a, UNTOUCHED);
-	if (!b1 || !b2 || !a1 || !a2)
-		goto out;
-	/* Three packets of 1024 bytes over three entries of two MRs, out of order. */
-	lb = (struct layout){ .repeat = 1, .num = 3,
-			      .p = { { b1, 100, 1100, 0 }, { b2, 1000, 1500, 0 }, { b1, 4000, 400, 0 } } };
-	la = (struct layout){ .repeat = 1, .num = 4,
-			      .p = { { a1, 7, 33, 0 }, { a2, 64, 2000, 0 }, { a1, 5000, 1, 0 },
-				     { a2, 6000, 966, 0 } } };
-	check_key(&lb, &la, "MR_LIST");
-out:
+		return false;
+	for (i = 0; i < nb; i++)
+		if (!(b[i] = mr_buf(&dev_b, UNTOUCHED)))
+			return false;
+	for (i = 0; i < na; i++)
+		if (!(a[i] = mr_buf(&dev_a, UNTOUCHED)))
+			return false;
+	return true;
+}
+
+/* b's indirect key (created with flags) laid out as l with access, or NULL. */
+static struct mlx5dv_mkey *key_b(const struct layout *l, uint32_t access, uint32_t flags)
+{
+	struct mlx5dv_mkey *k = mkey_new(&dev_b, (uint16_t)(l->num + 1),
+					 MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | flags);
+
+	if (k && !umr(&pair.b, k, access, l, "UMR of b's key")) {
+		mlx5dv_destroy_mkey(k);
+		return NULL;
+	}
+	return k;
+}
+
+static void check_mr_list(void)
+{
+	struct buf *b[2], *a[2];
+	struct layout lb, la;
+
+	if (pair_with_mrs(b, 2, a, 2)) {
+		/* Three packets of 1024 bytes over three entries of two MRs, out of order. */
+		lb = (struct layout){ .repeat = 1, .num = 3,
+				      .p = { { b[0], 100, 1100, 0 }, { b[1], 1000, 1500, 0 },
+					     { b[0], 4000, 400, 0 } } };
+		la = (struct layout){ .repeat = 1, .num = 4,
+				      .p = { { a[0], 7, 33, 0 }, { a[1], 64, 2000, 0 },
+					     { a[0], 5000, 1, 0 }, { a[1], 6000, 966, 0 } } };
+		check_key(&lb, &la, "MR_LIST");
+	}
 	pair_done();
 }
 
 static void check_mr_interleaved(void)
 {
-	struct buf *b1, *b2, *a1, *a2;
+	struct buf *b[2], *a[2];
 	struct layout lb, la;
 
-	if (!pair_open_dv())
-		goto out;
-	b1 = mr_buf(&dev_b, UNTOUCHED);
-	b2 = mr_buf(&dev_b, UNTOUCHED);
-	a1 = mr_buf(&dev_a, UNTOUCHED);
-	a2 = mr_buf(&dev_a, UNTOUCHED);
-	if (!b1 || !b2 || !a1 || !a2)
-		goto out;
-	/* The man page's example, repeated 5 times: 512 + 8 bytes a block, 4 skipped after 512. */
-	lb = (struct layout){ .interleaved = true, .repeat = 5, .num = 2,
-			      .p = { { b1, 0, 512, 4 }, { b2, 0, 8, 0 } } };
-	la = (struct layout){ .interleaved = true, .repeat = 7, .num = 3,
-			      .p = { { a1, 3, 100, 28 }, { a2, 10, 1, 9 }, { a1, 4096, 200, 0 } } };
-	check_key(&lb, &la, "MR_INTERLEAVED");
-out:
+	if (pair_with_mrs(b, 2, a, 2)) {
+		/* The man page's example, repeated 5 times: 512 + 8 bytes a block, 4 skipped after 512. */
+		lb = (struct layout){ .interleaved = true, .repeat = 5, .num = 2,
+				      .p = { { b[0], 0, 512, 4 }, { b[1], 0, 8, 0 } } };
+		la = (struct layout){ .interleaved = true, .repeat = 7, .num = 3,
+				      .p = { { a[0], 3, 100, 28 }, { a[1], 10, 1, 9 },
+					     { a[0], 4096, 200, 0 } } };
+		check_key(&lb, &la, "MR_INTERLEAVED");
+	}
 	pair_done();
 }
 
@@ -361,41 +378,45 @@ static void expect_refused(struct mlx5dv_mkey *kb, const struct layout *lb, size
 	check_layout(lb, 0, 0, 9, UNTOUCHED, what);
 }
 
-static void check_access_refused(void)
+/* A WRITE of len at raddr through a key of two 100-byte entries, with access, must be refused. */
+static void refused_on_two_entries(uint32_t access, size_t raddr, size_t len, bool dereg,
+				   const char *what)
 {
 	struct mlx5dv_mkey *kb;
-	struct buf *b1, *b2;
+	struct buf *b[2];
 	struct layout lb;
 
-	if (!pair_open_dv() || !(b1 = mr_buf(&dev_b, UNTOUCHED)) || !(b2 = mr_buf(&dev_b, UNTOUCHED)))
-		goto out;
-	lb = (struct layout){ .repeat = 1, .num = 2, .p = { { b1, 0, 100, 0 }, { b2, 0, 100, 0 } } };
-	kb = mkey_new(&dev_b, 2, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT);
-	if (kb && umr(&pair.b, kb, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE, &lb,
-		      "UMR without remote write"))
-		expect_refused(kb, &lb, 0, 200, "WRITE through a key without remote write");
-	if (kb)
-		mlx5dv_destroy_mkey(kb);
-out:
+	if (pair_with_mrs(b, 2, NULL, 0)) {
+		lb = (struct layout){ .repeat = 1, .num = 2,
+				      .p = { { b[0], 0, 100, 0 }, { b[1], 1000, 100, 0 } } };
+		kb = key_b(&lb, access, 0);
+		if (kb) {
+			if (dereg) {
+				check(ibv_dereg_mr(b[1]->mr) == 0, "dereg the second MR under the key");
+				b[1]->mr = NULL;
+			}
+			expect_refused(kb, &lb, raddr, len, what);
+			mlx5dv_destroy_mkey(kb);
+		}
+	}
 	pair_done();
+}
+
+static void check_access_refused(void)
+{
+	refused_on_two_entries(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE, 0, 200, false,
+			       "WRITE through a key without remote write");
 }
 
 static void check_bounds(void)
 {
-	struct mlx5dv_mkey *kb;
-	struct buf *b1;
-	struct layout lb;
+	refused_on_two_entries(KEY_ACCESS, 150, 51, false, "WRITE one byte past the key's end");
+}
 
-	if (!pair_open_dv() || !(b1 = mr_buf(&dev_b, UNTOUCHED)))
-		goto out;
-	lb = (struct layout){ .repeat = 1, .num = 2, .p = { { b1, 0, 100, 0 }, { b1, 1000, 100, 0 } } };
-	kb = mkey_new(&dev_b, 2, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT);
-	if (kb && umr(&pair.b, kb, KEY_ACCESS, &lb, "UMR of 200 bytes"))
-		expect_refused(kb, &lb, 150, 51, "WRITE one byte past the key's end");
-	if (kb)
-		mlx5dv_destroy_mkey(kb);
-out:
-	pair_done();
+/* An MR deregistered under a laid-out key: nothing reaches where it was. */
+static void check_mr_gone(void)
+{
+	refused_on_two_entries(KEY_ACCESS, 50, 100, true, "WRITE reaching a deregistered MR");
 }
 
 /* LOCAL_INV through b's QP frees the key: what worked before is refused after. */
@@ -403,17 +424,16 @@ static void check_local_inv(void)
 {
 	struct ibv_send_wr inv = { .wr_id = 0x800, .opcode = IBV_WR_LOCAL_INV,
 				   .send_flags = IBV_SEND_SIGNALED };
-	struct mlx5dv_mkey *kb;
-	struct buf *b1, *src;
+	struct mlx5dv_mkey *kb = NULL;
+	struct buf *b[1], *src;
 	struct layout lb;
 
-	if (!pair_open_dv() || !(b1 = mr_buf(&dev_b, UNTOUCHED)) ||
-	    !(src = buf_new(&dev_a, 64, 64, MR_ACCESS, 0)))
+	if (!pair_with_mrs(b, 1, NULL, 0) || !(src = buf_new(&dev_a, 64, 64, MR_ACCESS, 0)))
 		goto out;
-	lb = (struct layout){ .repeat = 1, .num = 1, .p = { { b1, 64, 64, 0 } } };
-	kb = mkey_new(&dev_b, 1, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT);
-	if (!kb || !umr(&pair.b, kb, KEY_ACCESS, &lb, "UMR"))
-		goto key;
+	lb = (struct layout){ .repeat = 1, .num = 1, .p = { { b[0], 64, 64, 0 } } };
+	kb = key_b(&lb, KEY_ACCESS, 0);
+	if (!kb)
+		goto out;
 	fill_pattern(src->p, 64, 3, 0);
 	check(rdma(IBV_WR_RDMA_WRITE, src->mr->lkey, raddr_of(src, 0), 64, kb->rkey, 0, 8) ==
 	      IBV_WC_SUCCESS, "WRITE before LOCAL_INV: completes");
@@ -426,18 +446,17 @@ static void check_local_inv(void)
 	check(rdma(IBV_WR_RDMA_WRITE, src->mr->lkey, raddr_of(src, 0), 64, kb->rkey, 0, 9) ==
 	      IBV_WC_REM_ACCESS_ERR, "WRITE after LOCAL_INV: remote access error");
 	check_layout(&lb, 0, 64, 3, UNTOUCHED, "WRITE after LOCAL_INV");
-key:
+out:
 	if (kb)
 		mlx5dv_destroy_mkey(kb);
-out:
 	pair_done();
 }
 
 /* SEND_WITH_INV of b's key: taken for a key made with REMOTE_INVALIDATE, refused otherwise. */
 static void send_inv(bool allowed)
 {
-	struct mlx5dv_mkey *kb;
-	struct buf *b1, *rbuf, *src;
+	struct mlx5dv_mkey *kb = NULL;
+	struct buf *b[1], *rbuf, *src;
 	struct layout lb;
 	struct ibv_sge rsge, ssge;
 	struct ibv_recv_wr rwr = { .wr_id = 0x910, .sg_list = &rsge, .num_sge = 1 };
@@ -445,20 +464,18 @@ static void send_inv(bool allowed)
 				   .opcode = IBV_WR_SEND_WITH_INV, .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_wc wc;
 
-	if (!pair_open_dv() || !(b1 = mr_buf(&dev_b, UNTOUCHED)) ||
-	    !(rbuf = buf_new(&dev_b, 64, 64, MR_ACCESS, 0)) ||
+	if (!pair_with_mrs(b, 1, NULL, 0) || !(rbuf = buf_new(&dev_b, 64, 64, MR_ACCESS, 0)) ||
 	    !(src = buf_new(&dev_a, 64, 64, MR_ACCESS, 0)))
 		goto out;
-	lb = (struct layout){ .repeat = 1, .num = 1, .p = { { b1, 0, 64, 0 } } };
-	kb = mkey_new(&dev_b, 1, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
-				 (allowed ? MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE : 0));
-	if (!kb || !umr(&pair.b, kb, KEY_ACCESS, &lb, "UMR"))
-		goto key;
+	lb = (struct layout){ .repeat = 1, .num = 1, .p = { { b[0], 0, 64, 0 } } };
+	kb = key_b(&lb, KEY_ACCESS, allowed ? MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE : 0);
+	if (!kb)
+		goto out;
 	rsge = sge_of(rbuf, 0, 64);
 	ssge = sge_of(src, 0, 16);
 	swr.invalidate_rkey = kb->rkey;
 	if (!post_recv(pair.b.qp, &rwr, "RECV") || !post_send(pair.a.qp, &swr, "SEND_WITH_INV"))
-		goto key;
+		goto out;
 	if (allowed) {
 		expect_wc(pair.b.recv_cq, "SEND_WITH_INV of a key made with REMOTE_INVALIDATE",
 			  (struct want){ 0x910, IBV_WC_SUCCESS, IBV_WC_RECV, 16 }, &wc);
@@ -471,10 +488,9 @@ static void send_inv(bool allowed)
 		expect_wc(pair.a.send_cq, "SEND_WITH_INV of a key made without REMOTE_INVALIDATE",
 			  (struct want){ 0x911, IBV_WC_REM_INV_REQ_ERR, -1, -1 }, NULL);
 	}
-key:
+out:
 	if (kb)
 		mlx5dv_destroy_mkey(kb);
-out:
 	pair_done();
 }
 
@@ -484,92 +500,87 @@ static void check_send_inv(void)
 	send_inv(false);
 }
 
-/* An MR deregistered under a laid-out key: nothing reaches where it was. */
-static void check_mr_gone(void)
+/* A batch on b's QP that starts with mlx5dv_wr_mkey_configure of kb; the caller's setters follow. */
+static void configure_begin(struct mlx5dv_mkey *kb, unsigned int wr_flags, uint8_t num_setters)
 {
-	struct mlx5dv_mkey *kb;
-	struct buf *b1, *b2;
-	struct layout lb;
+	struct mlx5dv_mkey_conf_attr conf = { 0 };
 
-	if (!pair_open_dv() || !(b1 = mr_buf(&dev_b, UNTOUCHED)) || !(b2 = mr_buf(&dev_b, UNTOUCHED)))
-		goto out;
-	lb = (struct layout){ .repeat = 1, .num = 2, .p = { { b1, 0, 100, 0 }, { b2, 0, 100, 0 } } };
-	kb = mkey_new(&dev_b, 2, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT);
-	if (kb && umr(&pair.b, kb, KEY_ACCESS, &lb, "UMR")) {
-		check(ibv_dereg_mr(b2->mr) == 0, "dereg the second MR under the key");
-		b2->mr = NULL;
-		expect_refused(kb, &lb, 50, 100, "WRITE reaching a deregistered MR");
-	}
-	if (kb)
-		mlx5dv_destroy_mkey(kb);
-out:
-	pair_done();
+	ibv_wr_start(qpx_b);
+	qpx_b->wr_id = 0x700;
+	qpx_b->wr_flags = wr_flags;
+	mlx5dv_wr_mkey_configure(mqp_b, kb, num_setters, &conf);
+}
+
+/* The batch's ibv_wr_complete must give want. */
+static void configure_end(int want, const char *what)
+{
+	int ret = ibv_wr_complete(qpx_b);
+
+	check(ret == want, "%s: %s (%s)", what, want ? strerror(want) : "posted", strerror(ret));
 }
 
 /* mlx5dv_wr_mkey_configure with its setters, and their errors as libmlx5 gives them. */
 static void check_mkey_configure(void)
 {
-	struct mlx5dv_mkey_conf_attr conf = { 0 };
-	struct mlx5dv_mkey *kb;
-	struct buf *b1, *b2, *src;
-	struct ibv_sge sge[2];
-	struct layout lb;
-	int ret;
+	struct mlx5dv_mkey *kb = NULL;
+	struct buf *b[2], *src;
+	struct ibv_sge sge[5];
+	struct mlx5dv_mr_interleaved data;
+	struct layout lb, li;
 
-	if (!pair_open_dv() || !(b1 = mr_buf(&dev_b, UNTOUCHED)) ||
-	    !(b2 = mr_buf(&dev_b, UNTOUCHED)) || !(src = buf_new(&dev_a, 1600, 1600, MR_ACCESS, 0)))
+	if (!pair_with_mrs(b, 2, NULL, 0) || !(src = buf_new(&dev_a, 1600, 1600, MR_ACCESS, 0)) ||
+	    !(kb = mkey_new(&dev_b, 2, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT)))
 		goto out;
-	lb = (struct layout){ .repeat = 1, .num = 2, .p = { { b1, 64, 1000, 0 }, { b2, 5, 600, 0 } } };
-	kb = mkey_new(&dev_b, 2, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT);
-	if (!kb)
-		goto out;
-	sge[0] = sge_of(b1, 64, 1000);
-	sge[1] = sge_of(b2, 5, 600);
-	ibv_wr_start(qpx_b);
-	qpx_b->wr_id = 0x700;
-	qpx_b->wr_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
-	mlx5dv_wr_mkey_configure(mqp_b, kb, 2, &conf);
+	lb = (struct layout){ .repeat = 1, .num = 2,
+			      .p = { { b[0], 64, 1000, 0 }, { b[1], 5, 600, 0 } } };
+	sge[0] = sge[2] = sge[4] = sge_of(b[0], 64, 1000);
+	sge[1] = sge[3] = sge_of(b[1], 5, 600);
+	configure_begin(kb, IBV_SEND_INLINE | IBV_SEND_SIGNALED, 2);
 	mlx5dv_wr_set_mkey_access_flags(mqp_b, KEY_ACCESS);
 	mlx5dv_wr_set_mkey_layout_list(mqp_b, 2, sge);
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == 0, "mkey_configure, access flags, layout list: posted (%s)", strerror(ret));
-	if (!ret && expect_wc(pair.b.send_cq, "mkey_configure",
-			      (struct want){ 0x700, IBV_WC_SUCCESS, IBV_WC_DRIVER1, -1 }, NULL)) {
+	configure_end(0, "mkey_configure, access flags, layout list");
+	if (expect_wc(pair.b.send_cq, "mkey_configure",
+		      (struct want){ 0x700, IBV_WC_SUCCESS, IBV_WC_DRIVER1, -1 }, NULL)) {
 		fill_pattern(src->p, 1600, 5, 0);
 		check(rdma(IBV_WR_RDMA_WRITE, src->mr->lkey, raddr_of(src, 0), 1600, kb->rkey, 0,
-			   10) == IBV_WC_SUCCESS, "WRITE through the configured key: completes");
-		check_layout(&lb, 0, 1600, 5, UNTOUCHED, "WRITE through the configured key");
+			   10) == IBV_WC_SUCCESS, "WRITE through the list key: completes");
+		check_layout(&lb, 0, 1600, 5, UNTOUCHED, "WRITE through the list key");
+	}
+	/* Laid out anew over the same key, the access kept: 3 x (100 bytes, 50 skipped). */
+	li = (struct layout){ .interleaved = true, .repeat = 3, .num = 1,
+			      .p = { { b[1], 2000, 100, 50 } } };
+	data = (struct mlx5dv_mr_interleaved){ .addr = raddr_of(b[1], 2000), .bytes_count = 100,
+					       .bytes_skip = 50, .lkey = b[1]->mr->lkey };
+	layout_reset(&lb, UNTOUCHED);
+	configure_begin(kb, IBV_SEND_INLINE | IBV_SEND_SIGNALED, 1);
+	mlx5dv_wr_set_mkey_layout_interleaved(mqp_b, 3, 1, &data);
+	configure_end(0, "mkey_configure, layout interleaved");
+	if (expect_wc(pair.b.send_cq, "mkey_configure again",
+		      (struct want){ 0x700, IBV_WC_SUCCESS, IBV_WC_DRIVER1, -1 }, NULL)) {
+		check(rdma(IBV_WR_RDMA_WRITE, src->mr->lkey, raddr_of(src, 0), 300, kb->rkey, 0,
+			   11) == IBV_WC_SUCCESS, "WRITE through the key laid out anew: completes");
+		check_layout(&li, 0, 300, 5, UNTOUCHED, "WRITE through the key laid out anew");
+		check_untouched(b[0]->p, MR_BYTES, UNTOUCHED, "the MR of the old layout only");
 	}
 
 	/* The builder's and setters' errors fail the batch, as mlx5's mqp->err. */
-	ibv_wr_start(qpx_b);
-	qpx_b->wr_flags = IBV_SEND_SIGNALED;
-	mlx5dv_wr_mkey_configure(mqp_b, kb, 0, &conf);
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == EOPNOTSUPP, "mkey_configure without IBV_SEND_INLINE: EOPNOTSUPP (%s)",
-	      strerror(ret));
-	ibv_wr_start(qpx_b);
-	qpx_b->wr_flags = IBV_SEND_INLINE;
-	mlx5dv_wr_mkey_configure(mqp_b, kb, 2, &conf);
+	configure_begin(kb, IBV_SEND_SIGNALED, 0);
+	configure_end(EOPNOTSUPP, "mkey_configure without IBV_SEND_INLINE");
+	configure_begin(kb, IBV_SEND_INLINE, 2);
 	mlx5dv_wr_set_mkey_access_flags(mqp_b, KEY_ACCESS);
 	mlx5dv_wr_set_mkey_access_flags(mqp_b, KEY_ACCESS);
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == EINVAL, "access flags set twice: EINVAL (%s)", strerror(ret));
+	configure_end(EINVAL, "access flags set twice");
+	configure_begin(kb, IBV_SEND_INLINE, 1);
+	mlx5dv_wr_set_mkey_layout_list(mqp_b, 5, sge);
+	configure_end(ENOMEM, "a layout of more entries than the key has");
+	configure_begin(kb, IBV_SEND_INLINE, 2);
+	configure_end(EINVAL, "setters missing");
 	ibv_wr_start(qpx_b);
-	qpx_b->wr_flags = IBV_SEND_INLINE;
-	mlx5dv_wr_mkey_configure(mqp_b, kb, 1, &conf);
-	mlx5dv_wr_set_mkey_layout_list(mqp_b, 5, (struct ibv_sge[5]){ sge[0], sge[1], sge[0],
-								     sge[1], sge[0] });
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == ENOMEM, "a layout of more entries than the key has: ENOMEM (%s)",
-	      strerror(ret));
-	ibv_wr_start(qpx_b);
-	qpx_b->wr_flags = IBV_SEND_INLINE;
 	mlx5dv_wr_set_mkey_access_flags(mqp_b, KEY_ACCESS);
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == EINVAL, "a setter without mkey_configure: EINVAL (%s)", strerror(ret));
-	mlx5dv_destroy_mkey(kb);
+	configure_end(EINVAL, "a setter without mkey_configure");
 out:
+	if (kb)
+		mlx5dv_destroy_mkey(kb);
 	pair_done();
 }
 
@@ -579,9 +590,7 @@ static void check_offloads_refused(void)
 	struct mlx5dv_mkey_init_attr attr = { .pd = dev_b.pd, .max_entries = 4 };
 	struct mlx5dv_sig_block_attr sig = { 0 };
 	struct mlx5dv_crypto_attr crypto = { 0 };
-	struct mlx5dv_mkey_conf_attr conf = { 0 };
 	struct mlx5dv_mkey *kb;
-	int ret;
 
 	attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
 	errno = 0;
@@ -591,27 +600,22 @@ static void check_offloads_refused(void)
 	errno = 0;
 	check(!mlx5dv_create_mkey(&attr) && errno == EOPNOTSUPP,
 	      "mlx5dv_create_mkey with CRYPTO: NULL, EOPNOTSUPP");
-	if (!pair_open_dv())
-		goto out;
-	kb = mkey_new(&dev_b, 4, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT);
-	if (!kb)
-		goto out;
-	check(mlx5dv_mkey_check(kb, &(struct mlx5dv_mkey_err){ 0 }) == EINVAL,
-	      "mlx5dv_mkey_check of a key without signature: EINVAL");
-	ibv_wr_start(qpx_b);
-	qpx_b->wr_flags = IBV_SEND_INLINE;
-	mlx5dv_wr_mkey_configure(mqp_b, kb, 1, &conf);
-	mlx5dv_wr_set_mkey_sig_block(mqp_b, &sig);
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == EINVAL, "mlx5dv_wr_set_mkey_sig_block: EINVAL (%s)", strerror(ret));
-	ibv_wr_start(qpx_b);
-	qpx_b->wr_flags = IBV_SEND_INLINE;
-	mlx5dv_wr_mkey_configure(mqp_b, kb, 1, &conf);
-	mlx5dv_wr_set_mkey_crypto(mqp_b, &crypto);
-	ret = ibv_wr_complete(qpx_b);
-	check(ret == EINVAL, "mlx5dv_wr_set_mkey_crypto: EINVAL (%s)", strerror(ret));
-	check(mlx5dv_destroy_mkey(kb) == 0, "mlx5dv_destroy_mkey");
-out:
+	attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+	attr.max_entries = 17;
+	errno = 0;
+	check(!mlx5dv_create_mkey(&attr) && errno == EINVAL,
+	      "mlx5dv_create_mkey of more entries than max_klm_list_size: NULL, EINVAL");
+	if (pair_open_dv() && (kb = mkey_new(&dev_b, 4, MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT))) {
+		check(mlx5dv_mkey_check(kb, &(struct mlx5dv_mkey_err){ 0 }) == EINVAL,
+		      "mlx5dv_mkey_check of a key without signature: EINVAL");
+		configure_begin(kb, IBV_SEND_INLINE, 1);
+		mlx5dv_wr_set_mkey_sig_block(mqp_b, &sig);
+		configure_end(EINVAL, "mlx5dv_wr_set_mkey_sig_block");
+		configure_begin(kb, IBV_SEND_INLINE, 1);
+		mlx5dv_wr_set_mkey_crypto(mqp_b, &crypto);
+		configure_end(EINVAL, "mlx5dv_wr_set_mkey_crypto");
+		check(mlx5dv_destroy_mkey(kb) == 0, "mlx5dv_destroy_mkey");
+	}
 	pair_done();
 }
 
