@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/client.h"
@@ -105,14 +106,37 @@ int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_
 	w->num_sge = 0;
 	w->is_inline = true;
 	xlat = (size_t)be16toh(w->umr_ctrl.klm_octowords) * KLM_BYTES;
-	/* The translation by pointer (not inline) is what libmlx5 never writes: refused. */
-	if (xlat && !(w->umr_ctrl.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE))
-		return -EOPNOTSUPP;
-	if (xlat > (size_t)(end - seg) || xlat > sizeof(w->inline_data))
+	if (xlat > sizeof(w->inline_data))
+		return -EINVAL;
+	w->length = (uint32_t)xlat;
+	if (xlat && !(w->umr_ctrl.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE)) {
+		struct mlx5_wqe_data_seg d;
+
+		/* By pointer: one data segment naming the translation in registered memory. */
+		if ((size_t)(end - seg) < sizeof(d))
+			return -EINVAL;
+		memcpy(&d, seg, sizeof(d));
+		w->is_inline = false;
+		w->num_sge = 1;
+		w->sge[0] = (struct rocemu_sge){ .addr = be64toh(d.addr), .key = be32toh(d.lkey),
+						 .length = be32toh(d.byte_count) };
+		return w->sge[0].length >= xlat ? 0 : -EINVAL;
+	}
+	if (xlat > (size_t)(end - seg))
 		return -EINVAL;
 	memcpy(w->inline_data, seg, xlat);
-	w->length = (uint32_t)xlat;
 	return 0;
+}
+
+/* The translation of a UMR by pointer into buf (w->length bytes), read through its lkey. */
+static int xlat_read(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, uint8_t *buf)
+{
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
+	struct iovec local = { buf, w->length };
+	unsigned int n;
+	int err = rocemu_dma_sgl(qp, w->sge, 1, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS, &n);
+
+	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, &local, 1, remote, n, false);
 }
 
 static uint32_t be32_at(const uint8_t *p)
@@ -200,16 +224,16 @@ static int layout_check(const struct rocemu_qp *qp, const struct rocemu_mkey_lay
 	return 0;
 }
 
-/* The UMR's translation into l (its entries bounded by the key's). */
-static int layout_parse(struct rocemu_mkey_layout *l, const struct rocemu_send_wqe *w)
+/* A translation of len bytes into l (its entries bounded by the key's). */
+static int layout_parse(struct rocemu_mkey_layout *l, const uint8_t *t, uint32_t len)
 {
-	uint32_t count = w->length / KLM_BYTES;
+	uint32_t count = len / KLM_BYTES;
 
 	if (count > l->max_entries)
 		return -EINVAL;
-	if (count && be32_at(w->inline_data + 4) == ROCEMU_UMR_REPEAT_OP)
-		return repeat_block_parse(l, w->inline_data, count);
-	klm_list_parse(l, w->inline_data, count);
+	if (count && be32_at(t + 4) == ROCEMU_UMR_REPEAT_OP)
+		return repeat_block_parse(l, t, count);
+	klm_list_parse(l, t, count);
 	return 0;
 }
 
@@ -227,6 +251,7 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	const struct mlx5_wqe_mkey_context_seg *mkc = &w->umr_mkc;
 	uint64_t mask = be64toh(w->umr_ctrl.mkey_mask);
 	uint32_t key = be32toh(w->imm), access;
+	uint8_t by_pointer[sizeof(w->inline_data)];
 	struct rocemu_mkey_layout next;
 	struct rocemu_mkey_ref ref;
 	struct rocemu_mr *mr;
@@ -245,7 +270,9 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 		return -EOPNOTSUPP;
 	next = *mr->indirect;
 	if (w->length) {
-		err = layout_parse(&next, w);
+		err = w->is_inline ? 0 : xlat_read(qp, w, by_pointer);
+		if (!err)
+			err = layout_parse(&next, w->is_inline ? w->inline_data : by_pointer, w->length);
 		if (!err)
 			err = layout_check(qp, &next);
 		if (err)

@@ -13,7 +13,8 @@
  * Errors of a UMR: -ENOKEY, -EPERM, -EACCES, -ERANGE for its key or an
  * entry's (as rocemu_mkey_resolve), -EINVAL for a malformed WQE or a
  * layout past the key's entries, -EOPNOTSUPP for what the device lacks
- * (signature and crypto BSFs, tag updates, a translation not inline).
+ * (signature and crypto BSFs, tag updates). The translation is inline
+ * (what libmlx5 writes) or in registered memory a data segment names.
  */
 #ifndef ROCEMU_EMULATOR_MKEY_INDIRECT_H
 #define ROCEMU_EMULATOR_MKEY_INDIRECT_H
@@ -55,7 +56,8 @@ int rocemu_mkey_destroy(struct rocemu_client *c, uint32_t handle);
 
 /*
  * The UMR WQE after its ctrl segment, [seg, end): the UMR control and
- * mkey context segments and the inline translation, into w.
+ * mkey context segments, and the inline translation into w->inline_data
+ * or the data segment naming it into w->sge[0]; w->length its bytes.
  */
 int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_wqe *w);
 /* Execute the UMR w on qp: its mkey takes the new layout, access and state at once. */

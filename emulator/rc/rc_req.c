@@ -93,7 +93,9 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err)
 	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
 				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
 				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
-				     .fence = !!(w->fm_ce_se & MLX5_WQE_CTRL_FENCE) };
+				     /* libmlx5's UMRs carry the small fence: it waits as a fence does */
+				     .fence = !!(w->fm_ce_se & (MLX5_WQE_CTRL_FENCE |
+								MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) };
 	req->head++;
 	req->sq_bb += w->bbs ? w->bbs : 1;
 	if (*err) {
