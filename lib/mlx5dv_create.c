@@ -4,7 +4,8 @@
  * attributes are checked as mlx5's create_cq and create_qp check them on
  * a ConnectX without CQE compression, CQE padding, DC (for now), tunnel
  * or TIR offloads, packet-based credits or signature pipelining; what is
- * left is an ordinary CQ or QP.
+ * left is an ordinary CQ or QP, an RC QP with the mkey send ops
+ * (mlx5dv_mkey.c) when asked.
  */
 #include "shim.h"
 #include "dv.h"

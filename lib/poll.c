@@ -16,7 +16,6 @@
 /* Yields after which an idle poller looks whether the daemon hung up: one poll(2) per 1024. */
 #define POLL_CHECK_EVERY 64
 
-/* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
 /* The SQ entry of a CQE's wqe_counter: 16 bits of the BB counter, extended from the tail. */
 static uint32_t sq_idx(const struct rocemu_sq *sq, uint16_t wqe_counter)
 {
@@ -33,6 +32,7 @@ static enum ibv_wc_opcode sq_wc_opcode(const struct rocemu_sq *sq, const struct 
 		       ? IBV_WC_DRIVER1 : (enum ibv_wc_opcode)op->wc_opcode;
 }
 
+/* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
 static uint64_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 {
 	uint32_t idx = sq_idx(sq, wqe_counter);
