@@ -25,11 +25,14 @@ static uint32_t sq_idx(const struct rocemu_sq *sq, uint16_t wqe_counter)
 }
 
 /* A UMR WQE is a window bind or, posted as IBV_WR_DRIVER1, an mkey's UMR (MLX5DV_WC_UMR). */
-static enum ibv_wc_opcode sq_wc_opcode(const struct rocemu_sq *sq, const struct mlx5_cqe64 *cqe,
-				       const struct rocemu_wqe_op *op)
+static enum ibv_wc_opcode sq_wc_opcode(const struct rocemu_sq *sq, const struct mlx5_cqe64 *cqe)
 {
-	return sq->wr_opcode[sq_idx(sq, be16toh(cqe->wqe_counter))] == IBV_WR_DRIVER1
-		       ? IBV_WC_DRIVER1 : (enum ibv_wc_opcode)op->wc_opcode;
+	uint8_t opcode = rocemu_cqe_wqe_opcode(cqe);
+
+	if (opcode == MLX5_OPCODE_UMR &&
+	    sq->wr_opcode[sq_idx(sq, be16toh(cqe->wqe_counter))] == IBV_WR_DRIVER1)
+		return IBV_WC_DRIVER1;
+	return (enum ibv_wc_opcode)rocemu_wqe_op(opcode)->wc_opcode;
 }
 
 /* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
@@ -86,7 +89,7 @@ static void parse_req(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, s
 {
 	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
 
-	wc->opcode = sq_wc_opcode(&src->qp->sq, cqe, op);
+	wc->opcode = sq_wc_opcode(&src->qp->sq, cqe);
 	wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 	wc->status = IBV_WC_SUCCESS;
 	wc->wc_flags = op->wc_flags;
@@ -124,7 +127,7 @@ static void parse_err(const struct rocemu_cq *cq, const struct cqe_src *src,
 	wc->status = rocemu_cqe_error_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;
 	if (sq) {
-		wc->opcode = sq_wc_opcode(&src->qp->sq, cqe, rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe)));
+		wc->opcode = sq_wc_opcode(&src->qp->sq, cqe);
 		wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 	} else {
 		wc->wr_id = recv_complete(src, cqe);
