@@ -19,13 +19,15 @@ int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, boo
 	uint64_t va = rocemu_atmeth_va(atmeth), value;
 	struct iovec local = { &value, ATOMIC_BYTES };
 	struct rocemu_dma_seg remote;
+	unsigned int n;
 	int err;
 
 	/* IBTA C9-139: misaligned atomics are invalid requests. */
 	if (va & (ATOMIC_BYTES - 1))
 		return -EINVAL;
+	/* Its 8 bytes are one piece of memory, also through an indirect key. */
 	err = rocemu_dma_rkey(qp, rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
-			      IBV_ACCESS_REMOTE_ATOMIC, &remote);
+			      IBV_ACCESS_REMOTE_ATOMIC, &remote, 1, &n);
 	if (err)
 		return err;
 	err = rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, &local, 1, &remote, 1, false);

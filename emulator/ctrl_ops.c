@@ -14,6 +14,7 @@
 #include "emulator/dm.h"
 #include "emulator/fault_inject.h"
 #include "emulator/mcast.h"
+#include "emulator/mkey_indirect.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -160,6 +161,16 @@ static int op_import_dm(struct rocemu_client *c, const void *req, struct rocemu_
 static int op_reg_dm_mr(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_dm_reg_mr(c, req, reply->body);
+}
+
+static int op_create_mkey(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mkey_create(c, req, reply->body);
+}
+
+static int op_destroy_mkey(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_mkey_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
 static int op_alloc_mw(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
@@ -468,6 +479,8 @@ static const struct {
 	[ROCEMU_OP_OPEN_QP] = { op_open_qp, true },
 	[ROCEMU_OP_SET_CAPTURE] = { op_set_capture, false },
 	[ROCEMU_OP_TRACE] = { op_trace, false },
+	[ROCEMU_OP_CREATE_MKEY] = { op_create_mkey, true },
+	[ROCEMU_OP_DESTROY_MKEY] = { op_destroy_mkey, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -5,26 +5,51 @@
 #include <limits.h>
 
 #include "emulator/mkey.h"
+#include "emulator/mkey_indirect.h"
+#include "emulator/pd_mr.h"
 
-int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
-		    unsigned int access, struct rocemu_dma_seg *seg)
+int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n,
+		       uint64_t addr, uint64_t len, pid_t pid)
+{
+	if (!remote)
+		return 0;
+	if (*n == max)
+		return -EMSGSIZE;
+	remote[*n].iov.iov_base = (void *)(uintptr_t)addr;
+	remote[*n].iov.iov_len = (size_t)len;
+	remote[*n].pid = pid;
+	(*n)++;
+	return 0;
+}
+
+/* [va, va + len) through key as segments appended to remote: one, or an indirect key's pieces. */
+static int key_segs(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use, uint64_t va,
+		    uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
+		    unsigned int max, unsigned int *n)
 {
 	struct rocemu_mkey_ref ref;
-	int err = rocemu_mkey_resolve(qp, rkey, ROCEMU_MKEY_REMOTE, va, len, access, &ref);
+	int err = rocemu_mkey_resolve(qp, key, use, va, len, access, &ref);
 
-	if (!err) {
-		seg->iov.iov_base = (void *)(uintptr_t)ref.addr;
-		seg->iov.iov_len = (size_t)len;
-		seg->pid = ref.pid;
-	}
-	return err;
+	if (err)
+		return err;
+	if (ref.mr->indirect)
+		return rocemu_mkey_indirect_segs(qp, ref.mr->indirect, ref.addr, len, access, remote,
+						 max, n);
+	return rocemu_dma_seg_add(remote, max, n, ref.addr, len, ref.pid);
+}
+
+int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+		    unsigned int access, struct rocemu_dma_seg *remote, unsigned int max,
+		    unsigned int *n)
+{
+	*n = 0;
+	return key_segs(qp, rkey, ROCEMU_MKEY_REMOTE, va, len, access, remote, max, n);
 }
 
 int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, unsigned int nsge,
 		   uint64_t offset, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		   unsigned int max, unsigned int *n)
 {
-	struct rocemu_mkey_ref ref;
 	uint64_t take;
 	unsigned int i;
 	int err;
@@ -38,16 +63,10 @@ int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, uns
 		take = sge[i].length - offset;
 		if (take > len)
 			take = len;
-		err = rocemu_mkey_resolve(qp, sge[i].key, ROCEMU_MKEY_LOCAL, sge[i].addr + offset, take,
-					  access, &ref);
+		err = key_segs(qp, sge[i].key, ROCEMU_MKEY_LOCAL, sge[i].addr + offset, take, access,
+			       remote, max, n);
 		if (err)
 			return err;
-		if (*n == max)
-			return -EMSGSIZE;
-		remote[*n].iov.iov_base = (void *)(uintptr_t)ref.addr;
-		remote[*n].iov.iov_len = take;
-		remote[*n].pid = ref.pid;
-		(*n)++;
 		len -= take;
 		offset = 0;
 	}

@@ -32,22 +32,32 @@ struct rocemu_dma_seg {
 	pid_t pid;
 };
 
+/* Segments one packet's data may take: SGEs, each perhaps an indirect key of many pieces. */
+#define ROCEMU_DMA_MAX_SEGS 256
+
 /*
- * Check remote access to [va, va + len) through rkey, an MR's or a
- * window's, for target QP qp (in qp's PD, allowing access,
- * IBV_ACCESS_REMOTE_*). On success *seg is where those bytes are.
+ * Check remote access to [va, va + len) through rkey, an MR's, a
+ * window's or an indirect mkey's, for target QP qp (in qp's PD, allowing
+ * access, IBV_ACCESS_REMOTE_*), and turn it into at most max segments in
+ * remote (*n of them; -EMSGSIZE past max). remote NULL: check only.
  */
 int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
-		    unsigned int access, struct rocemu_dma_seg *seg);
+		    unsigned int access, struct rocemu_dma_seg *remote, unsigned int max,
+		    unsigned int *n);
 
 /*
  * Check bytes [offset, offset + len) of qp's local SGE list (lkeys of
  * qp's ufile and PD; access 0 to read, IBV_ACCESS_LOCAL_WRITE to
  * write) and turn them into at most max segments in remote (*n of them).
+ * remote NULL: check only.
  */
 int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, unsigned int nsge,
 		   uint64_t offset, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		   unsigned int max, unsigned int *n);
+
+/* Append [addr, addr + len) of process pid to remote[*n] (NULL: nothing); -EMSGSIZE past max. */
+int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n,
+		       uint64_t addr, uint64_t len, pid_t pid);
 
 /*
  * Copy between our local iovecs and checked remote segments (to_remote:

@@ -31,6 +31,11 @@ enum rocemu_mkey_use {
 	ROCEMU_MKEY_INVALIDATE,	/* an MR or window to invalidate: qp's client and PD only */
 };
 
+/*
+ * An indirect mkey (mr->indirect) resolves as an MR whose iova space is
+ * its zero-based layout: addr is then the offset into the layout, which
+ * rocemu_mkey_indirect_segs turns into memory.
+ */
 struct rocemu_mkey_ref {
 	struct rocemu_mr *mr;	/* NULL only for an unbound window to invalidate */
 	struct rocemu_mw *mw;	/* the window, or NULL for the MR's own key */

@@ -9,6 +9,7 @@
 
 #include "emulator/dm.h"
 #include "emulator/mkey.h"
+#include "emulator/mkey_indirect.h"
 #include "emulator/mw.h"
 #include "emulator/proc_maps.h"
 #include "emulator/qp.h"
@@ -124,7 +125,8 @@ static struct rocemu_mr *mr_lookup(struct rocemu_client *c, uint32_t handle)
 {
 	struct rocemu_mr *mr = rocemu_idtable_get(&c->emu->mrs, handle);
 
-	return mr && mr->file == c->ufile ? mr : NULL;
+	/* Indirect mkeys are not MRs to import, rereg or dereg: DESTROY_MKEY frees them. */
+	return mr && mr->file == c->ufile && !mr->indirect ? mr : NULL;
 }
 
 void rocemu_mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
@@ -154,8 +156,8 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	}
 	/* mlx5 style keys: index in the high 24 bits, a rolling variant below. */
 	mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
-	/* 0x100 ends a receive WQE's SGE list (MLX5_INVALID_LKEY): never hand it out. */
-	if (mr->lkey == MLX5_INVALID_LKEY)
+	/* 0x100 ends a receive WQE's SGE list (MLX5_INVALID_LKEY), 0x400 opens a UMR repeat block: never hand them out. */
+	while (mr->lkey == MLX5_INVALID_LKEY || mr->lkey == ROCEMU_UMR_REPEAT_OP)
 		mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
 	mr->file = c->ufile;
 	mr->pd = pd;
@@ -272,10 +274,11 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 	if (mr->dm)
 		mr->dm->users--;
 	mr->file->dev->num_mr--;
+	free(mr->indirect);
 	free(mr);
 }
 
-int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key)
+int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key, bool remote)
 {
 	struct rocemu_mkey_ref ref;
 	int err = rocemu_mkey_resolve(qp, key, ROCEMU_MKEY_INVALIDATE, 0, 0, 0, &ref);
@@ -284,6 +287,8 @@ int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key)
 		return err;
 	if (ref.mw)
 		return rocemu_mw_invalidate(ref.mw);
+	if (remote && ref.mr->indirect && !ref.mr->indirect->remote_invalidate)
+		return -EACCES;
 	ref.mr->invalid = true;
 	return 0;
 }

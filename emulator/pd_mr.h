@@ -38,6 +38,7 @@ struct rocemu_mr {
 	uint64_t iova;
 	bool invalid;			/* after LOCAL_INV / SEND_WITH_INV: no key reaches it */
 	uint32_t bound_mws;		/* windows bound to it: it stays as it is while any */
+	struct rocemu_mkey_layout *indirect;	/* an indirect mkey's (mkey_indirect.h), else NULL */
 };
 
 int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn);
@@ -79,11 +80,13 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 		    struct rocemu_reg_mr_resp *resp);
 /*
  * Invalidate key, an MR's or a type 2 window's, for qp (LOCAL_INV,
- * SEND_WITH_INV): later accesses through it fail. Again on an invalid MR
- * is a no-op. Errors as rocemu_mkey_resolve, -EINVAL for a type 1 window.
+ * SEND_WITH_INV when remote): later accesses through it fail. Again on
+ * an invalid MR is a no-op. Errors as rocemu_mkey_resolve, -EINVAL for a
+ * type 1 window, -EACCES remotely for an indirect mkey created without
+ * remote invalidation.
  */
 struct rocemu_qp;
-int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key);
+int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key, bool remote);
 /* -EBUSY while windows are bound to it (IBTA 10.6.7.2.6, as rxe). */
 int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle);
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/mkey_indirect.h"
 #include "emulator/qp.h"
 #include "emulator/srq.h"
 #include "net/roce_hdr.h"
@@ -104,6 +105,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	w->wqe_counter = rocemu_wqe_ctrl_index(ctrl);
 	w->fm_ce_se = ctrl->fm_ce_se;
 	w->imm = ctrl->imm;
+	w->umr = false;
 	if (!ds || w->bbs > qp->layout.sq_wqe_cnt || rocemu_wqe_ctrl_qpn(ctrl) != qp->qpn)
 		return -EINVAL;
 	for (i = 1; i < w->bbs; i++)
@@ -134,6 +136,9 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 		w->compare = be64toh(a->compare);
 		seg += sizeof(*a);
 	}
+	/* UMR longer than rocemu's bind is libmlx5's UMR of an mkey. */
+	if ((op->flags & ROCEMU_WQE_OP_BIND) && ds > rocemu_wqe_op_header_ds(op))
+		return rocemu_umr_parse(seg, buf + ds * SEG_SIZE, w);
 	if (op->flags & ROCEMU_WQE_OP_BIND) {
 		const struct rocemu_wqe_bind_seg *b = (const void *)seg;
 

@@ -39,6 +39,9 @@ struct rocemu_send_wqe {
 	uint64_t swap_add, compare;	/* atomics */
 	uint32_t bind_mw_key, bind_new_rkey, bind_mr_key, bind_access;	/* BIND (UMR) */
 	uint64_t bind_addr, bind_length;
+	bool umr;			/* an mkey UMR (mkey_indirect.h): translation in inline_data */
+	struct mlx5_wqe_umr_ctrl_seg umr_ctrl;
+	struct mlx5_wqe_mkey_context_seg umr_mkc;
 	struct mlx5_wqe_av av;		/* UD: the datagram segment, as posted */
 	uint32_t xrc_srqn;		/* XRC: the SRQ at the target (XRC segment) */
 	uint32_t length;		/* bytes of data */

@@ -81,11 +81,3 @@ int mlx5dv_vfio_get_events_fd(struct ibv_context *ibctx)
 	}
 	return REAL(mlx5dv_vfio_get_events_fd)(ibctx);
 }
-
-/* No mlx5 send operations (DC addresses, UMR, memcpy) are offered on an emulated QP. */
-struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
-{
-	if (qp && rocemu_ctx_is_ours(qp->qp_base.context))
-		return dv_refuse();
-	return REAL(mlx5dv_qp_ex_from_ibv_qp_ex)(qp);
-}

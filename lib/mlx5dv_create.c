@@ -4,7 +4,8 @@
  * attributes are checked as mlx5's create_cq and create_qp check them on
  * a ConnectX without CQE compression, CQE padding, DC (for now) or
  * signature pipelining (create_flags: mlx5dv_qp_flags.c); what is left is
- * an ordinary CQ or QP.
+ * an ordinary CQ or QP, an RC QP with the mkey send ops (mlx5dv_mkey.c)
+ * when asked.
  */
 #include "shim.h"
 #include "dv.h"
@@ -76,8 +77,10 @@ static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
 	/* DC QPs are not emulated yet. */
 	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)
 		return EOPNOTSUPP;
-	/* No mlx5 send operations (DC address, UMR, memcpy) to add to the verbs ones. */
-	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) && dv->send_ops_flags)
+	/* Of the mlx5 send operations, the mkey ones on RC (mlx5_qp_fill_wr_pfns): no raw WQE or memcpy. */
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
+	    ((dv->send_ops_flags & ~ROCEMU_DV_MKEY_OPS) ||
+	     (dv->send_ops_flags && attr->qp_type != IBV_QPT_RC)))
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -93,5 +96,8 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr, &vendor_flags);
 	if (err)
 		return dv_fail(err);
+	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
+	    mlx5_qp_attr->send_ops_flags)
+		return rocemu_dv_mkey_qp_create(context, qp_attr, vendor_flags);
 	return rocemu_qp_create(context, qp_attr, vendor_flags);
 }

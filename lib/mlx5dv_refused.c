@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Direct verbs an emulated device does not offer: DevX, steering and
- * flows, crypto, scheduling elements, LAG, device memory, VAR/PP, mkeys,
+ * flows, crypto, scheduling elements, LAG, device memory, VAR/PP,
  * reserved QPNs, VFIO, and all of mlx4dv. On an emulated object each
  * answers as mlx5 does for a device without the capability or a context
  * whose ops lack it: EOPNOTSUPP (the errno value, or NULL with errno).
@@ -70,13 +70,6 @@ mlx5dv_create_flow_matcher(struct ibv_context *context,
 	if (rocemu_ctx_is_ours(context))
 		return dv_refuse();
 	return REAL(mlx5dv_create_flow_matcher)(context, matcher_attr);
-}
-
-struct mlx5dv_mkey *mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_attr)
-{
-	if (mkey_init_attr->pd && rocemu_ctx_is_ours(mkey_init_attr->pd->context))
-		return dv_refuse();
-	return REAL(mlx5dv_create_mkey)(mkey_init_attr);
 }
 
 struct mlx5dv_steering_anchor *

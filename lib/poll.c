@@ -16,12 +16,29 @@
 /* Yields after which an idle poller looks whether the daemon hung up: one poll(2) per 1024. */
 #define POLL_CHECK_EVERY 64
 
+/* The SQ entry of a CQE's wqe_counter: 16 bits of the BB counter, extended from the tail. */
+static uint32_t sq_idx(const struct rocemu_sq *sq, uint16_t wqe_counter)
+{
+	uint32_t tail = sq->tail;
+
+	return (tail + (uint16_t)(wqe_counter - (uint16_t)tail)) & (sq->wqe_cnt - 1);
+}
+
+/* A UMR WQE is a window bind or, posted as IBV_WR_DRIVER1, an mkey's UMR (MLX5DV_WC_UMR). */
+static enum ibv_wc_opcode sq_wc_opcode(const struct rocemu_sq *sq, const struct mlx5_cqe64 *cqe)
+{
+	uint8_t opcode = rocemu_cqe_wqe_opcode(cqe);
+
+	if (opcode == MLX5_OPCODE_UMR &&
+	    sq->wr_opcode[sq_idx(sq, be16toh(cqe->wqe_counter))] == IBV_WR_DRIVER1)
+		return IBV_WC_DRIVER1;
+	return (enum ibv_wc_opcode)rocemu_wqe_op(opcode)->wc_opcode;
+}
+
 /* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
 static uint64_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 {
-	uint32_t tail = sq->tail;
-	/* The CQE carries 16 bits of the BB counter: extend them from the tail. */
-	uint32_t idx = (tail + (uint16_t)(wqe_counter - (uint16_t)tail)) & (sq->wqe_cnt - 1);
+	uint32_t idx = sq_idx(sq, wqe_counter);
 	/* Read before the release below: a poster may then overwrite the entry. */
 	uint64_t wr_id = sq->wrid[idx];
 
@@ -93,7 +110,7 @@ static void parse_req(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, s
 	const struct rocemu_wqe_op *op = rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe));
 	const void *data = rocemu_cqe_scatter_data(cqe);
 
-	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
+	wc->opcode = sq_wc_opcode(&src->qp->sq, cqe);
 	wc->wc_flags = op->wc_flags;
 	wc->byte_len = op->wc_len == ROCEMU_WC_LEN_CQE ? be32toh(cqe->byte_cnt) :
 		       op->wc_len == ROCEMU_WC_LEN_ATOMIC ? sizeof(uint64_t) : 0;
@@ -133,8 +150,8 @@ static void parse_err(const struct rocemu_cq *cq, const struct cqe_src *src,
 	wc->status = rocemu_cqe_error_status(ecqe->syndrome);
 	wc->vendor_err = ecqe->vendor_err_synd;
 	if (sq) {
+		wc->opcode = sq_wc_opcode(&src->qp->sq, cqe);
 		wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
-		wc->opcode = (enum ibv_wc_opcode)rocemu_wqe_op(rocemu_cqe_wqe_opcode(cqe))->wc_opcode;
 	} else {
 		wc->wr_id = recv_complete(src, cqe);
 		wc->opcode = (enum ibv_wc_opcode)rocemu_cqe_op(opcode)->wc_opcode;

@@ -353,6 +353,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	rocemu_domain_res_give(&qp->domain_res);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);
+	free(qp->umr);
 	free(qp);
 	return 0;
 }

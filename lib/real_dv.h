@@ -2,13 +2,14 @@
 /*
  * The direct-verbs functions of libmlx5 and libmlx4 the shim interposes:
  * (name, symbol version, library). Those whose every argument is an object
- * only the real provider makes (DR rules, DevX objects, mkeys...) are left
+ * only the real provider makes (DR rules, DevX objects...) are left
  * to the provider: an emulated device never hands one out.
  */
 #ifndef ROCEMU_REAL_DV_H
 #define ROCEMU_REAL_DV_H
 
 #define ROCEMU_REAL_DV_FUNCS(X)						\
+	X(_mlx5dv_mkey_check, "MLX5_1.20", MLX5)	\
 	X(_mlx5dv_query_port, "MLX5_1.19", MLX5)	\
 	X(mlx4dv_create_qp, "MLX4_1.0", MLX4)	\
 	X(mlx4dv_init_obj, "MLX4_1.0", MLX4)	\
@@ -31,6 +32,7 @@
 	X(mlx5dv_crypto_logout, "MLX5_1.21", MLX5)	\
 	X(mlx5dv_dci_stream_id_reset, "MLX5_1.21", MLX5)	\
 	X(mlx5dv_dek_create, "MLX5_1.21", MLX5)	\
+	X(mlx5dv_destroy_mkey, "MLX5_1.10", MLX5)	\
 	X(mlx5dv_devx_alloc_msi_vector, "MLX5_1.23", MLX5)	\
 	X(mlx5dv_devx_alloc_uar, "MLX5_1.7", MLX5)	\
 	X(mlx5dv_devx_cq_modify, "MLX5_1.8", MLX5)	\

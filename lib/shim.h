@@ -334,6 +334,8 @@ struct rocemu_qp {
 	struct rocemu_rq rq;
 	struct rocemu_domain_res domain_res;	/* of a parent domain given as its PD */
 	bool dv_direct;			/* mlx5dv_init_obj handed out its rings */
+	struct mlx5dv_qp_ex dv_qpx;	/* mlx5dv_qp_ex_from_ibv_qp_ex: the mlx5 send ops it has */
+	struct rocemu_umr_builder *umr;	/* mkey send ops (mlx5dv_mkey.c), or NULL */
 };
 
 /* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
@@ -614,6 +616,14 @@ void rocemu_qp_queues_free(struct rocemu_qp *qp);
  * ENOMEM (queue full); on error nothing is written.
  */
 int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe);
+/*
+ * With sq.lock held: write a WQE of opcode made of a ctrl segment (fence
+ * bits and imm added to what flags ask) and len bytes of segs (a multiple
+ * of 16), completing as wr_opcode. Returns 0, EINVAL (too big) or ENOMEM.
+ */
+int rocemu_sq_write_segs(struct rocemu_qp *qp, uint8_t opcode, uint8_t fence, __be32 imm,
+			 const void *segs, size_t len, uint64_t wr_id, unsigned int flags,
+			 enum ibv_wr_opcode wr_opcode);
 /* With sq.lock held, after at least one rocemu_sq_write: tell the daemon. */
 void rocemu_sq_ring(struct rocemu_qp *qp);
 
@@ -631,6 +641,16 @@ void rocemu_sq_ring(struct rocemu_qp *qp);
 		    IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |		\
 		    IBV_QP_EX_WITH_BIND_MW))
 void rocemu_qp_wr_ops_init(struct rocemu_qp *qp);
+/* The first error of a wr_start..wr_complete batch is the one wr_complete returns. */
+void rocemu_sq_batch_fail(struct rocemu_sq *sq, int err);
+
+/* mlx5dv_mkey.c: indirect mkeys and the UMR send ops of mlx5dv_create_qp. */
+#define ROCEMU_DV_MKEY_OPS                                                              \
+	((uint64_t)(MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |     \
+		    MLX5DV_QP_EX_WITH_MKEY_CONFIGURE))
+/* An RC QP with the mkey send ops (ROCEMU_DV_MKEY_OPS) and vendor_flags; NULL with errno. */
+struct ibv_qp *rocemu_dv_mkey_qp_create(struct ibv_context *context,
+					struct ibv_qp_init_attr_ex *attr, uint32_t vendor_flags);
 
 /* mw.c: memory windows (context ops alloc_mw, dealloc_mw, bind_mw). */
 struct ibv_mw *rocemu_alloc_mw_op(struct ibv_pd *pd, enum ibv_mw_type type);

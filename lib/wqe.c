@@ -167,16 +167,69 @@ static void set_inline_seg(const struct rocemu_sq *sq, void *seg, const struct r
 	}
 }
 
+/* The ctrl segment's completion, solicited-event and fence bits of WR flags. */
+static uint8_t wqe_fm_ce_se(const struct rocemu_qp *qp, unsigned int flags)
+{
+	return ((flags & IBV_SEND_SIGNALED) || qp->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+	       (flags & IBV_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
+	       (flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
+}
+
+/* Where the next WQE of bbs BBs goes, or NULL when the ring lacks room for it. */
+static struct mlx5_wqe_ctrl_seg *sq_claim(struct rocemu_sq *sq, uint32_t bbs)
+{
+	/* Acquire: the daemon finished reading the BBs the poller freed. */
+	uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(sq->cur_post - tail + bbs > sq->wqe_cnt, 0))
+		return NULL;
+	return (struct mlx5_wqe_ctrl_seg *)(sq->buf +
+					    (size_t)(sq->cur_post & (sq->wqe_cnt - 1)) * BB_SIZE);
+}
+
+/* The WQE at ctrl, of bbs BBs, is posted: what its completion needs, then the counter. */
+static void sq_account(struct rocemu_sq *sq, struct mlx5_wqe_ctrl_seg *ctrl, uint32_t bbs,
+		       uint64_t wr_id, enum ibv_wr_opcode opcode)
+{
+	uint32_t idx = sq->cur_post & (sq->wqe_cnt - 1);
+
+	sq->wrid[idx] = wr_id;
+	sq->wqe_head[idx] = sq->cur_post + bbs - 1;
+	sq->wr_opcode[idx] = (uint8_t)opcode;
+	sq->last_ctrl = ctrl;
+	sq->cur_post += bbs;
+}
+
+int rocemu_sq_write_segs(struct rocemu_qp *qp, uint8_t opcode, uint8_t fence, __be32 imm,
+			 const void *segs, size_t len, uint64_t wr_id, unsigned int flags,
+			 enum ibv_wr_opcode wr_opcode)
+{
+	struct rocemu_sq *sq = &qp->sq;
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	uint32_t ds = (uint32_t)(1 + len / SEG_SIZE), bbs = rocemu_wqe_ds_bbs(ds);
+
+	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
+		return EINVAL;
+	ctrl = sq_claim(sq, bbs);
+	if (__builtin_expect(!ctrl, 0))
+		return ENOMEM;
+	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, opcode, 0, qp->qpn,
+			    wqe_fm_ce_se(qp, flags) | fence, (uint8_t)ds, 0, imm);
+	ctrl->dci_stream_channel_id = 0;
+	ring_copy(sq, (char *)(ctrl + 1), segs, len);
+	sq_account(sq, ctrl, bbs, wr_id, wr_opcode);
+	return 0;
+}
+
 int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 {
 	struct rocemu_sq *sq = &qp->sq;
 	struct mlx5_wqe_ctrl_seg *ctrl;
 	const struct rocemu_wqe_op *op;
-	uint32_t ds, bbs, idx, tail;
+	uint32_t ds, bbs;
 	size_t i, inl_len = 0;
 	int opcode, err = 0;
 	enum ibv_qp_type type;
-	uint8_t fm_ce_se;
 	bool inl;
 	void *seg;
 
@@ -203,19 +256,12 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	bbs = rocemu_wqe_ds_bbs(ds);
 	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
 		return EINVAL;
-	/* Acquire: the daemon finished reading the BBs the poller freed. */
-	tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(sq->cur_post - tail + bbs > sq->wqe_cnt, 0))
+	ctrl = sq_claim(sq, bbs);
+	if (__builtin_expect(!ctrl, 0))
 		return ENOMEM;
-
-	idx = sq->cur_post & (sq->wqe_cnt - 1);
-	ctrl = (struct mlx5_wqe_ctrl_seg *)(sq->buf + (size_t)idx * BB_SIZE);
-	fm_ce_se = ((wqe->flags & IBV_SEND_SIGNALED) || qp->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
-		   (wqe->flags & IBV_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
-		   (wqe->flags & IBV_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
 	/* The WQE index is the low 16 bits of cur_post (ring.h: SQ indices). */
-	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, (uint8_t)opcode, 0, qp->qpn, fm_ce_se,
-			    (uint8_t)ds, 0, wqe->imm);
+	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, (uint8_t)opcode, 0, qp->qpn,
+			    wqe_fm_ce_se(qp, wqe->flags), (uint8_t)ds, 0, wqe->imm);
 	ctrl->dci_stream_channel_id = 0;
 	/* ctrl with raddr and atomic (and XRC's segment), or with the datagram, fit the first BB: no wrap before the data */
 	seg = ctrl + 1;
@@ -238,11 +284,7 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 				seg = set_data_seg(sq, seg, &wqe->sge[i]);
 	}
 
-	sq->wrid[idx] = wqe->wr_id;
-	sq->wqe_head[idx] = sq->cur_post + bbs - 1;
-	sq->wr_opcode[idx] = (uint8_t)wqe->opcode;
-	sq->last_ctrl = ctrl;
-	sq->cur_post += bbs;
+	sq_account(sq, ctrl, bbs, wqe->wr_id, wqe->opcode);
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  */
 #include "shim.h"
 
-static void batch_fail(struct rocemu_sq *sq, int err)
+void rocemu_sq_batch_fail(struct rocemu_sq *sq, int err)
 {
 	if (!sq->batch_err)
 		sq->batch_err = err;
@@ -25,7 +25,7 @@ static void wr_build(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t 
 
 	/* A builder whose WQE got no data setter is a malformed batch. */
 	if (__builtin_expect(sq->wr_pending, 0))
-		batch_fail(sq, EINVAL);
+		rocemu_sq_batch_fail(sq, EINVAL);
 	sq->wr_pending = true;
 	wqe->wr_id = qpx->wr_id;
 	wqe->flags = qpx->wr_flags;
@@ -63,7 +63,7 @@ static void wr_write(struct ibv_qp_ex *qpx, size_t num, const struct ibv_sge *sg
 	int err;
 
 	if (__builtin_expect(!sq->wr_pending, 0)) {
-		batch_fail(sq, EINVAL);
+		rocemu_sq_batch_fail(sq, EINVAL);
 		return;
 	}
 	sq->wr_pending = false;
@@ -76,7 +76,7 @@ static void wr_write(struct ibv_qp_ex *qpx, size_t num, const struct ibv_sge *sg
 	wqe->buf = buf;
 	err = rocemu_sq_write(qp, wqe);
 	if (__builtin_expect(err, 0))
-		batch_fail(sq, err);
+		rocemu_sq_batch_fail(sq, err);
 }
 
 static void wr_start(struct ibv_qp_ex *qpx)
@@ -96,7 +96,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	int err;
 
 	if (__builtin_expect(sq->wr_pending, 0))
-		batch_fail(sq, EINVAL);
+		rocemu_sq_batch_fail(sq, EINVAL);
 	err = sq->batch_err;
 	if (__builtin_expect(err, 0))
 		sq->cur_post = sq->batch_start;	/* nothing of the batch was made visible */

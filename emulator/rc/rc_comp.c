@@ -222,7 +222,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 				    uint32_t offset, void *data, uint32_t len)
 {
 	struct rocemu_send_wqe *w = &c->req->comp_wqe;
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	struct iovec local = { .iov_base = data, .iov_len = len };
 	unsigned int n;
 
@@ -236,7 +236,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 	if (!len)
 		return COMP_DONE;
 	c->dma_err = rocemu_dma_sgl(c->qp, w->sge, w->num_sge, offset, len,
-				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
 	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&
 	    (!is_read(e) || len == e->length) &&

@@ -12,6 +12,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/dma.h"
+#include "emulator/mkey_indirect.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -92,7 +93,9 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err)
 	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
 				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
 				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
-				     .fence = !!(w->fm_ce_se & MLX5_WQE_CTRL_FENCE) };
+				     /* libmlx5's UMRs carry the small fence: it waits as a fence does */
+				     .fence = !!(w->fm_ce_se & (MLX5_WQE_CTRL_FENCE |
+								MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) };
 	req->head++;
 	req->sq_bb += w->bbs ? w->bbs : 1;
 	if (*err) {
@@ -159,7 +162,6 @@ static enum req_state req_load(struct req_ctx *c)
 static enum req_state req_check_local(struct req_ctx *c)
 {
 	const struct rocemu_send_wqe *w = &c->req->wqe;
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 
 	if (has_flag(c->e, ROCEMU_WQE_OP_LOCAL))
@@ -173,8 +175,8 @@ static enum req_state req_check_local(struct req_ctx *c)
 		return REQ_SEND;
 	/* READ and atomic data land in these SGEs: they need local write access. */
 	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length,
-			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, remote,
-			   ROCEMU_MAX_SGE, &n)) {
+			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
+			   &n)) {
 		c->err = RC_ERR_LOC_PROT;
 		return REQ_ERR_LOCAL;
 	}
@@ -241,14 +243,19 @@ static enum req_state req_send(struct req_ctx *c)
 
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 {
-	bool bind = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_BIND;
+	bool bind = !w->umr && (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_BIND);
 	uint32_t key = bind ? w->bind_mw_key : be32toh(w->imm);
-	int err = bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key);
+	int err = w->umr ? rocemu_mkey_umr(qp, w)
+		  : bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key, false);
 
 	if (!err)
 		return RC_ERR_NONE;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s", qp->owner->dev->name,
-		   qp->qpn, bind ? "bind" : "local invalidate", key, strerror(-err));
+		   qp->qpn, w->umr ? "UMR" : bind ? "bind" : "local invalidate", key,
+		   strerror(-err));
+	/* A UMR's bad key or entry is a protection error; a malformed one a QP operation error. */
+	if (w->umr)
+		return err == -EINVAL || err == -EOPNOTSUPP ? RC_ERR_LOC_QP_OP : RC_ERR_LOC_PROT;
 	return bind ? RC_ERR_MW_BIND : RC_ERR_LOC_QP_OP;
 }
 

@@ -164,12 +164,12 @@ static void resp_owe_atomic(struct resp_ctx *c, uint32_t psn, uint64_t orig)
 }
 
 /* The READ's R_Key grants its whole range (again before each burst: a key may go meanwhile). */
-static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res *r,
-			 struct rocemu_dma_seg *seg)
+static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res *r)
 {
-	*seg = (struct rocemu_dma_seg){ .pid = 0 };
+	unsigned int n;
+
 	return r->length ? rocemu_dma_rkey(qp, r->rkey, r->va, r->length, IBV_ACCESS_REMOTE_READ,
-					   seg) : 0;
+					   NULL, 0, &n) : 0;
 }
 
 /* A request with XRCETH takes its receive WQE (and memory, PD, CQ) from the SRQ it names. */
@@ -365,7 +365,7 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)c->pkt->bth);
 
 	if (ieth) {
-		c->dma_err = rocemu_mr_invalidate(c->qp, rocemu_ieth_rkey(ieth));
+		c->dma_err = rocemu_mr_invalidate(c->qp, rocemu_ieth_rkey(ieth), true);
 		if (c->dma_err) {
 			c->err = RC_ERR_REM_INV_REQ;
 			return RESP_ERROR;
@@ -398,11 +398,10 @@ static enum resp_state resp_read_reply(struct resp_ctx *c)
 		.length = rocemu_reth_dma_len(reth),
 	};
 	struct rocemu_rc_res *owed = c->duplicate ? res_read_at(resp, c->pkt->psn) : NULL;
-	struct rocemu_dma_seg seg;
 
 	read.last_psn = rocemu_psn_add(read.psn, rocemu_rc_npkts(c->qp, read.length) - 1);
 	c->err = RC_ERR_REM_ACCESS;
-	c->dma_err = res_read_rkey(c->qp, &read, &seg);
+	c->dma_err = res_read_rkey(c->qp, &read);
 	if (c->dma_err)
 		return RESP_ERROR;
 	if (owed) {
@@ -523,13 +522,15 @@ static enum rocemu_rc_err res_read_send(struct rocemu_qp *qp, const struct rocem
 		.ops = rocemu_rc_ops_read_resp,
 		.psn = r->psn,
 		.length = r->length,
-		.src = RC_SRC_MR,
+		.src = RC_SRC_RKEY,
+		.src_va = r->va,
+		.src_rkey = r->rkey,
 		.syndrome = ack_syndrome(),
 		.msn = r->msn,
 	};
 
 	*sent = 0;
-	*dma_err = res_read_rkey(qp, r, &m.mr);
+	*dma_err = res_read_rkey(qp, r);
 	if (*dma_err)
 		return RC_ERR_REM_ACCESS;
 	*dma_err = rocemu_rc_send_msg(qp, &m, r->next * qp->path.mtu, budget, sent);

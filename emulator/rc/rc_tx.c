@@ -129,7 +129,7 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
 			  uint32_t off, uint32_t len, const struct iovec *local, unsigned int nlocal)
 {
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	unsigned int n = 0, i;
 	int err;
 
@@ -142,15 +142,16 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 		return 0;
 	case RC_SRC_SGL:
 		err = rocemu_dma_sgl(qp, m->wqe->sge, m->wqe->num_sge, off, len, 0, remote,
-				     ROCEMU_MAX_SGE, &n);
+				     ROCEMU_DMA_MAX_SEGS, &n);
 		if (err)
 			return err;
 		break;
-	case RC_SRC_MR:
-		remote[0] = m->mr;
-		remote[0].iov.iov_base = (char *)remote[0].iov.iov_base + off;
-		remote[0].iov.iov_len = len;
-		n = 1;
+	case RC_SRC_RKEY:
+		/* The R_Key again for each packet: a key may go, or be laid out anew, meanwhile. */
+		err = rocemu_dma_rkey(qp, m->src_rkey, m->src_va + off, len, IBV_ACCESS_REMOTE_READ,
+				      remote, ROCEMU_DMA_MAX_SEGS, &n);
+		if (err)
+			return err;
 		break;
 	case RC_SRC_NONE:
 	default:

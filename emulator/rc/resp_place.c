@@ -34,26 +34,26 @@ bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, u
 
 int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth)
 {
-	struct rocemu_dma_seg seg;
+	unsigned int n;
 
 	resp->write_va = rocemu_reth_va(reth);
 	resp->write_rkey = rocemu_reth_rkey(reth);
 	resp->write_left = rocemu_reth_dma_len(reth);
 	/* A zero-length WRITE touches no memory, so no key is checked (IBTA 9.4.4). */
 	return resp->write_left ? rocemu_dma_rkey(qp, resp->write_rkey, resp->write_va,
-						  resp->write_left, IBV_ACCESS_REMOTE_WRITE, &seg)
+						  resp->write_left, IBV_ACCESS_REMOTE_WRITE, NULL, 0, &n)
 				: 0;
 }
 
 int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			   const struct iovec *data)
 {
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	unsigned int n;
 	int err;
 
 	err = rocemu_dma_sgl(qp, resp->recv.sge, resp->recv.num_sge, resp->offset, data->iov_len,
-			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	if (err)
 		return err;
 	/*
@@ -76,18 +76,19 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			    const struct iovec *data)
 {
-	struct rocemu_dma_seg remote;
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
+	unsigned int n;
 	int err;
 
 	if (data->iov_len > resp->write_left)
 		return -EMSGSIZE;
 	err = rocemu_dma_rkey(qp, resp->write_rkey, resp->write_va, data->iov_len,
-			      IBV_ACCESS_REMOTE_WRITE, &remote);
+			      IBV_ACCESS_REMOTE_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	if (err)
 		return err;
 	resp->write_va += data->iov_len;
 	resp->write_left -= (uint32_t)data->iov_len;
-	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, &remote, 1, true);
+	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
 }
 
 void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,

@@ -85,7 +85,6 @@ static enum req_state req_fetch(struct req_ctx *c)
 static enum req_state req_check_local(struct req_ctx *c)
 {
 	const struct rocemu_send_wqe *w = &c->req->wqe;
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
 	unsigned int n;
 
 	if (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
@@ -95,7 +94,7 @@ static enum req_state req_check_local(struct req_ctx *c)
 		return REQ_ERR_LOCAL;
 	c->err = RC_ERR_LOC_PROT;
 	if (!w->is_inline && w->length &&
-	    rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length, 0, remote, ROCEMU_MAX_SGE, &n))
+	    rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length, 0, NULL, 0, &n))
 		return REQ_ERR_LOCAL;
 	return REQ_SEND;
 }

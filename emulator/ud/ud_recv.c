@@ -44,7 +44,7 @@ static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 	const struct rocemu_ipv4_udp flow = { .saddr = pkt->saddr, .daddr = pkt->daddr };
 	uint8_t grh[GRH_BYTES] = { 0 };
 	struct iovec local[2] = { { grh, GRH_BYTES }, { (void *)pkt->payload, pkt->paylen } };
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	struct iphdr ip;
 	unsigned int n;
 	int err;
@@ -52,7 +52,7 @@ static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 	rocemu_ipv4_header(&ip, &flow, pkt->len);
 	memcpy(grh + GRH_IPV4_OFFSET, &ip, sizeof(ip));
 	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, GRH_BYTES + pkt->paylen,
-			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_MAX_SGE, &n);
+			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	return err ? err : rocemu_dma_copy(qp->owner->pid, local, pkt->paylen ? 2 : 1, remote, n,
 					   true);
 }

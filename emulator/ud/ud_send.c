@@ -57,7 +57,7 @@ static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_
 static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, size_t off)
 {
 	struct iovec local = { stage + off, w->length };
-	struct rocemu_dma_seg remote[ROCEMU_MAX_SGE];
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	unsigned int n;
 	int err;
 
@@ -67,7 +67,7 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_send_w
 		memcpy(stage + off, w->inline_data, w->length);
 		return 0;
 	}
-	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, w->length, 0, remote, ROCEMU_MAX_SGE, &n);
+	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	return err ? err : rocemu_dma_copy(qp->owner->pid, &local, 1, remote, n, false);
 }
 

@@ -77,6 +77,8 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_OPEN_QP,		/* ibv_open_qp: a reference to an XRC target */
 	ROCEMU_OP_SET_CAPTURE,		/* `rocemu capture DEV -w FILE|stop` */
 	ROCEMU_OP_TRACE,		/* `rocemu trace`: fd: the socket the events come on */
+	ROCEMU_OP_CREATE_MKEY,		/* mlx5dv_create_mkey: an indirect key, free until a UMR */
+	ROCEMU_OP_DESTROY_MKEY,
 	ROCEMU_OP__COUNT
 };
 
@@ -461,6 +463,23 @@ struct rocemu_alloc_mw_resp {
 	uint32_t rkey;
 };
 
+/* KLM entries an indirect mkey holds at most (its max_klm_list_size): a UMR carries them inline. */
+#define ROCEMU_MKEY_MAX_ENTRIES 16
+
+struct rocemu_create_mkey_req {
+	uint32_t pdn;
+	uint32_t create_flags;	/* enum mlx5dv_mkey_init_attr_flags */
+	uint32_t max_entries;	/* KLM entries asked */
+	uint32_t reserved;
+};
+
+struct rocemu_create_mkey_resp {
+	uint32_t handle;
+	uint32_t key;		/* lkey and rkey, variant 0 as mlx5's */
+	uint32_t max_entries;	/* granted: a multiple of 4 */
+	uint32_t reserved;
+};
+
 struct rocemu_set_faults_req {
 	char dev_name[ROCEMU_DEV_NAME_MAX];
 	char spec[256];		/* "drop=0.05,dup=0.02,...,seed=7"; "" clears */
@@ -599,6 +618,8 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_OPEN_QP] = { sizeof(struct rocemu_open_qp_req), 0 },
 	[ROCEMU_OP_SET_CAPTURE] = { sizeof(struct rocemu_set_capture_req), 0 },
 	[ROCEMU_OP_TRACE] = { sizeof(struct rocemu_trace_req), 0 },
+	[ROCEMU_OP_CREATE_MKEY] = { sizeof(struct rocemu_create_mkey_req), sizeof(struct rocemu_create_mkey_resp) },
+	[ROCEMU_OP_DESTROY_MKEY] = { sizeof(struct rocemu_handle_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -649,6 +670,8 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_OPEN_QP] = "OPEN_QP",
 	[ROCEMU_OP_SET_CAPTURE] = "SET_CAPTURE",
 	[ROCEMU_OP_TRACE] = "TRACE",
+	[ROCEMU_OP_CREATE_MKEY] = "CREATE_MKEY",
+	[ROCEMU_OP_DESTROY_MKEY] = "DESTROY_MKEY",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -43,9 +43,9 @@
 
 /* Objects only the real provider makes: an emulated device never hands one out. */
 static const char *const provider_only[] = {
-	"_mlx5dv_mkey_check", "mlx5dv_create_flow", "mlx5dv_crypto_login_destroy",
+	"mlx5dv_create_flow", "mlx5dv_crypto_login_destroy",
 	"mlx5dv_crypto_login_query", "mlx5dv_dek_destroy", "mlx5dv_dek_query",
-	"mlx5dv_destroy_flow_matcher", "mlx5dv_destroy_mkey", "mlx5dv_destroy_steering_anchor",
+	"mlx5dv_destroy_flow_matcher", "mlx5dv_destroy_steering_anchor",
 	"mlx5dv_devx_destroy_cmd_comp", "mlx5dv_devx_destroy_eq",
 	"mlx5dv_devx_destroy_event_channel", "mlx5dv_devx_free_msi_vector",
 	"mlx5dv_devx_free_uar", "mlx5dv_devx_get_async_cmd_comp", "mlx5dv_devx_get_event",
@@ -146,7 +146,6 @@ static void refused_everywhere(void)
 	errno = 0;
 	check(mlx5dv_vfio_get_events_fd(ctx) == -1 && errno == EOPNOTSUPP,
 	      "mlx5dv_vfio_get_events_fd: -1, EOPNOTSUPP");
-	REFUSED_PTR(mlx5dv_qp_ex_from_ibv_qp_ex, ibv_qp_to_qp_ex(qp));
 	check(mlx5dv_get_clock_info(ctx, &(struct mlx5dv_clock_info){ 0 }) == EINVAL,
 	      "mlx5dv_get_clock_info: EINVAL, as mlx5 without a clock page");
 }
@@ -307,6 +306,25 @@ static void create_qp_case(enum ibv_qp_type type, uint64_t mask, uint32_t flags,
 		ibv_destroy_qp(q);
 }
 
+/* Indirect mkeys: made, checked (no signature context) and destroyed; the QP's mlx5 send ops. */
+static void mkeys(void)
+{
+	struct mlx5dv_mkey_init_attr attr = { .pd = pd, .max_entries = 3,
+					      .create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT };
+	struct mlx5dv_mkey *mkey = mlx5dv_create_mkey(&attr);
+	struct mlx5dv_qp_ex *dv = mlx5dv_qp_ex_from_ibv_qp_ex(ibv_qp_to_qp_ex(qp));
+
+	check(mkey && attr.max_entries == 4, "mlx5dv_create_mkey: an indirect mkey of 4 entries");
+	if (mkey) {
+		check(_mlx5dv_mkey_check(mkey, &(struct mlx5dv_mkey_err){ 0 },
+					 sizeof(struct mlx5dv_mkey_err)) == EINVAL,
+		      "_mlx5dv_mkey_check: EINVAL, no signature context");
+		check(mlx5dv_destroy_mkey(mkey) == 0, "mlx5dv_destroy_mkey: 0");
+	}
+	check(dv && !dv->wr_mr_list && !dv->wr_set_dc_addr,
+	      "mlx5dv_qp_ex_from_ibv_qp_ex: no mlx5 send op on a QP created without them");
+}
+
 static void create_qp(void)
 {
 	const uint64_t cf = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
@@ -335,8 +353,10 @@ static void create_qp(void)
 	create_qp_case(IBV_QPT_DRIVER, MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EOPNOTSUPP, "DCI");
 	create_qp_case(IBV_QPT_DRIVER, 0, 0, EINVAL, "DRIVER without DC");
 	create_qp_case(IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EINVAL, "RC with DC attributes");
-	create_qp_case(IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0, EOPNOTSUPP,
+	create_qp_case(IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0, 0,
 		       "RC with MR_LIST send op");
+	create_qp_case(IBV_QPT_UC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0, EOPNOTSUPP,
+		       "UC with MR_LIST send op");
 	create_qp_case(IBV_QPT_RC, 1ull << 40, 0, EINVAL, "RC unknown comp_mask");
 }
 
@@ -373,6 +393,7 @@ int main(int argc, char **argv)
 		init_obj();
 		create_cq();
 		create_qp();
+		mkeys();
 		ibv_destroy_ah(ah);
 		ibv_destroy_qp(qp);
 		ibv_destroy_srq(srq);

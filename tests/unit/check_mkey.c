@@ -5,16 +5,22 @@
  * validity, rights, bounds) with its own errno; a bound window keeps its MR
  * from deregistration and reregistration (EBUSY) and releases it when
  * invalidated, rebound or freed; ODP MRs (explicit, implicit) and the
- * checks of a prefetch. MRs are registered over this process's own
- * memory; no daemon, no wire.
+ * checks of a prefetch; indirect mkeys laid out by UMRs (list,
+ * interleaved, translation by pointer) as segments, and what a UMR
+ * refuses. MRs are registered over this process's own memory; no daemon,
+ * no wire.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/dma.h"
 #include "emulator/mkey.h"
+#include "emulator/mkey_indirect.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -164,9 +170,9 @@ START_TEST(test_mr_checks)
 	ck_assert_int_eq(resolve(&qp_bob, key, REMOTE, 0x10000, 8, 0, &addr), -ENOKEY);
 	/* A window's key is never an lkey, bound or not. */
 	ck_assert_int_eq(resolve(&qp, wkey, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp_other_pd, key), -EPERM);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key), 0);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp_other_pd, key, false), -EPERM);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
 }
 END_TEST
@@ -215,9 +221,9 @@ START_TEST(test_type2_window)
 	ck_assert_int_eq(rereg_access(handle, RW), -EBUSY);
 	ck_assert_int_eq(window_bind(&qp, &wkey, key, 0x10400, 1024, IBV_ACCESS_REMOTE_WRITE), -EBUSY);
 	/* The MR invalidated: the window reaches nothing through it. */
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
 	ck_assert_int_eq(rereg_access(handle, RW | IBV_ACCESS_MW_BIND), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), 0);
@@ -235,7 +241,7 @@ START_TEST(test_type1_window)
 	/* Any QP of the PD uses a type 1 window; type 1 windows are not invalidated. */
 	ck_assert_int_eq(resolve(&qp2, wkey, REMOTE, 0x10000, 256, IBV_ACCESS_REMOTE_READ, &addr), 0);
 	ck_assert_uint_eq(addr, (uintptr_t)mem[0]);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey), -EINVAL);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey, false), -EINVAL);
 	/* Rebound onto the other MR: the first is free to go, the second is held. */
 	ck_assert_int_eq(window_bind(&qp, &wkey, key1, 0x10000, 256, IBV_ACCESS_REMOTE_READ), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10000, 8, IBV_ACCESS_REMOTE_READ, &addr), 0);
@@ -323,6 +329,214 @@ START_TEST(test_prefetch_checks)
 }
 END_TEST
 
+/* ---- indirect mkeys (emulator/mkey_indirect.c) ---- */
+
+#define KLM 16
+#define UMR_MASK_LAYOUT                                                                      \
+	(MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |                \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |   \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                                     \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                                    \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
+/* An indirect mkey of qp's PD with room for entries; its key. */
+static uint32_t indirect_new(uint32_t entries, uint32_t flags)
+{
+	struct rocemu_create_mkey_req req = { .pdn = qp.pd->pdn, .max_entries = entries,
+					      .create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | flags };
+	struct rocemu_create_mkey_resp resp;
+
+	ck_assert_int_eq(rocemu_mkey_create(&alice, &req, &resp), 0);
+	ck_assert_uint_eq(resp.key & 0xff, 0);
+	return resp.key;
+}
+
+static void klm_put(uint8_t *t, unsigned int i, uint32_t bytes, uint32_t key, uint64_t addr)
+{
+	struct mlx5_wqe_umr_klm_seg k = { .byte_count = htobe32(bytes), .mkey = htobe32(key),
+					  .address = htobe64(addr) };
+
+	memcpy(t + i * KLM, &k, sizeof(k));
+}
+
+/*
+ * Through qp, the UMR libmlx5 writes for key: remote read and write, length
+ * len, the translation t of xlat bytes inline, or (ptr_key) by pointer at
+ * ptr_va of that lkey; extra mask bits added. Parsed as the daemon parses it.
+ */
+static int umr_run(uint32_t key, const uint8_t *t, uint32_t xlat, uint64_t len, uint32_t ptr_key,
+		   uint64_t ptr_va, uint64_t extra_mask)
+{
+	uint8_t wqe[sizeof(struct mlx5_wqe_umr_ctrl_seg) + sizeof(struct mlx5_wqe_mkey_context_seg) +
+		    256] = { 0 };
+	struct mlx5_wqe_umr_ctrl_seg *c = (void *)wqe;
+	struct mlx5_wqe_mkey_context_seg *mk = (void *)(c + 1);
+	uint8_t *data = (uint8_t *)(mk + 1);
+	static struct rocemu_send_wqe w;
+	struct mlx5_wqe_data_seg d;
+	size_t size = xlat;
+	int err;
+
+	c->flags = ptr_key ? 0 : MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	c->klm_octowords = htobe16((uint16_t)(xlat / KLM));
+	c->mkey_mask = htobe64(UMR_MASK_LAYOUT | extra_mask);
+	mk->qpn_mkey = htobe32(0xffffff00 | (key & 0xff));
+	mk->access_flags = MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_READ |
+			   MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_REMOTE_WRITE;
+	mk->len = htobe64(len);
+	if (ptr_key) {
+		d = (struct mlx5_wqe_data_seg){ .byte_count = htobe32(xlat), .lkey = htobe32(ptr_key),
+						.addr = htobe64(ptr_va) };
+		memcpy(data, &d, sizeof(d));
+		size = sizeof(d);
+	} else {
+		memcpy(data, t, xlat);
+	}
+	memset(&w, 0, sizeof(w));
+	w.imm = htobe32(key);
+	err = rocemu_umr_parse(wqe, data + size, &w);
+	return err ? err : rocemu_mkey_umr(&qp, &w);
+}
+
+/* Remote access through key as segments; each must be want[i] bytes at where[i]. */
+static void expect_segs(uint32_t key, uint64_t va, uint64_t len, unsigned int n,
+			char *const *where, const size_t *want)
+{
+	struct rocemu_dma_seg segs[8];
+	unsigned int got, i;
+
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, va, len, IBV_ACCESS_REMOTE_WRITE, segs, 8, &got), 0);
+	ck_assert_uint_eq(got, n);
+	for (i = 0; i < n; i++) {
+		ck_assert_ptr_eq(segs[i].iov.iov_base, where[i]);
+		ck_assert_uint_eq(segs[i].iov.iov_len, want[i]);
+		ck_assert_int_eq(segs[i].pid, getpid());
+	}
+}
+
+START_TEST(test_indirect_list)
+{
+	uint32_t k0, k1, key = indirect_new(2, 0);
+	uint8_t t[4 * KLM] = { 0 };
+	struct rocemu_dma_seg seg;
+	unsigned int n;
+
+	mr_new(0, RW, &k0);
+	mr_new(1, RW, &k1);
+	/* Free until a UMR. */
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
+	klm_put(t, 0, 100, k0, 0x10000 + 10);
+	klm_put(t, 1, 50, k1, 0x10000 + 200);
+	ck_assert_int_eq(umr_run(key, t, sizeof(t), 150, 0, 0, 0), 0);
+	expect_segs(key, 90, 20, 2, (char *[]){ mem[0] + 100, mem[1] + 200 }, (size_t[]){ 10, 10 });
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 140, 11, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
+			 -ERANGE);
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 8, IBV_ACCESS_REMOTE_ATOMIC, &seg, 1, &n),
+			 -EACCES);
+	/* Two pieces do not fit one segment: an atomic may not straddle entries. */
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 96, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
+			 -EMSGSIZE);
+	/* Remote invalidation needs the key made with it; local invalidation frees it. */
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, true), -EACCES);
+	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
+}
+END_TEST
+
+START_TEST(test_indirect_interleaved)
+{
+	uint32_t k0, k1, key = indirect_new(3, 0);
+	struct mlx5_wqe_umr_repeat_block_seg rb = { .byte_count = htobe32(12), .op = htobe32(0x400),
+						    .repeat_count = htobe32(3), .num_ent = htobe16(2) };
+	struct mlx5_wqe_umr_repeat_ent_seg e[3] = { 0 };
+	uint8_t t[4 * KLM] = { 0 };
+
+	mr_new(0, RW, &k0);
+	mr_new(1, RW, &k1);
+	e[0] = (struct mlx5_wqe_umr_repeat_ent_seg){ .stride = htobe16(10), .byte_count = htobe16(8),
+						     .memkey = htobe32(k0), .va = htobe64(0x10000) };
+	e[1] = (struct mlx5_wqe_umr_repeat_ent_seg){ .stride = htobe16(4), .byte_count = htobe16(4),
+						     .memkey = htobe32(k1), .va = htobe64(0x10064) };
+	memcpy(t, &rb, sizeof(rb));
+	memcpy(t + KLM, e, 2 * sizeof(e[0]));
+	ck_assert_int_eq(umr_run(key, t, sizeof(t), 36, 0, 0, 0), 0);
+	expect_segs(key, 0, 36, 6,
+		    (char *[]){ mem[0], mem[1] + 100, mem[0] + 10, mem[1] + 104, mem[0] + 20,
+				mem[1] + 108 },
+		    (size_t[]){ 8, 4, 8, 4, 8, 4 });
+	expect_segs(key, 14, 8, 2, (char *[]){ mem[0] + 12, mem[1] + 104 }, (size_t[]){ 6, 2 });
+	/* The header's bytes per repetition must add up. */
+	rb.byte_count = htobe32(13);
+	memcpy(t, &rb, sizeof(rb));
+	ck_assert_int_eq(umr_run(key, t, sizeof(t), 39, 0, 0, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_indirect_by_pointer)
+{
+	uint32_t k0, k1, key = indirect_new(4, 0);
+	uint8_t *t = (uint8_t *)mem[0] + 4096;
+
+	mr_new(0, RW, &k0);
+	mr_new(1, RW, &k1);
+	memset(t, 0, 4 * KLM);
+	klm_put(t, 0, 7, k1, 0x10000 + 1);
+	klm_put(t, 1, 9, k0, 0x10000 + 3);
+	ck_assert_int_eq(umr_run(key, NULL, 4 * KLM, 16, k0, 0x10000 + 4096, 0), 0);
+	expect_segs(key, 0, 16, 2, (char *[]){ mem[1] + 1, mem[0] + 3 }, (size_t[]){ 7, 9 });
+	/* The pointer's key is checked as any lkey. */
+	ck_assert_int_eq(umr_run(key, NULL, 4 * KLM, 16, k0 ^ 1, 0x10000 + 4096, 0), -ENOKEY);
+}
+END_TEST
+
+START_TEST(test_indirect_refused)
+{
+	uint32_t k0, kb, key = indirect_new(2, 0), other = indirect_new(2, 0);
+	uint32_t h1 = 0, k1;
+	struct rocemu_create_mkey_req req = { .pdn = qp.pd->pdn, .max_entries = 17,
+					      .create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT };
+	struct rocemu_create_mkey_resp resp;
+	struct rocemu_reg_mr_req breq = { .access = RW, .addr = (uintptr_t)mem[1],
+					  .length = MEM_SIZE, .iova = 0x10000 };
+	struct rocemu_reg_mr_resp bresp;
+	uint8_t t[8 * KLM] = { 0 };
+	struct rocemu_dma_seg seg;
+	unsigned int n;
+
+	ck_assert_int_eq(rocemu_mkey_create(&alice, &req, &resp), -EINVAL);
+	req.max_entries = 4;
+	req.create_flags |= MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	ck_assert_int_eq(rocemu_mkey_create(&alice, &req, &resp), -EOPNOTSUPP);
+	/* Not an MR: DEREG_MR and IMPORT_MR do not see it. */
+	ck_assert_int_eq(rocemu_mr_dereg(&alice, key >> 8), -EINVAL);
+	mr_new(0, RW, &k0);
+	h1 = mr_new(1, RW, &k1);
+	breq.pdn = qp_bob.pd->pdn;
+	ck_assert_int_eq(rocemu_mr_reg(&bob, &breq, &bresp), 0);
+	kb = bresp.lkey;
+	klm_put(t, 0, 8, other, 0);
+	ck_assert_int_eq(umr_run(key, t, KLM * 4, 8, 0, 0, 0), -ENOKEY);	/* no nesting */
+	klm_put(t, 0, 8, kb, 0x10000);
+	ck_assert_int_eq(umr_run(key, t, KLM * 4, 8, 0, 0, 0), -ENOKEY);	/* another client's */
+	klm_put(t, 0, 8, k0, 0x10000 + MEM_SIZE - 4);
+	ck_assert_int_eq(umr_run(key, t, KLM * 4, 8, 0, 0, 0), -ERANGE);
+	klm_put(t, 0, 8, k0, 0x10000);
+	ck_assert_int_eq(umr_run(key, t, KLM * 4, 8, 0, 0, MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE),
+			 -EOPNOTSUPP);
+	ck_assert_int_eq(umr_run(key, t, KLM * 4, 9, 0, 0, 0), -EINVAL);	/* len disagrees */
+	ck_assert_int_eq(umr_run(key, t, KLM * 8, 8, 0, 0, 0), -EINVAL);	/* past its entries */
+	klm_put(t, 1, 8, k1, 0x10000);
+	ck_assert_int_eq(umr_run(key, t, KLM * 4, 16, 0, 0, 0), 0);
+	/* The MR under the second entry deregistered: nothing reaches where it was. */
+	ck_assert_int_eq(rocemu_mr_dereg(&alice, h1), 0);
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n), 0);
+	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 4, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 2, &n),
+			 -ENOKEY);
+	ck_assert_int_eq(rocemu_mkey_destroy(&alice, key >> 8), 0);
+	ck_assert_int_eq(rocemu_mkey_destroy(&alice, key >> 8), -EINVAL);
+}
+END_TEST
+
 static Suite *mkey_suite(void)
 {
 	Suite *s = suite_create("mkey");
@@ -336,6 +550,10 @@ static Suite *mkey_suite(void)
 	tcase_add_test(tc, test_bind_checks);
 	tcase_add_test(tc, test_odp_registration);
 	tcase_add_test(tc, test_prefetch_checks);
+	tcase_add_test(tc, test_indirect_list);
+	tcase_add_test(tc, test_indirect_interleaved);
+	tcase_add_test(tc, test_indirect_by_pointer);
+	tcase_add_test(tc, test_indirect_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
