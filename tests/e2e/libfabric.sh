@@ -6,6 +6,8 @@
 # (-c) in MSG mode (verbs) and in RDM mode (verbs;ofi_rxm, a connection per
 # peer over the CM). libfabric ignores loopback interfaces, so the test gives
 # the devices addresses on a veth pair in a network namespace of its own.
+# RDM runs again over XRC (FI_VERBS_PREFER_XRC=1 with rxm's shared receive
+# context), its capture showing XRC packets.
 # fi_pingpong's server names no address: the provider binds "localhost",
 # which the kernel's CM (and rocemu's) takes as the wildcard, and then
 # listens on the addresses of the interfaces of its devices.
@@ -29,23 +31,31 @@ fab_addr() {
 	echo "198.18.$((252 + BACKEND_INDEX)).$1"
 }
 
-# pingpong PROVIDER EP: fi_pingpong -c (each message checked) between two
-# processes: on both sides, 10 round trips of each size, 64 bytes to 1 MiB.
+# pingpong PROVIDER EP [VAR=VALUE...]: fi_pingpong -c (each message checked)
+# between two processes with the environment given: on both sides, 10 round
+# trips of each size, 64 bytes to 1 MiB.
 pingpong() {
-	local what="fi_pingpong -p '$1' -e $2 -I 10 -c" out rows
+	local what="${*:3} fi_pingpong -p '$1' -e $2 -I 10 -c" out rows
 
 	next_port
-	run_pair "$what" 30 fi_pingpong -p "$1" -e "$2" -I 10 -c -B "$PAIR_PORT" \
-		--client fi_pingpong -p "$1" -e "$2" -I 10 -c -P "$PAIR_PORT" "$(fab_addr 1)"
+	run_pair "${what# }" 30 env "${@:3}" fi_pingpong -p "$1" -e "$2" -I 10 -c -B "$PAIR_PORT" \
+		--client env "${@:3}" fi_pingpong -p "$1" -e "$2" -I 10 -c -P "$PAIR_PORT" "$(fab_addr 1)"
 	for out in "$SERVER_OUT" "$CLIENT_OUT"; do
 		rows=$(grep -Ec '^(64|256|1k|4k|64k|1m) +10 +=10 ' "$out")
 		[ "$rows" -eq 6 ] || fail "$what: $rows of 6 sizes show 10 messages sent and acknowledged in $out"
 	done
-	ok "$what: both sides sent and acknowledged 10 checked messages of each of 6 sizes"
+	ok "${what# }: both sides sent and acknowledged 10 checked messages of each of 6 sizes"
+}
+
+# xrc_frames PCAP: how many of the first 2000 frames of PCAP carry an XRC opcode (0xa0-0xbf).
+xrc_frames() {
+	capture 30 tshark -r "$1" -c 2000 "${TSHARK_IB[@]}" -T fields -e infiniband.bth.opcode ||
+		fail "tshark cannot read $1"
+	awk '$1 >= 160 && $1 < 192' "$OUT" | wc -l
 }
 
 libfabric() {
-	local dev
+	local dev frames
 
 	ROCEMU_DEVICES="rocemu0=$(fab_addr 1),rocemu1=$(fab_addr 2)"
 	export ROCEMU_DEVICES
@@ -60,6 +70,19 @@ libfabric() {
 
 	pingpong verbs msg
 	pingpong "verbs;ofi_rxm" rdm
+
+	# XRC under rxm: a shared receive context (an SRQ) is what the XRC domain asks for.
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	ROCEMU_PCAP=$ROCEMU_RUNTIME_DIR/pcap start_daemon
+	pingpong "verbs;ofi_rxm" rdm FI_VERBS_PREFER_XRC=1 FI_OFI_RXM_USE_SRX=1
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	if command -v tshark >/dev/null; then
+		frames=$(xrc_frames "$ROCEMU_RUNTIME_DIR/pcap/rocemu0.pcap")
+		[ "$frames" -gt 0 ] || fail "FI_VERBS_PREFER_XRC=1: no XRC packet in rocemu0's capture"
+		ok "FI_VERBS_PREFER_XRC=1: rocemu0's capture shows XRC packets ($frames of its first 2000 frames)"
+	else
+		echo "skip the XRC capture check: tshark is not installed"
+	fi
 }
 
 for_each_backend libfabric
