@@ -8,14 +8,12 @@
  */
 #include "shim.h"
 
-static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+/* The first CQE, keeping the lock (0), or ENOENT unlocked with *idle what the poller does next. */
+static int cq_ex_first(struct ibv_cq_ex *ibcq, enum rocemu_poll_idle *idle)
 {
 	struct rocemu_cq *cq = to_rcq_ex(ibcq);
-	enum rocemu_poll_idle idle;
 	uint32_t start;
 
-	if (__builtin_expect(attr->comp_mask != 0, 0))
-		return EINVAL;
 	pthread_spin_lock(&cq->lock);
 	cq->ex_qp = NULL;
 	start = cq->cons_index;
@@ -28,10 +26,25 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *att
 	/* CQEs of destroyed QPs may have been dropped: report the index anyway. */
 	if (cq->cons_index != start)
 		rocemu_cq_update_ci(cq);
-	idle = rocemu_cq_count_poll(cq, true);
+	*idle = rocemu_cq_count_poll(cq, true);
 	pthread_spin_unlock(&cq->lock);
-	rocemu_cq_idle(cq, idle);
 	return ENOENT;
+}
+
+static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	enum rocemu_poll_idle idle = ROCEMU_POLL_BUSY;
+	int ret;
+
+	if (__builtin_expect(attr->comp_mask != 0, 0))
+		return EINVAL;
+	ret = cq_ex_first(ibcq, &idle);
+	/* An empty answer tells the CQ as it is on return, not as it was before a yield. */
+	if (ret && __builtin_expect(idle != ROCEMU_POLL_BUSY, 0)) {
+		rocemu_cq_idle(to_rcq_ex(ibcq), idle);
+		ret = cq_ex_first(ibcq, &idle);
+	}
+	return ret;
 }
 
 static int cq_ex_next_poll(struct ibv_cq_ex *ibcq)

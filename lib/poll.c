@@ -194,8 +194,8 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 		if (__builtin_expect(src.qp || src.xrc_srq, 1))
 			break;
 		/* A CQE of a QP or XRC SRQ destroyed since (mlx5 cleans them from the CQ): dropped. */
-		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: CQE of unknown qp 0x%06x srq 0x%06x dropped",
-			   cq->cqn, qpn, srqn);
+		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: CQE of unknown qp 0x%06x srq 0x%06x dropped (opcode %u wqe %u)",
+			   cq->cqn, qpn, srqn, opcode, be16toh(cqe->wqe_counter));
 	}
 
 	wc->qp_num = qpn;
@@ -265,11 +265,11 @@ void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle)
 	sched_yield();
 }
 
-int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+/* One look at the CQ: up to num_entries completions; *idle what the poller does next. */
+static int cq_poll(struct rocemu_cq *cq, int num_entries, struct ibv_wc *wc,
+		   enum rocemu_poll_idle *idle)
 {
-	struct rocemu_cq *cq = to_rcq(ibcq);
 	struct rocemu_qp *cache = NULL;
-	enum rocemu_poll_idle idle;
 	uint32_t start;
 	int n;
 
@@ -280,8 +280,21 @@ int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 			break;
 	if (cq->cons_index != start)
 		rocemu_cq_update_ci(cq);
-	idle = rocemu_cq_count_poll(cq, n == 0);
+	*idle = rocemu_cq_count_poll(cq, n == 0);
 	pthread_spin_unlock(&cq->lock);
-	rocemu_cq_idle(cq, idle);
+	return n;
+}
+
+int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rocemu_cq *cq = to_rcq(ibcq);
+	enum rocemu_poll_idle idle;
+	int n = cq_poll(cq, num_entries, wc, &idle);
+
+	/* An empty answer tells the CQ as it is on return, not as it was before a yield. */
+	if (__builtin_expect(idle != ROCEMU_POLL_BUSY, 0)) {
+		rocemu_cq_idle(cq, idle);
+		n = cq_poll(cq, num_entries, wc, &idle);
+	}
 	return n;
 }

@@ -2,13 +2,15 @@
 /*
  * Addresses, routes and QP attributes of RDMA CM ids, as the kernel's
  * cma.c and cm.c give them on a RoCE port: an IPv4 address picks the
- * device that has it; a destination of this daemon is reached from itself
+ * device that has it, a loopback address no device has binds like the
+ * wildcard (cma_any_addr); a destination of this daemon is reached from itself
  * (the kernel's loopback rule), any other through the source address the
  * host's routing table picks; the path is the port's (MTU, P_Key 0xffff,
  * GIDs ::ffff:a.b.c.d at index 0); rdma_init_qp_attr returns what
  * ib_cm_init_qp_attr does for each state.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <rdma/rdma_cma.h>
@@ -35,8 +37,12 @@ struct rocemu_device *cm_device_of_addr(struct rocemu_emu *emu, uint32_t addr)
 	return NULL;
 }
 
-/* Whether (ps, port) at addr is taken for id (a request's ids share their listener's). */
-static bool port_taken(const struct rocemu_cm_id *id, uint32_t addr, uint16_t port)
+/*
+ * Whether (ps, port) on dev (NULL: every device) is taken for id (a
+ * request's ids share their listener's port).
+ */
+static bool port_taken(const struct rocemu_cm_id *id, const struct rocemu_device *dev,
+		       uint16_t port)
 {
 	const struct rocemu_list *n;
 
@@ -46,7 +52,7 @@ static bool port_taken(const struct rocemu_cm_id *id, uint32_t addr, uint16_t po
 		if (o == id || o->passive || o->state == CMA_IDLE || o->ps != id->ps ||
 		    o->src.sin_port != htons(port))
 			continue;
-		if (o->src.sin_addr.s_addr && addr && o->src.sin_addr.s_addr != addr)
+		if (o->dev && dev && o->dev != dev)
 			continue;
 		if (id->reuseaddr && o->reuseaddr && o->state != CMA_LISTEN)
 			continue;
@@ -55,22 +61,52 @@ static bool port_taken(const struct rocemu_cm_id *id, uint32_t addr, uint16_t po
 	return false;
 }
 
+/* Whether addr is an address of this host (network namespace): it can be bound. */
+static bool host_has_addr(uint32_t addr)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = addr };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool local;
+
+	if (fd < 0)
+		return false;
+	local = !bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+	close(fd);
+	return local;
+}
+
+/*
+ * The device a bind to ip picks, NULL for the wildcard: INADDR_ANY, or a
+ * loopback address no device has (the kernel's cma_any_addr counts
+ * loopback as any). -ENODEV: a host address of no device (no GID has
+ * it); -EADDRNOTAVAIL: not an address of this host (rdma_translate_ip).
+ */
+static int bind_device(struct rocemu_emu *emu, uint32_t ip, struct rocemu_device **dev)
+{
+	*dev = NULL;
+	if (ip == htonl(INADDR_ANY) || (*dev = cm_device_of_addr(emu, ip)) != NULL ||
+	    ntohl(ip) >> IN_CLASSA_NSHIFT == IN_LOOPBACKNET)
+		return 0;
+	return host_has_addr(ip) ? -ENODEV : -EADDRNOTAVAIL;
+}
+
 int cm_bind(struct rocemu_cm_id *id, const struct sockaddr_in *addr)
 {
 	uint32_t ip = addr->sin_addr.s_addr;
-	struct rocemu_device *dev = NULL;
+	struct rocemu_device *dev;
 	uint16_t port = ntohs(addr->sin_port);
 	unsigned int span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1, i;
+	int err = bind_device(id->emu, ip, &dev);
 
-	if (ip != htonl(INADDR_ANY) && !(dev = cm_device_of_addr(id->emu, ip)))
-		return -EADDRNOTAVAIL;
-	if (port && port_taken(id, ip, port))
+	if (err)
+		return err;
+	if (port && port_taken(id, dev, port))
 		return -EADDRINUSE;
 	/* An ephemeral port: the first free one after a start that moves with the handle. */
 	for (i = 0; !port && i < span; i++) {
 		uint16_t p = (uint16_t)(EPHEMERAL_FIRST + (id->handle * 7919u + i) % span);
 
-		if (!port_taken(id, ip, p))
+		if (!port_taken(id, dev, p))
 			port = p;
 	}
 	if (!port)
@@ -248,9 +284,9 @@ struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_devi
 
 		if (id->state != CMA_LISTEN || id->ps != ps || id->src.sin_port != htons(port))
 			continue;
-		if (id->src.sin_addr.s_addr == addr && id->dev == dev)
+		if (id->dev == dev && id->src.sin_addr.s_addr == addr)
 			return id;
-		if (!id->src.sin_addr.s_addr && !wildcard)
+		if (!id->dev && !wildcard)
 			wildcard = id;
 	}
 	return wildcard;

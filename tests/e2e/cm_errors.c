@@ -3,8 +3,8 @@
  * RDMA CM paths besides a plain connection, on librdmacm's public API:
  * a reject with private data, a connect to a port nobody listens on, a
  * REQ to an address where no CM answers (UNREACHABLE after the retries,
- * within bounded time), and a disconnect from either side (DISCONNECTED on
- * both, then TIMEWAIT_EXIT). With --daemon-dies: a connection, "ready",
+ * within bounded time), a disconnect from either side (DISCONNECTED on
+ * both, then TIMEWAIT_EXIT), and binds to addresses of no device. With --daemon-dies: a connection, "ready",
  * then DEVICE_REMOVAL for each id once the script kills rocemud, and
  * rdma_destroy_id returning without a hang.
  *
@@ -13,6 +13,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +178,83 @@ static void connect_dead_address(struct rdma_event_channel *cch, struct sockaddr
 	rdma_destroy_id(c);
 }
 
+/* The first IPv4 address of a non-loopback interface of this host (network order), or 0. */
+static uint32_t host_address(void)
+{
+	struct ifaddrs *all, *ifa;
+	uint32_t addr = 0;
+
+	if (getifaddrs(&all))
+		return 0;
+	for (ifa = all; ifa && !addr; ifa = ifa->ifa_next)
+		if (ifa->ifa_addr && ifa->ifa_addr->sa_family == AF_INET &&
+		    !(ifa->ifa_flags & IFF_LOOPBACK))
+			addr = ((struct sockaddr_in *)ifa->ifa_addr)->sin_addr.s_addr;
+	freeifaddrs(all);
+	return addr;
+}
+
+/* rdma_bind_addr of a new id of ch to addr: 0, or the errno of its failure. */
+static int bind_errno(struct rdma_event_channel *ch, struct sockaddr_in addr)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		return errno;
+	err = rdma_bind_addr(id, (struct sockaddr *)&addr) ? errno : 0;
+	rdma_destroy_id(id);
+	return err;
+}
+
+/*
+ * Binds to addresses of no device, answered as the kernel's CM answers them
+ * on a RoCE host: a loopback address is the wildcard (cma_any_addr: no
+ * device, and its listen hears a request to any device), a host address
+ * ENODEV (no GID has it), an address of no interface EADDRNOTAVAIL.
+ */
+static void bind_without_device(struct rdma_event_channel *sch, struct rdma_event_channel *cch,
+				struct sockaddr_in cli, struct sockaddr_in srv)
+{
+	struct sockaddr_in lo = addr_of("127.0.0.1", ntohs(srv.sin_port) + 2), to = srv, host;
+	struct rdma_conn_param param = { 0 };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *l, *c;
+
+	to.sin_port = lo.sin_port;
+	if (rdma_create_id(sch, &l, NULL, RDMA_PS_TCP)) {
+		CHECK(0, "loopback: rdma_create_id: %s", strerror(errno));
+		return;
+	}
+	CHECK(!rdma_bind_addr(l, (struct sockaddr *)&lo) && !l->verbs && !rdma_listen(l, 1),
+	      "loopback: a listener bound to 127.0.0.1 (no device's) has no device");
+	c = resolved(cch, cli, to, "loopback: client resolves");
+	if (!c || rdma_connect(c, &param)) {
+		CHECK(0, "loopback: rdma_connect: %s", strerror(errno));
+	} else if (!expect_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, &ev,
+				 "loopback: the listener on 127.0.0.1 hears a request to a device")) {
+		CHECK(ev->listen_id == l && ev->id->verbs, "loopback: the request's id has its device (%s)",
+		      ev->id->verbs ? ibv_get_device_name(ev->id->verbs->device) : "none");
+		rdma_reject(ev->id, NULL, 0);
+		rdma_destroy_id(ev->id);
+		rdma_ack_cm_event(ev);
+		expect_event(cch, RDMA_CM_EVENT_REJECTED, 28, NULL, "loopback: client rejected");
+	}
+	if (c)
+		rdma_destroy_id(c);
+	rdma_destroy_id(l);
+
+	host = addr_of("0.0.0.0", 0);
+	host.sin_addr.s_addr = host_address();
+	if (host.sin_addr.s_addr)
+		CHECK(bind_errno(sch, host) == ENODEV, "bind to %s, a host address of no device: ENODEV",
+		      inet_ntoa(host.sin_addr));
+	else
+		printf("ok: bind to a host address of no device: not tried, no interface has one\n");
+	CHECK(bind_errno(sch, addr_of("203.0.113.77", 0)) == EADDRNOTAVAIL,
+	      "bind to 203.0.113.77, an address of no interface: EADDRNOTAVAIL");
+}
+
 enum ending { SERVER_DISCONNECTS, CLIENT_DISCONNECTS, DAEMON_DIES };
 
 /* The daemon is killed (by the script, once "ready" shows): every id gets DEVICE_REMOVAL. */
@@ -280,6 +359,7 @@ int main(int argc, char **argv)
 	connect_dead_address(cch, cli, dead, atol(argv[5]));
 	connect_then_end(sch, cch, cli, srv, SERVER_DISCONNECTS);
 	connect_then_end(sch, cch, cli, srv, CLIENT_DISCONNECTS);
+	bind_without_device(sch, cch, cli, srv);
 	rdma_destroy_id(listener);
 out:
 	rdma_destroy_event_channel(sch);

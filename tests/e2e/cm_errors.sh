@@ -5,6 +5,7 @@
 # (REJECTED, invalid service ID), a REQ to an address where no daemon
 # answers (UNREACHABLE after the CM's retries, within bounded time), a
 # disconnect from either side (DISCONNECTED on both, then TIMEWAIT_EXIT);
+# binds to addresses of no device (loopback: the wildcard; ENODEV; EADDRNOTAVAIL);
 # rocemud killed under connected ids (DEVICE_REMOVAL for each, no hang).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CM_ERRORS=$top_builddir/tests/e2e/cm_errors
