@@ -162,10 +162,12 @@ void cm_proto_config(void);
 const char *cm_state_name(enum cm_state s);
 /* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
 uint32_t cm_comm_id_next(void);
-/* rdma_connect: send the REQ. 0 or -errno. */
-int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
-/* rdma_accept: the passive side's REP (with param), or the active side's RTU (without). */
-int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
+/* rdma_connect: send the REQ, with the ECE of rdma_set_local_ece. 0 or -errno. */
+int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	       const struct ucma_abi_ece *ece);
+/* rdma_accept: the passive side's REP (with param and its ECE), or the active side's RTU (without). */
+int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	      const struct ucma_abi_ece *ece);
 /* rdma_reject with a reason and private data. */
 int cm_reject(struct rocemu_cm_id *id, uint8_t reason, const uint8_t *data, uint8_t len);
 /* rdma_disconnect: DREQ, or DREP to the peer's DREQ. */

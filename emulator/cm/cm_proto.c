@@ -240,7 +240,37 @@ static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
 	cm_set_state(id, CM_IDLE);
 }
 
-int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+/* Enhanced Connection Establishment (IBTA 12.6.2, ECE): vendor and options, carried as the kernel's CM carries them. */
+static void req_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
+{
+	rocemu_put_be24(&mad[CM_REQ_VENDOR_ID], ece->vendor_id & 0xffffff);
+	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
+}
+
+static void rep_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
+{
+	mad[CM_REP_VENDOR_ID_H] = (uint8_t)(ece->vendor_id >> 16);
+	mad[CM_REP_VENDOR_ID_M] = (uint8_t)(ece->vendor_id >> 8);
+	mad[CM_REP_VENDOR_ID_L] = (uint8_t)ece->vendor_id;
+	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
+}
+
+static struct ucma_abi_ece req_ece(const uint8_t *mad)
+{
+	return (struct ucma_abi_ece){ .vendor_id = rocemu_get_be24(&mad[CM_REQ_VENDOR_ID]),
+				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
+}
+
+static struct ucma_abi_ece rep_ece(const uint8_t *mad)
+{
+	return (struct ucma_abi_ece){ .vendor_id = (uint32_t)mad[CM_REP_VENDOR_ID_H] << 16 |
+						   (uint32_t)mad[CM_REP_VENDOR_ID_M] << 8 |
+						   mad[CM_REP_VENDOR_ID_L],
+				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
+}
+
+int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	       const struct ucma_abi_ece *ece)
 {
 	uint8_t *mad = id->mad, *cma = &mad[CM_REQ_PRIVATE_DATA];
 
@@ -260,6 +290,7 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 
 	cm_mad_init(mad, CM_ATTR_REQ, id->local_comm_id);
 	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
+	req_ece_put(mad, ece);
 	rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], cma_service_id(id->ps, ntohs(id->dst.sin_port)));
 	memcpy(&mad[CM_REQ_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
 	rocemu_put_be24(&mad[CM_REQ_LOCAL_QPN], id->local_qpn);
@@ -289,7 +320,8 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 	return 0;
 }
 
-int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	      const struct ucma_abi_ece *ece)
 {
 	uint8_t rtu[CM_MAD_BYTES], *mad = id->mad;
 
@@ -317,6 +349,7 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 	id->initiator_depth = param->initiator_depth;
 	mad_start(id, CM_ATTR_REP, mad);
 	rocemu_put_be24(&mad[CM_REP_LOCAL_QPN], id->local_qpn);
+	rep_ece_put(mad, ece);
 	rocemu_put_be24(&mad[CM_REP_STARTING_PSN], id->sq_psn);
 	mad[CM_REP_RESPONDER_RESOURCES] = id->responder_resources;
 	mad[CM_REP_INITIATOR_DEPTH] = id->initiator_depth;
@@ -637,6 +670,7 @@ static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 	const uint8_t *cma = &mad[CM_REQ_PRIVATE_DATA];
 	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
 	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, comm);
+	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
 	uint8_t mtu = mad[CM_REQ_MTU_RNR] >> 4;
 
@@ -671,7 +705,9 @@ static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 	id->flow_control = mad[CM_REQ_TIMEOUT_TYPE_FC] & 1;
 	id->mtu = mtu >= IBV_MTU_256 && mtu < dev->active_mtu ? mtu : (uint8_t)dev->active_mtu;
 	cm_set_state(id, CM_REQ_RCVD);
-	c = &cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0)->param.conn;
+	ev = cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+	ev->ece = req_ece(mad);
+	c = &ev->param.conn;
 	conn_private(c, &cma[CMA_HDR_BYTES], CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
 	c->responder_resources = id->responder_resources;
 	c->initiator_depth = id->initiator_depth;
@@ -685,6 +721,7 @@ static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 
 static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 {
+	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
 	uint8_t rtu[CM_MAD_BYTES];
 
@@ -702,7 +739,9 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	id->responder_resources = min_u8(id->responder_resources, mad[CM_REP_INITIATOR_DEPTH]);
 	id->rnr_retry_count = mad[CM_REP_RNR_SRQ] >> 5;
 	cm_set_state(id, CM_REP_RCVD);
-	c = &cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0)->param.conn;
+	ev = cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
+	ev->ece = rep_ece(mad);
+	c = &ev->param.conn;
 	conn_private(c, &mad[CM_REP_PRIVATE_DATA], CM_REP_PRIVATE_BYTES);
 	c->responder_resources = mad[CM_REP_INITIATOR_DEPTH];
 	c->initiator_depth = mad[CM_REP_RESPONDER_RESOURCES];
