@@ -169,15 +169,16 @@ fail:
 	return err;
 }
 
-/* Take one queued event's byte off the pipe: blocks, or EAGAIN when O_NONBLOCK, as the kernel. */
+/*
+ * Take one queued event's byte off the pipe: blocks, or EAGAIN when
+ * O_NONBLOCK, as the kernel; a signal ends the wait with EINTR, as the
+ * kernel's interruptible wait does (restarted under SA_RESTART).
+ */
 static int event_take(struct ucma_file *f)
 {
 	char byte;
-	ssize_t n;
+	ssize_t n = read(f->read_fd, &byte, 1);
 
-	do
-		n = read(f->read_fd, &byte, 1);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	return n == 1 ? 0 : -ENODEV;	/* end of file: the daemon is gone (ucma_ids.c answers) */
