@@ -21,6 +21,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "check_line.h"
+#include "sockaddr_arg.h"
 
 #define EVENT_WAIT_MS 10000
 #define MELLANOX_VENDOR 0x15b3	/* mlx5's ECE vendor: the PCI vendor ID */
@@ -29,17 +30,6 @@
 
 static struct rdma_event_channel *ch;
 static struct sockaddr_in server, client;
-
-static struct sockaddr_in addr_of(const char *ip, int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
-		fprintf(stderr, "bad address %s\n", ip);
-		exit(2);
-	}
-	return a;
-}
 
 /* The next event, of type; NULL (with a FAIL line) otherwise. */
 static struct rdma_cm_event *next_event(enum rdma_cm_event_type type, const char *what)

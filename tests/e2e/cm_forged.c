@@ -323,6 +323,7 @@ static void connection(void)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	uint32_t ours;
+	size_t i;
 
 	req_mad(mad, comm);
 	send_mad(mad);
@@ -352,19 +353,16 @@ static void connection(void)
 	if (ev)
 		rdma_ack_cm_event(ev);
 
-	conn_mad(mad, CM_ATTR_REJ, comm, ours);
-	rocemu_put_be16(&mad[CM_REJ_REASON], CM_REJ_CONSUMER_DEFINED);
-	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
-	conn_mad(mad, CM_ATTR_REP, comm + 1, ours);
-	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
-	conn_mad(mad, CM_ATTR_RTU, comm, ours);
-	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
-	conn_mad(mad, CM_ATTR_DREP, comm, ours);
-	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
-	conn_mad(mad, CM_ATTR_MRA, comm, ours);
-	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
-	conn_mad(mad, CM_ATTR_SIDR_REP, ours, 0);
-	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
+	/* REJ, RTU, DREP, MRA once established; a REP from another comm ID; a SIDR REP naming the RC id. */
+	const struct { uint16_t attr; uint32_t local, remote; } unfit[] = {
+		{ CM_ATTR_REJ, comm, ours }, { CM_ATTR_REP, comm + 1, ours },
+		{ CM_ATTR_RTU, comm, ours }, { CM_ATTR_DREP, comm, ours },
+		{ CM_ATTR_MRA, comm, ours }, { CM_ATTR_SIDR_REP, ours, 0 },
+	};
+	for (i = 0; i < sizeof(unfit) / sizeof(unfit[0]); i++) {
+		conn_mad(mad, unfit[i].attr, unfit[i].local, unfit[i].remote);
+		send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
+	}
 	sidr_req_mad(mad, comm);	/* the RC REQ's comm ID again, as a SIDR request */
 	send_dropped(mad, CM_MAD_BYTES, ROCEMU_OP_UD_SEND_ONLY, CM_GSI_QKEY);
 	conn_mad(mad, CM_ATTR_DREQ, comm, ours);
