@@ -104,7 +104,7 @@ struct rocemu_cm_id {
 	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the path's */
 	/* what the handshake agreed */
 	uint32_t remote_comm_id, local_qpn, remote_qpn, sq_psn, rq_psn;
-	uint64_t remote_tid;		/* the peer's REQ or SIDR REQ transaction, echoed in answers */
+	uint64_t remote_tid;		/* the peer's REQ, SIDR REQ, then DREQ transaction, echoed in answers */
 	uint8_t responder_resources, initiator_depth, retry_count, rnr_retry_count;
 	bool srq, flow_control;
 	uint8_t mtu;			/* enum ibv_mtu */

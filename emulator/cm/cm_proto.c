@@ -153,10 +153,16 @@ static void send_expecting_answer(struct rocemu_cm_id *id)
 	timer_arm(id, cm_timeout_ms);
 }
 
-/* A MAD of id that needs no answer (RTU, REJ, DREP), built in a scratch buffer. */
+/*
+ * A MAD of id: a request carries id's own transaction ID, an answer (REP,
+ * REJ, DREP) the one of the peer's request it answers, as the kernel's CM.
+ */
 static uint8_t *mad_start(const struct rocemu_cm_id *id, enum cm_attr attr, uint8_t *mad)
 {
-	cm_mad_init(mad, attr, id->local_comm_id);
+	bool answer = attr == CM_ATTR_DREP || (id->passive && (attr == CM_ATTR_REP ||
+							       attr == CM_ATTR_REJ));
+
+	cm_mad_init(mad, attr, answer ? id->remote_tid : id->local_comm_id);
 	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
 	rocemu_put_be32(&mad[CM_REMOTE_COMM_ID], id->remote_comm_id);
 	return mad;
@@ -799,6 +805,7 @@ static bool rx_dreq(struct rocemu_device *dev, uint32_t saddr, struct rocemu_cm_
 	/* A DREQ for another QP than the connection's is not for it (the kernel's cm_dreq_handler). */
 	if (rocemu_get_be24(&mad[CM_DREQ_REMOTE_QPN]) != id->local_qpn)
 		return false;
+	id->remote_tid = rocemu_get_be64(&mad[MAD_OFF_TID]);	/* the DREP echoes it */
 	switch (id->cm) {
 	case CM_REP_SENT:	/* the RTU was lost, the DREQ proves the peer established */
 	case CM_ESTABLISHED:
