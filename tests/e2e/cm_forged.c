@@ -33,6 +33,7 @@
 #include "emulator/cm/cm_mad.h"
 #include "forge.h"
 #include "net/roce_opcode.h"
+#include "net/roce_text.h"
 #include "net/udp_port.h"
 #include "verbs_pair.h"
 
@@ -113,10 +114,10 @@ static bool answer(uint16_t attr, uint8_t *mad, const char *what)
 		    cm_mad_attr(buf + MAD_AT) != attr)
 			continue;
 		memcpy(mad, buf + MAD_AT, CM_MAD_BYTES);
-		check(true, "%s: the server answers with attribute 0x%04x", what, attr);
+		check(true, "%s: the server answers %s", what, rocemu_cm_attr_name(attr));
 		return true;
 	}
-	check(false, "%s: no MAD of attribute 0x%04x from the server", what, attr);
+	check(false, "%s: no %s from the server", what, rocemu_cm_attr_name(attr));
 	return false;
 }
 
