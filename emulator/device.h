@@ -58,6 +58,7 @@ struct rocemu_device_counters {
 	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
 	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving, no receive posted */
 	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
+	uint64_t rx_cm_dropped;		/* CM: MADs on QP1 malformed, stale or in the wrong state */
 };
 
 struct rocemu_device {

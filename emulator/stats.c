@@ -83,6 +83,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_qkey_violations", k->rx_qkey_violations },
 		{ "rx_ud_dropped", k->rx_ud_dropped },
 		{ "rx_uc_dropped", k->rx_uc_dropped },
+		{ "rx_cm_dropped", k->rx_cm_dropped },
 		{ "fault_dropped", f.dropped },
 		{ "fault_duplicated", f.duplicated },
 		{ "fault_reordered", f.reordered },

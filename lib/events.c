@@ -65,14 +65,15 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
-/* Read exactly len bytes of one record; 0, or -1 with errno (EAGAIN when empty). */
+/*
+ * Read exactly len bytes of one record; 0, or -1 with errno (EAGAIN when
+ * empty). A signal ends the wait with EINTR, as libibverbs' read of the
+ * uverbs file does: qperf and others stop their event loops that way.
+ */
 static int read_record(int fd, void *buf, size_t len)
 {
-	ssize_t n;
+	ssize_t n = read(fd, buf, len);
 
-	do
-		n = read(fd, buf, len);
-	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n >= 0)

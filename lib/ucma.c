@@ -29,19 +29,23 @@
 #define UCMA_MINOR 58
 
 struct ucma_file {
-	int event_fd;		/* the descriptor librdmacm holds */
+	int event_fd;		/* the descriptor librdmacm holds (its number, the app may close it) */
+	int read_fd;		/* the shim's own descriptor of the event pipe */
 	uint32_t file_id;	/* the daemon's name for it */
 	struct rocemu_conn conn;
-	bool closed;		/* the application closed it; a thread may still wait in it */
+	/*
+	 * Under files_lock: the application's descriptor, until close, and each
+	 * write() in progress. As the kernel's file, it is released (its ids
+	 * destroyed) when the last goes, so a close never pulls the pipe or the
+	 * control connection from under a thread inside GET_EVENT.
+	 */
+	unsigned int refs;
 	struct rocemu_ucma_ids ids;	/* under ids_lock */
-	struct ucma_file *next_closed;
 };
 
 static struct ucma_file *files[UCMA_MAX_FILES];
 static unsigned int num_files;	/* read without the lock on every write and close */
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Closed files are kept: a thread blocked in GET_EVENT may still read one. */
-static struct ucma_file *closed_files;
 /* Every file's record of its ids (MIGRATE_ID moves one between two files). */
 static pthread_mutex_t ids_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -71,8 +75,8 @@ static int libc_close(int fd)
 	return ((int (*)(int))libc_next("close", &fn))(fd);
 }
 
-/* The file behind fd, or NULL; remove takes it out of the table. */
-static struct ucma_file *file_find(int fd, bool remove)
+/* The file behind fd with a reference taken, or NULL; remove also takes it out of the table. */
+static struct ucma_file *file_get(int fd, bool remove)
 {
 	struct ucma_file *f = NULL;
 	unsigned int i;
@@ -83,6 +87,7 @@ static struct ucma_file *file_find(int fd, bool remove)
 	for (i = 0; i < UCMA_MAX_FILES && !f; i++) {
 		if (files[i] && files[i]->event_fd == fd) {
 			f = files[i];
+			f->refs++;
 			if (remove) {
 				files[i] = NULL;
 				__atomic_store_n(&num_files, num_files - 1, __ATOMIC_RELAXED);
@@ -91,6 +96,22 @@ static struct ucma_file *file_find(int fd, bool remove)
 	}
 	pthread_mutex_unlock(&files_lock);
 	return f;
+}
+
+/* Drop a reference; the last one releases the file, and the daemon destroys its ids. */
+static void file_put(struct ucma_file *f)
+{
+	bool last;
+
+	pthread_mutex_lock(&files_lock);
+	last = --f->refs == 0;
+	pthread_mutex_unlock(&files_lock);
+	if (!last)
+		return;
+	rocemu_conn_close(&f->conn);
+	libc_close(f->read_fd);
+	free(f->ids.v);
+	free(f);
 }
 
 static int file_insert(struct ucma_file *f)
@@ -127,7 +148,10 @@ int rocemu_ucma_open(int flags)
 		goto fail_conn;
 	f->event_fd = fd;
 	f->file_id = resp.file_id;
-	if ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK))
+	f->refs = 1;
+	/* O_NONBLOCK belongs to the open pipe, so the two descriptors share it. */
+	f->read_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (f->read_fd < 0 || ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK)))
 		err = -errno;
 	if (!err && !(flags & O_CLOEXEC))
 		fcntl(fd, F_SETFD, 0);
@@ -135,6 +159,8 @@ int rocemu_ucma_open(int flags)
 		err = file_insert(f);
 	if (!err)
 		return fd;
+	if (f->read_fd >= 0)
+		libc_close(f->read_fd);
 	libc_close(fd);
 fail_conn:
 	rocemu_conn_close(&f->conn);
@@ -143,23 +169,19 @@ fail:
 	return err;
 }
 
-/* Take one queued event's byte off the pipe: blocks, or EAGAIN when O_NONBLOCK, as the kernel. */
+/*
+ * Take one queued event's byte off the pipe: blocks, or EAGAIN when
+ * O_NONBLOCK, as the kernel; a signal ends the wait with EINTR, as the
+ * kernel's interruptible wait does (restarted under SA_RESTART).
+ */
 static int event_take(struct ucma_file *f)
 {
 	char byte;
-	ssize_t n;
+	ssize_t n = read(f->read_fd, &byte, 1);
 
-	do
-		n = read(f->event_fd, &byte, 1);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n == 1)
-		return 0;
-	/* Closed under a waiting thread: on the kernel's file it waits on, until exit. */
-	while (__atomic_load_n(&f->closed, __ATOMIC_ACQUIRE))
-		pause();
-	return -ENODEV;		/* end of file: the daemon is gone (ucma_ids.c answers) */
+	return n == 1 ? 0 : -ENODEV;	/* end of file: the daemon is gone (ucma_ids.c answers) */
 }
 
 /* One write() of the ABI: returns len or -errno. */
@@ -198,7 +220,7 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 			return -EINVAL;
 		memcpy(&mig, buf, sizeof(mig));
 		/* The id's current file, by the daemon's name for it (its descriptor is ours). */
-		from = file_find((int)mig.fd, false);
+		from = file_get((int)mig.fd, false);
 		if (!from)
 			return -EBADF;
 		mig.fd = from->file_id;
@@ -222,6 +244,8 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 	else if (!err)
 		rocemu_ucma_ids_note(&f->ids, req.cmd, resp.data);
 	pthread_mutex_unlock(&ids_lock);
+	if (from)
+		file_put(from);
 	if (err)
 		return err;
 	if (resp.len && resp.response)
@@ -232,12 +256,13 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
-	struct ucma_file *f = file_find(fd, false);
+	struct ucma_file *f = file_get(fd, false);
 	ssize_t ret;
 
 	if (__builtin_expect(!f, 1))
 		return libc_write(fd, buf, n);
 	ret = ucma_write(f, buf, n);
+	file_put(f);
 	if (ret < 0) {
 		errno = (int)-ret;
 		return -1;
@@ -247,27 +272,21 @@ ssize_t write(int fd, const void *buf, size_t n)
 
 int close(int fd)
 {
-	struct ucma_file *f = file_find(fd, true);
+	struct ucma_file *f = file_get(fd, true);
 
 	if (f) {
-		__atomic_store_n(&f->closed, true, __ATOMIC_RELEASE);
-		pthread_mutex_lock(&ids_lock);
-		free(f->ids.v);
-		f->ids = (struct rocemu_ucma_ids){ 0 };
-		pthread_mutex_unlock(&ids_lock);
-		/* The daemon destroys the file's ids when this connection closes. */
-		rocemu_conn_close(&f->conn);
-		pthread_mutex_lock(&files_lock);
-		f->next_closed = closed_files;
-		closed_files = f;
-		pthread_mutex_unlock(&files_lock);
+		file_put(f);	/* this call's */
+		file_put(f);	/* the application's descriptor's */
 	}
 	return libc_close(fd);
 }
 
 int fstat64(int fd, struct stat64 *st)
 {
-	if (file_find(fd, false)) {
+	struct ucma_file *f = file_get(fd, false);
+
+	if (f) {
+		file_put(f);
 		memset(st, 0, sizeof(*st));
 		st->st_mode = S_IFCHR | 0666;
 		st->st_nlink = 1;

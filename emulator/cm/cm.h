@@ -104,7 +104,7 @@ struct rocemu_cm_id {
 	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the path's */
 	/* what the handshake agreed */
 	uint32_t remote_comm_id, local_qpn, remote_qpn, sq_psn, rq_psn;
-	uint64_t remote_tid;		/* the peer's REQ or SIDR REQ transaction, echoed in answers */
+	uint64_t remote_tid;		/* the peer's REQ, SIDR REQ, then DREQ transaction, echoed in answers */
 	uint8_t responder_resources, initiator_depth, retry_count, rnr_retry_count;
 	bool srq, flow_control;
 	uint8_t mtu;			/* enum ibv_mtu */
@@ -162,10 +162,12 @@ void cm_proto_config(void);
 const char *cm_state_name(enum cm_state s);
 /* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
 uint32_t cm_comm_id_next(void);
-/* rdma_connect: send the REQ. 0 or -errno. */
-int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
-/* rdma_accept: the passive side's REP (with param), or the active side's RTU (without). */
-int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param);
+/* rdma_connect: send the REQ, with the ECE of rdma_set_local_ece. 0 or -errno. */
+int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	       const struct ucma_abi_ece *ece);
+/* rdma_accept: the passive side's REP (with param and its ECE), or the active side's RTU (without). */
+int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	      const struct ucma_abi_ece *ece);
 /* rdma_reject with a reason and private data. */
 int cm_reject(struct rocemu_cm_id *id, uint8_t reason, const uint8_t *data, uint8_t len);
 /* rdma_disconnect: DREQ, or DREP to the peer's DREQ. */

@@ -32,6 +32,7 @@ struct rocemu_device;
 #define MAD_OFF_METHOD 3
 #define MAD_OFF_TID 8
 #define MAD_OFF_ATTR_ID 16
+#define MAD_OFF_ATTR_MOD 20	/* REQ, REP: the ECE options (the kernel's cm_format_req) */
 #define MAD_HDR_BYTES 24
 
 /* CM attribute IDs (IBTA table 103) */
@@ -52,6 +53,7 @@ enum cm_attr {
 #define CM_LOCAL_COMM_ID CM_OFF(0)		/* every message but REQ's is its first field too */
 #define CM_REMOTE_COMM_ID CM_OFF(4)
 /* REQ */
+#define CM_REQ_VENDOR_ID CM_OFF(5)		/* 24 bits: the ECE vendor */
 #define CM_REQ_SERVICE_ID CM_OFF(8)
 #define CM_REQ_LOCAL_CA_GUID CM_OFF(16)
 #define CM_REQ_LOCAL_QKEY CM_OFF(28)
@@ -84,6 +86,9 @@ enum cm_attr {
 /* REP */
 #define CM_REP_LOCAL_QKEY CM_OFF(8)
 #define CM_REP_LOCAL_QPN CM_OFF(12)
+#define CM_REP_VENDOR_ID_H CM_OFF(15)		/* the ECE vendor, a byte after each 24-bit field */
+#define CM_REP_VENDOR_ID_M CM_OFF(19)
+#define CM_REP_VENDOR_ID_L CM_OFF(23)
 #define CM_REP_STARTING_PSN CM_OFF(20)
 #define CM_REP_RESPONDER_RESOURCES CM_OFF(24)
 #define CM_REP_INITIATOR_DEPTH CM_OFF(25)

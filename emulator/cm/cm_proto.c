@@ -153,10 +153,16 @@ static void send_expecting_answer(struct rocemu_cm_id *id)
 	timer_arm(id, cm_timeout_ms);
 }
 
-/* A MAD of id that needs no answer (RTU, REJ, DREP), built in a scratch buffer. */
+/*
+ * A MAD of id: a request carries id's own transaction ID, an answer (REP,
+ * REJ, DREP) the one of the peer's request it answers, as the kernel's CM.
+ */
 static uint8_t *mad_start(const struct rocemu_cm_id *id, enum cm_attr attr, uint8_t *mad)
 {
-	cm_mad_init(mad, attr, id->local_comm_id);
+	bool answer = attr == CM_ATTR_DREP || (id->passive && (attr == CM_ATTR_REP ||
+							       attr == CM_ATTR_REJ));
+
+	cm_mad_init(mad, attr, answer ? id->remote_tid : id->local_comm_id);
 	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
 	rocemu_put_be32(&mad[CM_REMOTE_COMM_ID], id->remote_comm_id);
 	return mad;
@@ -240,7 +246,37 @@ static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
 	cm_set_state(id, CM_IDLE);
 }
 
-int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+/* Enhanced Connection Establishment (IBTA 12.6.2, ECE): vendor and options, carried as the kernel's CM carries them. */
+static void req_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
+{
+	rocemu_put_be24(&mad[CM_REQ_VENDOR_ID], ece->vendor_id & 0xffffff);
+	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
+}
+
+static void rep_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
+{
+	mad[CM_REP_VENDOR_ID_H] = (uint8_t)(ece->vendor_id >> 16);
+	mad[CM_REP_VENDOR_ID_M] = (uint8_t)(ece->vendor_id >> 8);
+	mad[CM_REP_VENDOR_ID_L] = (uint8_t)ece->vendor_id;
+	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
+}
+
+static struct ucma_abi_ece req_ece(const uint8_t *mad)
+{
+	return (struct ucma_abi_ece){ .vendor_id = rocemu_get_be24(&mad[CM_REQ_VENDOR_ID]),
+				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
+}
+
+static struct ucma_abi_ece rep_ece(const uint8_t *mad)
+{
+	return (struct ucma_abi_ece){ .vendor_id = (uint32_t)mad[CM_REP_VENDOR_ID_H] << 16 |
+						   (uint32_t)mad[CM_REP_VENDOR_ID_M] << 8 |
+						   mad[CM_REP_VENDOR_ID_L],
+				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
+}
+
+int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	       const struct ucma_abi_ece *ece)
 {
 	uint8_t *mad = id->mad, *cma = &mad[CM_REQ_PRIVATE_DATA];
 
@@ -260,6 +296,7 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 
 	cm_mad_init(mad, CM_ATTR_REQ, id->local_comm_id);
 	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
+	req_ece_put(mad, ece);
 	rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], cma_service_id(id->ps, ntohs(id->dst.sin_port)));
 	memcpy(&mad[CM_REQ_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
 	rocemu_put_be24(&mad[CM_REQ_LOCAL_QPN], id->local_qpn);
@@ -289,7 +326,8 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 	return 0;
 }
 
-int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
+int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
+	      const struct ucma_abi_ece *ece)
 {
 	uint8_t rtu[CM_MAD_BYTES], *mad = id->mad;
 
@@ -317,6 +355,7 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param)
 	id->initiator_depth = param->initiator_depth;
 	mad_start(id, CM_ATTR_REP, mad);
 	rocemu_put_be24(&mad[CM_REP_LOCAL_QPN], id->local_qpn);
+	rep_ece_put(mad, ece);
 	rocemu_put_be24(&mad[CM_REP_STARTING_PSN], id->sq_psn);
 	mad[CM_REP_RESPONDER_RESOURCES] = id->responder_resources;
 	mad[CM_REP_INITIATOR_DEPTH] = id->initiator_depth;
@@ -577,7 +616,7 @@ static void sidr_refuse(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 	mad_send(dev, saddr, rep);
 }
 
-static void rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
+static bool rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
 {
 	const uint8_t *cma = &mad[CM_SIDR_REQ_PRIVATE_DATA];
 	uint32_t reqid = rocemu_get_be32(&mad[CM_SIDR_REQUEST_ID]);
@@ -585,34 +624,37 @@ static void rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 	struct ucma_abi_ud_param *ud;
 
 	if (id) {		/* our SIDR REP was lost: send it again */
-		if (cm_mad_attr(id->mad) == CM_ATTR_SIDR_REP)
-			mad_send(dev, saddr, id->mad);
-		return;
+		if (cm_mad_attr(id->mad) != CM_ATTR_SIDR_REP)
+			return false;
+		mad_send(dev, saddr, id->mad);
+		return true;
 	}
 	listener = listener_of(dev, rocemu_get_be64(&mad[CM_SIDR_REQ_SERVICE_ID]), cma, IBV_QPT_UD);
 	if (!listener) {
-		if (refuse_unlistened(dev, saddr))
-			sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
-		return;
+		if (!refuse_unlistened(dev, saddr))
+			return false;
+		sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
+		return true;
 	}
 	if (!(id = request_id_new(listener, dev, saddr, reqid, mad, cma))) {
 		sidr_refuse(dev, saddr, mad, CM_SIDR_REJECT);
-		return;
+		return true;
 	}
 	id->mtu = (uint8_t)dev->active_mtu;
 	cm_set_state(id, CM_REQ_RCVD);
 	ud = &cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0)->param.ud;
 	memcpy(ud->private_data, &cma[CMA_HDR_BYTES], CM_SIDR_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
 	ud->private_data_len = CM_SIDR_REQ_PRIVATE_BYTES - CMA_HDR_BYTES;
+	return true;
 }
 
-static void rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
+static bool rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 {
 	uint8_t status = mad[CM_SIDR_REP_STATUS];
 	struct ucma_abi_ud_param *ud;
 
 	if (id->qp_type != IBV_QPT_UD || id->cm != CM_REQ_SENT)
-		return;
+		return false;
 	timer_stop(id);
 	cm_set_state(id, CM_IDLE);
 	if (status != CM_SIDR_SUCCESS) {
@@ -625,33 +667,37 @@ static void rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	}
 	memcpy(ud->private_data, &mad[CM_SIDR_REP_PRIVATE_DATA], CM_SIDR_REP_PRIVATE_BYTES);
 	ud->private_data_len = CM_SIDR_REP_PRIVATE_BYTES;
+	return true;
 }
 
-static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
+static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
 {
 	uint64_t sid = rocemu_get_be64(&mad[CM_REQ_SERVICE_ID]);
 	const uint8_t *cma = &mad[CM_REQ_PRIVATE_DATA];
 	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
 	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, comm);
+	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
 	uint8_t mtu = mad[CM_REQ_MTU_RNR] >> 4;
 
 	if (id) {		/* our REP was lost: send it again; a REQ still unanswered waits */
-		if (id->cm == CM_REP_SENT)
-			mad_send(dev, saddr, id->mad);
-		return;
+		if (id->cm != CM_REP_SENT)
+			return false;
+		mad_send(dev, saddr, id->mad);
+		return true;
 	}
 	/* transport service type (bits 2:1) 0: RC */
 	listener = mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6 ? NULL :
 		   listener_of(dev, sid, cma, IBV_QPT_RC);
 	if (!listener) {
-		if (refuse_unlistened(dev, saddr))
-			reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
-		return;
+		if (!refuse_unlistened(dev, saddr))
+			return false;
+		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
+		return true;
 	}
 	if (!(id = request_id_new(listener, dev, saddr, comm, mad, cma))) {
 		reject_req(dev, saddr, mad, CM_REJ_CONSUMER_DEFINED);
-		return;
+		return true;
 	}
 	id->remote_qpn = rocemu_get_be24(&mad[CM_REQ_LOCAL_QPN]);
 	id->rq_psn = rocemu_get_be24(&mad[CM_REQ_STARTING_PSN]);
@@ -665,7 +711,9 @@ static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 	id->flow_control = mad[CM_REQ_TIMEOUT_TYPE_FC] & 1;
 	id->mtu = mtu >= IBV_MTU_256 && mtu < dev->active_mtu ? mtu : (uint8_t)dev->active_mtu;
 	cm_set_state(id, CM_REQ_RCVD);
-	c = &cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0)->param.conn;
+	ev = cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+	ev->ece = req_ece(mad);
+	c = &ev->param.conn;
 	conn_private(c, &cma[CMA_HDR_BYTES], CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
 	c->responder_resources = id->responder_resources;
 	c->initiator_depth = id->initiator_depth;
@@ -674,19 +722,21 @@ static void rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 	c->rnr_retry_count = id->rnr_retry_count;
 	c->srq = id->srq;
 	c->qp_num = id->remote_qpn;
+	return true;
 }
 
-static void rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
+static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 {
+	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
 	uint8_t rtu[CM_MAD_BYTES];
 
 	if (id->cm == CM_ESTABLISHED && from_peer(id, mad)) {	/* our RTU was lost */
 		mad_send(id->dev, id->dst.sin_addr.s_addr, mad_start(id, CM_ATTR_RTU, rtu));
-		return;
+		return true;
 	}
 	if (id->cm != CM_REQ_SENT)
-		return;
+		return false;
 	timer_stop(id);
 	id->remote_comm_id = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
 	id->remote_qpn = rocemu_get_be24(&mad[CM_REP_LOCAL_QPN]);
@@ -695,7 +745,9 @@ static void rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	id->responder_resources = min_u8(id->responder_resources, mad[CM_REP_INITIATOR_DEPTH]);
 	id->rnr_retry_count = mad[CM_REP_RNR_SRQ] >> 5;
 	cm_set_state(id, CM_REP_RCVD);
-	c = &cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0)->param.conn;
+	ev = cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
+	ev->ece = rep_ece(mad);
+	c = &ev->param.conn;
 	conn_private(c, &mad[CM_REP_PRIVATE_DATA], CM_REP_PRIVATE_BYTES);
 	c->responder_resources = mad[CM_REP_INITIATOR_DEPTH];
 	c->initiator_depth = mad[CM_REP_RESPONDER_RESOURCES];
@@ -703,30 +755,33 @@ static void rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	c->rnr_retry_count = id->rnr_retry_count;
 	c->srq = mad[CM_REP_RNR_SRQ] >> 4 & 1;
 	c->qp_num = id->remote_qpn;
+	return true;
 }
 
-static void rx_rtu(struct rocemu_cm_id *id, const uint8_t *mad)
+static bool rx_rtu(struct rocemu_cm_id *id, const uint8_t *mad)
 {
 	if (id->cm != CM_REP_SENT || !from_peer(id, mad))
-		return;
+		return false;
 	timer_stop(id);
 	cm_set_state(id, CM_ESTABLISHED);
 	cm_event_queue(id, id, RDMA_CM_EVENT_ESTABLISHED, 0);
+	return true;
 }
 
-static void rx_rej(struct rocemu_cm_id *id, const uint8_t *mad)
+static bool rx_rej(struct rocemu_cm_id *id, const uint8_t *mad)
 {
 	struct ucma_abi_conn_param *c;
 	uint16_t reason = rocemu_get_be16(&mad[CM_REJ_REASON]);
 
 	if (id->cm != CM_REQ_SENT && !((id->cm == CM_REP_SENT || id->cm == CM_REP_RCVD) &&
 					from_peer(id, mad)))
-		return;
+		return false;
 	timer_stop(id);
 	id->listener = NULL;
 	cm_set_state(id, CM_IDLE);
 	c = &cm_event_queue(id, id, RDMA_CM_EVENT_REJECTED, reason)->param.conn;
 	conn_private(c, &mad[CM_REJ_PRIVATE_DATA], CM_REJ_PRIVATE_BYTES);
+	return true;
 }
 
 /* A DREP for a DREQ that names no connection of ours (the kernel's cm_issue_drep). */
@@ -740,13 +795,17 @@ static void answer_stray_dreq(struct rocemu_device *dev, uint32_t saddr, const u
 	mad_send(dev, saddr, drep);
 }
 
-static void rx_dreq(struct rocemu_device *dev, uint32_t saddr, struct rocemu_cm_id *id,
+static bool rx_dreq(struct rocemu_device *dev, uint32_t saddr, struct rocemu_cm_id *id,
 		    const uint8_t *mad)
 {
 	if (!id || !from_peer(id, mad)) {
 		answer_stray_dreq(dev, saddr, mad);
-		return;
+		return true;
 	}
+	/* A DREQ for another QP than the connection's is not for it (the kernel's cm_dreq_handler). */
+	if (rocemu_get_be24(&mad[CM_DREQ_REMOTE_QPN]) != id->local_qpn)
+		return false;
+	id->remote_tid = rocemu_get_be64(&mad[MAD_OFF_TID]);	/* the DREP echoes it */
 	switch (id->cm) {
 	case CM_REP_SENT:	/* the RTU was lost, the DREQ proves the peer established */
 	case CM_ESTABLISHED:
@@ -754,77 +813,102 @@ static void rx_dreq(struct rocemu_device *dev, uint32_t saddr, struct rocemu_cm_
 		cm_set_state(id, CM_DREQ_RCVD);
 		id->state = CMA_DISCONNECT;
 		cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0);
-		return;
+		return true;
 	case CM_DREQ_SENT:	/* both sides ended it at once: each answers the other */
 	case CM_TIMEWAIT:	/* our DREP was lost */
 		send_drep(id);
-		return;
+		return true;
 	default:
-		return;
+		return false;
 	}
 }
 
-static void rx_drep(struct rocemu_cm_id *id, const uint8_t *mad)
+static bool rx_drep(struct rocemu_cm_id *id, const uint8_t *mad)
 {
 	if (id->cm != CM_DREQ_SENT || !from_peer(id, mad))
-		return;
+		return false;
 	enter_timewait(id);
 	id->state = CMA_DISCONNECT;
 	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0);
+	return true;
+}
+
+/*
+ * A MAD of a connection (REP, RTU, REJ, DREQ, DREP) for the id it names by
+ * our communication ID: whether it acted on it. UD ids have no connection
+ * (SIDR only), as the kernel's SIDR ids take none of these.
+ */
+static bool rx_conn_mad(struct rocemu_device *dev, uint32_t saddr, uint16_t attr,
+			const uint8_t *mad)
+{
+	struct rocemu_cm_id *id = id_named(dev, saddr, rocemu_get_be32(&mad[CM_REMOTE_COMM_ID]));
+
+	if (id && id->qp_type == IBV_QPT_UD)
+		return false;
+	if (attr == CM_ATTR_DREQ)
+		return rx_dreq(dev, saddr, id, mad);
+	if (!id)
+		return false;	/* stale: its id is gone */
+	switch (attr) {
+	case CM_ATTR_REP:
+		return rx_rep(id, mad);
+	case CM_ATTR_RTU:
+		return rx_rtu(id, mad);
+	case CM_ATTR_REJ:
+		return rx_rej(id, mad);
+	case CM_ATTR_DREP:
+		return rx_drep(id, mad);
+	default:	/* MRA: the peer asks for patience; our retries already wait */
+		return false;
+	}
+}
+
+/* A MAD of attribute attr from saddr: whether it was acted on. */
+static bool rx_mad(struct rocemu_device *dev, uint32_t saddr, uint16_t attr, const uint8_t *mad)
+{
+	struct rocemu_cm_id *id;
+
+	switch (attr) {
+	case CM_ATTR_REQ:
+		return rx_req(dev, saddr, mad);
+	case CM_ATTR_SIDR_REQ:
+		return rx_sidr_req(dev, saddr, mad);
+	case CM_ATTR_SIDR_REP:
+		id = id_named(dev, saddr, rocemu_get_be32(&mad[CM_SIDR_REQUEST_ID]));
+		return id && rx_sidr_rep(id, mad);
+	case CM_ATTR_MRA:
+	case CM_ATTR_REJ:
+	case CM_ATTR_REP:
+	case CM_ATTR_RTU:
+	case CM_ATTR_DREQ:
+	case CM_ATTR_DREP:
+		return rx_conn_mad(dev, saddr, attr, mad);
+	default:
+		return false;
+	}
 }
 
 void rocemu_cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
 {
 	const uint8_t *deth = pkt->bth + ROCEMU_BTH_BYTES, *mad = pkt->payload;
-	struct rocemu_cm_id *id;
 	char from[INET_ADDRSTRLEN];
 	uint16_t attr;
 
+	inet_ntop(AF_INET, &pkt->saddr, from, sizeof(from));
 	if (pkt->opcode != ROCEMU_OP_UD_SEND_ONLY || rocemu_deth_qkey(deth) != CM_GSI_QKEY ||
 	    !cm_mad_valid(mad, pkt->paylen)) {
-		dev->rx_dropped++;
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx drop: not a CM MAD for QP1", dev->name);
+		dev->counters.rx_cm_dropped++;
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx drop from %s: not a CM MAD for QP1",
+			   dev->name, from);
 		return;
 	}
 	attr = cm_mad_attr(mad);
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx %s comm 0x%08x from %s", dev->name,
-		   cm_attr_name(attr), rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]),
-		   inet_ntop(AF_INET, &pkt->saddr, from, sizeof(from)));
-	switch (attr) {
-	case CM_ATTR_REQ:
-		rx_req(dev, pkt->saddr, mad);
-		return;
-	case CM_ATTR_SIDR_REQ:
-		rx_sidr_req(dev, pkt->saddr, mad);
-		return;
-	case CM_ATTR_SIDR_REP:
-		if ((id = id_named(dev, pkt->saddr, rocemu_get_be32(&mad[CM_SIDR_REQUEST_ID]))))
-			rx_sidr_rep(id, mad);
-		return;
-	default:
-		break;
-	}
-	id = id_named(dev, pkt->saddr, rocemu_get_be32(&mad[CM_REMOTE_COMM_ID]));
-	if (attr == CM_ATTR_DREQ) {
-		rx_dreq(dev, pkt->saddr, id, mad);
+	if (rx_mad(dev, pkt->saddr, attr, mad)) {
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx %s comm 0x%08x from %s", dev->name,
+			   cm_attr_name(attr), rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]), from);
 		return;
 	}
-	if (!id)
-		return;		/* stale: its id is gone */
-	switch (attr) {
-	case CM_ATTR_REP:
-		rx_rep(id, mad);
-		break;
-	case CM_ATTR_RTU:
-		rx_rtu(id, mad);
-		break;
-	case CM_ATTR_REJ:
-		rx_rej(id, mad);
-		break;
-	case CM_ATTR_DREP:
-		rx_drep(id, mad);
-		break;
-	default:		/* MRA: the peer asks for patience; our retries already wait */
-		break;
-	}
+	dev->counters.rx_cm_dropped++;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s cm rx drop %s comm 0x%08x from %s: no id in a state for it",
+		   dev->name, cm_attr_name(attr), rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]), from);
 }

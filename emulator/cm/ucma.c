@@ -340,7 +340,7 @@ static int cmd_connect(struct ucma_call *call)
 		return -ENOENT;
 	if (!cmd->conn_param.valid || id->state != CMA_ROUTE_RESOLVED)
 		return -EINVAL;
-	return cm_connect(id, &cmd->conn_param);
+	return cm_connect(id, &cmd->conn_param, &cmd->ece);
 }
 
 static int cmd_listen(struct ucma_call *call)
@@ -370,9 +370,9 @@ static int cmd_accept(struct ucma_call *call)
 	if (!id)
 		return -ENOENT;
 	if (!cmd->conn_param.valid)
-		return cm_accept(id, NULL);
+		return cm_accept(id, NULL, NULL);
 	id->uid = cmd->uid;
-	return cm_accept(id, &cmd->conn_param);
+	return cm_accept(id, &cmd->conn_param, &cmd->ece);
 }
 
 static int cmd_reject(struct ucma_call *call)

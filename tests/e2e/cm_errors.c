@@ -23,21 +23,11 @@
 #include <rdma/rdma_cma.h>
 
 #include "check_line.h"
+#include "sockaddr_arg.h"
 
 #define EVENT_WAIT_MS 10000
 #define ACCEPTED_TEXT "hello rocemu"
 #define REJECT_TEXT "not today"
-
-static struct sockaddr_in addr_of(const char *ip, int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
-		fprintf(stderr, "bad address %s\n", ip);
-		exit(2);
-	}
-	return a;
-}
 
 static long now_ms(void)
 {
