@@ -131,8 +131,9 @@ static void reserved_qpns(void)
 		check(ret == EINVAL, "mlx5dv_reserved_qpn_dealloc: a QP's number: EINVAL (got %d)", ret);
 	}
 	/* One left reserved: it goes with the context. */
-	check(mlx5dv_reserved_qpn_alloc(dev_a.ctx, &extra) == 0 && extra != qpn[0],
-	      "mlx5dv_reserved_qpn_alloc: 0x%06x, not the number just freed", extra);
+	ret = mlx5dv_reserved_qpn_alloc(dev_a.ctx, &extra);
+	check(ret == 0 && extra != qpn[0], "mlx5dv_reserved_qpn_alloc: 0x%06x, not the number just freed",
+	      ret ? 0 : extra);
 out:
 	if (qp)
 		ibv_destroy_qp(qp);

@@ -125,7 +125,7 @@ static void send_recv(struct ibv_qp *qa, struct ibv_cq_ex *a_send, struct ibv_qp
 		      struct ibv_cq_ex *b_recv, struct buf *src, struct buf *dst)
 {
 	struct stamped s = { 0 }, r = { 0 };
-	uint64_t prev_send = 0, prev_recv = 0, first_send = 0, before, after;
+	uint64_t prev_send = 0, prev_recv = 0, first_send = 0, before, after, first_ns, last_ns;
 	unsigned int i, in_interval = 0, ordered = 0;
 	struct mlx5dv_clock_info info;
 
@@ -168,11 +168,15 @@ static void send_recv(struct ibv_qp *qa, struct ibv_cq_ex *a_send, struct ibv_qp
 	check(in_interval == MESSAGES,
 	      "%u SENDs: wall-clock ns of each completion within its operation (%u of %u)", MESSAGES,
 	      in_interval, MESSAGES);
-	check(mlx5dv_get_clock_info(qa->context, &info) == 0 &&
-		      mlx5dv_ts_to_ns(&info, s.raw) <= wall_now() &&
-		      mlx5dv_ts_to_ns(&info, first_send) <= mlx5dv_ts_to_ns(&info, s.raw),
-	      "mlx5dv_ts_to_ns of the first and last send: %" PRIu64 " <= %" PRIu64 " ns",
-	      mlx5dv_ts_to_ns(&info, first_send), mlx5dv_ts_to_ns(&info, s.raw));
+	if (mlx5dv_get_clock_info(qa->context, &info)) {
+		check(false, "mlx5dv_get_clock_info");
+		return;
+	}
+	first_ns = mlx5dv_ts_to_ns(&info, first_send);
+	last_ns = mlx5dv_ts_to_ns(&info, s.raw);
+	check(first_ns <= last_ns && last_ns <= wall_now(),
+	      "mlx5dv_ts_to_ns of the first and last send: %" PRIu64 " <= %" PRIu64 " ns", first_ns,
+	      last_ns);
 }
 
 /* b's receive CQ of CQEs of cqe_size bytes (0: ibv_create_cq_ex); a's send CQ by ibv_create_cq_ex. */
