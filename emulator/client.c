@@ -17,6 +17,7 @@
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
+#include "emulator/reserved_qpn.h"
 #include "emulator/srq.h"
 #include "emulator/trace.h"
 #include "emulator/ufile.h"
@@ -65,6 +66,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	rocemu_list_init(&c->srqs);
 	rocemu_list_init(&c->xrcd_opens);
 	rocemu_list_init(&c->xrc_refs);
+	rocemu_list_init(&c->reserved_qpns);
 	rocemu_list_add_tail(&emu->clients, &c->node);
 	return c;
 }
@@ -260,6 +262,7 @@ void rocemu_client_free(struct rocemu_client *c)
 		rocemu_channel_free(emu, ch);
 	rocemu_list_for_each_safe(mw, mw_tmp, &c->mws, struct rocemu_mw, node)
 		rocemu_mw_free(emu, mw);
+	rocemu_reserved_qpns_release(c);
 	if (c->ufile)
 		rocemu_ufile_put(c->ufile);
 	if (c->kick_fd >= 0) {

@@ -11,6 +11,7 @@
 #include "emulator/client.h"
 #include "emulator/cq.h"
 #include "emulator/trace.h"
+#include "rocemu/clock.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -116,6 +117,8 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 		return;
 	}
 	cqe->byte_cnt = htobe32(info->byte_cnt);
+	/* The completion time in device cycles (an error CQE's syndrome sits where it would). */
+	cqe->timestamp = htobe64(rocemu_clock_now());
 	cqe->wqe_counter = htobe16(info->wqe_counter);
 	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_SQ) {
 		cqe->sop_drop_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);

@@ -18,6 +18,7 @@
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
+#include "emulator/reserved_qpn.h"
 #include "emulator/srq.h"
 #include "emulator/xrcd.h"
 #include "emulator/stats.h"
@@ -319,6 +320,26 @@ static int op_direct_doorbells(struct rocemu_client *c, const void *req,
 	return rocemu_direct_watch(c, req);
 }
 
+static int op_qp_udp_sport(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_qp_set_udp_sport(c, req);
+}
+
+static int op_reserved_qpn_alloc(struct rocemu_client *c, const void *req,
+				 struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_reserved_qpn_resp *resp = reply->body;
+
+	memset(resp, 0, sizeof(*resp));
+	return rocemu_reserved_qpn_alloc(c, &resp->qpn);
+}
+
+static int op_reserved_qpn_dealloc(struct rocemu_client *c, const void *req,
+				   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_reserved_qpn_dealloc(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
 static int op_status(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_text_pages_serve(&c->report, c->emu, ROCEMU_OP_STATUS, rocemu_status_text,
@@ -481,6 +502,9 @@ static const struct {
 	[ROCEMU_OP_TRACE] = { op_trace, false },
 	[ROCEMU_OP_CREATE_MKEY] = { op_create_mkey, true },
 	[ROCEMU_OP_DESTROY_MKEY] = { op_destroy_mkey, true },
+	[ROCEMU_OP_QP_UDP_SPORT] = { op_qp_udp_sport, true },
+	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { op_reserved_qpn_alloc, true },
+	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { op_reserved_qpn_dealloc, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

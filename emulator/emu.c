@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "emulator/async_event.h"
+#include "emulator/reserved_qpn.h"
 #include "emulator/cm/cm.h"
 #include "emulator/client.h"
 #include "emulator/comp_channel.h"
@@ -81,6 +82,8 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_list_init(&emu->ufiles);
 	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->cm_ids, 1, ROCEMU_MAX_CM_IDS);
+	rocemu_idtable_init(&emu->reserved_qpns, ROCEMU_FIRST_RESERVED_QPN,
+			    ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
 	rocemu_list_init(&emu->cm_ids_all);
 	rocemu_list_init(&emu->tracers);
 	cm_proto_config();
@@ -169,6 +172,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	rocemu_idtable_free(&emu->xrcd_opens);
 	rocemu_idtable_free(&emu->dms);
 	rocemu_idtable_free(&emu->cm_ids);
+	rocemu_idtable_free(&emu->reserved_qpns);
 	free(emu->reply_buf);
 	emu->reply_buf = NULL;
 }

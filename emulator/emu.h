@@ -35,6 +35,7 @@ struct rocemu_emu {
 	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */
 	struct rocemu_idtable dms;	/* device memory (dm.c) */
 	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
+	struct rocemu_idtable reserved_qpns;	/* QPNs no QP gets (reserved_qpn.c) */
 	struct rocemu_list cm_ids_all;	/* the same ids, for listener and duplicate look-ups */
 	uint32_t xrcd_seq;		/* number of the last XRC domain made */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */

@@ -60,6 +60,12 @@ int rocemu_qp_modify(struct rocemu_client *c, const struct rocemu_modify_qp_req 
 int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *req,
 		    struct rocemu_query_qp_resp *resp);
 int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn);
+/*
+ * mlx5dv_modify_qp_udp_sport (qp_path.c): c's RC or UC QP in RTS sends from
+ * UDP port req->udp_sport from now on. -EOPNOTSUPP for another type, -EINVAL
+ * for no such QP, another state or port 0.
+ */
+int rocemu_qp_set_udp_sport(struct rocemu_client *c, const struct rocemu_qp_udp_sport_req *req);
 struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn);
 /* qp enters next, with one log line and one trace event saying why (what moved it). */
 void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const char *why);

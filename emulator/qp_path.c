@@ -2,11 +2,13 @@
 #include "emulator/qp_path.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
 
 #include "emulator/qp.h"
 #include "emulator/sport.h"
 #include "net/udp_port.h"
+#include "rocemu/log.h"
 
 void rocemu_qp_path_release(struct rocemu_qp *qp)
 {
@@ -36,4 +38,33 @@ void rocemu_qp_path_set(struct rocemu_qp *qp)
 	qp->path.mtu = rocemu_mtu_bytes(qp->attr.path_mtu);
 	if (!qp->path.mtu)
 		qp->path.mtu = 256;
+}
+
+/* Send from port from now on (sport.c falls back to 4791 when it cannot be had). */
+static void path_use_sport(struct rocemu_qp *qp, uint16_t port)
+{
+	uint16_t sport;
+
+	rocemu_qp_path_release(qp);
+	qp->path.tx_fd = rocemu_sport_get_port(qp->owner->dev, port, qp->qpn, &sport);
+	qp->path.holds_sport = true;
+	qp->path.flow.sport = htons(sport);
+}
+
+int rocemu_qp_set_udp_sport(struct rocemu_client *c, const struct rocemu_qp_udp_sport_req *req)
+{
+	struct rocemu_qp *qp = rocemu_qp_lookup(c, req->qpn);
+
+	if (!qp)
+		return -EINVAL;
+	/* mlx5: an RTS2RTS of the primary path, offered for RC and UC only. */
+	if (qp->type != IBV_QPT_RC && qp->type != IBV_QPT_UC)
+		return -EOPNOTSUPP;
+	/* The firmware's bad QP state (the shim saw RTS, the QP has left it); no port 0 on the wire. */
+	if (qp->attr.qp_state != IBV_QPS_RTS || !req->udp_sport)
+		return -EINVAL;
+	path_use_sport(qp, req->udp_sport);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x UDP source port %u", c->dev->name, qp->qpn,
+		   ntohs(qp->path.flow.sport));
+	return 0;
 }

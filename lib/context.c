@@ -65,6 +65,7 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	ops->post_srq_recv = rocemu_post_srq_recv_op;
 	vctx->query_port = rocemu_query_port_op;
 	vctx->query_device_ex = rocemu_query_device_ex_op;
+	vctx->query_rt_values = rocemu_query_rt_values_op;
 	vctx->create_cq_ex = rocemu_create_cq_ex_op;
 	vctx->create_qp_ex = rocemu_create_qp_ex_op;
 	vctx->open_qp = rocemu_open_qp_op;

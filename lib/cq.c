@@ -15,7 +15,9 @@
 #include "rocemu/log.h"
 
 /* Completion-entry fields ibv_cq_ex can report on this device. */
-#define CQ_SUPPORTED_WC_FLAGS ((uint64_t)IBV_WC_STANDARD_FLAGS)
+#define CQ_SUPPORTED_WC_FLAGS                                                      \
+	((uint64_t)(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+		    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
 #define CQ_SUPPORTED_COMP_MASK ((uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 #define CQ_SUPPORTED_CREATE_FLAGS ((uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)
 

@@ -4,9 +4,31 @@
  * the first CQE with the parser of ibv_poll_cq (into the CQ's own ibv_wc,
  * which the read_*() functions return fields of), next_poll parses the
  * next, end_poll writes the consumer index and unlocks. When start_poll
- * finds nothing it unlocks itself and end_poll is not called.
+ * finds nothing it unlocks itself and end_poll is not called. Completion
+ * timestamps are the CQE's, in device cycles (include/rocemu/clock.h).
  */
 #include "shim.h"
+
+#include "rocemu/clock.h"
+
+/*
+ * The WC parsed into ex_wc is the caller's: its timestamp is that of the
+ * CQE consumed last (its slot stays ours until end_poll writes the index),
+ * or the clock now for an error or a flush, whose CQE has no timestamp.
+ */
+static void cq_ex_took(struct rocemu_cq *cq, uint32_t index_before)
+{
+	const struct mlx5_cqe64 *cqe;
+
+	cq->ibcq.wr_id = cq->ex_wc.wr_id;
+	cq->ibcq.status = cq->ex_wc.status;
+	if (cq->ex_wc.status == IBV_WC_SUCCESS && cq->cons_index != index_before) {
+		cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, cq->cons_index - 1);
+		cq->ex_ts = be64toh(cqe->timestamp);
+	} else {
+		cq->ex_ts = rocemu_clock_now();
+	}
+}
 
 /* The first CQE, keeping the lock (0), or ENOENT unlocked with *idle what the poller does next. */
 static int cq_ex_first(struct ibv_cq_ex *ibcq, enum rocemu_poll_idle *idle)
@@ -19,8 +41,10 @@ static int cq_ex_first(struct ibv_cq_ex *ibcq, enum rocemu_poll_idle *idle)
 	start = cq->cons_index;
 	if (rocemu_cq_poll_one(cq, &cq->ex_wc, &cq->ex_qp)) {
 		rocemu_cq_count_poll(cq, false);
-		ibcq->wr_id = cq->ex_wc.wr_id;
-		ibcq->status = cq->ex_wc.status;
+		/* As mlx5: one clock info per poll, for every wall-clock read until end_poll. */
+		if (cq->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+			rocemu_clock_info(&cq->ex_clock);
+		cq_ex_took(cq, start);
 		return 0;
 	}
 	/* CQEs of destroyed QPs may have been dropped: report the index anyway. */
@@ -50,11 +74,11 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *att
 static int cq_ex_next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct rocemu_cq *cq = to_rcq_ex(ibcq);
+	uint32_t before = cq->cons_index;
 
 	if (!rocemu_cq_poll_one(cq, &cq->ex_wc, &cq->ex_qp))
 		return ENOENT;
-	ibcq->wr_id = cq->ex_wc.wr_id;
-	ibcq->status = cq->ex_wc.status;
+	cq_ex_took(cq, before);
 	return 0;
 }
 
@@ -117,11 +141,16 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return to_rcq_ex(ibcq)->ex_wc.dlid_path_bits;
 }
 
-/* No completion timestamps on this device (create refuses to promise them). */
 static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *ibcq)
 {
-	(void)ibcq;
-	return 0;
+	return to_rcq_ex(ibcq)->ex_ts;
+}
+
+static uint64_t cq_ex_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	struct rocemu_cq *cq = to_rcq_ex(ibcq);
+
+	return mlx5dv_ts_to_ns(&cq->ex_clock, cq->ex_ts);
 }
 
 void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq)
@@ -140,4 +169,5 @@ void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq)
 	cq->read_sl = cq_ex_read_sl;
 	cq->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
 	cq->read_completion_ts = cq_ex_read_completion_ts;
+	cq->read_completion_wallclock_ns = cq_ex_read_completion_wallclock_ns;
 }

@@ -4,21 +4,20 @@
  * (mlx5dv_is_supported), opened without DevX, and mlx5dv_query_device
  * states what the emulator does: CQE version 0, no CQE compression or
  * padding, no multi-packet WQEs, striding RQ, tunnel or signature
- * offloads, no DCI streams, no hardware clock page; packet-based credits.
+ * offloads, no DCI streams; a clock info page (mlx5dv_clock.c) but no
+ * mapped core clock register; packet-based credits.
  */
 #include "shim.h"
 #include "dv.h"
 
-#include <string.h>
-
-/* Capabilities mlx5dv_query_device answers, each with zero caps (mlx5 copies its caps). */
-#define DV_QUERY_ANSWERED_MASK                                                          \
-	((uint64_t)(MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP |      \
-		    MLX5DV_CONTEXT_MASK_STRIDING_RQ | MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS | \
-		    MLX5DV_CONTEXT_MASK_DYN_BFREGS | MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS | \
-		    MLX5DV_CONTEXT_MASK_DC_ODP_CAPS | MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD | \
-		    MLX5DV_CONTEXT_MASK_DCI_STREAMS | MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH | \
-		    MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD))
+/* One capability mlx5dv_query_device was asked for: written and reported, as mlx5 does. */
+#define DV_ANSWER(bit, field, value)                     \
+	do {                                             \
+		if (asked & (bit)) {                     \
+			attrs_out->field = (value);      \
+			answered |= (bit);               \
+		}                                        \
+	} while (0)
 
 bool mlx5dv_is_supported(struct ibv_device *device)
 {
@@ -40,37 +39,35 @@ struct ibv_context *mlx5dv_open_device(struct ibv_device *device,
 
 int mlx5dv_query_device(struct ibv_context *ctx_in, struct mlx5dv_context *attrs_out)
 {
-	uint64_t asked;
+	uint64_t asked, answered = 0;
 
 	if (!rocemu_ctx_is_ours(ctx_in))
 		return REAL(mlx5dv_query_device)(ctx_in, attrs_out);
 	asked = attrs_out->comp_mask;
+	/* CQE version 0, no MPW, no 128-byte CQE compression or padding, free-running clock. */
 	attrs_out->version = 0;
-	/*
-	 * CQE version 0, no MPW, no 128-byte CQE compression or padding, no
-	 * real-time clock; RC QPs take packet-based credits (mlx5dv_qp_flags.c).
-	 */
+	/* RC QPs take packet-based credits (mlx5dv_qp_flags.c). */
 	attrs_out->flags = MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE;
-	memset(&attrs_out->cqe_comp_caps, 0, sizeof(attrs_out->cqe_comp_caps));
-	memset(&attrs_out->sw_parsing_caps, 0, sizeof(attrs_out->sw_parsing_caps));
-	memset(&attrs_out->striding_rq_caps, 0, sizeof(attrs_out->striding_rq_caps));
-	attrs_out->tunnel_offloads_caps = 0;
-	attrs_out->max_dynamic_bfregs = 0;
-	attrs_out->flow_action_flags = 0;
-	attrs_out->dc_odp_caps = 0;
-	memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
-	memset(&attrs_out->dci_streams_caps, 0, sizeof(attrs_out->dci_streams_caps));
-	attrs_out->max_wr_memcpy_length = 0;
-	memset(&attrs_out->crypto_caps, 0, sizeof(attrs_out->crypto_caps));
-	/* No clock page, core clock or LAG: mlx5 then leaves those bits out. */
-	attrs_out->comp_mask = asked & DV_QUERY_ANSWERED_MASK;
+	/* Fields past those asked for may lie beyond an older program's struct: left alone. */
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_CQE_COMPRESION, cqe_comp_caps,
+		  (struct mlx5dv_cqe_comp_caps){ 0 });
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_SWP, sw_parsing_caps, (struct mlx5dv_sw_parsing_caps){ 0 });
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_STRIDING_RQ, striding_rq_caps,
+		  (struct mlx5dv_striding_rq_caps){ 0 });
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS, tunnel_offloads_caps, 0);
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_DCI_STREAMS, dci_streams_caps,
+		  (struct mlx5dv_dci_streams_caps){ 0 });
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_DYN_BFREGS, max_dynamic_bfregs, 0);
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE, max_clock_info_update_nsec,
+		  rocemu_clock_info_update_nsec());
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS, flow_action_flags, 0);
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_DC_ODP_CAPS, dc_odp_caps, 0);
+	/* No mapped core clock register (HCA_CORE_CLOCK) and no LAG: mlx5 leaves those out. */
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD, sig_caps, (struct mlx5dv_sig_caps){ 0 });
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH, max_wr_memcpy_length, 0);
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD, crypto_caps, (struct mlx5dv_crypto_caps){ 0 });
+	attrs_out->comp_mask = answered;
 	return 0;
-}
-
-/* mlx5 without a clock info page (no hardware timestamps here) says EINVAL. */
-int mlx5dv_get_clock_info(struct ibv_context *context, struct mlx5dv_clock_info *clock_info)
-{
-	return rocemu_ctx_is_ours(context) ? EINVAL : REAL(mlx5dv_get_clock_info)(context, clock_info);
 }
 
 int mlx5dv_vfio_get_events_fd(struct ibv_context *ibctx)

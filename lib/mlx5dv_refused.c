@@ -2,7 +2,7 @@
 /*
  * Direct verbs an emulated device does not offer: DevX, steering and
  * flows, crypto, scheduling elements, LAG, device memory, VAR/PP,
- * reserved QPNs, VFIO, and all of mlx4dv. On an emulated object each
+ * AV-QP mappings, VFIO, and all of mlx4dv. On an emulated object each
  * answers as mlx5 does for a device without the capability or a context
  * whose ops lack it: EOPNOTSUPP (the errno value, or NULL with errno).
  * Real objects go to the real provider.
@@ -329,13 +329,6 @@ int mlx5dv_modify_qp_sched_elem(struct ibv_qp *qp, const struct mlx5dv_sched_lea
 	return REAL(mlx5dv_modify_qp_sched_elem)(qp, requestor, responder);
 }
 
-int mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
-{
-	if (qp && rocemu_ctx_is_ours(qp->context))
-		return EOPNOTSUPP;
-	return REAL(mlx5dv_modify_qp_udp_sport)(qp, udp_sport);
-}
-
 struct mlx5dv_pp *mlx5dv_pp_alloc(struct ibv_context *context, size_t pp_context_sz,
 				  const void *pp_context, uint32_t flags)
 {
@@ -349,20 +342,6 @@ int mlx5dv_query_qp_lag_port(struct ibv_qp *qp, uint8_t *port_num, uint8_t *acti
 	if (qp && rocemu_ctx_is_ours(qp->context))
 		return EOPNOTSUPP;
 	return REAL(mlx5dv_query_qp_lag_port)(qp, port_num, active_port_num);
-}
-
-int mlx5dv_reserved_qpn_alloc(struct ibv_context *ctx, uint32_t *qpn)
-{
-	if (rocemu_ctx_is_ours(ctx))
-		return EOPNOTSUPP;
-	return REAL(mlx5dv_reserved_qpn_alloc)(ctx, qpn);
-}
-
-int mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
-{
-	if (rocemu_ctx_is_ours(ctx))
-		return EOPNOTSUPP;
-	return REAL(mlx5dv_reserved_qpn_dealloc)(ctx, qpn);
 }
 
 struct mlx5dv_sched_leaf *mlx5dv_sched_leaf_create(struct ibv_context *context,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "rocemu/clock.h"
 #include "rocemu/log.h"
 
 #define ROCEMU_PORT_NUM 1
@@ -56,8 +57,10 @@ int rocemu_query_device_ex_op(struct ibv_context *context,
 	err = ibv_query_device(context, &full.orig_attr);
 	if (err)
 		return err;
-	/* A ConnectX-5 on RoCE without timestamps, TSO or RSS. */
+	/* A ConnectX-5 on RoCE without TSO or RSS; CQE timestamps in its core clock. */
 	full.device_cap_flags_ex = (unsigned int)full.orig_attr.device_cap_flags;
+	full.completion_timestamp_mask = ROCEMU_CLOCK_MASK;
+	full.hca_core_clock = ROCEMU_CLOCK_KHZ;
 	full.max_dm_size = ROCEMU_DM_MAX_SIZE;
 	full.phys_port_cnt_ex = full.orig_attr.phys_port_cnt;
 	rocemu_odp_caps(&full);

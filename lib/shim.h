@@ -245,6 +245,8 @@ struct rocemu_cq {
 	uint32_t idle_yields;		/* yields since the daemon was last looked at */
 	pthread_t empty_poller;
 	struct ibv_wc ex_wc;		/* the CQE start_poll/next_poll parsed, for read_*() */
+	uint64_t ex_ts;			/* its completion timestamp, device cycles */
+	struct mlx5dv_clock_info ex_clock;	/* read by start_poll for the wall-clock ns */
 	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
 	struct rocemu_domain_res domain_res;	/* of IBV_CQ_INIT_ATTR_MASK_PD's parent domain */
 	bool dv_owned;			/* mlx5dv_init_obj gave the consumer index to the program */
@@ -585,6 +587,12 @@ int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uin
 			struct ibv_sge *sg_list, uint32_t num_sge);
 /* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
 void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
+
+/* mlx5dv_clock.c: the device clock (include/rocemu/clock.h) as mlx5 exposes it. */
+void rocemu_clock_info(struct mlx5dv_clock_info *info);
+/* How often a clock info must be read again at the least (max_clock_info_update_nsec). */
+uint64_t rocemu_clock_info_update_nsec(void);
+int rocemu_query_rt_values_op(struct ibv_context *context, struct ibv_values_ex *values);
 
 /*
  * pd_mr.c: the MR the daemon answers op (REG_MR, REG_DM_MR, IMPORT_MR)

@@ -79,6 +79,9 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_TRACE,		/* `rocemu trace`: fd: the socket the events come on */
 	ROCEMU_OP_CREATE_MKEY,		/* mlx5dv_create_mkey: an indirect key, free until a UMR */
 	ROCEMU_OP_DESTROY_MKEY,
+	ROCEMU_OP_QP_UDP_SPORT,		/* mlx5dv_modify_qp_udp_sport: an RC/UC QP's UDP source port */
+	ROCEMU_OP_RESERVED_QPN_ALLOC,	/* mlx5dv_reserved_qpn_alloc: a QPN no QP gets */
+	ROCEMU_OP_RESERVED_QPN_DEALLOC,
 	ROCEMU_OP__COUNT
 };
 
@@ -374,6 +377,17 @@ struct rocemu_direct_doorbells_req {
 	uint32_t handle;	/* qpn or cqn */
 };
 
+struct rocemu_qp_udp_sport_req {
+	uint32_t qpn;
+	uint16_t udp_sport;	/* host order */
+	uint16_t reserved;
+};
+
+struct rocemu_reserved_qpn_resp {
+	uint32_t qpn;
+	uint32_t reserved;
+};
+
 struct rocemu_query_srq_resp {
 	struct ibv_srq_attr attr;
 };
@@ -620,6 +634,9 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_TRACE] = { sizeof(struct rocemu_trace_req), 0 },
 	[ROCEMU_OP_CREATE_MKEY] = { sizeof(struct rocemu_create_mkey_req), sizeof(struct rocemu_create_mkey_resp) },
 	[ROCEMU_OP_DESTROY_MKEY] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_QP_UDP_SPORT] = { sizeof(struct rocemu_qp_udp_sport_req), 0 },
+	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { 0, sizeof(struct rocemu_reserved_qpn_resp) },
+	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { sizeof(struct rocemu_handle_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -672,6 +689,9 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_TRACE] = "TRACE",
 	[ROCEMU_OP_CREATE_MKEY] = "CREATE_MKEY",
 	[ROCEMU_OP_DESTROY_MKEY] = "DESTROY_MKEY",
+	[ROCEMU_OP_QP_UDP_SPORT] = "QP_UDP_SPORT",
+	[ROCEMU_OP_RESERVED_QPN_ALLOC] = "RESERVED_QPN_ALLOC",
+	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = "RESERVED_QPN_DEALLOC",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -11,6 +11,7 @@
  *   mlx5dv_exports DEVICE
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <infiniband/mlx4dv.h>
@@ -126,11 +127,8 @@ static void refused_everywhere(void)
 	REFUSED_INT(mlx5dv_map_ah_to_qp, ah, 0);
 	REFUSED_INT(mlx5dv_modify_qp_lag_port, qp, 0);
 	REFUSED_INT(mlx5dv_modify_qp_sched_elem, qp, NULL, NULL);
-	REFUSED_INT(mlx5dv_modify_qp_udp_sport, qp, 0);
 	REFUSED_PTR(mlx5dv_pp_alloc, ctx, 0, NULL, 0);
 	REFUSED_INT(mlx5dv_query_qp_lag_port, qp, NULL, NULL);
-	REFUSED_INT(mlx5dv_reserved_qpn_alloc, ctx, NULL);
-	REFUSED_INT(mlx5dv_reserved_qpn_dealloc, ctx, 0);
 	REFUSED_PTR(mlx5dv_sched_leaf_create, ctx, NULL);
 	REFUSED_PTR(mlx5dv_sched_node_create, ctx, NULL);
 	REFUSED_INT(mlx5dv_set_context_attr, ctx, 0, NULL);
@@ -146,8 +144,21 @@ static void refused_everywhere(void)
 	errno = 0;
 	check(mlx5dv_vfio_get_events_fd(ctx) == -1 && errno == EOPNOTSUPP,
 	      "mlx5dv_vfio_get_events_fd: -1, EOPNOTSUPP");
-	check(mlx5dv_get_clock_info(ctx, &(struct mlx5dv_clock_info){ 0 }) == EINVAL,
-	      "mlx5dv_get_clock_info: EINVAL, as mlx5 without a clock page");
+	/* The QP is in RESET: mlx5 changes the port of an RC or UC QP in RTS only. */
+	REFUSED_INT(mlx5dv_modify_qp_udp_sport, qp, 0xc000);
+}
+
+/* What works: reserved QPNs and the clock info page (mlx5dv_qpn.c, mlx5dv_timestamps.c test them further). */
+static void working(void)
+{
+	uint32_t qpn = 0;
+	int ret = mlx5dv_reserved_qpn_alloc(ctx, &qpn);
+
+	check(ret == 0 && qpn, "mlx5dv_reserved_qpn_alloc: 0x%06x (got %d)", qpn, ret);
+	ret = mlx5dv_reserved_qpn_dealloc(ctx, qpn);
+	check(ret == 0, "mlx5dv_reserved_qpn_dealloc: 0 (got %d)", ret);
+	check(mlx5dv_get_clock_info(ctx, &(struct mlx5dv_clock_info){ 0 }) == 0,
+	      "mlx5dv_get_clock_info: 0, the clock info page");
 }
 
 static void device(struct ibv_device *dev)
@@ -170,15 +181,22 @@ static void device(struct ibv_device *dev)
 	      "mlx5dv_query_device: CQE v0, no MPW, no CQE compression or padding, packet-based "
 	      "credits (flags 0x%llx)", (unsigned long long)dv.flags);
 	check(!(dv.comp_mask & (MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK |
-				MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE |
 				MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS)) &&
+		      (dv.comp_mask & MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE) &&
 		      (dv.comp_mask & MLX5DV_CONTEXT_MASK_STRIDING_RQ) &&
 		      (dv.comp_mask & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) &&
 		      !dv.cqe_comp_caps.max_num && !dv.striding_rq_caps.supported_qpts &&
 		      !dv.tunnel_offloads_caps && !dv.dci_streams_caps.max_log_num_concurent &&
 		      !dv.sw_parsing_caps.sw_parsing_offloads,
 	      "mlx5dv_query_device: comp_mask 0x%llx, no compression, striding RQ, tunnels, "
-	      "DCI streams or clock", (unsigned long long)dv.comp_mask);
+	      "DCI streams or core clock register", (unsigned long long)dv.comp_mask);
+	/* Fields asked for only: past them an older program's struct may end. */
+	memset(&dv, UNTOUCHED, sizeof(dv));
+	dv.comp_mask = 0;
+	check(mlx5dv_query_device(ctx, &dv) == 0 && dv.comp_mask == 0 &&
+		      all_bytes((const uint8_t *)&dv.cqe_comp_caps,
+				sizeof(dv) - offsetof(struct mlx5dv_context, cqe_comp_caps), UNTOUCHED),
+	      "mlx5dv_query_device: nothing asked, nothing written past flags");
 }
 
 /* mlx5dv_init_obj of device memory: its mapping, where ibv_memcpy_from_dm reads. */
@@ -390,6 +408,7 @@ int main(int argc, char **argv)
 	if (dev_open(&dev_a, argv[1]) && objects(&dev_a)) {
 		device(ctx->device);
 		refused_everywhere();
+		working();
 		init_obj();
 		create_cq();
 		create_qp();
