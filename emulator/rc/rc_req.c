@@ -167,14 +167,14 @@ static enum req_state req_check_local(struct req_ctx *c)
 	if (has_flag(c->e, ROCEMU_WQE_OP_LOCAL))
 		return REQ_LOCAL;
 	/* The original value needs its 8 bytes. */
-	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC) && (w->is_inline || w->length < sizeof(uint64_t))) {
+	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC) && (w->inline_len || w->length < sizeof(uint64_t))) {
 		c->err = RC_ERR_LOC_LEN;
 		return REQ_ERR_LOCAL;
 	}
-	if (w->is_inline || !w->length)
+	if (w->length == w->inline_len)
 		return REQ_SEND;
 	/* READ and atomic data land in these SGEs: they need local write access. */
-	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length,
+	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length - w->inline_len,
 			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
 			   &n)) {
 		c->err = RC_ERR_LOC_PROT;
@@ -192,7 +192,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
-		.src = w->is_inline ? RC_SRC_INLINE : RC_SRC_SGL,
+		.src = RC_SRC_WQE,
 		.wqe = w,
 		.reth_va = w->raddr,
 		.reth_rkey = w->rkey,

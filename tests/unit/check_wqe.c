@@ -53,7 +53,7 @@ START_TEST(test_write_with_sgl)
 	ck_assert_uint_eq(w.raddr, 0x123456789ull);
 	ck_assert_uint_eq(w.rkey, 0x4242);
 	ck_assert_uint_eq(w.bbs, 2);	/* ctrl, raddr and 3 data segments: 80 bytes */
-	ck_assert(!w.is_inline);
+	ck_assert_uint_eq(w.inline_len, 0);
 	ck_assert_uint_eq(w.num_sge, 2);
 	ck_assert_uint_eq(w.length, 400);
 	ck_assert_uint_eq(w.sge[0].addr, 0x1000);
@@ -93,7 +93,7 @@ START_TEST(test_inline_wraps_past_ring_end)
 	fx_post_send(&wr);
 	ck_assert_int_eq(parse(last), 0);
 	ck_assert_uint_eq(w.bbs, 2);
-	ck_assert(w.is_inline);
+	ck_assert_uint_eq(w.inline_len, sizeof(text));
 	ck_assert_uint_eq(w.length, sizeof(text));
 	ck_assert_mem_eq(w.inline_data, text, sizeof(text));
 }
