@@ -30,11 +30,6 @@ MPIRUN=(mpirun -np 2 --oversubscribe --allow-run-as-root --timeout 45 --mca btl 
 RC_TLS=rc_verbs,ud_verbs:aux,self
 UD_TLS=ud_verbs,self
 
-# rcv_bytes DEV: what DEV has received, in bytes (port_rcv_data counts 4-byte words).
-rcv_bytes() {
-	run_with_timeout 5 "$ROCEMU" stats | awk -v dev="$1" '$1 == dev && $2 == "port_rcv_data" { print $3 * 4 }'
-}
-
 # mpi_run DEV TLS MPIRUN-OPTION...: mpi_pingpong as two ranks with
 # UCX_TLS=TLS on DEV:1; pml ucx must be chosen and carry tags over the
 # first transport of TLS on DEV.
