@@ -262,15 +262,16 @@ static void check_pci_identity(struct dev *d)
 {
 	char real[PATH_MAX], class_dir[PATH_MAX], vendor[32], device[32], speed[32];
 	char *slash;
+	bool ok;
 
 	if (!realpath(d->ctx->device->ibdev_path, real)) {
 		check(false, errno, "realpath %s", d->ctx->device->ibdev_path);
 		return;
 	}
 	slash = strrchr(real, '/');
-	check(slash && slash - real > 11 && !strncmp(slash - 11, "/infiniband", 11), 0,
-	      "ibdev_path resolves to <pci function>/infiniband/<dev> (%s)", real);
-	if (!slash || slash - real <= 11)
+	ok = slash && slash - real > 11 && !strncmp(slash - 11, "/infiniband", 11);
+	check(ok, 0, "ibdev_path resolves to <pci function>/infiniband/<dev> (%s)", real);
+	if (!ok)
 		return;
 	slash[-11] = '\0';
 	read_line(real, "vendor", vendor, sizeof(vendor));
