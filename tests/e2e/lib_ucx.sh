@@ -13,6 +13,13 @@ PAIR_LOSSY=
 # UCX's own allocations at exit are not the shim's to answer for.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 
+# ucx_daemon_start: a daemon with rocemu0 and rocemu1 on this test's first two addresses.
+ucx_daemon_start() {
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	ROCEMU_LOG=info start_daemon
+}
+
 # ucx_resources: `ucx_info -d` under rocemu; OUT then holds one
 # "resource TRANSPORT DEVICE" line per resource UCX lists.
 ucx_resources() {

@@ -21,9 +21,7 @@ ucx_info_lists() {
 ucx() {
 	local tls
 
-	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
-	export ROCEMU_DEVICES
-	ROCEMU_LOG=info start_daemon
+	ucx_daemon_start
 	ucx_info_lists
 	for tls in rc_verbs,ud_verbs:aux ud_verbs; do
 		ucp_perftest "$tls" "${tls%%,*}" tag_lat 8 200

@@ -28,9 +28,7 @@ ucx_info_lists_mlx5() {
 ucx_mlx5() {
 	local tls
 
-	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
-	export ROCEMU_DEVICES
-	ROCEMU_LOG=info start_daemon
+	ucx_daemon_start
 	ucx_info_lists_mlx5
 	for tls in rc_mlx5,ud_mlx5:aux ud_mlx5; do
 		ucp_perftest "$tls" "${tls%%,*}" tag_lat 8 500
