@@ -8,7 +8,6 @@
 #include <string.h>
 
 #define ROCEMU_VENDOR_ID 0x02c9		/* Mellanox */
-#define ROCEMU_VENDOR_PART_ID 4119	/* ConnectX-5 */
 #define ROCEMU_FW_VER "16.35.2000"
 #define ROCEMU_GID_TBL_LEN 256
 #define ROCEMU_PHYS_LINK_UP 5

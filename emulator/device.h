@@ -61,6 +61,10 @@ struct rocemu_device_counters {
 	uint64_t rx_cm_dropped;		/* CM: MADs on QP1 malformed, stale or in the wrong state */
 };
 
+/* A ConnectX-5: ibv_query_device's part id is its PCI device id (0x1017), vendor Mellanox's. */
+#define ROCEMU_VENDOR_PART_ID 4119
+#define ROCEMU_PCI_VENDOR_ID 0x15b3
+
 struct rocemu_device {
 	struct rocemu_emu *emu;
 	char name[ROCEMU_DEV_NAME_MAX];

@@ -111,6 +111,10 @@ static void direct_poll_fired(void *arg)
 	struct rocemu_emu *emu = arg;
 
 	emu->direct_timer = 0;
+	if (rocemu_now_ns() - emu->last_work_ns < ROCEMU_DIRECT_HOT_NS) {
+		emu->direct_poll_ns = ROCEMU_DIRECT_POLL_MIN_NS;
+		return;
+	}
 	emu->direct_poll_ns *= 2;
 	if (emu->direct_poll_ns > ROCEMU_DIRECT_POLL_MAX_NS)
 		emu->direct_poll_ns = ROCEMU_DIRECT_POLL_MAX_NS;

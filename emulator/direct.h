@@ -6,7 +6,9 @@
  * the doorbell scan compares their doorbell words with what it last saw,
  * and a sleeping daemon wakes on a poll timer that backs off from
  * ROCEMU_DIRECT_POLL_MIN_NS to ROCEMU_DIRECT_POLL_MAX_NS while nothing
- * rings. With none, nothing changes: the daemon sleeps without a timer.
+ * rings, once ROCEMU_DIRECT_HOT_NS passed without work: a program that
+ * just received or sent is likely to ring again soon (a reply, the next
+ * post). With none, nothing changes: the daemon sleeps without a timer.
  */
 #ifndef ROCEMU_EMULATOR_DIRECT_H
 #define ROCEMU_EMULATOR_DIRECT_H
@@ -18,6 +20,8 @@
 
 #define ROCEMU_DIRECT_POLL_MIN_NS 16000u
 #define ROCEMU_DIRECT_POLL_MAX_NS 1000000u
+/* After any work (a doorbell, a packet, a kick) the period stays the shortest this long. */
+#define ROCEMU_DIRECT_HOT_NS 2000000u
 
 /* DIRECT_DOORBELLS: watch c's QP or CQ. Returns 0 (also when already watched) or -EINVAL. */
 int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_doorbells_req *req);

@@ -104,11 +104,11 @@ int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_
 	seg += sizeof(w->umr_mkc);
 	w->umr = true;
 	w->num_sge = 0;
-	w->is_inline = true;
 	xlat = (size_t)be16toh(w->umr_ctrl.klm_octowords) * KLM_BYTES;
 	if (xlat > sizeof(w->inline_data))
 		return -EINVAL;
 	w->length = (uint32_t)xlat;
+	w->inline_len = (uint32_t)xlat;
 	if (xlat && !(w->umr_ctrl.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE)) {
 		struct mlx5_wqe_data_seg d;
 
@@ -116,7 +116,7 @@ int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_
 		if ((size_t)(end - seg) < sizeof(d))
 			return -EINVAL;
 		memcpy(&d, seg, sizeof(d));
-		w->is_inline = false;
+		w->inline_len = 0;
 		w->num_sge = 1;
 		w->sge[0] = (struct rocemu_sge){ .addr = be64toh(d.addr), .key = be32toh(d.lkey),
 						 .length = be32toh(d.byte_count) };
@@ -270,9 +270,9 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 		return -EOPNOTSUPP;
 	next = *mr->indirect;
 	if (w->length) {
-		err = w->is_inline ? 0 : xlat_read(qp, w, by_pointer);
+		err = w->inline_len ? 0 : xlat_read(qp, w, by_pointer);
 		if (!err)
-			err = layout_parse(&next, w->is_inline ? w->inline_data : by_pointer, w->length);
+			err = layout_parse(&next, w->inline_len ? w->inline_data : by_pointer, w->length);
 		if (!err)
 			err = layout_check(qp, &next);
 		if (err)

@@ -44,7 +44,10 @@ void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp)
 	__atomic_store_n(&db[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);
 }
 
-/* Data segments (zero-length ones skipped) or one inline segment, from seg on. */
+/*
+ * Inline segments (each padded to 16 bytes), then data segments (zero-length
+ * ones skipped), from seg on.
+ */
 static int parse_data(const uint8_t *seg, const uint8_t *end, struct rocemu_send_wqe *w)
 {
 	const struct mlx5_wqe_data_seg *d;
@@ -52,22 +55,24 @@ static int parse_data(const uint8_t *seg, const uint8_t *end, struct rocemu_send
 
 	w->num_sge = 0;
 	w->length = 0;
-	w->is_inline = false;
-	if (seg >= end)
-		return 0;
-	memcpy(&count, seg, sizeof(count));
-	count = be32toh(count);
-	if (count & MLX5_INLINE_SEG) {
+	w->inline_len = 0;
+	for (; seg + sizeof(count) <= end; seg += (sizeof(count) + count + SEG_SIZE - 1) &
+					       ~(size_t)(SEG_SIZE - 1)) {
+		memcpy(&count, seg, sizeof(count));
+		count = be32toh(count);
+		if (!(count & MLX5_INLINE_SEG))
+			break;
 		count &= ~MLX5_INLINE_SEG;
-		if (count > ROCEMU_MAX_INLINE || count > (size_t)(end - seg) - 4)
+		if (count > ROCEMU_MAX_INLINE - w->inline_len || count > (size_t)(end - seg) - 4)
 			return -EINVAL;
-		memcpy(w->inline_data, seg + 4, count);
-		w->is_inline = true;
-		w->length = count;
-		return 0;
+		memcpy(w->inline_data + w->inline_len, seg + 4, count);
+		w->inline_len += count;
 	}
+	w->length = w->inline_len;
 	for (; seg + SEG_SIZE <= end; seg += SEG_SIZE) {
 		d = (const struct mlx5_wqe_data_seg *)seg;
+		if (be32toh(d->byte_count) & MLX5_INLINE_SEG)
+			return -EINVAL;
 		if (!d->byte_count)
 			continue;
 		if (w->num_sge == ROCEMU_MAX_SGE)

@@ -44,8 +44,8 @@ struct rocemu_send_wqe {
 	struct mlx5_wqe_mkey_context_seg umr_mkc;
 	struct mlx5_wqe_av av;		/* UD: the datagram segment, as posted */
 	uint32_t xrc_srqn;		/* XRC: the SRQ at the target (XRC segment) */
-	uint32_t length;		/* bytes of data */
-	bool is_inline;
+	uint32_t length;		/* bytes of data: the inline bytes, then the SGEs' */
+	uint32_t inline_len;		/* inline bytes that lead the data (UCX: a header) */
 	unsigned int num_sge;
 	struct rocemu_sge sge[ROCEMU_MAX_SGE];
 	uint8_t inline_data[ROCEMU_MAX_INLINE];
@@ -59,9 +59,12 @@ struct rocemu_recv_wqe {
 };
 
 /*
- * Parse the send WQE whose ctrl segment is at BB counter bb. Returns 0,
- * -EINVAL for a malformed WQE (size, opcode, QPN, inline length) or
- * -EOPNOTSUPP for an opcode not implemented.
+ * Parse the send WQE whose ctrl segment is at BB counter bb: its data
+ * segments are inline ones, then pointers, as ConnectX gathers them in
+ * order (UCX puts a header inline before its data pointers); an inline
+ * segment after a pointer is not emulated. Returns 0, -EINVAL for a
+ * malformed WQE (size, opcode, QPN, inline length, inline after a
+ * pointer) or -EOPNOTSUPP for an opcode not implemented.
  */
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w);
 /* Parse receive WQE number counter. Returns 0 (no failure is possible). */

@@ -8,10 +8,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "net/loop_backend.h"
@@ -35,6 +38,7 @@ union gro_cmsg {
 struct epoll_state {
 	struct rocemu_loop *loop;
 	int epfd;
+	bool no_pwait2;		/* the kernel has no epoll_pwait2 (before 5.11) */
 	uint8_t *rx_bufs;	/* RX_BATCH * ROCEMU_LOOP_RX_BUF, allocated with the first UDP socket */
 	struct mmsghdr rx_msgs[RX_BATCH];
 	struct iovec rx_iov[RX_BATCH];
@@ -169,17 +173,40 @@ static void udp_receive(struct epoll_state *st, int fd, uint32_t gen)
 	}
 }
 
+/*
+ * Wait for events, at most timeout_ns (-1: forever). epoll_pwait2 (Linux
+ * 5.11) keeps the nanoseconds, so a 16 us timer (the direct-doorbell poll)
+ * is not rounded up to epoll_wait's 1 ms; older kernels get epoll_wait.
+ */
+static int events_wait(struct epoll_state *st, struct epoll_event *evs, int64_t timeout_ns)
+{
+	int timeout_ms = -1;
+
+#ifdef SYS_epoll_pwait2
+	if (!st->no_pwait2) {
+		struct timespec ts = { .tv_sec = timeout_ns / 1000000000,
+				       .tv_nsec = timeout_ns % 1000000000 };
+		long n = syscall(SYS_epoll_pwait2, st->epfd, evs, EPOLL_EVENTS,
+				 timeout_ns >= 0 ? &ts : NULL, NULL, 0);
+
+		if (n >= 0 || errno != ENOSYS)
+			return (int)n;
+		st->no_pwait2 = true;
+	}
+#endif
+	if (timeout_ns >= 0) /* rounded up: waking early would only spin */
+		timeout_ms = timeout_ns / 1000000 >= INT_MAX ? INT_MAX
+							    : (int)((timeout_ns + 999999) / 1000000);
+	return epoll_wait(st->epfd, evs, EPOLL_EVENTS, timeout_ms);
+}
+
 static int epoll_poll(void *state, int64_t timeout_ns)
 {
 	struct epoll_state *st = state;
 	struct epoll_event evs[EPOLL_EVENTS];
-	int timeout_ms = -1;
 	int n;
 
-	if (timeout_ns >= 0) /* rounded up: waking early would only spin */
-		timeout_ms = timeout_ns / 1000000 >= INT_MAX ? INT_MAX
-							    : (int)((timeout_ns + 999999) / 1000000);
-	n = epoll_wait(st->epfd, evs, EPOLL_EVENTS, timeout_ms);
+	n = events_wait(st, evs, timeout_ns);
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n; i++) {

@@ -259,7 +259,7 @@ void rocemu_rc_resp_forget(struct rocemu_qp *qp);
 /* ---- rc_tx.c ---- */
 
 /* Where a message's payload comes from. */
-enum rocemu_rc_src { RC_SRC_NONE, RC_SRC_SGL, RC_SRC_INLINE, RC_SRC_RKEY };
+enum rocemu_rc_src { RC_SRC_NONE, RC_SRC_WQE, RC_SRC_RKEY };
 
 /* One message for the segmenter: SEND, WRITE, READ request or READ response. */
 struct rocemu_rc_msg {
@@ -267,7 +267,7 @@ struct rocemu_rc_msg {
 	uint32_t psn;			/* PSN of byte 0 */
 	uint32_t length;
 	enum rocemu_rc_src src;
-	const struct rocemu_send_wqe *wqe;	/* SGL, INLINE */
+	const struct rocemu_send_wqe *wqe;	/* WQE: its inline bytes and SGEs */
 	uint64_t src_va;		/* RKEY: READ response bytes from src_va through src_rkey */
 	uint32_t src_rkey;
 	uint64_t reth_va;		/* RETH of the first packet */

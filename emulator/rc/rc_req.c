@@ -27,7 +27,7 @@ enum req_state {
 	REQ_LOAD,		/* its parsed form */
 	REQ_CHECK_LOCAL,	/* lkeys, bounds, rights before the first packet */
 	REQ_SEND,
-	REQ_LOCAL,		/* a WQE this device executes: LOCAL_INV, bind */
+	REQ_LOCAL,		/* a WQE this device executes: LOCAL_INV, bind, NOP */
 	REQ_ADVANCE,
 	REQ_ERR_LOCAL,
 	REQ_DONE,
@@ -167,14 +167,14 @@ static enum req_state req_check_local(struct req_ctx *c)
 	if (has_flag(c->e, ROCEMU_WQE_OP_LOCAL))
 		return REQ_LOCAL;
 	/* The original value needs its 8 bytes. */
-	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC) && (w->is_inline || w->length < sizeof(uint64_t))) {
+	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC) && (w->inline_len || w->length < sizeof(uint64_t))) {
 		c->err = RC_ERR_LOC_LEN;
 		return REQ_ERR_LOCAL;
 	}
-	if (w->is_inline || !w->length)
+	if (w->length == w->inline_len)
 		return REQ_SEND;
 	/* READ and atomic data land in these SGEs: they need local write access. */
-	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length,
+	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length - w->inline_len,
 			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
 			   &n)) {
 		c->err = RC_ERR_LOC_PROT;
@@ -192,7 +192,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
-		.src = w->is_inline ? RC_SRC_INLINE : RC_SRC_SGL,
+		.src = RC_SRC_WQE,
 		.wqe = w,
 		.reth_va = w->raddr,
 		.reth_rkey = w->rkey,
@@ -243,11 +243,15 @@ static enum req_state req_send(struct req_ctx *c)
 
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 {
-	bool bind = !w->umr && (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_BIND);
+	uint16_t flags = rocemu_wqe_op(w->opcode)->flags;
+	bool bind = !w->umr && (flags & ROCEMU_WQE_OP_BIND);
 	uint32_t key = bind ? w->bind_mw_key : be32toh(w->imm);
-	int err = w->umr ? rocemu_mkey_umr(qp, w)
-		  : bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key, false);
+	int err;
 
+	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))
+		return RC_ERR_NONE;	/* NOP */
+	err = w->umr ? rocemu_mkey_umr(qp, w)
+	      : bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key, false);
 	if (!err)
 		return RC_ERR_NONE;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s", qp->owner->dev->name,
@@ -259,7 +263,7 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 	return bind ? RC_ERR_MW_BIND : RC_ERR_LOC_QP_OP;
 }
 
-/* LOCAL_INV, BIND: done here, in order; each completes once everything before it did. */
+/* LOCAL_INV, BIND, NOP: done here, in order; each completes once everything before it did. */
 static enum req_state req_local(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;

@@ -12,11 +12,13 @@
 #include "emulator/egress.h"
 #include "emulator/qp.h"
 #include "emulator/rc/rc.h"
+#include "emulator/wqe_gather.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
 #define STAGE_BYTES 65507u	/* the largest UDP payload over IPv4 */
 #define GSO_MAX_SEGS 64u	/* the kernel's UDP_MAX_SEGMENTS */
+_Static_assert(GSO_MAX_SEGS <= ROCEMU_GATHER_MAX_IOV, "a GSO batch is gathered at once");
 #define ROCE_PKEY_DEFAULT 0xffff
 
 enum { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
@@ -130,22 +132,14 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg
 			  uint32_t off, uint32_t len, const struct iovec *local, unsigned int nlocal)
 {
 	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
-	unsigned int n = 0, i;
+	unsigned int n = 0;
 	int err;
 
 	if (!len)
 		return 0;
 	switch (m->src) {
-	case RC_SRC_INLINE:
-		for (i = 0; i < nlocal; off += local[i].iov_len, i++)
-			memcpy(local[i].iov_base, m->wqe->inline_data + off, local[i].iov_len);
-		return 0;
-	case RC_SRC_SGL:
-		err = rocemu_dma_sgl(qp, m->wqe->sge, m->wqe->num_sge, off, len, 0, remote,
-				     ROCEMU_DMA_MAX_SEGS, &n);
-		if (err)
-			return err;
-		break;
+	case RC_SRC_WQE:
+		return rocemu_wqe_gather(qp, m->wqe, off, len, local, nlocal);
 	case RC_SRC_RKEY:
 		/* The R_Key again for each packet: a key may go, or be laid out anew, meanwhile. */
 		err = rocemu_dma_rkey(qp, m->src_rkey, m->src_va + off, len, IBV_ACCESS_REMOTE_READ,

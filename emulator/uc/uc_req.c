@@ -93,8 +93,9 @@ static enum req_state req_check_local(struct req_ctx *c)
 	if (!wire_ops(rocemu_wqe_op(w->opcode)))
 		return REQ_ERR_LOCAL;
 	c->err = RC_ERR_LOC_PROT;
-	if (!w->is_inline && w->length &&
-	    rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length, 0, NULL, 0, &n))
+	if (w->length > w->inline_len &&
+	    rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length - w->inline_len, 0, NULL, 0,
+			   &n))
 		return REQ_ERR_LOCAL;
 	return REQ_SEND;
 }
@@ -107,7 +108,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
-		.src = w->is_inline ? RC_SRC_INLINE : RC_SRC_SGL,
+		.src = RC_SRC_WQE,
 		.wqe = w,
 		.reth_va = w->raddr,
 		.reth_rkey = w->rkey,

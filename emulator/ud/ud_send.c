@@ -14,6 +14,7 @@
 #include "emulator/egress.h"
 #include "emulator/qp.h"
 #include "emulator/sport.h"
+#include "emulator/wqe_gather.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
@@ -53,22 +54,12 @@ static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_
 	return info->length;
 }
 
-/* The payload of w into stage at off: inline bytes or a gather by DMA. */
+/* The payload of w into stage at off: its inline bytes, then a gather by DMA. */
 static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, size_t off)
 {
 	struct iovec local = { stage + off, w->length };
-	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
-	unsigned int n;
-	int err;
 
-	if (!w->length)
-		return 0;
-	if (w->is_inline) {
-		memcpy(stage + off, w->inline_data, w->length);
-		return 0;
-	}
-	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS, &n);
-	return err ? err : rocemu_dma_copy(qp->owner->pid, &local, 1, remote, n, false);
+	return w->length ? rocemu_wqe_gather(qp, w, 0, w->length, &local, 1) : 0;
 }
 
 /* Send w; 0 or the MLX5_CQE_SYNDROME_* it fails with. */

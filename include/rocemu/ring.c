@@ -39,6 +39,9 @@ const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
 				    ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | ROCEMU_WQE_OP_ATOMIC |
 				    ROCEMU_WQE_OP_DATA,
 				    IBV_WC_FETCH_ADD, 0, ROCEMU_WC_LEN_ATOMIC },
+	/* ctrl only: completes once everything before it did (UCX's flush and fence) */
+	[MLX5_OPCODE_NOP] = { "NOP", ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_LOCAL, IBV_WC_SEND, 0,
+			      ROCEMU_WC_LEN_NONE },
 	/* ctrl only, imm = the key (mlx5 puts it there too) */
 	[MLX5_OPCODE_LOCAL_INVAL] = { "LOCAL_INVAL",
 				      ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_LOCAL | ROCEMU_WQE_OP_INV,
@@ -48,7 +51,7 @@ const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
 			      IBV_WC_BIND_MW, 0, ROCEMU_WC_LEN_NONE },
 };
 
-/* Work request -> WQE opcode (mlx5_ib_opcode); 0 (NOP) is no WQE of this device. */
+/* Work request -> WQE opcode (mlx5_ib_opcode); 0 (NOP) is no work request's. */
 static const uint8_t wr_opcodes[] = {
 	[IBV_WR_RDMA_WRITE] = MLX5_OPCODE_RDMA_WRITE,
 	[IBV_WR_RDMA_WRITE_WITH_IMM] = MLX5_OPCODE_RDMA_WRITE_IMM,
@@ -69,7 +72,8 @@ int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
 	if ((unsigned int)wr_opcode >= sizeof(wr_opcodes) / sizeof(wr_opcodes[0]))
 		return -1;
 	opcode = wr_opcodes[wr_opcode];
-	return rocemu_wqe_ops[opcode].flags & ROCEMU_WQE_OP_VALID ? opcode : -1;
+	return opcode != MLX5_OPCODE_NOP && (rocemu_wqe_ops[opcode].flags & ROCEMU_WQE_OP_VALID) ?
+	       opcode : -1;
 }
 
 /* Completions after rdma-core's mlx5 handle_responder and mlx5_parse_cqe. */

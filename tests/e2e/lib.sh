@@ -176,6 +176,11 @@ daemon_pid() {
 	run_with_timeout 5 "$ROCEMU" status | awk '$1 == "rocemud" && $2 == "pid" { print $3 }'
 }
 
+# rcv_bytes DEV: what DEV has received, in bytes (port_rcv_data counts 4-byte words).
+rcv_bytes() {
+	run_with_timeout 5 "$ROCEMU" stats | awk -v dev="$1" '$1 == dev && $2 == "port_rcv_data" { print $3 * 4 }'
+}
+
 # start_daemon: run tools/rocemud for the current runtime dir in the
 # background and wait (bounded) until it answers. Sets DAEMON_PID.
 start_daemon() {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Unmodified Open MPI (Debian's openmpi-bin) over UCX over rocemu: two ranks
 # of tests/e2e/mpi_pingpong exchange and check messages of 1 B to 4 MiB with
-# pml ucx over UCX_TLS=rc_verbs (UD only to wire it up, as UCX always needs)
-# and over ud_verbs; the only BTL is self, so no TCP or shared memory, and a
+# pml ucx over UCX_TLS=rc_verbs (UD only to wire it up, as UCX always needs),
+# over ud_verbs, over rc_mlx5 (UCX's direct-verbs RC, ud_mlx5 to wire it
+# up) and over ud_mlx5; the only BTL is self, so no TCP or shared memory, and a
 # job where ob1 won cannot run. pml ucx chosen two ways:
 # - `--mca pml ucx`, as Debian users say (its openmpi-mca-params.conf has
 #   pml = ^ucx);
@@ -29,11 +30,8 @@ MPIRUN=(mpirun -np 2 --oversubscribe --allow-run-as-root --timeout 45 --mca btl 
 	--mca pml_base_verbose 10)
 RC_TLS=rc_verbs,ud_verbs:aux,self
 UD_TLS=ud_verbs,self
-
-# rcv_bytes DEV: what DEV has received, in bytes (port_rcv_data counts 4-byte words).
-rcv_bytes() {
-	run_with_timeout 5 "$ROCEMU" stats | awk -v dev="$1" '$1 == dev && $2 == "port_rcv_data" { print $3 * 4 }'
-}
+RC_MLX5_TLS=rc_mlx5,ud_mlx5:aux,self
+UD_MLX5_TLS=ud_mlx5,self
 
 # mpi_run DEV TLS MPIRUN-OPTION...: mpi_pingpong as two ranks with
 # UCX_TLS=TLS on DEV:1; pml ucx must be chosen and carry tags over the
@@ -70,6 +68,8 @@ mpi() {
 	mpi_run rocemu0 "$UD_TLS" --mca pml ucx
 	mpi_run rocemu0 "$UD_TLS" --mca pml ""
 	mpi_run rocemu0 "$RC_TLS" --mca pml "" --mca opal_common_ucx_devices any
+	mpi_run rocemu0 "$RC_MLX5_TLS" --mca pml ucx
+	mpi_run rocemu0 "$UD_MLX5_TLS" --mca pml ucx
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	wait "$DAEMON_PID"
 	forget_pid "$DAEMON_PID"

@@ -11,6 +11,7 @@
  *   verbs_control --hold DEVICE   make PD, MR, CQ, QP (INIT), print "ready", sleep
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -233,6 +234,56 @@ static void check_device(struct dev *d)
 	check(rc == 0 && pkey == 0xffff, errno, "query_pkey 0 -> 0xffff (0x%x)", pkey);
 	rc = ibv_query_pkey(d->ctx, 1, 1, &pkey);
 	check(rc == -1, errno, "query_pkey 1 -> -1");
+}
+
+/* The first line of dir/name into buf ("" when unreadable), by open() as UCX reads it. */
+static void read_line(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * The PCI function UCX finds two levels above the real path of ibdev_path
+ * (.../<bdf>/infiniband/<dev>) has a ConnectX-5's ids, so that UCX takes its
+ * mlx5 transports; /sys/class/infiniband/<dev>/device is the same function.
+ */
+static void check_pci_identity(struct dev *d)
+{
+	char real[PATH_MAX], class_dir[PATH_MAX], vendor[32], device[32], speed[32];
+	char *slash;
+	bool ok;
+
+	if (!realpath(d->ctx->device->ibdev_path, real)) {
+		check(false, errno, "realpath %s", d->ctx->device->ibdev_path);
+		return;
+	}
+	slash = strrchr(real, '/');
+	ok = slash && slash - real > 11 && !strncmp(slash - 11, "/infiniband", 11);
+	check(ok, 0, "ibdev_path resolves to <pci function>/infiniband/<dev> (%s)", real);
+	if (!ok)
+		return;
+	slash[-11] = '\0';
+	read_line(real, "vendor", vendor, sizeof(vendor));
+	read_line(real, "device", device, sizeof(device));
+	read_line(real, "current_link_speed", speed, sizeof(speed));
+	check(!strcmp(vendor, "0x15b3") && !strcmp(device, "0x1017") && speed[0], 0,
+	      "PCI function %s: vendor %s device %s (ConnectX-5), link %s", strrchr(real, '/') + 1,
+	      vendor, device, speed);
+	snprintf(class_dir, sizeof(class_dir), "/sys/class/infiniband/%s/device",
+		 ibv_get_device_name(d->ctx->device));
+	read_line(class_dir, "device", device, sizeof(device));
+	check(!strcmp(device, "0x1017"), 0, "%s/device reads 0x1017 (%s)", class_dir, device);
 }
 
 /* The files programs probe: Open MPI reads the driver behind a device, as on a ConnectX. */
@@ -722,6 +773,7 @@ int main(int argc, char **argv)
 
 	check_device(&d);
 	check_device_files(&d);
+	check_pci_identity(&d);
 	check_mr(&d);
 	check_cq(&d);
 	check_qp_create(&d);

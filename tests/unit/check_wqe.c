@@ -2,7 +2,8 @@
 /*
  * The WQE parser (emulator/wqe.c) on the rings the fixture writes as the
  * shim does: send WQEs with raddr, atomic, data and inline segments
- * (wrapping past the ring's end), receive WQEs, and every way a send WQE
+ * (wrapping past the ring's end, an inline header before data pointers as
+ * UCX writes it, gathered by wqe_gather.c), receive WQEs, and every way a send WQE
  * can be malformed; a malformed WQE posted fails the QP with a local QP
  * operation error.
  */
@@ -13,6 +14,7 @@
 
 #include "emulator/qp.h"
 #include "emulator/wqe.h"
+#include "emulator/wqe_gather.h"
 #include "tests/unit/fixture.h"
 
 static struct rocemu_send_wqe w;
@@ -53,7 +55,7 @@ START_TEST(test_write_with_sgl)
 	ck_assert_uint_eq(w.raddr, 0x123456789ull);
 	ck_assert_uint_eq(w.rkey, 0x4242);
 	ck_assert_uint_eq(w.bbs, 2);	/* ctrl, raddr and 3 data segments: 80 bytes */
-	ck_assert(!w.is_inline);
+	ck_assert_uint_eq(w.inline_len, 0);
 	ck_assert_uint_eq(w.num_sge, 2);
 	ck_assert_uint_eq(w.length, 400);
 	ck_assert_uint_eq(w.sge[0].addr, 0x1000);
@@ -93,9 +95,54 @@ START_TEST(test_inline_wraps_past_ring_end)
 	fx_post_send(&wr);
 	ck_assert_int_eq(parse(last), 0);
 	ck_assert_uint_eq(w.bbs, 2);
-	ck_assert(w.is_inline);
+	ck_assert_uint_eq(w.inline_len, sizeof(text));
 	ck_assert_uint_eq(w.length, sizeof(text));
 	ck_assert_mem_eq(w.inline_data, text, sizeof(text));
+}
+END_TEST
+
+/* An inline segment at seg of BB 0 holding len bytes of data. */
+static void inline_seg_write(unsigned int seg, const void *data, uint32_t len)
+{
+	uint32_t count = htobe32(MLX5_INLINE_SEG | len);
+
+	memcpy(fx_sq_seg(0, seg), &count, sizeof(count));
+	memcpy((uint8_t *)fx_sq_seg(0, seg) + sizeof(count), data, len);
+}
+
+/* UCX's layout: a header inline, then the data behind a pointer; gathered in that order. */
+START_TEST(test_inline_then_pointer)
+{
+	static const char hdr[10] = "0123456789";
+	uint8_t out[sizeof(hdr) + 100], part[20];
+	const struct iovec whole[2] = { { out, 7 }, { out + 7, sizeof(out) - 7 } };
+	const struct iovec window = { part, sizeof(part) };
+
+	for (size_t i = 0; i < 100; i++)
+		fx.buf[i] = (uint8_t)(0x40 + i);
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, 3);
+	inline_seg_write(1, hdr, sizeof(hdr));	/* 4 + 10 bytes: one segment */
+	mlx5dv_set_data_seg(fx_sq_seg(0, 2), 100, fx.lkey, (uintptr_t)fx.buf);
+	ck_assert_int_eq(parse(0), 0);
+	ck_assert_uint_eq(w.inline_len, sizeof(hdr));
+	ck_assert_uint_eq(w.num_sge, 1);
+	ck_assert_uint_eq(w.length, sizeof(hdr) + 100);
+	ck_assert_int_eq(rocemu_wqe_gather(fx_emu_qp(), &w, 0, sizeof(out), whole, 2), 0);
+	ck_assert_mem_eq(out, hdr, sizeof(hdr));
+	ck_assert_mem_eq(out + sizeof(hdr), fx.buf, 100);
+	/* A packet's window that starts inside the header. */
+	ck_assert_int_eq(rocemu_wqe_gather(fx_emu_qp(), &w, 5, sizeof(part), &window, 1), 0);
+	ck_assert_mem_eq(part, hdr + 5, 5);
+	ck_assert_mem_eq(part + 5, fx.buf, sizeof(part) - 5);
+}
+END_TEST
+
+START_TEST(test_reject_inline_after_pointer)
+{
+	ctrl_write(0, MLX5_OPCODE_SEND, fx.qp.qpn, 3);
+	mlx5dv_set_data_seg(fx_sq_seg(0, 1), 100, fx.lkey, (uintptr_t)fx.buf);
+	inline_seg_write(2, "abc", 3);
+	ck_assert_int_eq(parse(0), -EINVAL);
 }
 END_TEST
 
@@ -220,6 +267,8 @@ static Suite *wqe_suite(void)
 	tcase_add_test(tc, test_write_with_sgl);
 	tcase_add_test(tc, test_compare_swap);
 	tcase_add_test(tc, test_inline_wraps_past_ring_end);
+	tcase_add_test(tc, test_inline_then_pointer);
+	tcase_add_test(tc, test_reject_inline_after_pointer);
 	tcase_add_test(tc, test_reject_no_segments);
 	tcase_add_test(tc, test_reject_without_send_queue);
 	tcase_add_test(tc, test_reject_other_qpn);
