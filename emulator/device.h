@@ -58,6 +58,8 @@ struct rocemu_device_counters {
 	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
 	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving, no receive posted */
 	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
+	uint64_t rx_dct_connect;	/* DCT: connections of a DCI taken (mlx5's counter) */
+	uint64_t rx_dc_key_violations;	/* DCT: requests dropped on a DC access key mismatch */
 };
 
 struct rocemu_device {

@@ -39,7 +39,7 @@ struct rocemu_send_wqe {
 	uint64_t swap_add, compare;	/* atomics */
 	uint32_t bind_mw_key, bind_new_rkey, bind_mr_key, bind_access;	/* BIND (UMR) */
 	uint64_t bind_addr, bind_length;
-	struct mlx5_wqe_av av;		/* UD: the datagram segment, as posted */
+	struct mlx5_wqe_av av;		/* UD, DCI: the datagram segment, as posted */
 	uint32_t xrc_srqn;		/* XRC: the SRQ at the target (XRC segment) */
 	uint32_t length;		/* bytes of data */
 	bool is_inline;
@@ -61,6 +61,12 @@ struct rocemu_recv_wqe {
  * -EOPNOTSUPP for an opcode not implemented.
  */
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w);
+/*
+ * A DCI's send WQE at bb, its first BB only: the datagram segment (the
+ * DCT's address vector, number and key) and ctrl's DCI stream.
+ */
+void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct mlx5_wqe_av *av,
+			uint16_t *stream);
 /* Parse receive WQE number counter. Returns 0 (no failure is possible). */
 int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
 

@@ -4,7 +4,8 @@
  * (mlx5dv_is_supported), opened without DevX, and mlx5dv_query_device
  * states what the emulator does: CQE version 0, no CQE compression or
  * padding, no multi-packet WQEs, striding RQ, tunnel or signature
- * offloads, no DCI streams, no hardware clock page; packet-based credits.
+ * offloads, DC with DCI streams and ODP, no hardware clock page;
+ * packet-based credits.
  */
 #include "shim.h"
 #include "dv.h"
@@ -57,9 +58,11 @@ int mlx5dv_query_device(struct ibv_context *ctx_in, struct mlx5dv_context *attrs
 	attrs_out->tunnel_offloads_caps = 0;
 	attrs_out->max_dynamic_bfregs = 0;
 	attrs_out->flow_action_flags = 0;
-	attrs_out->dc_odp_caps = 0;
+	/* DC's DMA is every transport's: ODP as XRC, which also receives through SRQs. */
+	attrs_out->dc_odp_caps = ROCEMU_SRQ_TRANSPORT_ODP_CAPS;
 	memset(&attrs_out->sig_caps, 0, sizeof(attrs_out->sig_caps));
-	memset(&attrs_out->dci_streams_caps, 0, sizeof(attrs_out->dci_streams_caps));
+	attrs_out->dci_streams_caps.max_log_num_concurent = ROCEMU_DCI_MAX_LOG_STREAMS;
+	attrs_out->dci_streams_caps.max_log_num_errored = ROCEMU_DCI_MAX_LOG_STREAMS;
 	attrs_out->max_wr_memcpy_length = 0;
 	memset(&attrs_out->crypto_caps, 0, sizeof(attrs_out->crypto_caps));
 	/* No clock page, core clock or LAG: mlx5 then leaves those bits out. */
@@ -82,10 +85,10 @@ int mlx5dv_vfio_get_events_fd(struct ibv_context *ibctx)
 	return REAL(mlx5dv_vfio_get_events_fd)(ibctx);
 }
 
-/* No mlx5 send operations (DC addresses, UMR, memcpy) are offered on an emulated QP. */
+/* mlx5 send operations on an emulated QP: a DCI's DC address; no UMR or memcpy. */
 struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 {
 	if (qp && rocemu_ctx_is_ours(qp->qp_base.context))
-		return dv_refuse();
+		return rocemu_dv_qp_ex(qp);
 	return REAL(mlx5dv_qp_ex_from_ibv_qp_ex)(qp);
 }

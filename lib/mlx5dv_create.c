@@ -2,9 +2,9 @@
 /*
  * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device: the mlx5
  * attributes are checked as mlx5's create_cq and create_qp check them on
- * a ConnectX without CQE compression, CQE padding, DC (for now) or
- * signature pipelining (create_flags: mlx5dv_qp_flags.c); what is left is
- * an ordinary CQ or QP.
+ * a ConnectX without CQE compression, CQE padding or signature pipelining
+ * (create_flags: mlx5dv_qp_flags.c); what is left is an ordinary CQ or
+ * QP, or a DC QP (mlx5dv_dc.c).
  */
 #include "shim.h"
 #include "dv.h"
@@ -73,9 +73,6 @@ static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
 		if (err)
 			return err;
 	}
-	/* DC QPs are not emulated yet. */
-	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)
-		return EOPNOTSUPP;
 	/* No mlx5 send operations (DC address, UMR, memcpy) to add to the verbs ones. */
 	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) && dv->send_ops_flags)
 		return EOPNOTSUPP;
@@ -93,5 +90,7 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr, &vendor_flags);
 	if (err)
 		return dv_fail(err);
+	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+		return rocemu_dc_qp_create(context, qp_attr, mlx5_qp_attr, vendor_flags);
 	return rocemu_qp_create(context, qp_attr, vendor_flags);
 }

@@ -268,9 +268,11 @@ struct rocemu_wqe {
 	const struct ibv_mw *mw;
 	uint32_t bind_rkey;
 	const struct ibv_mw_bind_info *bind_info;
-	/* UD: the address handle, destination QP and its Q_Key */
+	/* UD: the address handle, destination QP and its Q_Key; DCI: the DCT's AH, number, key, stream */
 	struct ibv_ah *ah;
 	uint32_t remote_qpn, remote_qkey;
+	uint64_t dc_key;
+	uint16_t dci_stream;
 	uint32_t remote_srqn;		/* XRC: the SRQ at the target */
 	size_t num;
 	const struct ibv_sge *sge;
@@ -322,6 +324,9 @@ struct rocemu_rq {
 
 struct rocemu_qp {
 	struct ibv_qp_ex qpx;		/* qp_base first */
+	/* What its queues are laid out by: qp_base.qp_type, or ROCEMU_QPT_DCI/DCT (then IBV_QPT_DRIVER) */
+	enum ibv_qp_type type;
+	struct mlx5dv_qp_ex dv_qpx;	/* DCI: mlx5dv_qp_ex_from_ibv_qp_ex's (mlx5dv_dc.c) */
 	uint32_t qpn;
 	bool has_qpx;			/* created with send_ops_flags */
 	uint64_t send_ops_flags;
@@ -521,6 +526,22 @@ struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_
 				uint32_t vendor_flags);
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
+/* A DC QP's own attributes (mlx5dv_create_qp's dc_init_attr) on top of attr. */
+struct rocemu_dc_attr {
+	enum ibv_qp_type type;		/* ROCEMU_QPT_DCI or ROCEMU_QPT_DCT */
+	uint64_t dct_access_key;
+	uint8_t log_concurrent, log_errored;
+};
+/* qp.c: a DC QP, IBV_QPT_DRIVER to the application; NULL and errno as mlx5. */
+struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+				   uint32_t vendor_flags, const struct rocemu_dc_attr *dc);
+/* mlx5dv_dc.c: mlx5dv_create_qp of a DC QP (MLX5DV_QP_INIT_ATTR_MASK_DC), NULL and errno as mlx5. */
+struct ibv_qp *rocemu_dc_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+				   const struct mlx5dv_qp_init_attr *dv, uint32_t vendor_flags);
+/* A DCI's mlx5dv_qp_ex setters. */
+void rocemu_dci_wr_ops_init(struct rocemu_qp *qp);
+/* mlx5dv_qp_ex_from_ibv_qp_ex of an emulated QP: a DCI's, else NULL with EOPNOTSUPP. */
+struct mlx5dv_qp_ex *rocemu_dv_qp_ex(struct ibv_qp_ex *qpx);
 struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
 /* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq). */
@@ -583,6 +604,10 @@ int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uin
 			struct ibv_sge *sg_list, uint32_t num_sge);
 /* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
 void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
+/* ODP caps of XRC and DC, a ConnectX-5's: SRQ receives, no plain receive queue. */
+#define ROCEMU_SRQ_TRANSPORT_ODP_CAPS                                                        \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |               \
+	 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
 
 /*
  * pd_mr.c: the MR the daemon answers op (REG_MR, REG_DM_MR, IMPORT_MR)
