@@ -91,6 +91,25 @@ static void dct_close(struct dct *t)
 		ibv_destroy_cq(t->cq);
 }
 
+/* What a check makes, closed together at its end. */
+struct rig {
+	struct ibv_cq *cq;		/* the DCIs' */
+	struct ibv_qp *dci[DCIS];
+	struct dct dct[DCTS];
+};
+
+static void rig_close(struct rig *r)
+{
+	for (int i = 0; i < DCIS; i++)
+		if (r->dci[i])
+			ibv_destroy_qp(r->dci[i]);
+	for (int i = 0; i < DCTS; i++)
+		dct_close(&r->dct[i]);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	bufs_free();
+}
+
 /* A DCI on device A (streams: 1 << log_streams of them, 0: none), taken to RTS. */
 static struct ibv_qp *dci_open(struct ibv_cq *cq, uint8_t log_streams, uint8_t timeout,
 			       uint8_t retry_cnt)
@@ -201,53 +220,51 @@ static bool srq_fill(struct ibv_srq *srq, struct buf *b, int n, size_t len)
 static void many_dcis_one_dct(void)
 {
 	const int n = DCIS * PER_DCI;
-	struct ibv_cq *cq = ibv_create_cq(dev_a.ctx, 256, NULL, NULL, 0);
+	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 256, NULL, NULL, 0) };
 	struct buf *src = buf_new(&dev_a, (size_t)DCIS * MSG, (size_t)DCIS * MSG, REMOTE_ALL, 0);
 	struct buf *dst = buf_new(&dev_b, (size_t)n * MSG, (size_t)n * MSG, REMOTE_ALL, UNTOUCHED);
 	struct buf *win = buf_new(&dev_b, (size_t)DCIS * MSG, (size_t)DCIS * MSG, REMOTE_ALL,
 				  UNTOUCHED);
-	struct ibv_qp *dci[DCIS] = { 0 };
 	unsigned int from[DCIS] = { 0 };
-	struct dct t;
 	struct ibv_wc wc;
 	int got = 0, i, j;
 
-	if (!cq || !src || !dst || !win || !dct_open(&t, DC_KEY, n))
+	if (!r.cq || !src || !dst || !win || !dct_open(&r.dct[0], DC_KEY, n))
 		goto out;
-	check(t.qp->qp_type == IBV_QPT_DRIVER, "a DCT is an IBV_QPT_DRIVER QP, as on mlx5");
+	check(r.dct[0].qp->qp_type == IBV_QPT_DRIVER, "a DCT is an IBV_QPT_DRIVER QP, as on mlx5");
 	for (i = 0; i < DCIS; i++) {
 		fill_pattern(src->p + (size_t)i * MSG, MSG, (unsigned int)i, 0);
-		if (!(dci[i] = dci_open(cq, 0, 14, 7)))
+		if (!(r.dci[i] = dci_open(r.cq, 0, 14, 7)))
 			goto out;
 	}
-	if (!srq_fill(t.srq, dst, n, MSG))
+	if (!srq_fill(r.dct[0].srq, dst, n, MSG))
 		goto out;
 	/* Interleaved: DCI 0, 1, 2, 3, 0, 1... each a SEND of its own pattern. */
 	for (j = 0; j < PER_DCI; j++)
 		for (i = 0; i < DCIS; i++) {
 			struct dc_wr w = { .op = IBV_WR_SEND, .wr_id = (uint64_t)(i << 8 | j),
-					   .sge = sge_of(src, (size_t)i * MSG, MSG), .to = &t,
+					   .sge = sge_of(src, (size_t)i * MSG, MSG), .to = &r.dct[0],
 					   .key = DC_KEY };
 
-			if (!dc_post(dci[i], &w))
+			if (!dc_post(r.dci[i], &w))
 				goto out;
 		}
 	for (i = 0; i < DCIS; i++) {
 		struct dc_wr w = { .op = IBV_WR_RDMA_WRITE, .wr_id = 0xff00u | (unsigned)i,
 				   .sge = sge_of(src, (size_t)i * MSG, MSG),
 				   .raddr = raddr_of(win, (size_t)i * MSG), .rkey = win->mr->rkey,
-				   .to = &t, .key = DC_KEY };
+				   .to = &r.dct[0], .key = DC_KEY };
 
-		if (!dc_post(dci[i], &w))
+		if (!dc_post(r.dci[i], &w))
 			goto out;
 	}
 	for (i = 0; i < n + DCIS; i++)
-		if (wait_wc(cq, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
+		if (wait_wc(r.cq, &wc) <= 0 || wc.status != IBV_WC_SUCCESS)
 			break;
 	check(i == n + DCIS, "%d DCIs: %d of %d sends and writes completed", DCIS, i, n + DCIS);
 	/* The DCT's receives: each names the DCT and holds one DCI's message whole. */
-	while (got < n && wait_wc(t.cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS &&
-	       wc.qp_num == t.qp->qp_num && wc.byte_len == MSG) {
+	while (got < n && wait_wc(r.dct[0].cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS &&
+	       wc.qp_num == r.dct[0].qp->qp_num && wc.byte_len == MSG) {
 		const uint8_t *p = dst->p + wc.wr_id * MSG;
 
 		for (i = 0; i < DCIS; i++)
@@ -255,43 +272,36 @@ static void many_dcis_one_dct(void)
 				from[i]++;
 		got++;
 	}
-	check(got == n, "DCT 0x%06x: %d of %d receives of %d bytes", t.qp->qp_num, got, n, MSG);
+	check(got == n, "DCT 0x%06x: %d of %d receives of %d bytes", r.dct[0].qp->qp_num, got, n,
+	      MSG);
 	for (i = 0; i < DCIS; i++)
 		check(from[i] == PER_DCI, "DCI %d: %u of %d messages whole at the DCT", i, from[i],
 		      PER_DCI);
 	for (i = 0; i < DCIS; i++)
 		check_pattern(win->p + (size_t)i * MSG, MSG, (unsigned int)i, 0, "a DCI's WRITE");
 out:
-	for (i = 0; i < DCIS; i++)
-		if (dci[i])
-			ibv_destroy_qp(dci[i]);
-	dct_close(&t);
-	if (cq)
-		ibv_destroy_cq(cq);
-	bufs_free();
+	rig_close(&r);
 }
 
 /* One DCI, a WR to each of three DCTs in turn: SEND, WRITE, READ, fetch-and-add each. */
 static void one_dci_many_dcts(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(dev_a.ctx, 256, NULL, NULL, 0);
+	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 256, NULL, NULL, 0) };
 	struct buf *src = buf_new(&dev_a, (size_t)DCTS * 3 * MSG, (size_t)DCTS * 3 * MSG,
 				  REMOTE_ALL, 0);
 	struct buf *dst = buf_new(&dev_b, (size_t)DCTS * 2 * MSG + 8 * DCTS,
 				  (size_t)DCTS * 2 * MSG + 8 * DCTS, REMOTE_ALL, UNTOUCHED);
 	struct buf *old = buf_new(&dev_a, 8 * DCTS, 8 * DCTS, REMOTE_ALL, 0);
-	struct dct t[DCTS] = { 0 };
-	struct ibv_qp *dci = NULL;
 	struct ibv_wc wc;
 	int i, k, done = 0;
 	uint64_t *counter;
 
-	if (!cq || !src || !dst || !old)
+	if (!r.cq || !src || !dst || !old)
 		goto out;
 	for (i = 0; i < DCTS; i++)
-		if (!dct_open(&t[i], DC_KEY + (uint64_t)i, 1))
+		if (!dct_open(&r.dct[i], DC_KEY + (uint64_t)i, 1))
 			goto out;
-	if (!(dci = dci_open(cq, 0, 14, 7)))
+	if (!(r.dci[0] = dci_open(r.cq, 0, 14, 7)))
 		goto out;
 	counter = (uint64_t *)(dst->p + (size_t)DCTS * 2 * MSG);	/* after SEND and WRITE areas */
 	for (i = 0; i < DCTS; i++) {
@@ -304,13 +314,13 @@ static void one_dci_many_dcts(void)
 		struct ibv_sge rs = sge_of(dst, (size_t)i * MSG, MSG);
 		struct ibv_recv_wr rw = { .wr_id = (uint64_t)i, .sg_list = &rs, .num_sge = 1 }, *bad;
 
-		if (ibv_post_srq_recv(t[i].srq, &rw, &bad))
+		if (ibv_post_srq_recv(r.dct[i].srq, &rw, &bad))
 			goto out;
 	}
 	/* Round k: to DCT 0, 1, 2, each WR its own DCT: the DCI reconnects at every WR. */
 	for (k = 0; k < 4; k++)
 		for (i = 0; i < DCTS; i++) {
-			struct dc_wr w = { .wr_id = (uint64_t)(k << 8 | i), .to = &t[i],
+			struct dc_wr w = { .wr_id = (uint64_t)(k << 8 | i), .to = &r.dct[i],
 					   .key = DC_KEY + (uint64_t)i };
 
 			switch (k) {
@@ -338,18 +348,18 @@ static void one_dci_many_dcts(void)
 				w.add = 7;
 				break;
 			}
-			if (!dc_post(dci, &w))
+			if (!dc_post(r.dci[0], &w))
 				goto out;
 		}
 	for (done = 0; done < 4 * DCTS; done++)
-		if (wait_wc(cq, &wc) <= 0 || wc.status != IBV_WC_SUCCESS ||
+		if (wait_wc(r.cq, &wc) <= 0 || wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != (uint64_t)((done / DCTS) << 8 | done % DCTS))
 			break;
 	check(done == 4 * DCTS, "one DCI, %d DCTs: %d of %d WRs completed in order", DCTS, done,
 	      4 * DCTS);
 	for (i = 0; i < DCTS; i++) {
-		bool recv = wait_wc(t[i].cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS &&
-			    wc.qp_num == t[i].qp->qp_num && wc.byte_len == MSG;
+		bool recv = wait_wc(r.dct[i].cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS &&
+			    wc.qp_num == r.dct[i].qp->qp_num && wc.byte_len == MSG;
 		uint64_t got_old;
 
 		check(recv, "DCT %d (key %#" PRIx64 "): its SEND received", i, DC_KEY + (uint64_t)i);
@@ -365,56 +375,41 @@ static void one_dci_many_dcts(void)
 		      got_old, counter[i]);
 	}
 out:
-	if (dci)
-		ibv_destroy_qp(dci);
-	for (i = 0; i < DCTS; i++)
-		dct_close(&t[i]);
-	if (cq)
-		ibv_destroy_cq(cq);
-	bufs_free();
+	rig_close(&r);
 }
 
 /* A wrong key: the DCT takes nothing, the DCI's retries run out. */
 static void wrong_key(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(dev_a.ctx, 16, NULL, NULL, 0);
+	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 16, NULL, NULL, 0) };
 	struct buf *src = buf_new(&dev_a, 64, 64, REMOTE_ALL, 0x11);
 	struct buf *dst = buf_new(&dev_b, 64, 64, REMOTE_ALL, UNTOUCHED);
-	struct ibv_qp *dci = NULL;
-	struct ibv_qp_attr qa;
-	struct ibv_qp_init_attr qia;
 	struct ibv_wc wc;
-	struct dct t = { 0 };
 
-	if (!cq || !src || !dst || !dct_open(&t, DC_KEY, 1) || !srq_fill(t.srq, dst, 1, 64))
+	if (!r.cq || !src || !dst || !dct_open(&r.dct[0], DC_KEY, 1) ||
+	    !srq_fill(r.dct[0].srq, dst, 1, 64))
 		goto out;
 	/* 4.096 us * 2^10 = 4 ms a try, 2 retries. */
-	if (!(dci = dci_open(cq, 0, 10, 2)))
+	if (!(r.dci[0] = dci_open(r.cq, 0, 10, 2)))
 		goto out;
-	struct dc_wr w = { .op = IBV_WR_SEND, .wr_id = 0x4b, .sge = sge_of(src, 0, 64), .to = &t,
-			   .key = DC_KEY ^ 1 };
+	struct dc_wr w = { .op = IBV_WR_SEND, .wr_id = 0x4b, .sge = sge_of(src, 0, 64),
+			   .to = &r.dct[0], .key = DC_KEY ^ 1 };
 
-	if (!dc_post(dci, &w))
+	if (!dc_post(r.dci[0], &w))
 		goto out;
-	expect_wc(cq, "SEND with a wrong DC key", (struct want){ .wr_id = 0x4b,
+	expect_wc(r.cq, "SEND with a wrong DC key", (struct want){ .wr_id = 0x4b,
 		  .status = IBV_WC_RETRY_EXC_ERR, .opcode = -1, .byte_len = -1 }, NULL);
-	check(poll_wc(t.cq, &wc, 200) == 0, "the DCT completed nothing");
+	check(poll_wc(r.dct[0].cq, &wc, 200) == 0, "the DCT completed nothing");
 	check_untouched(dst->p, 64, UNTOUCHED, "the DCT's receive buffer");
-	check(!ibv_query_qp(dci, &qa, IBV_QP_STATE, &qia) && qa.qp_state == IBV_QPS_ERR,
-	      "a DCI without streams fails as an RC QP does");
+	expect_state(r.dci[0], IBV_QPS_ERR, "a DCI without streams fails as an RC QP does");
 out:
-	if (dci)
-		ibv_destroy_qp(dci);
-	dct_close(&t);
-	if (cq)
-		ibv_destroy_cq(cq);
-	bufs_free();
+	rig_close(&r);
 }
 
 /* Stream 1 fails (bad rkey): it flushes until reset, streams 0 and 2 go on, the DCI stays RTS. */
 static void stream_isolation(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(dev_a.ctx, 64, NULL, NULL, 0);
+	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 64, NULL, NULL, 0) };
 	struct buf *src = buf_new(&dev_a, 4 * MSG, 4 * MSG, REMOTE_ALL, 0);
 	struct buf *dst = buf_new(&dev_b, 4 * MSG, 4 * MSG, REMOTE_ALL, UNTOUCHED);
 	struct buf *ro = buf_new(&dev_b, MSG, MSG, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
@@ -429,14 +424,10 @@ static void stream_isolation(void)
 		{ 1, false, IBV_WC_WR_FLUSH_ERR, 1 },
 		{ 2, false, IBV_WC_SUCCESS, 2 },
 	};
-	struct ibv_qp *dci = NULL;
-	struct ibv_qp_attr qa;
-	struct ibv_qp_init_attr qia;
-	struct dct t = { 0 };
 	size_t i;
 
-	if (!cq || !src || !dst || !ro || !dct_open(&t, DC_KEY, 1) ||
-	    !(dci = dci_open(cq, 2, 14, 7)))
+	if (!r.cq || !src || !dst || !ro || !dct_open(&r.dct[0], DC_KEY, 1) ||
+	    !(r.dci[0] = dci_open(r.cq, 2, 14, 7)))
 		goto out;
 	fill_pattern(src->p, 4 * MSG, 40, 0);
 	for (i = 0; i < sizeof(wrs) / sizeof(wrs[0]); i++) {
@@ -445,65 +436,60 @@ static void stream_isolation(void)
 				   .sge = sge_of(src, (size_t)slot * MSG, MSG),
 				   .raddr = wrs[i].to_ro ? raddr_of(ro, 0) : raddr_of(dst, (size_t)slot * MSG),
 				   .rkey = wrs[i].to_ro ? ro->mr->rkey : dst->mr->rkey,
-				   .to = &t, .key = DC_KEY, .stream = wrs[i].stream };
+				   .to = &r.dct[0], .key = DC_KEY, .stream = wrs[i].stream };
 
-		if (!dc_post(dci, &w))
+		if (!dc_post(r.dci[0], &w))
 			goto out;
 	}
 	for (i = 0; i < sizeof(wrs) / sizeof(wrs[0]); i++) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "stream %u WRITE", wrs[i].stream);
-		expect_wc(cq, what, (struct want){ .wr_id = 0x500 + i, .status = wrs[i].status,
+		expect_wc(r.cq, what, (struct want){ .wr_id = 0x500 + i, .status = wrs[i].status,
 			  .opcode = -1, .byte_len = -1 }, NULL);
 	}
-	check(!ibv_query_qp(dci, &qa, IBV_QP_STATE, &qia) && qa.qp_state == IBV_QPS_RTS,
-	      "the DCI is still in RTS after its stream's error");
+	expect_state(r.dci[0], IBV_QPS_RTS, "the DCI after its stream's error");
 	check_pattern(dst->p, MSG, 40, 0, "stream 0's WRITE");
 	check_untouched(dst->p + MSG, MSG, UNTOUCHED, "stream 1's flushed WRITE");
 	check_untouched(ro->p, MSG, UNTOUCHED, "the MR without remote write");
 	check_pattern(dst->p + 2 * MSG, MSG, 40, 2 * MSG, "stream 2's WRITE");
-	check(mlx5dv_dci_stream_id_reset(dci, 9) == EINVAL, "reset of a stream the DCI has not: EINVAL");
-	check(mlx5dv_dci_stream_id_reset(dci, 1) == 0, "mlx5dv_dci_stream_id_reset of stream 1");
+	check(mlx5dv_dci_stream_id_reset(r.dci[0], 9) == EINVAL,
+	      "reset of a stream the DCI has not: EINVAL");
+	check(mlx5dv_dci_stream_id_reset(r.dci[0], 1) == 0, "mlx5dv_dci_stream_id_reset of stream 1");
 	struct dc_wr w = { .op = IBV_WR_RDMA_WRITE, .wr_id = 0x5aa, .sge = sge_of(src, MSG, MSG),
-			   .raddr = raddr_of(dst, MSG), .rkey = dst->mr->rkey, .to = &t,
+			   .raddr = raddr_of(dst, MSG), .rkey = dst->mr->rkey, .to = &r.dct[0],
 			   .key = DC_KEY, .stream = 1 };
 
-	if (!dc_post(dci, &w))
+	if (!dc_post(r.dci[0], &w))
 		goto out;
-	expect_wc(cq, "stream 1 WRITE after the reset", (struct want){ .wr_id = 0x5aa,
+	expect_wc(r.cq, "stream 1 WRITE after the reset", (struct want){ .wr_id = 0x5aa,
 		  .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RDMA_WRITE, .byte_len = -1 }, NULL);
 	check_pattern(dst->p + MSG, MSG, 40, MSG, "stream 1's WRITE after the reset");
 out:
-	if (dci)
-		ibv_destroy_qp(dci);
-	dct_close(&t);
-	if (cq)
-		ibv_destroy_cq(cq);
-	bufs_free();
+	rig_close(&r);
 }
 
 /* A WRITE WQE written into the DCI's ring by hand, as mlx5 lays it out, and the doorbell. */
 static void raw_wqe(void)
 {
-	struct ibv_cq *cq = ibv_create_cq(dev_a.ctx, 16, NULL, NULL, 0);
+	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 16, NULL, NULL, 0) };
 	struct buf *src = buf_new(&dev_a, MSG, MSG, REMOTE_ALL, 0);
 	struct buf *dst = buf_new(&dev_b, MSG, MSG, REMOTE_ALL, UNTOUCHED);
 	struct mlx5dv_qp mqp;
 	struct mlx5dv_ah mah;
 	struct mlx5dv_obj obj;
-	struct ibv_qp *dci = NULL;
 	struct ibv_wc wc;
-	struct dct t = { 0 };
 	uint8_t *wqe;
 	struct mlx5_wqe_datagram_seg *d;
-	struct mlx5_wqe_raddr_seg *r;
+	struct mlx5_wqe_raddr_seg *rseg;
 	struct mlx5_wqe_data_seg *data;
 
-	if (!cq || !src || !dst || !dct_open(&t, DC_KEY, 1) || !(dci = dci_open(cq, 0, 14, 7)))
+	if (!r.cq || !src || !dst || !dct_open(&r.dct[0], DC_KEY, 1) ||
+	    !(r.dci[0] = dci_open(r.cq, 0, 14, 7)))
 		goto out;
 	fill_pattern(src->p, MSG, 60, 0);
-	obj = (struct mlx5dv_obj){ .qp = { .in = dci, .out = &mqp }, .ah = { .in = t.ah, .out = &mah } };
+	obj = (struct mlx5dv_obj){ .qp = { .in = r.dci[0], .out = &mqp },
+				   .ah = { .in = r.dct[0].ah, .out = &mah } };
 	if (mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_AH) || mqp.sq.stride != 64) {
 		check(false, "mlx5dv_init_obj of the DCI and the AH");
 		goto out;
@@ -512,30 +498,26 @@ static void raw_wqe(void)
 	wqe = mqp.sq.buf;
 	memset(wqe, 0, 128);
 	mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)wqe, 0, MLX5_OPCODE_RDMA_WRITE, 0,
-			    dci->qp_num, MLX5_WQE_CTRL_CQ_UPDATE, 6, 0, 0);
+			    r.dci[0]->qp_num, MLX5_WQE_CTRL_CQ_UPDATE, 6, 0, 0);
 	d = (struct mlx5_wqe_datagram_seg *)(wqe + sizeof(struct mlx5_wqe_ctrl_seg));
 	memcpy(&d->av, mah.av, sizeof(d->av));
-	d->av.dqp_dct = htobe32(t.qp->qp_num | MLX5_EXTENDED_UD_AV);
+	d->av.dqp_dct = htobe32(r.dct[0].qp->qp_num | MLX5_EXTENDED_UD_AV);
 	d->av.key.dc_key = htobe64(DC_KEY);
-	r = (struct mlx5_wqe_raddr_seg *)(d + 1);
-	r->raddr = htobe64(raddr_of(dst, 0));
-	r->rkey = htobe32(dst->mr->rkey);
-	data = (struct mlx5_wqe_data_seg *)(r + 1);
+	rseg = (struct mlx5_wqe_raddr_seg *)(d + 1);
+	rseg->raddr = htobe64(raddr_of(dst, 0));
+	rseg->rkey = htobe32(dst->mr->rkey);
+	data = (struct mlx5_wqe_data_seg *)(rseg + 1);
 	mlx5dv_set_data_seg(data, MSG, src->mr->lkey, (uintptr_t)src->p);
 	/* The WQE before the doorbell record, the record before the BlueFlame copy (mlx5). */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	mqp.dbrec[MLX5_SND_DBR] = htobe32(2);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	memcpy(mqp.bf.reg, wqe, 64);
-	check(wait_wc(cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS, "the hand-written DC WRITE completed");
+	check(wait_wc(r.cq, &wc) > 0 && wc.status == IBV_WC_SUCCESS,
+	      "the hand-written DC WRITE completed");
 	check_pattern(dst->p, MSG, 60, 0, "the hand-written DC WRITE's data at the DCT");
 out:
-	if (dci)
-		ibv_destroy_qp(dci);
-	dct_close(&t);
-	if (cq)
-		ibv_destroy_cq(cq);
-	bufs_free();
+	rig_close(&r);
 }
 
 static const struct named_check checks[] = {
