@@ -10,6 +10,7 @@
 
 #include "emulator/cq.h"
 #include "emulator/cqe_scatter.h"
+#include "emulator/dc/dc.h"
 #include "emulator/direct.h"
 #include "emulator/mcast.h"
 #include "emulator/pd_mr.h"
@@ -17,7 +18,6 @@
 #include "emulator/qp_state.h"
 #include "emulator/srq.h"
 #include "emulator/trace.h"
-#include "emulator/dc/dc.h"
 #include "emulator/xrc/xrc.h"
 #include "emulator/xrcd.h"
 #include "net/roce_hdr.h"
@@ -118,6 +118,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	struct rocemu_xrcd_open *xrcd_open = NULL;
 	struct ibv_qp_cap want = req->cap;
 	bool tgt = req->qp_type == IBV_QPT_XRC_RECV;
+	/* A DCI is an initiator too: a send queue only. */
 	bool ini = req->qp_type == IBV_QPT_XRC_SEND || req->qp_type == ROCEMU_QPT_DCI;
 	bool dct = req->qp_type == ROCEMU_QPT_DCT;
 	struct rocemu_qp *qp;
@@ -149,7 +150,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 			return -EINVAL;
 		want.max_send_wr = want.max_send_sge = want.max_inline_data = 0;
 	}
-	/* uverbs: an XRC target is the domain's, with no PD, CQ or queue; an initiator (and a DCI) has no RQ. */
+	/* uverbs: an XRC target is the domain's, with no PD, CQ or queue; an initiator has no RQ. */
 	if (tgt) {
 		xrcd_open = rocemu_xrcd_lookup(c, req->xrcd);
 		if (!xrcd_open)

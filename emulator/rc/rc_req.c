@@ -11,10 +11,10 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/dc/dc.h"
 #include "emulator/dma.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
-#include "emulator/dc/dc.h"
 #include "emulator/qp.h"
 #include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
