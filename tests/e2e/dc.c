@@ -520,7 +520,43 @@ out:
 	rig_close(&r);
 }
 
+/* A DCT's AV names no peer: RTR takes one without GRH (UCX's DC probe), an RC QP's does not. */
+static void dct_av_without_grh(void)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 1, .max_sge = 1 } };
+	struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
+					  .dc_init_attr = { .dc_type = MLX5DV_DCTYPE_DCT,
+							    .dct_access_key = DC_KEY } };
+	struct ibv_qp_init_attr_ex attr = { .qp_type = IBV_QPT_DRIVER, .pd = dev_b.pd,
+					    .comp_mask = IBV_QP_INIT_ATTR_PD };
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				  .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	struct ibv_cq *cq = ibv_create_cq(dev_b.ctx, 1, NULL, NULL, 0);
+	struct ibv_srq *srq = cq ? ibv_create_srq(dev_b.pd, &sattr) : NULL;
+	struct ibv_qp *qp = NULL;
+
+	attr.send_cq = attr.recv_cq = cq;
+	attr.srq = srq;
+	if (srq)
+		qp = mlx5dv_create_qp(dev_b.ctx, &attr, &dv);
+	check(qp && !ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS),
+	      "a DCT on a CQ of one entry and an SRQ of one WQE, to INIT");
+	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_256,
+				   .ah_attr = { .port_num = 1 } };
+	check(qp && !ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
+				   IBV_QP_PATH_MTU),
+	      "DCT to RTR with an AV without GRH");
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 static const struct named_check checks[] = {
+	{ "a DCT's AV without GRH", dct_av_without_grh },
 	{ "many DCIs, one DCT", many_dcis_one_dct },
 	{ "one DCI, many DCTs", one_dci_many_dcts },
 	{ "wrong DC access key", wrong_key },
