@@ -35,8 +35,11 @@ struct dct {
 	struct ibv_ah *ah;		/* on device A, towards it */
 };
 
-/* A DCT on device B with its own CQ and SRQ of n receives, taken to RTR; NULL-free on failure. */
-static bool dct_open(struct dct *t, uint64_t key, int n)
+/*
+ * A DCT on device B with its own CQ and SRQ of n receives, taken to RTR
+ * with an AV with or without GRH; NULL-free on failure.
+ */
+static bool dct_open(struct dct *t, uint64_t key, int n, bool grh)
 {
 	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = (uint32_t)n + 1, .max_sge = 1 } };
 	struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
@@ -66,7 +69,7 @@ static bool dct_open(struct dct *t, uint64_t key, int n)
 	}
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
 				   .min_rnr_timer = 1,
-				   .ah_attr = { .is_global = 1, .port_num = 1,
+				   .ah_attr = { .is_global = grh, .port_num = 1,
 						.grh = { .dgid = dev_a.gid, .hop_limit = 64 } } };
 	if (ibv_modify_qp(t->qp, &qa, IBV_QP_STATE | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
 			  IBV_QP_PATH_MTU)) {
@@ -229,7 +232,7 @@ static void many_dcis_one_dct(void)
 	struct ibv_wc wc;
 	int got = 0, i, j;
 
-	if (!r.cq || !src || !dst || !win || !dct_open(&r.dct[0], DC_KEY, n))
+	if (!r.cq || !src || !dst || !win || !dct_open(&r.dct[0], DC_KEY, n, true))
 		goto out;
 	check(r.dct[0].qp->qp_type == IBV_QPT_DRIVER, "a DCT is an IBV_QPT_DRIVER QP, as on mlx5");
 	for (i = 0; i < DCIS; i++) {
@@ -299,7 +302,7 @@ static void one_dci_many_dcts(void)
 	if (!r.cq || !src || !dst || !old)
 		goto out;
 	for (i = 0; i < DCTS; i++)
-		if (!dct_open(&r.dct[i], DC_KEY + (uint64_t)i, 1))
+		if (!dct_open(&r.dct[i], DC_KEY + (uint64_t)i, 1, true))
 			goto out;
 	if (!(r.dci[0] = dci_open(r.cq, 0, 14, 7)))
 		goto out;
@@ -386,7 +389,7 @@ static void wrong_key(void)
 	struct buf *dst = buf_new(&dev_b, 64, 64, REMOTE_ALL, UNTOUCHED);
 	struct ibv_wc wc;
 
-	if (!r.cq || !src || !dst || !dct_open(&r.dct[0], DC_KEY, 1) ||
+	if (!r.cq || !src || !dst || !dct_open(&r.dct[0], DC_KEY, 1, true) ||
 	    !srq_fill(r.dct[0].srq, dst, 1, 64))
 		goto out;
 	/* 4.096 us * 2^10 = 4 ms a try, 2 retries. */
@@ -426,7 +429,7 @@ static void stream_isolation(void)
 	};
 	size_t i;
 
-	if (!r.cq || !src || !dst || !ro || !dct_open(&r.dct[0], DC_KEY, 1) ||
+	if (!r.cq || !src || !dst || !ro || !dct_open(&r.dct[0], DC_KEY, 1, true) ||
 	    !(r.dci[0] = dci_open(r.cq, 2, 14, 7)))
 		goto out;
 	fill_pattern(src->p, 4 * MSG, 40, 0);
@@ -484,7 +487,7 @@ static void raw_wqe(void)
 	struct mlx5_wqe_raddr_seg *rseg;
 	struct mlx5_wqe_data_seg *data;
 
-	if (!r.cq || !src || !dst || !dct_open(&r.dct[0], DC_KEY, 1) ||
+	if (!r.cq || !src || !dst || !dct_open(&r.dct[0], DC_KEY, 1, true) ||
 	    !(r.dci[0] = dci_open(r.cq, 0, 14, 7)))
 		goto out;
 	fill_pattern(src->p, MSG, 60, 0);
@@ -520,39 +523,13 @@ out:
 	rig_close(&r);
 }
 
-/* A DCT's AV names no peer: RTR takes one without GRH (UCX's DC probe), an RC QP's does not. */
+/* A DCT's AV names no peer: RTR takes one without GRH (UCX's DC probe gives none). */
 static void dct_av_without_grh(void)
 {
-	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 1, .max_sge = 1 } };
-	struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
-					  .dc_init_attr = { .dc_type = MLX5DV_DCTYPE_DCT,
-							    .dct_access_key = DC_KEY } };
-	struct ibv_qp_init_attr_ex attr = { .qp_type = IBV_QPT_DRIVER, .pd = dev_b.pd,
-					    .comp_mask = IBV_QP_INIT_ATTR_PD };
-	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				  .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
-	struct ibv_cq *cq = ibv_create_cq(dev_b.ctx, 1, NULL, NULL, 0);
-	struct ibv_srq *srq = cq ? ibv_create_srq(dev_b.pd, &sattr) : NULL;
-	struct ibv_qp *qp = NULL;
+	struct rig r = { 0 };
 
-	attr.send_cq = attr.recv_cq = cq;
-	attr.srq = srq;
-	if (srq)
-		qp = mlx5dv_create_qp(dev_b.ctx, &attr, &dv);
-	check(qp && !ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				   IBV_QP_ACCESS_FLAGS),
-	      "a DCT on a CQ of one entry and an SRQ of one WQE, to INIT");
-	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_256,
-				   .ah_attr = { .port_num = 1 } };
-	check(qp && !ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
-				   IBV_QP_PATH_MTU),
-	      "DCT to RTR with an AV without GRH");
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (srq)
-		ibv_destroy_srq(srq);
-	if (cq)
-		ibv_destroy_cq(cq);
+	check(dct_open(&r.dct[0], DC_KEY, 1, false), "DCT to RTR with an AV without GRH");
+	rig_close(&r);
 }
 
 static const struct named_check checks[] = {
