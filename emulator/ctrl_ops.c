@@ -265,6 +265,15 @@ static int op_open_qp(struct rocemu_client *c, const void *req, struct rocemu_ct
 	return rocemu_qp_open(c, req);
 }
 
+static int op_dci_stream_reset(struct rocemu_client *c, const void *req,
+			      struct rocemu_ctrl_reply *reply)
+{
+	const struct rocemu_dci_stream_reset_req *r = req;
+	struct rocemu_qp *qp = rocemu_qp_lookup(c, r->qpn);
+
+	return qp ? rocemu_dci_stream_reset(qp, r->stream_id) : -EINVAL;
+}
+
 static int op_create_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	int err;
@@ -505,6 +514,7 @@ static const struct {
 	[ROCEMU_OP_QP_UDP_SPORT] = { op_qp_udp_sport, true },
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { op_reserved_qpn_alloc, true },
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { op_reserved_qpn_dealloc, true },
+	[ROCEMU_OP_DCI_STREAM_RESET] = { op_dci_stream_reset, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -59,6 +59,8 @@ struct rocemu_device_counters {
 	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving, no receive posted */
 	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
 	uint64_t rx_cm_dropped;		/* CM: MADs on QP1 malformed, stale or in the wrong state */
+	uint64_t rx_dct_connect;	/* DCT: connections of a DCI taken (mlx5's counter) */
+	uint64_t rx_dc_key_violations;	/* DCT: requests dropped on a DC access key mismatch */
 };
 
 /* A ConnectX-5: ibv_query_device's part id is its PCI device id (0x1017), vendor Mellanox's. */

@@ -10,6 +10,7 @@
 
 #include "emulator/cq.h"
 #include "emulator/cqe_scatter.h"
+#include "emulator/dc/dc.h"
 #include "emulator/direct.h"
 #include "emulator/mcast.h"
 #include "emulator/pd_mr.h"
@@ -21,6 +22,7 @@
 #include "emulator/xrcd.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
 
 /* Every QP type verbs knows, by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
 static const char *const qp_type_names[256] = {
@@ -31,6 +33,8 @@ static const char *const qp_type_names[256] = {
 	[IBV_QPT_XRC_SEND] = "XRC_SEND",
 	[IBV_QPT_XRC_RECV] = "XRC_RECV",
 	[IBV_QPT_DRIVER] = "DRIVER",
+	[ROCEMU_QPT_DCI] = "DCI",
+	[ROCEMU_QPT_DCT] = "DCT",
 };
 
 /* The name of a type verbs knows, NULL for another number. */
@@ -113,7 +117,10 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	struct rocemu_srq *srq = NULL;
 	struct rocemu_xrcd_open *xrcd_open = NULL;
 	struct ibv_qp_cap want = req->cap;
-	bool tgt = req->qp_type == IBV_QPT_XRC_RECV, ini = req->qp_type == IBV_QPT_XRC_SEND;
+	bool tgt = req->qp_type == IBV_QPT_XRC_RECV;
+	/* A DCI is an initiator too: a send queue only. */
+	bool ini = req->qp_type == IBV_QPT_XRC_SEND || req->qp_type == ROCEMU_QPT_DCI;
+	bool dct = req->qp_type == ROCEMU_QPT_DCT;
 	struct rocemu_qp *qp;
 	int err, ring_fd;
 
@@ -122,6 +129,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		err = create_flags_check(c, req);
 	if (!err)
 		err = rocemu_qp_vendor_check(req);
+	if (!err)
+		err = rocemu_dc_create_check(req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -134,6 +143,12 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		/* Receives come from the SRQ: the QP's own receive caps are ignored (no RQ). */
 		want.max_recv_wr = 0;
 		want.max_recv_sge = 0;
+	}
+	/* mlx5: a DCT receives through its SRQ and has no send queue. */
+	if (dct) {
+		if (!srq)
+			return -EINVAL;
+		want.max_send_wr = want.max_send_sge = want.max_inline_data = 0;
 	}
 	/* uverbs: an XRC target is the domain's, with no PD, CQ or queue; an initiator has no RQ. */
 	if (tgt) {
@@ -173,6 +188,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	resp->layout.qpn = qp->qpn;
 	qp->layout = resp->layout;
 	qp->ops = ops;
+	qp->type = req->qp_type;	/* the transport's init may look at it */
 	err = ops->init(qp);
 	if (err) {
 		rocemu_shm_destroy(&qp->rings);
@@ -181,7 +197,6 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		goto fail;
 	}
 	qp->owner = c;
-	qp->type = req->qp_type;
 	qp->create_flags = req->create_flags;
 	qp->source_qpn = req->create_flags & IBV_QP_CREATE_SOURCE_QPN ? req->source_qpn : qp->qpn;
 	qp->pd = pd;
@@ -194,6 +209,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->cap = resp->cap;
 	qp->layout = resp->layout;
 	qp->attr.qp_state = IBV_QPS_RESET;
+	if (dct || req->qp_type == ROCEMU_QPT_DCI)
+		rocemu_dc_create(qp, req);
 	qp_uses(qp, 1);
 	if (tgt)
 		rocemu_xrc_tgt_init(qp, xrcd_open);

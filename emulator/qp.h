@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "emulator/client.h"
+#include "emulator/dc/dc.h"
 #include "emulator/qp_path.h"
 #include "emulator/qp_timer.h"
 #include "emulator/rc/rc.h"
@@ -44,6 +45,7 @@ struct rocemu_qp {
 	struct rocemu_list xrc_refs;	/* XRC target: ibv_open_qp references (xrc.h) */
 	union {				/* the transport's own state, as ops says */
 		struct rocemu_rc rc;	/* RC's, and UC's (uc.h) and XRC's (xrc.h) */
+		struct rocemu_dc dc;	/* DC's: RC's first, so rc is dc.rc (dc.h) */
 		struct rocemu_ud ud;
 	};
 };

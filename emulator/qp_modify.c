@@ -13,6 +13,7 @@
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
 #include "rocemu/log.h"
+#include "rocemu/ring.h"
 
 #define PSN_MASK 0xffffff
 #define QP_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -78,10 +79,17 @@ static uint32_t field_value(const struct ibv_qp_attr *attr, const struct qp_attr
 	}
 }
 
-/* RoCE needs a GRH: the source GID is GID 0 of port 1, the only one there is. */
-static int av_check(const struct ibv_ah_attr *ah)
+/*
+ * RoCE needs a GRH where the kernel resolves the peer's MAC, on connected
+ * QPs (ib_resolve_eth_dmac); a DC QP's AV names no peer (UCX's DC probe
+ * gives none). The source GID is GID 0 of port 1, the only one there is.
+ */
+static int av_check(const struct rocemu_qp *qp, const struct ibv_ah_attr *ah)
 {
-	if (!ah->is_global || ah->grh.sgid_index >= 1 || ah->port_num != 1)
+	bool dc = qp->type == ROCEMU_QPT_DCI || qp->type == ROCEMU_QPT_DCT;
+
+	if ((!ah->is_global && !dc) || (ah->is_global && ah->grh.sgid_index >= 1) ||
+	    ah->port_num != 1)
 		return -EINVAL;
 	return 0;
 }
@@ -99,7 +107,7 @@ static int field_check(const struct rocemu_qp *qp, const struct ibv_qp_attr *att
 		return attr->path_mtu < IBV_MTU_256 ||
 		       attr->path_mtu > qp->owner->dev->active_mtu ? -EINVAL : 0;
 	case CHECK_AV:
-		return av_check(&attr->ah_attr);
+		return av_check(qp, &attr->ah_attr);
 	case CHECK_ACCESS:
 		return (unsigned)attr->qp_access_flags & ~QP_ACCESS_SUPPORTED ? -EINVAL : 0;
 	case CHECK_REFUSE:

@@ -10,11 +10,16 @@
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
+void rocemu_path_release(struct rocemu_device *dev, struct rocemu_qp_path *path)
+{
+	if (path->holds_sport)
+		rocemu_sport_put(dev, ntohs(path->flow.sport));
+	path->holds_sport = false;
+}
+
 void rocemu_qp_path_release(struct rocemu_qp *qp)
 {
-	if (qp->path.holds_sport)
-		rocemu_sport_put(qp->owner->dev, ntohs(qp->path.flow.sport));
-	qp->path.holds_sport = false;
+	rocemu_path_release(qp->owner->dev, &qp->path);
 }
 
 /*
@@ -23,14 +28,19 @@ void rocemu_qp_path_release(struct rocemu_qp *qp)
  */
 void rocemu_qp_path_set(struct rocemu_qp *qp)
 {
-	struct rocemu_device *dev = qp->owner->dev;
-	const uint8_t *gid = qp->attr.ah_attr.grh.dgid.raw;
 	uint32_t daddr;
+
+	memcpy(&daddr, qp->attr.ah_attr.grh.dgid.raw + 12, sizeof(daddr));
+	rocemu_qp_path_to(qp, daddr, qp->attr.dest_qp_num);
+}
+
+void rocemu_qp_path_to(struct rocemu_qp *qp, uint32_t daddr, uint32_t dest_qpn)
+{
+	struct rocemu_device *dev = qp->owner->dev;
 	uint16_t sport;
 
-	memcpy(&daddr, gid + 12, sizeof(daddr));
 	rocemu_qp_path_release(qp);
-	qp->path.tx_fd = rocemu_sport_get(dev, qp->qpn, qp->attr.dest_qp_num, &sport);
+	qp->path.tx_fd = rocemu_sport_get(dev, qp->qpn, dest_qpn, &sport);
 	qp->path.holds_sport = true;
 	qp->path.flow = (struct rocemu_ipv4_udp){ .saddr = dev->ipv4, .daddr = daddr,
 						  .sport = htons(sport),

@@ -12,6 +12,7 @@
 
 #include "net/icrc.h"
 
+struct rocemu_device;
 struct rocemu_qp;
 
 struct rocemu_qp_path {
@@ -23,7 +24,11 @@ struct rocemu_qp_path {
 
 /* Point qp's path at the peer of its AV and path MTU (giving back an earlier port). */
 void rocemu_qp_path_set(struct rocemu_qp *qp);
+/* Point qp's path at IPv4 address daddr and its QP dest_qpn (a DC QP's peer of the moment). */
+void rocemu_qp_path_to(struct rocemu_qp *qp, uint32_t daddr, uint32_t dest_qpn);
 /* Give back the source port, if held (reset, destroy). */
 void rocemu_qp_path_release(struct rocemu_qp *qp);
+/* Give back the source port path of dev holds, if any (a path kept aside, DC). */
+void rocemu_path_release(struct rocemu_device *dev, struct rocemu_qp_path *path);
 
 #endif /* ROCEMU_EMULATOR_QP_PATH_H */

@@ -9,9 +9,13 @@
 
 #include <errno.h>
 
+#include "rocemu/ring.h"
+
 #define QP_STATE_COUNT (IBV_QPS_ERR + 1)
 
-enum qp_type_slot { SLOT_RC, SLOT_UC, SLOT_UD, SLOT_XRC_INI, SLOT_XRC_TGT, SLOT_COUNT };
+enum qp_type_slot {
+	SLOT_RC, SLOT_UC, SLOT_UD, SLOT_XRC_INI, SLOT_XRC_TGT, SLOT_DCI, SLOT_DCT, SLOT_COUNT
+};
 
 struct qp_transition {
 	bool valid;
@@ -35,6 +39,11 @@ static const struct qp_transition qp_table[QP_STATE_COUNT][QP_STATE_COUNT] = {
 				[SLOT_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
 				[SLOT_XRC_INI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 				[SLOT_XRC_TGT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[SLOT_DCI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT,
+				[SLOT_DCT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+			},
+			.opt = {
+				[SLOT_DCI] = IBV_QP_ACCESS_FLAGS,
 			},
 		},
 	},
@@ -48,6 +57,8 @@ static const struct qp_transition qp_table[QP_STATE_COUNT][QP_STATE_COUNT] = {
 				[SLOT_UD] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
 				[SLOT_XRC_INI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 				[SLOT_XRC_TGT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[SLOT_DCI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[SLOT_DCT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 			},
 		},
 		[IBV_QPS_RTR] = {
@@ -63,6 +74,9 @@ static const struct qp_transition qp_table[QP_STATE_COUNT][QP_STATE_COUNT] = {
 				[SLOT_XRC_TGT] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 						 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 						 IBV_QP_MIN_RNR_TIMER,
+				/* A DC QP has no one peer: no DEST_QPN, PSNs or depths to name. */
+				[SLOT_DCI] = IBV_QP_PATH_MTU,
+				[SLOT_DCT] = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER,
 			},
 			.opt = {
 				[SLOT_RC] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
@@ -70,6 +84,7 @@ static const struct qp_transition qp_table[QP_STATE_COUNT][QP_STATE_COUNT] = {
 				[SLOT_UD] = IBV_QP_PKEY_INDEX | IBV_QP_QKEY,
 				[SLOT_XRC_INI] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
 				[SLOT_XRC_TGT] = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
+				[SLOT_DCI] = IBV_QP_AV | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
 			},
 		},
 	},
@@ -195,7 +210,7 @@ const char *rocemu_qp_state_name(enum ibv_qp_state state)
 
 static int qp_type_slot(enum ibv_qp_type type)
 {
-	switch (type) {
+	switch ((unsigned int)type) {	/* DC types are not in the enum */
 	case IBV_QPT_RC:
 		return SLOT_RC;
 	case IBV_QPT_UC:
@@ -206,6 +221,10 @@ static int qp_type_slot(enum ibv_qp_type type)
 		return SLOT_XRC_INI;
 	case IBV_QPT_XRC_RECV:
 		return SLOT_XRC_TGT;
+	case ROCEMU_QPT_DCI:
+		return SLOT_DCI;
+	case ROCEMU_QPT_DCT:
+		return SLOT_DCT;
 	default:
 		return -1;
 	}
@@ -236,6 +255,13 @@ static const struct qp_transition *qp_transition(enum ibv_qp_type type, enum ibv
 	*slot = qp_type_slot(type);
 	if (*slot < 0 || (unsigned)cur >= QP_STATE_COUNT || (unsigned)next >= QP_STATE_COUNT)
 		return NULL;
+	/* A DCT goes no further than RTR (mlx5_ib_modify_dct). */
+	if (*slot == SLOT_DCT && (cur > IBV_QPS_RTR || next > IBV_QPS_RTR) &&
+	    next != IBV_QPS_ERR && cur != IBV_QPS_ERR)
+		return NULL;
+	/* Once it has a path, a DCI is modified as an RC QP. */
+	if (*slot == SLOT_DCI && cur != IBV_QPS_RESET && cur != IBV_QPS_INIT)
+		*slot = SLOT_RC;
 	t = &qp_table[cur][next];
 	return t->valid ? t : NULL;
 }

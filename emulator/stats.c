@@ -84,6 +84,8 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_ud_dropped", k->rx_ud_dropped },
 		{ "rx_uc_dropped", k->rx_uc_dropped },
 		{ "rx_cm_dropped", k->rx_cm_dropped },
+		{ "rx_dct_connect", k->rx_dct_connect },
+		{ "rx_dc_key_violations", k->rx_dc_key_violations },
 		{ "fault_dropped", f.dropped },
 		{ "fault_duplicated", f.duplicated },
 		{ "fault_reordered", f.reordered },

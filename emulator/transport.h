@@ -3,7 +3,7 @@
  * Transports behind one table. The doorbell scan, the receive path and
  * the QP lifecycle call a QP's transport through these ops and never name
  * one; a transport is one set of files and one row in each lookup below
- * (transport.c). RC, UC, UD and XRC today: other QP types fail at create with
+ * (transport.c). RC, UC, UD, XRC and DC today: other QP types fail at create with
  * EOPNOTSUPP, and packets of other transports are dropped and counted.
  */
 #ifndef ROCEMU_EMULATOR_TRANSPORT_H
@@ -59,6 +59,7 @@ extern const struct rocemu_transport_ops rocemu_rc_transport;
 extern const struct rocemu_transport_ops rocemu_uc_transport;
 extern const struct rocemu_transport_ops rocemu_ud_transport;
 extern const struct rocemu_transport_ops rocemu_xrc_transport;
+extern const struct rocemu_transport_ops rocemu_dc_transport;
 
 /* The transport of a QP type, or NULL when there is none (yet). */
 const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type);

@@ -121,7 +121,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	if (ds < rocemu_wqe_op_header_ds(op) + rocemu_wqe_qp_header_ds(qp->type))
 		return -EINVAL;
 	seg = buf + sizeof(*ctrl);
-	if (qp->type == IBV_QPT_UD)
+	if (qp->type == IBV_QPT_UD || qp->type == ROCEMU_QPT_DCI)
 		memcpy(&w->av, seg, sizeof(w->av));
 	if (qp->type == IBV_QPT_XRC_SEND)
 		w->xrc_srqn = be32toh(((const struct rocemu_wqe_xrc_seg *)seg)->xrc_srqn) &
@@ -156,6 +156,18 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 		seg += sizeof(*b);
 	}
 	return parse_data(seg, buf + ds * SEG_SIZE, w);
+}
+
+void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct mlx5_wqe_av *av,
+			uint16_t *stream)
+{
+	uint8_t buf[BB_SIZE];
+	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)buf;
+
+	/* ctrl and the datagram segment fill the first BB exactly. */
+	memcpy(buf, sq_bb_addr(qp, bb), BB_SIZE);
+	memcpy(av, buf + sizeof(*ctrl), sizeof(*av));
+	*stream = be16toh(ctrl->dci_stream_channel_id);
 }
 
 /* Receive data segments from base, n slots, up to the first invalid lkey. */

@@ -42,7 +42,7 @@ struct rocemu_send_wqe {
 	bool umr;			/* an mkey UMR (mkey_indirect.h): translation in inline_data */
 	struct mlx5_wqe_umr_ctrl_seg umr_ctrl;
 	struct mlx5_wqe_mkey_context_seg umr_mkc;
-	struct mlx5_wqe_av av;		/* UD: the datagram segment, as posted */
+	struct mlx5_wqe_av av;		/* UD, DCI: the datagram segment, as posted */
 	uint32_t xrc_srqn;		/* XRC: the SRQ at the target (XRC segment) */
 	uint32_t length;		/* bytes of data: the inline bytes, then the SGEs' */
 	uint32_t inline_len;		/* inline bytes that lead the data (UCX: a header) */
@@ -67,6 +67,12 @@ struct rocemu_recv_wqe {
  * pointer) or -EOPNOTSUPP for an opcode not implemented.
  */
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w);
+/*
+ * A DCI's send WQE at bb, its first BB only: the datagram segment (the
+ * DCT's address vector, number and key) and ctrl's DCI stream.
+ */
+void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct mlx5_wqe_av *av,
+			uint16_t *stream);
 /* Parse receive WQE number counter. Returns 0 (no failure is possible). */
 int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
 

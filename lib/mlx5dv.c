@@ -4,8 +4,8 @@
  * (mlx5dv_is_supported), opened without DevX, and mlx5dv_query_device
  * states what the emulator does: CQE version 0, no CQE compression or
  * padding, no multi-packet WQEs, striding RQ, tunnel or signature
- * offloads, no DCI streams; a clock info page (mlx5dv_clock.c) but no
- * mapped core clock register; packet-based credits.
+ * offloads, DC with DCI streams and ODP; a clock info page
+ * (mlx5dv_clock.c) but no mapped core clock register; packet-based credits.
  */
 #include "shim.h"
 #include "dv.h"
@@ -56,12 +56,15 @@ int mlx5dv_query_device(struct ibv_context *ctx_in, struct mlx5dv_context *attrs
 		  (struct mlx5dv_striding_rq_caps){ 0 });
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS, tunnel_offloads_caps, 0);
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_DCI_STREAMS, dci_streams_caps,
-		  (struct mlx5dv_dci_streams_caps){ 0 });
+		  ((struct mlx5dv_dci_streams_caps){
+			  .max_log_num_concurent = ROCEMU_DCI_MAX_LOG_STREAMS,
+			  .max_log_num_errored = ROCEMU_DCI_MAX_LOG_STREAMS }));
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_DYN_BFREGS, max_dynamic_bfregs, 0);
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE, max_clock_info_update_nsec,
 		  rocemu_clock_info_update_nsec());
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS, flow_action_flags, 0);
-	DV_ANSWER(MLX5DV_CONTEXT_MASK_DC_ODP_CAPS, dc_odp_caps, 0);
+	/* DC's DMA is every transport's: ODP as XRC, which also receives through SRQs. */
+	DV_ANSWER(MLX5DV_CONTEXT_MASK_DC_ODP_CAPS, dc_odp_caps, ROCEMU_SRQ_TRANSPORT_ODP_CAPS);
 	/* No mapped core clock register (HCA_CORE_CLOCK) and no LAG: mlx5 leaves those out. */
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD, sig_caps, (struct mlx5dv_sig_caps){ 0 });
 	DV_ANSWER(MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH, max_wr_memcpy_length, 0);

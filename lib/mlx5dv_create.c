@@ -2,10 +2,10 @@
 /*
  * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device: the mlx5
  * attributes are checked as mlx5's create_cq and create_qp check them on
- * a ConnectX without CQE compression, CQE padding, DC (for now) or
- * signature pipelining (create_flags: mlx5dv_qp_flags.c); what is left is
- * an ordinary CQ or QP, an RC QP with the mkey send ops (mlx5dv_mkey.c)
- * when asked.
+ * a ConnectX without CQE compression, CQE padding or signature pipelining
+ * (create_flags: mlx5dv_qp_flags.c); what is left is an ordinary CQ or
+ * QP, an RC QP with the mkey send ops (mlx5dv_mkey.c) when asked, or a DC
+ * QP (mlx5dv_dc.c).
  */
 #include "shim.h"
 #include "dv.h"
@@ -74,9 +74,6 @@ static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
 		if (err)
 			return err;
 	}
-	/* DC QPs are not emulated yet. */
-	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)
-		return EOPNOTSUPP;
 	/* Of the mlx5 send operations, the mkey ones on RC (mlx5_qp_fill_wr_pfns): no raw WQE or memcpy. */
 	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
 	    ((dv->send_ops_flags & ~ROCEMU_DV_MKEY_OPS) ||
@@ -96,6 +93,8 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr, &vendor_flags);
 	if (err)
 		return dv_fail(err);
+	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+		return rocemu_dc_qp_create(context, qp_attr, mlx5_qp_attr, vendor_flags);
 	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
 	    mlx5_qp_attr->send_ops_flags)
 		return rocemu_dv_mkey_qp_create(context, qp_attr, vendor_flags);

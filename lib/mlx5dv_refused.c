@@ -119,13 +119,6 @@ int mlx5dv_crypto_logout(struct ibv_context *context)
 	return REAL(mlx5dv_crypto_logout)(context);
 }
 
-int mlx5dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
-{
-	if (qp && rocemu_ctx_is_ours(qp->context))
-		return EOPNOTSUPP;
-	return REAL(mlx5dv_dci_stream_id_reset)(qp, stream_id);
-}
-
 struct mlx5dv_dek *mlx5dv_dek_create(struct ibv_context *context,
 				     struct mlx5dv_dek_init_attr *init_attr)
 {

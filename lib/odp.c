@@ -16,8 +16,6 @@
 /* ODP transport caps of a ConnectX-5 on RoCE (mlx5_ib_internal_fill_odp_caps). */
 #define CX5_RC_ODP_CAPS (IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE | \
 			 IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
-#define CX5_XRC_ODP_CAPS (IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | \
-			  IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
 
 void rocemu_odp_caps(struct ibv_device_attr_ex *attr)
 {
@@ -26,7 +24,7 @@ void rocemu_odp_caps(struct ibv_device_attr_ex *attr)
 	attr->odp_caps.per_transport_caps.uc_odp_caps = 0;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = IBV_ODP_SUPPORT_SEND;
 	if (attr->orig_attr.device_cap_flags & IBV_DEVICE_XRC)
-		attr->xrc_odp_caps = CX5_XRC_ODP_CAPS;
+		attr->xrc_odp_caps = ROCEMU_SRQ_TRANSPORT_ODP_CAPS;
 }
 
 /* Fault in [addr, addr + length) of this process; 0 or EFAULT, as pagefault_mr. */

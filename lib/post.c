@@ -17,6 +17,8 @@ static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *w
 	wqe->num = (size_t)(unsigned int)wr->num_sge;
 	wqe->sge = wr->sg_list;
 	wqe->buf = NULL;
+	wqe->ah = NULL;		/* a DCI's comes only from mlx5dv_wr_set_dc_addr */
+	wqe->dci_stream = 0;
 	if (type == IBV_QPT_UD) {
 		wqe->ah = wr->wr.ud.ah;
 		wqe->remote_qpn = wr->wr.ud.remote_qpn;
@@ -73,7 +75,7 @@ int rocemu_post_send_op(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&sq->lock);
 	start = sq->cur_post;
 	for (; wr; wr = wr->next) {
-		wqe_from_send_wr(&wqe, wr, ibqp->qp_type);
+		wqe_from_send_wr(&wqe, wr, to_rqp(ibqp)->type);
 		err = rocemu_sq_write(qp, &wqe);
 		if (__builtin_expect(err, 0)) {
 			*bad_wr = wr;

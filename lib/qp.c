@@ -60,9 +60,12 @@ static int qp_init_attr_check(struct ibv_context *context,
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != context)
 		return EINVAL;
-	/* An XRC initiator has a send queue only: no receive CQ or SRQ (uverbs ignores them). */
-	if (attr->qp_type == IBV_QPT_XRC_SEND)
+	/* An XRC initiator (and a DCI) has a send queue only: no receive CQ or SRQ (uverbs ignores them). */
+	if (attr->qp_type == IBV_QPT_XRC_SEND || attr->qp_type == ROCEMU_QPT_DCI)
 		return cq_of(context, attr->send_cq) ? 0 : EINVAL;
+	/* A DCT receives through an SRQ (mlx5 create_dct). */
+	if (attr->qp_type == ROCEMU_QPT_DCT && !attr->srq)
+		return EINVAL;
 	if ((attr->srq && attr->srq->context != context) || !cq_of(context, attr->send_cq) ||
 	    !cq_of(context, attr->recv_cq))
 		return EINVAL;
@@ -102,8 +105,8 @@ uint32_t rocemu_qp_vendor_default(void)
 	return env && !strcmp(env, "0") ? 0 : ROCEMU_QP_VENDOR_SCATTER_CQE;
 }
 
-struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
-				uint32_t vendor_flags)
+static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
+				uint32_t vendor_flags, const struct rocemu_dc_attr *dc)
 {
 	struct ibv_qp_init_attr_ex a = *want, *attr = &a;	/* what the QP type keeps of it */
 	struct rocemu_context *rctx = to_rctx(context);
@@ -113,7 +116,9 @@ struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_
 	struct ibv_qp *ibqp;
 	int fd, err;
 
-	err = qp_init_attr_check(context, want);
+	if (dc)
+		a.qp_type = dc->type;	/* laid out and checked as the DC type */
+	err = qp_init_attr_check(context, attr);
 	if (err) {
 		errno = err;
 		return NULL;
@@ -124,16 +129,19 @@ struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_
 		return NULL;
 	}
 	ibqp = &qp->qpx.qp_base;
-	ibqp->qp_type = attr->qp_type;	/* the queues are laid out by type */
+	qp->type = attr->qp_type;	/* the queues are laid out by type */
+	ibqp->qp_type = dc ? IBV_QPT_DRIVER : attr->qp_type;
 	if (attr->qp_type == IBV_QPT_XRC_RECV) {	/* the domain's: no PD, CQ or queue */
 		attr->pd = NULL;
 		attr->send_cq = attr->recv_cq = NULL;
 		attr->srq = NULL;
 		memset(&attr->cap, 0, sizeof(attr->cap));
-	} else if (attr->qp_type == IBV_QPT_XRC_SEND) {
+	} else if (attr->qp_type == IBV_QPT_XRC_SEND || attr->qp_type == ROCEMU_QPT_DCI) {
 		attr->recv_cq = NULL;
 		attr->srq = NULL;
 		attr->cap.max_recv_wr = attr->cap.max_recv_sge = 0;
+	} else if (attr->qp_type == ROCEMU_QPT_DCT) {	/* no send queue */
+		attr->cap.max_send_wr = attr->cap.max_send_sge = attr->cap.max_inline_data = 0;
 	}
 	req = (struct rocemu_create_qp_req){
 		.pdn = attr->pd ? to_rpd(attr->pd)->pdn : ROCEMU_NO_HANDLE,
@@ -151,6 +159,11 @@ struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
 		req.create_flags = attr->create_flags;
 		req.source_qpn = attr->source_qpn;
+	}
+	if (dc) {
+		req.dct_access_key = dc->dct_access_key;
+		req.dci_log_concurrent = dc->log_concurrent;
+		req.dci_log_errored = dc->log_errored;
 	}
 	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_CREATE_QP, &req, &resp, &fd, 1);
 	if (err) {
@@ -174,6 +187,8 @@ struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_
 		qp->has_qpx = true;
 		qp->send_ops_flags = attr->send_ops_flags;
 		rocemu_qp_wr_ops_init(qp);
+		if (qp->type == ROCEMU_QPT_DCI)
+			rocemu_dci_wr_ops_init(qp);
 	}
 	err = rocemu_qp_queues_init(qp);
 	if (err)
@@ -215,6 +230,18 @@ err_daemon:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
+				uint32_t vendor_flags)
+{
+	return qp_create(context, want, vendor_flags, NULL);
+}
+
+struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+				   uint32_t vendor_flags, const struct rocemu_dc_attr *dc)
+{
+	return qp_create(context, attr, vendor_flags, dc);
 }
 
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
@@ -404,6 +431,7 @@ struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open
 	ibqp->handle = attr->qp_num;
 	ibqp->qp_num = attr->qp_num;
 	ibqp->qp_type = attr->qp_type;
+	qp->type = attr->qp_type;
 	ibqp->state = IBV_QPS_UNKNOWN;
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);

@@ -270,9 +270,11 @@ struct rocemu_wqe {
 	const struct ibv_mw *mw;
 	uint32_t bind_rkey;
 	const struct ibv_mw_bind_info *bind_info;
-	/* UD: the address handle, destination QP and its Q_Key */
+	/* UD: the address handle, destination QP and its Q_Key; DCI: the DCT's AH, number, key, stream */
 	struct ibv_ah *ah;
 	uint32_t remote_qpn, remote_qkey;
+	uint64_t dc_key;
+	uint16_t dci_stream;
 	uint32_t remote_srqn;		/* XRC: the SRQ at the target */
 	size_t num;
 	const struct ibv_sge *sge;
@@ -324,6 +326,8 @@ struct rocemu_rq {
 
 struct rocemu_qp {
 	struct ibv_qp_ex qpx;		/* qp_base first */
+	/* What its queues are laid out by: qp_base.qp_type, or ROCEMU_QPT_DCI/DCT (then IBV_QPT_DRIVER) */
+	enum ibv_qp_type type;
 	uint32_t qpn;
 	bool has_qpx;			/* created with send_ops_flags */
 	uint64_t send_ops_flags;
@@ -336,7 +340,8 @@ struct rocemu_qp {
 	struct rocemu_rq rq;
 	struct rocemu_domain_res domain_res;	/* of a parent domain given as its PD */
 	bool dv_direct;			/* mlx5dv_init_obj handed out its rings */
-	struct mlx5dv_qp_ex dv_qpx;	/* mlx5dv_qp_ex_from_ibv_qp_ex: the mlx5 send ops it has */
+	/* mlx5dv_qp_ex_from_ibv_qp_ex: the mlx5 send ops it has (mkey ones, a DCI's DC address) */
+	struct mlx5dv_qp_ex dv_qpx;
 	struct rocemu_umr_builder *umr;	/* mkey send ops (mlx5dv_mkey.c), or NULL */
 };
 
@@ -525,6 +530,21 @@ struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_
 				uint32_t vendor_flags);
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
+/* A DC QP's own attributes (mlx5dv_create_qp's dc_init_attr) on top of attr. */
+struct rocemu_dc_attr {
+	enum ibv_qp_type type;		/* ROCEMU_QPT_DCI or ROCEMU_QPT_DCT */
+	uint64_t dct_access_key;
+	uint8_t log_concurrent, log_errored;
+};
+/* qp.c: a DC QP, IBV_QPT_DRIVER to the application; NULL and errno as mlx5. */
+struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+				   uint32_t vendor_flags, const struct rocemu_dc_attr *dc);
+/* mlx5dv_dc.c: mlx5dv_create_qp of a DC QP (MLX5DV_QP_INIT_ATTR_MASK_DC), NULL and errno as mlx5. */
+struct ibv_qp *rocemu_dc_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+				   const struct mlx5dv_qp_init_attr *dv, uint32_t vendor_flags);
+/* A DCI's mlx5dv_qp_ex setters. */
+void rocemu_dci_wr_ops_init(struct rocemu_qp *qp);
+
 struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
 /* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq). */
@@ -587,6 +607,10 @@ int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uin
 			struct ibv_sge *sg_list, uint32_t num_sge);
 /* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
 void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
+/* ODP caps of XRC and DC, a ConnectX-5's: SRQ receives, no plain receive queue. */
+#define ROCEMU_SRQ_TRANSPORT_ODP_CAPS                                                        \
+	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |               \
+	 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
 
 /* mlx5dv_clock.c: the device clock (include/rocemu/clock.h) as mlx5 exposes it. */
 void rocemu_clock_info(struct mlx5dv_clock_info *info);

@@ -105,14 +105,21 @@ static void *set_bind_seg(void *seg, const struct rocemu_wqe *wqe)
 	return b + 1;
 }
 
-/* UD: the AH's address vector with the WR's destination QP and Q_Key (mlx5 set_datagram_seg). */
-static void *set_datagram_seg(void *seg, const struct rocemu_wqe *wqe)
+/*
+ * UD: the AH's address vector with the WR's destination QP and Q_Key
+ * (mlx5 set_datagram_seg); DCI: with the DCT and its access key
+ * (mlx5_send_wr_set_dc_addr).
+ */
+static void *set_datagram_seg(void *seg, const struct rocemu_wqe *wqe, bool dc)
 {
 	struct mlx5_wqe_datagram_seg *d = seg;
 
 	d->av = to_rah(wqe->ah)->av;
 	d->av.dqp_dct = htobe32(wqe->remote_qpn | MLX5_EXTENDED_UD_AV);
-	d->av.key.qkey.qkey = htobe32(wqe->remote_qkey);
+	if (dc)
+		d->av.key.dc_key = htobe64(wqe->dc_key);
+	else
+		d->av.key.qkey.qkey = htobe32(wqe->remote_qkey);
 	return d + 1;
 }
 
@@ -237,10 +244,10 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	if (__builtin_expect(opcode < 0, 0))
 		return EINVAL;
 	op = rocemu_wqe_op((uint8_t)opcode);
-	type = qp->qpx.qp_base.qp_type;
+	type = qp->type;
 	if (__builtin_expect(!rocemu_wqe_op_allowed(op, type), 0))
 		return EINVAL;
-	if (__builtin_expect(type == IBV_QPT_UD && !wqe->ah, 0))
+	if (__builtin_expect((type == IBV_QPT_UD || type == ROCEMU_QPT_DCI) && !wqe->ah, 0))
 		return EINVAL;
 	/* Inline data from a buffer list (wr API) only where the opcode sends data. */
 	if (__builtin_expect(wqe->buf && !(op->flags & ROCEMU_WQE_OP_INLINE), 0))
@@ -262,11 +269,14 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	/* The WQE index is the low 16 bits of cur_post (ring.h: SQ indices). */
 	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, (uint8_t)opcode, 0, qp->qpn,
 			    wqe_fm_ce_se(qp, wqe->flags), (uint8_t)ds, 0, wqe->imm);
-	ctrl->dci_stream_channel_id = 0;
-	/* ctrl with raddr and atomic (and XRC's segment), or with the datagram, fit the first BB: no wrap before the data */
+	ctrl->dci_stream_channel_id = htobe16(wqe->dci_stream);
+	/*
+	 * ctrl with raddr and atomic (and XRC's segment), or with the datagram,
+	 * fit the first BB; a DCI's raddr starts the second, which may be BB 0.
+	 */
 	seg = ctrl + 1;
-	if (type == IBV_QPT_UD)
-		seg = set_datagram_seg(seg, wqe);
+	if (type == IBV_QPT_UD || type == ROCEMU_QPT_DCI)
+		seg = wrap(sq, set_datagram_seg(seg, wqe, type == ROCEMU_QPT_DCI));
 	else if (type == IBV_QPT_XRC_SEND)
 		seg = set_xrc_seg(seg, wqe);
 	if (op->flags & ROCEMU_WQE_OP_RADDR)
@@ -328,7 +338,7 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	sq->buf = map + l->sq_offset;
 	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
 	sq->wqe_cnt = l->sq_wqe_cnt;
-	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->qpx.qp_base.qp_type, qp->cap.max_send_sge,
+	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->type, qp->cap.max_send_sge,
 					     qp->cap.max_inline_data);
 	sq->max_sge = qp->cap.max_send_sge;
 	sq->max_inline = qp->cap.max_inline_data;

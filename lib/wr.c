@@ -33,7 +33,8 @@ static void wr_build(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t 
 	wqe->rkey = rkey;
 	wqe->raddr = raddr;
 	wqe->imm = imm;
-	wqe->ah = NULL;		/* UD: wr_set_ud_addr gives it for each WQE */
+	wqe->ah = NULL;		/* UD, DCI: wr_set_ud_addr, mlx5dv_wr_set_dc_addr give it for each WQE */
+	wqe->dci_stream = 0;
 }
 
 /* UD: between the builder and its data setter, as in mlx5. */
@@ -225,9 +226,9 @@ void rocemu_qp_wr_ops_init(struct rocemu_qp *qp)
 	qpx->wr_set_sge_list = wr_set_sge_list;
 	qpx->wr_set_inline_data = wr_set_inline_data;
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
-	if (qp->qpx.qp_base.qp_type == IBV_QPT_UD)
+	if (qp->type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = wr_set_ud_addr;
-	if (qp->qpx.qp_base.qp_type == IBV_QPT_XRC_SEND)
+	if (qp->type == IBV_QPT_XRC_SEND)
 		qpx->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	if (ops & IBV_QP_EX_WITH_SEND)
 		qpx->wr_send = wr_send;

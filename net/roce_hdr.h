@@ -170,6 +170,30 @@ static inline void rocemu_atmack_set_orig(uint8_t *h, uint64_t v) { rocemu_put_b
 static inline uint32_t rocemu_xrceth_srqn(const uint8_t *h) { return rocemu_get_be24(&h[1]); }
 static inline void rocemu_xrceth_set_srqn(uint8_t *h, uint32_t v) { rocemu_put_be24(&h[1], v); }
 
+/*
+ * ---- DCETH (mlx5 DC, rocemu's encoding): the DC access key(64) of a
+ * request, 0 on responses; Wireshark skips these 8 bytes as part of the BTH ----
+ */
+
+static inline uint64_t rocemu_dceth_key(const uint8_t *h) { return rocemu_get_be64(&h[0]); }
+static inline void rocemu_dceth_set_key(uint8_t *h, uint64_t v) { rocemu_put_be64(&h[0], v); }
+
+/*
+ * ---- RDETH (IBTA 9.3.2): resv(8) EE context(24). DC has no EE context:
+ * rocemu puts there the number of the DCI's connection a request belongs
+ * to, and marks the connection's first PSN in bit 0 of resv ----
+ */
+
+#define ROCEMU_RDETH_DC_CONNECT 0x01
+
+static inline bool rocemu_rdeth_dc_connect(const uint8_t *h) { return h[0] & ROCEMU_RDETH_DC_CONNECT; }
+static inline uint32_t rocemu_rdeth_eecn(const uint8_t *h) { return rocemu_get_be24(&h[1]); }
+static inline void rocemu_rdeth_set_eecn(uint8_t *h, uint32_t v) { rocemu_put_be24(&h[1], v); }
+static inline void rocemu_rdeth_set_dc_connect(uint8_t *h, bool v)
+{
+	h[0] = (uint8_t)((h[0] & ~ROCEMU_RDETH_DC_CONNECT) | (v ? ROCEMU_RDETH_DC_CONNECT : 0));
+}
+
 /* ---- DETH (IBTA 9.3): Q_Key(32) resv(8) source QP(24) ---- */
 
 static inline uint32_t rocemu_deth_qkey(const uint8_t *h) { return rocemu_get_be32(&h[0]); }
@@ -255,6 +279,8 @@ static inline uint8_t *rocemu_pkt_hdr(uint8_t *pkt, enum rocemu_hdr h)
 	return pkt + info->offset[h];
 }
 
+static inline uint8_t *rocemu_pkt_dceth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_DCETH); }
+static inline uint8_t *rocemu_pkt_rdeth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_RDETH); }
 static inline uint8_t *rocemu_pkt_deth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_DETH); }
 static inline uint8_t *rocemu_pkt_xrceth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_XRCETH); }
 static inline uint8_t *rocemu_pkt_reth(uint8_t *pkt) { return rocemu_pkt_hdr(pkt, ROCEMU_HDR_RETH); }

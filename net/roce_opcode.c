@@ -9,7 +9,9 @@
 /* Headers are laid out in enum rocemu_hdr order, so each offset is the
  * sum of the present headers before it: computed here, never typed. */
 #define LEN_IF(m, hdr) (((m) & H(hdr)) ? ROCEMU_##hdr##_BYTES : 0)
-#define BEFORE_DETH(m)    LEN_IF(m, BTH)
+#define BEFORE_DCETH(m)   LEN_IF(m, BTH)
+#define BEFORE_RDETH(m)   (BEFORE_DCETH(m) + LEN_IF(m, DCETH))
+#define BEFORE_DETH(m)    (BEFORE_RDETH(m) + LEN_IF(m, RDETH))
 #define BEFORE_XRCETH(m)  (BEFORE_DETH(m) + LEN_IF(m, DETH))
 #define BEFORE_RETH(m)    (BEFORE_XRCETH(m) + LEN_IF(m, XRCETH))
 #define BEFORE_ATMETH(m)  (BEFORE_RETH(m) + LEN_IF(m, RETH))
@@ -30,6 +32,8 @@
 		.length = BEFORE_PAYLOAD(m), \
 		.offset = { \
 			[ROCEMU_HDR_BTH] = 0, \
+			[ROCEMU_HDR_DCETH] = OFFSET(m, DCETH), \
+			[ROCEMU_HDR_RDETH] = OFFSET(m, RDETH), \
 			[ROCEMU_HDR_DETH] = OFFSET(m, DETH), \
 			[ROCEMU_HDR_XRCETH] = OFFSET(m, XRCETH), \
 			[ROCEMU_HDR_RETH] = OFFSET(m, RETH), \
@@ -75,27 +79,34 @@
 	   #T " RDMA Write Only Immediate", (X) | H(RETH) | H(IMMDT) | H(PAYLOAD), \
 	   F(T) | F(REQ) | F(WRITE) | F(START) | F(END) | F(IMM))
 
-/* What RC and XRC have beyond SEND and WRITE: READ, atomics, acknowledges, invalidation. */
-#define RELIABLE_OPS(T, X) \
+/*
+ * What RC, XRC and DC have beyond SEND and WRITE: READ, atomics and
+ * acknowledges. R is the headers of every response but the Acknowledge,
+ * A the Acknowledge's (DC: as Wireshark reads them).
+ */
+#define RELIABLE_OPS(T, X, R, A) \
 	OP(ROCEMU_OP_##T##_RDMA_READ_REQUEST, #T " RDMA Read Request", (X) | H(RETH), \
 	   F(T) | F(REQ) | F(READ) | F(START) | F(END)), \
 	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_FIRST, #T " RDMA Read Response First", \
-	   H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(START)), \
+	   (R) | H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(START)), \
 	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_MIDDLE, #T " RDMA Read Response Middle", \
-	   H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(MIDDLE)), \
+	   (R) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(MIDDLE)), \
 	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_LAST, #T " RDMA Read Response Last", \
-	   H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(END)), \
+	   (R) | H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(END)), \
 	OP(ROCEMU_OP_##T##_RDMA_READ_RESPONSE_ONLY, #T " RDMA Read Response Only", \
-	   H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(START) | F(END)), \
-	OP(ROCEMU_OP_##T##_ACKNOWLEDGE, #T " Acknowledge", H(AETH), \
+	   (R) | H(AETH) | H(PAYLOAD), F(T) | F(RESP) | F(READ) | F(START) | F(END)), \
+	OP(ROCEMU_OP_##T##_ACKNOWLEDGE, #T " Acknowledge", (A) | H(AETH), \
 	   F(T) | F(RESP) | F(ACK) | F(START) | F(END)), \
 	OP(ROCEMU_OP_##T##_ATOMIC_ACKNOWLEDGE, #T " Atomic Acknowledge", \
-	   H(AETH) | H(ATMACK), \
+	   (R) | H(AETH) | H(ATMACK), \
 	   F(T) | F(RESP) | F(ACK) | F(ATOMIC) | F(START) | F(END)), \
 	OP(ROCEMU_OP_##T##_COMPARE_SWAP, #T " Compare Swap", (X) | H(ATMETH), \
 	   F(T) | F(REQ) | F(ATOMIC) | F(START) | F(END)), \
 	OP(ROCEMU_OP_##T##_FETCH_ADD, #T " Fetch Add", (X) | H(ATMETH), \
-	   F(T) | F(REQ) | F(ATOMIC) | F(START) | F(END)), \
+	   F(T) | F(REQ) | F(ATOMIC) | F(START) | F(END))
+
+/* SEND with invalidate: RC and XRC (DC has no opcode for it). */
+#define INVALIDATE_OPS(T, X) \
 	OP(ROCEMU_OP_##T##_SEND_LAST_WITH_INVALIDATE, #T " Send Last Invalidate", \
 	   (X) | H(IETH) | H(PAYLOAD), F(T) | F(REQ) | F(SEND) | F(END) | F(INV)), \
 	OP(ROCEMU_OP_##T##_SEND_ONLY_WITH_INVALIDATE, #T " Send Only Invalidate", \
@@ -104,7 +115,8 @@
 
 const struct rocemu_opcode_info rocemu_opcode_table[256] = {
 	SEND_WRITE_OPS(RC, 0),
-	RELIABLE_OPS(RC, 0),
+	RELIABLE_OPS(RC, 0, 0, 0),
+	INVALIDATE_OPS(RC, 0),
 
 	SEND_WRITE_OPS(UC, 0),
 
@@ -115,7 +127,11 @@ const struct rocemu_opcode_info rocemu_opcode_table[256] = {
 	   F(UD) | F(REQ) | F(SEND) | F(START) | F(END) | F(IMM)),
 
 	SEND_WRITE_OPS(XRC, H(XRCETH)),
-	RELIABLE_OPS(XRC, H(XRCETH)),
+	RELIABLE_OPS(XRC, H(XRCETH), 0, 0),
+	INVALIDATE_OPS(XRC, H(XRCETH)),
+
+	SEND_WRITE_OPS(DC, H(DCETH) | H(RDETH) | H(DETH)),
+	RELIABLE_OPS(DC, H(DCETH) | H(RDETH) | H(DETH), H(DCETH) | H(RDETH), H(DCETH)),
 };
 
 /* RNR NAK timer encodings (IBTA 9.7.5, roce-wire.md), in microseconds. */

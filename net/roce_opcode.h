@@ -15,6 +15,8 @@
 #define ROCEMU_OP_TRANSPORT_UD    0x60
 #define ROCEMU_OP_TRANSPORT_CNP   0x80
 #define ROCEMU_OP_TRANSPORT_XRC   0xa0
+/* mlx5 DC takes the RD class on the wire (Wireshark's DctOpCodeMap): no RD here. */
+#define ROCEMU_OP_TRANSPORT_DC    ROCEMU_OP_TRANSPORT_RD
 
 enum rocemu_opcode {
 	ROCEMU_OP_RC_SEND_FIRST				= 0x00,
@@ -81,11 +83,40 @@ enum rocemu_opcode {
 	ROCEMU_OP_XRC_FETCH_ADD				= 0xb4,
 	ROCEMU_OP_XRC_SEND_LAST_WITH_INVALIDATE		= 0xb6,
 	ROCEMU_OP_XRC_SEND_ONLY_WITH_INVALIDATE		= 0xb7,
+
+	/*
+	 * DC (mlx5 Dynamically Connected): RC's opcodes in the RD class 0x40,
+	 * as Wireshark's dissector decodes a ConnectX's DC packets; every
+	 * packet has DCETH after BTH, requests RDETH and DETH (docs/architecture.md).
+	 */
+	ROCEMU_OP_DC_SEND_FIRST				= 0x40,
+	ROCEMU_OP_DC_SEND_MIDDLE			= 0x41,
+	ROCEMU_OP_DC_SEND_LAST				= 0x42,
+	ROCEMU_OP_DC_SEND_LAST_WITH_IMMEDIATE		= 0x43,
+	ROCEMU_OP_DC_SEND_ONLY				= 0x44,
+	ROCEMU_OP_DC_SEND_ONLY_WITH_IMMEDIATE		= 0x45,
+	ROCEMU_OP_DC_RDMA_WRITE_FIRST			= 0x46,
+	ROCEMU_OP_DC_RDMA_WRITE_MIDDLE			= 0x47,
+	ROCEMU_OP_DC_RDMA_WRITE_LAST			= 0x48,
+	ROCEMU_OP_DC_RDMA_WRITE_LAST_WITH_IMMEDIATE	= 0x49,
+	ROCEMU_OP_DC_RDMA_WRITE_ONLY			= 0x4a,
+	ROCEMU_OP_DC_RDMA_WRITE_ONLY_WITH_IMMEDIATE	= 0x4b,
+	ROCEMU_OP_DC_RDMA_READ_REQUEST			= 0x4c,
+	ROCEMU_OP_DC_RDMA_READ_RESPONSE_FIRST		= 0x4d,
+	ROCEMU_OP_DC_RDMA_READ_RESPONSE_MIDDLE		= 0x4e,
+	ROCEMU_OP_DC_RDMA_READ_RESPONSE_LAST		= 0x4f,
+	ROCEMU_OP_DC_RDMA_READ_RESPONSE_ONLY		= 0x50,
+	ROCEMU_OP_DC_ACKNOWLEDGE			= 0x51,
+	ROCEMU_OP_DC_ATOMIC_ACKNOWLEDGE			= 0x52,
+	ROCEMU_OP_DC_COMPARE_SWAP			= 0x53,
+	ROCEMU_OP_DC_FETCH_ADD				= 0x54,
 };
 
 /* Headers a packet may carry, in the order they appear on the wire. */
 enum rocemu_hdr {
 	ROCEMU_HDR_BTH,
+	ROCEMU_HDR_DCETH,	/* DC: 8 bytes Wireshark counts into a DC packet's BTH */
+	ROCEMU_HDR_RDETH,
 	ROCEMU_HDR_DETH,
 	ROCEMU_HDR_XRCETH,
 	ROCEMU_HDR_RETH,
@@ -100,6 +131,8 @@ enum rocemu_hdr {
 
 /* Header sizes in bytes (IBTA 9.2, 9.3). */
 #define ROCEMU_BTH_BYTES    12
+#define ROCEMU_DCETH_BYTES   8
+#define ROCEMU_RDETH_BYTES   4
 #define ROCEMU_DETH_BYTES    8
 #define ROCEMU_XRCETH_BYTES  4
 #define ROCEMU_RETH_BYTES   16
@@ -112,6 +145,8 @@ enum rocemu_hdr {
 
 #define ROCEMU_HDRM(h) (1u << ROCEMU_HDR_##h)
 #define ROCEMU_HDRM_BTH     ROCEMU_HDRM(BTH)
+#define ROCEMU_HDRM_DCETH   ROCEMU_HDRM(DCETH)
+#define ROCEMU_HDRM_RDETH   ROCEMU_HDRM(RDETH)
 #define ROCEMU_HDRM_DETH    ROCEMU_HDRM(DETH)
 #define ROCEMU_HDRM_XRCETH  ROCEMU_HDRM(XRCETH)
 #define ROCEMU_HDRM_RETH    ROCEMU_HDRM(RETH)
@@ -146,12 +181,13 @@ enum rocemu_opcode_flag {
 	ROCEMU_OPF_UC		= 1u << 13,
 	ROCEMU_OPF_UD		= 1u << 14,
 	ROCEMU_OPF_XRC		= 1u << 15,
+	ROCEMU_OPF_DC		= 1u << 16,
 };
 
 struct rocemu_opcode_info {
 	const char *name;		/* Wireshark's, e.g. "RC Send Only" */
 	uint16_t hdr_mask;		/* ROCEMU_HDRM_* */
-	uint16_t flags;			/* ROCEMU_OPF_* */
+	uint32_t flags;			/* ROCEMU_OPF_* */
 	uint8_t length;			/* BTH + extension headers, bytes */
 	/* From the BTH; 0 when absent; offset[PAYLOAD] == length always. */
 	uint8_t offset[ROCEMU_HDR_COUNT];
@@ -179,7 +215,7 @@ static inline const char *rocemu_opcode_name(uint8_t op)
 /* Name of the transport opcode op belongs to: "RC", "UD"... */
 static inline const char *rocemu_op_transport_name(uint8_t op)
 {
-	static const char *const names[] = { "RC", "UC", "RD", "UD", "CNP", "XRC",
+	static const char *const names[] = { "RC", "UC", "DC", "UD", "CNP", "XRC",
 					     "vendor", "vendor" };
 
 	return names[(op & ROCEMU_OP_TRANSPORT_MASK) >> ROCEMU_OP_TRANSPORT_SHIFT];
@@ -190,6 +226,8 @@ static inline size_t rocemu_hdr_bytes(enum rocemu_hdr h)
 {
 	static const uint8_t bytes[ROCEMU_HDR_COUNT] = {
 		[ROCEMU_HDR_BTH] = ROCEMU_BTH_BYTES,
+		[ROCEMU_HDR_DCETH] = ROCEMU_DCETH_BYTES,
+		[ROCEMU_HDR_RDETH] = ROCEMU_RDETH_BYTES,
 		[ROCEMU_HDR_DETH] = ROCEMU_DETH_BYTES,
 		[ROCEMU_HDR_XRCETH] = ROCEMU_XRCETH_BYTES,
 		[ROCEMU_HDR_RETH] = ROCEMU_RETH_BYTES,

@@ -127,7 +127,11 @@ struct rocemu_rc {
 	struct rocemu_rc_req req;
 	struct rocemu_rc_resp resp;
 	bool comm_est;			/* COMM_EST given since RTR */
-	uint8_t opclass;		/* of what it sends: ROCEMU_OP_TRANSPORT_RC, or _XRC (xrc.h) */
+	uint8_t opclass;		/* of what it sends: ROCEMU_OP_TRANSPORT_RC, or _XRC (xrc.h), _DC (dc.h) */
+	/* DC (dc.h): what a DCI's requests carry, in DCETH and RDETH */
+	uint64_t dc_key;		/* the DCT's access key */
+	uint32_t dc_conn;		/* the number of the DCI's connection to it */
+	uint32_t dc_connect_psn;	/* the connection's first PSN: its packets say "connect" */
 };
 
 /*
@@ -229,7 +233,7 @@ void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
  * with immediate): true when it has one, taking the next if it must;
  * false when none is posted.
  */
-bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint16_t flags);
+bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags);
 /* First packet of a WRITE: its RETH into resp, the whole range checked; 0 or the R_Key's -errno. */
 int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth);
 /* SEND data into the receive WQE at resp->offset: 0, -EMSGSIZE past its end, or the DMA's -errno. */

@@ -195,7 +195,7 @@ static bool aeth_is_ack(const struct rocemu_pkt *pkt)
 static bool read_response_fits(const struct comp_ctx *c, const struct rocemu_rc_wqe *e)
 {
 	const struct rocemu_pkt *pkt = c->pkt;
-	uint16_t f = pkt->info->flags;
+	uint32_t f = pkt->info->flags;
 	int32_t pos = rocemu_psn_diff(pkt->psn, e->first_psn);
 	bool last = pkt->psn == e->last_psn;
 	uint32_t offset;

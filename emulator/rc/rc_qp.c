@@ -15,6 +15,7 @@
 #include "emulator/async_event.h"
 #include "emulator/cq.h"
 #include "emulator/cqe.h"
+#include "emulator/dc/dc.h"
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
 #include "emulator/qp_timer.h"
@@ -286,6 +287,9 @@ void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err e
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
 
+	/* A DCI with streams fails the stream, not itself (dci.c). */
+	if (qp->type == ROCEMU_QPT_DCI && rocemu_dci_stream_fail(qp, pos, err))
+		return;
 	/* Only a WQE in flight can fail; anything else would flush phantoms (2^32 of them). */
 	if (pos - req->tail >= req->head - req->tail) {
 		rocemu_rc_qp_error(qp, err);
@@ -320,6 +324,11 @@ void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
+	/* A DCT serves every DCI: one DCI's bad request ends that connection only (dct.c). */
+	if (qp->type == ROCEMU_QPT_DCT) {
+		rocemu_dct_conn_fail(qp, why);
+		return;
+	}
 	qp_to_error(qp, why, rc_errors[why].resp_event);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/dc/dc.h"
 #include "emulator/dma.h"
 #include "emulator/mkey_indirect.h"
 #include "emulator/mw.h"
@@ -113,6 +114,7 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err)
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
+	enum rocemu_dci_route route;
 	int err;
 
 	if (req->cursor != req->head) {
@@ -123,9 +125,12 @@ static enum req_state req_fetch(struct req_ctx *c)
 	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
 	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || req->head - req->tail > req->fifo_mask)
 		return REQ_DONE;
+	route = c->qp->type == ROCEMU_QPT_DCI ? rocemu_dci_route(c->qp, req->sq_bb) : ROCEMU_DCI_GO;
+	if (route == ROCEMU_DCI_WAIT)
+		return REQ_DONE;
 	c->e = rocemu_rc_req_take(c->qp, &err);
-	if (err) {
-		c->err = RC_ERR_LOC_QP_OP;
+	if (err || route == ROCEMU_DCI_FLUSH) {
+		c->err = err ? RC_ERR_LOC_QP_OP : RC_ERR_WR_FLUSH;
 		return REQ_ERR_LOCAL;
 	}
 	return REQ_LIMITS;

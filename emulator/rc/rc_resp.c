@@ -74,7 +74,7 @@ struct resp_ctx {
 	struct rocemu_qp *qp;
 	struct rocemu_rc_resp *resp;
 	const struct rocemu_pkt *pkt;
-	uint16_t flags;		/* ROCEMU_OPF_* of the packet */
+	uint32_t flags;		/* ROCEMU_OPF_* of the packet */
 	bool duplicate;
 	enum rocemu_rc_err err;
 	int dma_err;		/* what the DMA engine said, for the log */

@@ -87,6 +87,20 @@ static void bth_fill(const struct rocemu_qp *qp, uint8_t *pkt, uint8_t opcode, u
 	rocemu_bth_set_psn(pkt, psn);
 }
 
+/* DC: a request's access key, connection and source DCI (a response's DCETH stays 0). */
+static void dc_fill(const struct rocemu_qp *qp, uint8_t *pkt, const struct rocemu_opcode_info *info)
+{
+	uint8_t *h;
+
+	if (!(info->flags & ROCEMU_OPF_REQ) || !(h = rocemu_pkt_dceth(pkt)))
+		return;
+	rocemu_dceth_set_key(h, qp->rc.dc_key);
+	h = rocemu_pkt_rdeth(pkt);
+	rocemu_rdeth_set_dc_connect(h, rocemu_bth_psn(pkt) == qp->rc.dc_connect_psn);
+	rocemu_rdeth_set_eecn(h, qp->rc.dc_conn);
+	rocemu_deth_set_src_qp(rocemu_pkt_deth(pkt), qp->qpn);
+}
+
 /* Headers of packet idx of npkts of m at pkt; returns the opcode's info. */
 static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 						      const struct rocemu_rc_msg *m, uint8_t *pkt,
@@ -103,6 +117,7 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 	bth_fill(qp, pkt, opcode, rocemu_psn_add(m->psn, idx), paylen,
 		 m->ackreq && (last || idx % ROCEMU_RC_ACK_EVERY == ROCEMU_RC_ACK_EVERY - 1),
 		 m->se && last);
+	dc_fill(qp, pkt, info);
 	if ((h = rocemu_pkt_xrceth(pkt)))
 		rocemu_xrceth_set_srqn(h, m->xrc_srqn);
 	if ((h = rocemu_pkt_reth(pkt))) {
@@ -213,15 +228,29 @@ int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint
 	return 0;
 }
 
+/* BTH, DCETH for DC and AETH of an acknowledge; returns the opcode's info. */
+static const struct rocemu_opcode_info *ack_fill(const struct rocemu_qp *qp, uint8_t *pkt,
+						  uint8_t opcode, uint32_t psn, uint8_t syndrome,
+						  uint32_t msn)
+{
+	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode | qp->rc.opclass);
+
+	memset(pkt, 0, info->length);
+	bth_fill(qp, pkt, opcode | qp->rc.opclass, psn, 0, false, false);
+	rocemu_aeth_set_syndrome(rocemu_pkt_aeth(pkt), syndrome);
+	rocemu_aeth_set_msn(rocemu_pkt_aeth(pkt), msn);
+	return info;
+}
+
+#define ACK_MAX_BYTES 64	/* the longest acknowledge, DC's atomic one, with ICRC */
+
 void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
-	uint8_t pkt[ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ICRC_BYTES] = { 0 };
-	size_t len;
+	uint8_t pkt[ACK_MAX_BYTES];
+	const struct rocemu_opcode_info *info =
+		ack_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE, psn, syndrome, msn);
+	size_t len = rocemu_icrc_append_v4(&qp->path.flow, pkt, info->length);
 
-	bth_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE | qp->rc.opclass, psn, 0, false, false);
-	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES, syndrome);
-	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
-	len = rocemu_icrc_append_v4(&qp->path.flow, pkt, ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES);
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s syndrome 0x%02x msn %u",
 			   qp->owner->dev->name, qp->qpn, psn,
@@ -231,18 +260,14 @@ void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, ui
 
 void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn, uint64_t orig)
 {
-	uint8_t pkt[ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ATMACK_BYTES +
-		    ROCEMU_ICRC_BYTES] = { 0 };
+	uint8_t pkt[ACK_MAX_BYTES];
+	const struct rocemu_opcode_info *info =
+		ack_fill(qp, pkt, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE, psn,
+			 rocemu_aeth_syndrome_make(ROCEMU_AETH_ACK, ROCEMU_AETH_CREDITS_INVALID), msn);
 	size_t len;
 
-	bth_fill(qp, pkt, ROCEMU_OP_RC_ATOMIC_ACKNOWLEDGE | qp->rc.opclass, psn, 0, false, false);
-	rocemu_aeth_set_syndrome(pkt + ROCEMU_BTH_BYTES,
-				 rocemu_aeth_syndrome_make(ROCEMU_AETH_ACK,
-							   ROCEMU_AETH_CREDITS_INVALID));
-	rocemu_aeth_set_msn(pkt + ROCEMU_BTH_BYTES, msn);
-	rocemu_atmack_set_orig(pkt + ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES, orig);
-	len = rocemu_icrc_append_v4(&qp->path.flow, pkt,
-				    ROCEMU_BTH_BYTES + ROCEMU_AETH_BYTES + ROCEMU_ATMACK_BYTES);
+	rocemu_atmack_set_orig(rocemu_pkt_atmack(pkt), orig);
+	len = rocemu_icrc_append_v4(&qp->path.flow, pkt, info->length);
 	tx_log(qp, pkt, 0);
 	datagram_send(qp, pkt, len, 0);
 }

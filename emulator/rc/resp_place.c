@@ -18,7 +18,7 @@
 #include "emulator/srq.h"
 #include "net/roce_hdr.h"
 
-bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint16_t flags)
+bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)
 {
 	bool needs_wqe = ((flags & ROCEMU_OPF_SEND) && (flags & ROCEMU_OPF_START)) ||
 			 ((flags & ROCEMU_OPF_WRITE) && (flags & ROCEMU_OPF_IMM));

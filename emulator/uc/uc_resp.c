@@ -48,7 +48,7 @@ struct resp_ctx {
 	struct rocemu_qp *qp;
 	struct rocemu_rc_resp *resp;
 	const struct rocemu_pkt *pkt;
-	uint16_t flags;		/* ROCEMU_OPF_* of the packet */
+	uint32_t flags;		/* ROCEMU_OPF_* of the packet */
 	const char *why;	/* why a message is dropped, for the log */
 	enum rocemu_rc_err err;
 	int dma_err;

@@ -82,6 +82,7 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_QP_UDP_SPORT,		/* mlx5dv_modify_qp_udp_sport: an RC/UC QP's UDP source port */
 	ROCEMU_OP_RESERVED_QPN_ALLOC,	/* mlx5dv_reserved_qpn_alloc: a QPN no QP gets */
 	ROCEMU_OP_RESERVED_QPN_DEALLOC,
+	ROCEMU_OP_DCI_STREAM_RESET,	/* mlx5dv_dci_stream_id_reset */
 	ROCEMU_OP__COUNT
 };
 
@@ -268,6 +269,18 @@ struct rocemu_create_qp_req {
 	uint32_t source_qpn;	/* with IBV_QP_CREATE_SOURCE_QPN */
 	uint32_t xrcd;		/* XRC target: the handle of an open of its domain (no PD, CQ, SRQ) */
 	uint32_t vendor_flags;	/* ROCEMU_QP_VENDOR_*: the mlx5 flags its driver gives the kernel */
+	uint8_t dci_log_concurrent;	/* DCI: mlx5dv_dci_streams (0, 0: no streams), each at most: */
+#define ROCEMU_DCI_MAX_LOG_STREAMS 6
+	uint8_t dci_log_errored;
+	uint16_t reserved;
+	uint64_t dct_access_key;	/* DCT: what every request must carry */
+};
+
+/* mlx5dv_dci_stream_id_reset: stream of the DCI qpn takes work again. */
+struct rocemu_dci_stream_reset_req {
+	uint32_t qpn;
+	uint16_t stream_id;
+	uint16_t reserved;
 };
 
 /* mlx5's vendor create flags (MLX5_QP_FLAG_*), as the mlx5 provider sets them for the kernel. */
@@ -637,6 +650,7 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_QP_UDP_SPORT] = { sizeof(struct rocemu_qp_udp_sport_req), 0 },
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { 0, sizeof(struct rocemu_reserved_qpn_resp) },
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_DCI_STREAM_RESET] = { sizeof(struct rocemu_dci_stream_reset_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -692,6 +706,7 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_QP_UDP_SPORT] = "QP_UDP_SPORT",
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = "RESERVED_QPN_ALLOC",
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = "RESERVED_QPN_DEALLOC",
+	[ROCEMU_OP_DCI_STREAM_RESET] = "DCI_STREAM_RESET",
 };
 
 /* Fill a header for op with a body of len bytes. */

@@ -92,7 +92,7 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/* ctrl, the QP type's segment (UD's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
+/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +

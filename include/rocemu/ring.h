@@ -145,22 +145,34 @@ struct rocemu_wqe_xrc_seg {
 };
 
 /*
+ * mlx5 DC QPs (mlx5dv_create_qp; IBV_QPT_DRIVER to the application) are
+ * laid out and run by these types, values no verbs QP type takes, as the
+ * kernel's mlx5 driver has MLX5_IB_QPT_DCI and _DCT behind IB_QPT_DRIVER.
+ */
+#define ROCEMU_QPT_DCI ((enum ibv_qp_type)0xf0)
+#define ROCEMU_QPT_DCT ((enum ibv_qp_type)0xf1)
+
+/*
  * Segments a QP type puts after ctrl in every send WQE, before the
  * opcode's own (ds units): UD's datagram segment holding the address
- * vector (mlx5 set_datagram_seg), an XRC initiator's XRC segment holding
- * the remote SRQ number; none for RC and UC.
+ * vector (mlx5 set_datagram_seg), a DCI's the same with the DCT number
+ * and DC access key (mlx5_send_wr_set_dc_addr), an XRC initiator's XRC
+ * segment holding the remote SRQ number; none for RC and UC.
  */
 static inline uint32_t rocemu_wqe_qp_header_ds(enum ibv_qp_type type)
 {
-	return type == IBV_QPT_UD ? sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG :
+	return type == IBV_QPT_UD || type == ROCEMU_QPT_DCI ?
+		       sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG :
 	       type == IBV_QPT_XRC_SEND ? sizeof(struct rocemu_wqe_xrc_seg) / ROCEMU_WQE_SEG : 0;
 }
 
-/* The opcode may be posted on a QP of this type. */
+/* The opcode may be posted on a QP of this type (DC has no SEND with invalidate opcode). */
 static inline bool rocemu_wqe_op_allowed(const struct rocemu_wqe_op *op, enum ibv_qp_type type)
 {
 	return (op->flags & ROCEMU_WQE_OP_VALID) &&
-	       (type != IBV_QPT_UD || (op->flags & ROCEMU_WQE_OP_UD));
+	       (type != IBV_QPT_UD || (op->flags & ROCEMU_WQE_OP_UD)) &&
+	       (type != ROCEMU_QPT_DCI ||
+		(op->flags & (ROCEMU_WQE_OP_INV | ROCEMU_WQE_OP_LOCAL)) != ROCEMU_WQE_OP_INV);
 }
 
 /* ---- the ctrl segment, as the daemon reads it (the shim writes it with mlx5dv_set_ctrl_seg) ---- */

@@ -104,7 +104,8 @@ static void refused_everywhere(void)
 	REFUSED_PTR(mlx5dv_crypto_login_create, ctx, NULL);
 	REFUSED_INT(mlx5dv_crypto_login_query_state, ctx, NULL);
 	REFUSED_INT(mlx5dv_crypto_logout, ctx);
-	REFUSED_INT(mlx5dv_dci_stream_id_reset, qp, 0);
+	check(mlx5dv_dci_stream_id_reset(qp, 0) == EINVAL,
+	      "mlx5dv_dci_stream_id_reset: EINVAL on an RC QP (no DCI)");
 	REFUSED_PTR(mlx5dv_dek_create, ctx, NULL);
 	REFUSED_PTR(mlx5dv_devx_alloc_msi_vector, ctx);
 	REFUSED_PTR(mlx5dv_devx_alloc_uar, ctx, 0);
@@ -186,10 +187,12 @@ static void device(struct ibv_device *dev)
 		      (dv.comp_mask & MLX5DV_CONTEXT_MASK_STRIDING_RQ) &&
 		      (dv.comp_mask & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) &&
 		      !dv.cqe_comp_caps.max_num && !dv.striding_rq_caps.supported_qpts &&
-		      !dv.tunnel_offloads_caps && !dv.dci_streams_caps.max_log_num_concurent &&
+		      !dv.tunnel_offloads_caps && dv.dci_streams_caps.max_log_num_concurent == 6 &&
+		      dv.dci_streams_caps.max_log_num_errored == 6 &&
+		      (dv.dc_odp_caps & IBV_ODP_SUPPORT_SRQ_RECV) &&
 		      !dv.sw_parsing_caps.sw_parsing_offloads,
-	      "mlx5dv_query_device: comp_mask 0x%llx, no compression, striding RQ, tunnels, "
-	      "DCI streams or core clock register", (unsigned long long)dv.comp_mask);
+	      "mlx5dv_query_device: comp_mask 0x%llx, no compression, striding RQ, tunnels "
+	      "or core clock register; DCI streams, DC ODP", (unsigned long long)dv.comp_mask);
 	/* Fields asked for only: past them an older program's struct may end. */
 	memset(&dv, UNTOUCHED, sizeof(dv));
 	dv.comp_mask = 0;
@@ -368,7 +371,7 @@ static void create_qp(void)
 	create_qp_case(IBV_QPT_RC, cf, MLX5DV_QP_CREATE_SIG_PIPELINING, EOPNOTSUPP,
 		       "RC SIG_PIPELINING");
 	create_qp_case(IBV_QPT_RC, cf, 1u << 30, EINVAL, "RC unknown create flag");
-	create_qp_case(IBV_QPT_DRIVER, MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EOPNOTSUPP, "DCI");
+	create_qp_case(IBV_QPT_DRIVER, MLX5DV_QP_INIT_ATTR_MASK_DC, 0, 0, "DCI");
 	create_qp_case(IBV_QPT_DRIVER, 0, 0, EINVAL, "DRIVER without DC");
 	create_qp_case(IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_DC, 0, EINVAL, "RC with DC attributes");
 	create_qp_case(IBV_QPT_RC, MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS, 0, 0,

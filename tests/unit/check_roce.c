@@ -45,6 +45,16 @@ static const enum rocemu_opcode known_opcodes[] = {
 	ROCEMU_OP_XRC_ACKNOWLEDGE, ROCEMU_OP_XRC_ATOMIC_ACKNOWLEDGE, ROCEMU_OP_XRC_COMPARE_SWAP,
 	ROCEMU_OP_XRC_FETCH_ADD, ROCEMU_OP_XRC_SEND_LAST_WITH_INVALIDATE,
 	ROCEMU_OP_XRC_SEND_ONLY_WITH_INVALIDATE,
+	ROCEMU_OP_DC_SEND_FIRST, ROCEMU_OP_DC_SEND_MIDDLE, ROCEMU_OP_DC_SEND_LAST,
+	ROCEMU_OP_DC_SEND_LAST_WITH_IMMEDIATE, ROCEMU_OP_DC_SEND_ONLY,
+	ROCEMU_OP_DC_SEND_ONLY_WITH_IMMEDIATE, ROCEMU_OP_DC_RDMA_WRITE_FIRST,
+	ROCEMU_OP_DC_RDMA_WRITE_MIDDLE, ROCEMU_OP_DC_RDMA_WRITE_LAST,
+	ROCEMU_OP_DC_RDMA_WRITE_LAST_WITH_IMMEDIATE, ROCEMU_OP_DC_RDMA_WRITE_ONLY,
+	ROCEMU_OP_DC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, ROCEMU_OP_DC_RDMA_READ_REQUEST,
+	ROCEMU_OP_DC_RDMA_READ_RESPONSE_FIRST, ROCEMU_OP_DC_RDMA_READ_RESPONSE_MIDDLE,
+	ROCEMU_OP_DC_RDMA_READ_RESPONSE_LAST, ROCEMU_OP_DC_RDMA_READ_RESPONSE_ONLY,
+	ROCEMU_OP_DC_ACKNOWLEDGE, ROCEMU_OP_DC_ATOMIC_ACKNOWLEDGE, ROCEMU_OP_DC_COMPARE_SWAP,
+	ROCEMU_OP_DC_FETCH_ADD,
 };
 
 #define N_KNOWN (sizeof(known_opcodes) / sizeof(known_opcodes[0]))
@@ -59,7 +69,7 @@ static bool is_known(unsigned int op)
 
 START_TEST(test_opcode_known_set)
 {
-	ck_assert_uint_eq(N_KNOWN, 60);
+	ck_assert_uint_eq(N_KNOWN, 81);
 	for (unsigned int op = 0; op < 256; op++) {
 		const struct rocemu_opcode_info *info = rocemu_opcode_info((uint8_t)op);
 
@@ -67,9 +77,9 @@ START_TEST(test_opcode_known_set)
 		if (!info)
 			ck_assert_str_eq(rocemu_opcode_name((uint8_t)op), "Unknown");
 	}
-	/* reserved RC 0x15, RD, CNP, FLUSH/ATOMIC_WRITE are not handled */
+	/* reserved RC 0x15, RD's RESYNC, CNP, FLUSH/ATOMIC_WRITE are not handled */
 	ck_assert_ptr_null(rocemu_opcode_info(0x15));
-	ck_assert_ptr_null(rocemu_opcode_info(0x40));
+	ck_assert_ptr_null(rocemu_opcode_info(0x55));
 	ck_assert_ptr_null(rocemu_opcode_info(0x81));
 	ck_assert_ptr_null(rocemu_opcode_info(0xff));
 }
@@ -190,7 +200,15 @@ START_TEST(test_opcode_flags_match_names)
 						       !strncmp(n, "UD ", 3)), "%s", n);
 		ck_assert_msg(!!(f & ROCEMU_OPF_XRC) == (transport == ROCEMU_OP_TRANSPORT_XRC &&
 							!strncmp(n, "XRC ", 4)), "%s", n);
-		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_DETH) == !!(f & ROCEMU_OPF_UD), "%s", n);
+		ck_assert_msg(!!(f & ROCEMU_OPF_DC) == (transport == ROCEMU_OP_TRANSPORT_DC &&
+						       !strncmp(n, "DC ", 3)), "%s", n);
+		/* DC: DCETH on every packet, RDETH on all but the Acknowledge, DETH on requests */
+		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_DETH) ==
+			      ((f & ROCEMU_OPF_UD) || ((f & ROCEMU_OPF_DC) && (f & ROCEMU_OPF_REQ))),
+			      "%s", n);
+		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_DCETH) == !!(f & ROCEMU_OPF_DC), "%s", n);
+		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_RDETH) ==
+			      ((f & ROCEMU_OPF_DC) && strcmp(n, "DC Acknowledge")), "%s", n);
 		ck_assert_msg(!!(i->hdr_mask & ROCEMU_HDRM_XRCETH) ==
 			      ((f & ROCEMU_OPF_XRC) && (f & ROCEMU_OPF_REQ)), "%s", n);
 		/* RETH starts writes and carries reads; AETH on every response but MIDDLE */

@@ -18,6 +18,7 @@
 #include "emulator/transport.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
+#include "rocemu/ring.h"
 
 #define DEV_ADDR "127.0.100.1"
 #define PEER_ADDR "127.0.100.2"
@@ -52,6 +53,14 @@ START_TEST(test_qp_type_xrc)
 }
 END_TEST
 
+/* mlx5 DC: DCI and DCT share one transport, as XRC's two types do. */
+START_TEST(test_qp_type_dc)
+{
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(ROCEMU_QPT_DCI), &rocemu_dc_transport);
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(ROCEMU_QPT_DCT), &rocemu_dc_transport);
+}
+END_TEST
+
 static const enum ibv_qp_type types_without_transport[] = {
 	IBV_QPT_RAW_PACKET, IBV_QPT_DRIVER,
 };
@@ -63,13 +72,15 @@ START_TEST(test_qp_type_none)
 END_TEST
 
 /*
- * Bits 7:5 name the transport: RC 0x00-0x1f, UC 0x20-0x3f, UD 0x60-0x7f,
- * XRC 0xa0-0xbf, the rest nobody's.
+ * Bits 7:5 name the transport: RC 0x00-0x1f, UC 0x20-0x3f, DC 0x40-0x5f
+ * (RD's class, as Wireshark decodes mlx5 DC), UD 0x60-0x7f, XRC 0xa0-0xbf,
+ * the rest nobody's.
  */
 START_TEST(test_opcode_class)
 {
 	const struct rocemu_transport_ops *want = _i < 0x20 ? &rocemu_rc_transport :
 						  _i < 0x40 ? &rocemu_uc_transport :
+						  _i < 0x60 ? &rocemu_dc_transport :
 						  _i >= 0x60 && _i < 0x80 ? &rocemu_ud_transport :
 						  _i >= 0xa0 && _i < 0xc0 ? &rocemu_xrc_transport :
 						  NULL;
@@ -87,6 +98,7 @@ static const struct {
 	{ &rocemu_uc_transport, "UC", true },
 	{ &rocemu_ud_transport, "UD", false },
 	{ &rocemu_xrc_transport, "XRC", true },
+	{ &rocemu_dc_transport, "DC", false },
 };
 
 START_TEST(test_ops_complete)
@@ -256,6 +268,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(lookup, test_qp_type_uc);
 	tcase_add_test(lookup, test_qp_type_ud);
 	tcase_add_test(lookup, test_qp_type_xrc);
+	tcase_add_test(lookup, test_qp_type_dc);
 	tcase_add_loop_test(lookup, test_qp_type_none, 0,
 			    sizeof(types_without_transport) / sizeof(types_without_transport[0]));
 	tcase_add_loop_test(lookup, test_opcode_class, 0, 256);

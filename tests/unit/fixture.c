@@ -156,9 +156,12 @@ int fx_qp_modify(struct ibv_qp_attr *attr, int mask)
 	return rocemu_qp_modify(fx.client, &req);
 }
 
+static uint8_t dci_log_streams;	/* of the next DCI qp_create makes */
+
 static void qp_create(enum ibv_qp_type type)
 {
 	const struct rocemu_create_qp_req req = {
+		.dci_log_concurrent = dci_log_streams, .dci_log_errored = dci_log_streams,
 		.pdn = fx.pdn, .qp_type = type, .send_cqn = fx.scq.cqn,
 		.recv_cqn = fx.rcq.cqn, .srqn = ROCEMU_NO_HANDLE, .user_qp = FX_USER_QP,
 		.cap = { .max_send_wr = FX_QP_DEPTH, .max_recv_wr = FX_QP_DEPTH,
@@ -183,7 +186,10 @@ static void qp_create(enum ibv_qp_type type)
 static void qp_to_rts(enum ibv_qp_type type)
 {
 	/* An XRC initiator's requester is RC's (the daemon drops its responder's attributes). */
-	int rc_only = type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ? ~0 : 0;
+	int rc_only = type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND || type == ROCEMU_QPT_DCI ?
+			      ~0 : 0;
+	/* A DCI names no peer at RTR (each WQE does) and has no responder. */
+	int peer_only = type == ROCEMU_QPT_DCI ? 0 : ~0;
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM,
 				    .qp_access_flags = ALL_ACCESS };
 	uint32_t peer = inet_addr(FX_PEER_IP);
@@ -203,9 +209,10 @@ static void qp_to_rts(enum ibv_qp_type type)
 	attr.ah_attr.grh.dgid.raw[11] = 0xff;
 	memcpy(&attr.ah_attr.grh.dgid.raw[12], &peer, sizeof(peer));
 	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					     (rc_only & (IBV_QP_MAX_DEST_RD_ATOMIC |
-							 IBV_QP_MIN_RNR_TIMER))), 0);
+					     (peer_only & (IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+							   (rc_only & (IBV_QP_MAX_DEST_RD_ATOMIC |
+								       IBV_QP_MIN_RNR_TIMER))))),
+			 0);
 	attr.qp_state = IBV_QPS_RTS;
 	attr.sq_psn = FX_SQ_PSN;
 	attr.timeout = FX_TIMEOUT;
@@ -294,6 +301,18 @@ void fx_setup_xrc_ini(void)
 	setup(IBV_QPT_XRC_SEND);
 }
 
+void fx_setup_dci(void)
+{
+	dci_log_streams = 0;
+	setup(ROCEMU_QPT_DCI);
+}
+
+void fx_setup_dci_streams(void)
+{
+	dci_log_streams = FX_DCI_LOG_STREAMS;
+	setup(ROCEMU_QPT_DCI);
+}
+
 void fx_qp_replace(enum ibv_qp_type type)
 {
 	ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);
@@ -360,6 +379,17 @@ uint16_t fx_post_send(const struct fx_wr *wr)
 		memset(x, 0, sizeof(*x));
 		x->xrc_srqn = htobe32(wr->xrc_srqn);
 	}
+	if (fx.qp.type == ROCEMU_QPT_DCI) {	/* the datagram segment: the peer is the DCT */
+		struct mlx5_wqe_av *av = fx_sq_seg(bb, ds);
+		uint32_t peer = inet_addr(FX_PEER_IP);
+
+		memset(av, 0, sizeof(*av));
+		av->key.dc_key = htobe64(wr->dc_key);
+		av->dqp_dct = htobe32(FX_PEER_QPN | MLX5_EXTENDED_UD_AV);
+		av->rgid[10] = av->rgid[11] = 0xff;
+		memcpy(&av->rgid[12], &peer, sizeof(peer));
+		ds += sizeof(struct mlx5_wqe_datagram_seg) / SEG_SIZE;
+	}
 	if (carries_raddr(wr->opcode)) {
 		struct mlx5_wqe_raddr_seg *r = fx_sq_seg(bb, ds++);
 
@@ -394,7 +424,7 @@ uint16_t fx_post_send(const struct fx_wr *wr)
 	ctrl->opmod_idx_opcode = htobe32((uint32_t)counter << 8 | wr->opcode);
 	ctrl->qpn_ds = htobe32(fx.qp.qpn << 8 | ds);
 	ctrl->signature = 0;
-	ctrl->dci_stream_channel_id = 0;
+	ctrl->dci_stream_channel_id = htobe16(wr->dci_stream);
 	ctrl->fm_ce_se = wr->flags;
 	ctrl->imm = wr->imm;
 	fx.qp.sq_cur += (ds * SEG_SIZE + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB;

@@ -94,6 +94,10 @@ void fx_setup(void);
 void fx_setup_uc(void);
 /* The same with an XRC initiator (no receive queue). */
 void fx_setup_xrc_ini(void);
+/* The same with a DCI (no receive queue), with 2^FX_DCI_LOG_STREAMS streams or none. */
+#define FX_DCI_LOG_STREAMS 2
+void fx_setup_dci(void);
+void fx_setup_dci_streams(void);
 void fx_teardown(void);
 /* Run suite s; the exit status of the test program. */
 int fx_suite_run(Suite *s);
@@ -134,6 +138,8 @@ struct fx_wr {
 	const void *inline_data;	/* instead of sge when set */
 	uint32_t inline_len;
 	uint32_t xrc_srqn;		/* XRC initiator: the remote SRQ */
+	uint64_t dc_key;		/* DCI: the key of the DCT (FX_PEER_QPN at FX_PEER_IP) */
+	uint16_t dci_stream;
 };
 
 /* Write wr into the SQ as the shim does (not yet rung); returns its wqe_counter. */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * DC's transport ops: RC's life of a QP and RC's engines, DC's opcode
+ * class, and what differs between a DCI (a requester whose peer is each
+ * WQE's DCT, dci.c) and a DCT (a responder to any DCI with its key,
+ * dct.c).
+ */
+#include "emulator/dc/dc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "emulator/device.h"
+#include "emulator/qp.h"
+#include "emulator/transport.h"
+#include "net/roce_opcode.h"
+#include "rocemu/ctrl.h"
+#include "rocemu/ring.h"
+
+int rocemu_dc_create_check(const struct rocemu_create_qp_req *req)
+{
+	if (req->qp_type != ROCEMU_QPT_DCI)
+		return 0;
+	/* mlx5: streams within the caps (mlx5dv_query_device's dci_streams_caps) */
+	return req->dci_log_concurrent > ROCEMU_DCI_MAX_LOG_STREAMS ||
+		       req->dci_log_errored > ROCEMU_DCI_MAX_LOG_STREAMS ? -EINVAL : 0;
+}
+
+void rocemu_dc_create(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
+{
+	if (qp->type == ROCEMU_QPT_DCT) {
+		qp->dc.access_key = req->dct_access_key;
+		/* A DCT is told no responder depth: it has the device's. */
+		qp->attr.max_dest_rd_atomic = ROCEMU_MAX_RD_ATOM;
+	} else {
+		qp->dc.log_concurrent = req->dci_log_concurrent;
+		qp->dc.log_errored = req->dci_log_errored;
+	}
+}
+
+static int dc_init(struct rocemu_qp *qp)
+{
+	int err = rocemu_rc_init(qp);
+
+	qp->rc.opclass = ROCEMU_OP_TRANSPORT_DC;
+	if (err || qp->type != ROCEMU_QPT_DCT)
+		return err;
+	qp->dc.conns = calloc(ROCEMU_DCT_CONNS, sizeof(*qp->dc.conns));
+	return qp->dc.conns ? 0 : -ENOMEM;
+}
+
+static void dc_destroy(struct rocemu_qp *qp)
+{
+	rocemu_dct_forget(qp);
+	free(qp->dc.conns);
+	qp->dc.conns = NULL;
+	rocemu_rc_destroy(qp);
+}
+
+static void dc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
+{
+	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
+		rocemu_dct_forget(qp);
+		qp->dc.connected = false;
+	}
+	rocemu_rc_modified(qp, cur, next);
+	/* A DCT's peers are its DCIs, each with a path of its own (dct.c). */
+	if (qp->type == ROCEMU_QPT_DCT && next == IBV_QPS_RTR && cur == IBV_QPS_INIT)
+		rocemu_qp_path_release(qp);
+}
+
+/* Only a DCI has a send queue. */
+static void dc_post(struct rocemu_qp *qp)
+{
+	if (qp->type == ROCEMU_QPT_DCI)
+		rocemu_rc_req_run(qp);
+}
+
+static void dc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	if (qp->type == ROCEMU_QPT_DCT)
+		rocemu_dct_rx(qp, pkt);
+	else
+		rocemu_dci_rx(qp, pkt);
+}
+
+static void dc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
+{
+	if (kind == ROCEMU_QP_TIMER_TX)
+		rocemu_rc_req_run(qp);
+	else if (kind == ROCEMU_QP_TIMER_RESP && qp->type == ROCEMU_QPT_DCT)
+		rocemu_dct_drain(qp);
+	else
+		rocemu_rc_timer(qp, kind);
+}
+
+const struct rocemu_transport_ops rocemu_dc_transport = {
+	.name = "DC",
+	.connected = false,	/* a DCT takes any DCI; a DCI checks its DCT itself */
+	.init = dc_init,
+	.destroy = dc_destroy,
+	.modified = dc_modified,
+	.post = dc_post,
+	.flush = rocemu_rc_flush,
+	.rx = dc_rx,
+	.timer = dc_timer,
+	.sq_draining = rocemu_rc_sq_draining,
+};
