@@ -4,8 +4,8 @@
 # of tests/e2e/mpi_pingpong exchange and check messages of 1 B to 4 MiB with
 # pml ucx over UCX_TLS=rc_verbs (UD only to wire it up, as UCX always needs),
 # over ud_verbs, over rc_mlx5 (UCX's direct-verbs RC, ud_mlx5 to wire it
-# up), over ud_mlx5 and over dc_mlx5 (DCIs to the peer's DCT, ud_mlx5 to
-# wire it up); the only BTL is self, so no TCP or shared memory, and a
+# up), over ud_mlx5 and over dc_mlx5 alone (DCIs reach the peer's DCT by
+# its address: no wiring up); the only BTL is self, so no TCP or shared memory, and a
 # job where ob1 won cannot run. pml ucx chosen two ways:
 # - `--mca pml ucx`, as Debian users say (its openmpi-mca-params.conf has
 #   pml = ^ucx);
@@ -33,7 +33,7 @@ RC_TLS=rc_verbs,ud_verbs:aux,self
 UD_TLS=ud_verbs,self
 RC_MLX5_TLS=rc_mlx5,ud_mlx5:aux,self
 UD_MLX5_TLS=ud_mlx5,self
-DC_MLX5_TLS=dc_mlx5,ud_mlx5:aux,self
+DC_MLX5_TLS=dc_mlx5,self
 
 # mpi_run DEV TLS MPIRUN-OPTION...: mpi_pingpong as two ranks with
 # UCX_TLS=TLS on DEV:1; pml ucx must be chosen and carry tags over the

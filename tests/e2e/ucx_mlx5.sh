@@ -8,8 +8,8 @@
 # client on rocemu1: tag_lat, tag_bw, UCT's put_bw and am_bw over rc_mlx5
 # (UD to wire it up, as UCX needs: UCX_TLS=rc_mlx5,ud_mlx5:aux); tag_lat,
 # tag_bw, ucp_put_bw (UD has no RDMA at the UCT level) and UCT's am_bw over
-# ud_mlx5; tag_lat and tag_bw over dc_mlx5 (its DCIs reach the peer's DCT,
-# UD to wire it up). UCX says at info level which transport carries the endpoint's
+# ud_mlx5; tag_lat and tag_bw (UD beside it for UCP's wire-up), UCT's
+# put_bw and am_bw over dc_mlx5, whose DCIs reach the peer's DCT. UCX says at info level which transport carries the endpoint's
 # operations, and rocemu0's counters show the bytes went through it.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_ucx.sh"
 use_test_net 91
@@ -39,6 +39,8 @@ ucx_mlx5() {
 	uct_perftest rc_mlx5 am_bw zcopy 8192 500
 	ucp_perftest ud_mlx5 ud_mlx5 ucp_put_bw 65536 100
 	uct_perftest ud_mlx5 am_bw bcopy 2048 500
+	uct_perftest dc_mlx5 put_bw zcopy 65536 200
+	uct_perftest dc_mlx5 am_bw zcopy 8192 500
 }
 
 for_each_backend ucx_mlx5
