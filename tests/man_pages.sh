@@ -39,23 +39,23 @@ for page in "${PAGES[@]}"; do
 done
 [ "$failures" -eq 0 ] && echo "ok: ${PAGES[*]} render without warnings"
 
-# rocemu(1): each help line "  COMMAND ARGS  text" is an entry "COMMAND ..." of COMMANDS
-# whose options (--json...) are those of the help line.
+# rocemu(1): each help line "  COMMAND ARGS[  text]" has an entry "COMMAND ..." in
+# COMMANDS with the options (--json, -w...) of the help line.
 before=$failures
 entries=$(text man/rocemu.1 | sed -n '/^COMMANDS/,/^EXIT STATUS/p' | grep -E '^ {7}[^ ]')
 help=$("$top_builddir/tools/rocemu" --help) || fail "rocemu --help failed"
 commands=0
 while read -r name args; do
-	entry=$(grep -E "^ {7}$name( |,|\$)" <<<"$entries" | head -n 1)
+	entry=$(grep -E "^ {7}$name( |,|\$)" <<<"$entries")
 	commands=$((commands + 1))
 	if [ -z "$entry" ]; then
 		fail "rocemu(1) has no entry for \"$name\" of rocemu --help"
 		continue
 	fi
-	for option in $(grep -oE -- '--[a-z-]+' <<<"$args"); do
-		grep -qF -- "$option" <<<"$entry" || fail "rocemu(1): \"$name\" lacks $option"
+	for option in $(grep -oE -- '(^| )--?[a-z][a-z-]*' <<<"$args"); do
+		grep -qE -- " $option( |,|\$)" <<<"$entry" || fail "rocemu(1): \"$name\" lacks $option"
 	done
-done < <(sed -n 's/^  \([-a-z]\{1,\}\)\(\( [^ ]\{1,\}\)*\)  .*/\1\2/p' <<<"$help")
+done < <(sed -n 's/^  \([-a-z]\{1,\}\)\(\( [^ ]\{1,\}\)*\)\( .*\)\{0,1\}$/\1\2/p' <<<"$help")
 [ "$commands" -ge 8 ] || fail "found $commands commands in rocemu --help"
 [ "$failures" -eq "$before" ] && echo "ok: rocemu(1) has the $commands commands of rocemu --help"
 
