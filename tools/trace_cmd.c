@@ -98,9 +98,12 @@ static void follow(int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			break;
+			return;
 		fwrite(line, 1, (size_t)n, stdout);
 	}
+	/* Stopped: what the daemon sent before is still printed. */
+	while ((n = recv(fd, line, sizeof(line), MSG_DONTWAIT)) > 0)
+		fwrite(line, 1, (size_t)n, stdout);
 }
 
 int trace_command(int argc, char **argv)

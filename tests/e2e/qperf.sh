@@ -46,11 +46,16 @@ qperf_cm() {
 	done
 	! capture 40 "$ROCEMU" run -- qperf -lp "$PAIR_PORT" -cm1 -t 1 -to 20 "$(addr 1)" ud_lat ||
 		fail "qperf ud_lat created an address handle without a GRH on RoCE"
-	expect "failed to create address handle: Invalid argument" \
-		"qperf ud_lat: an address handle without a GRH is refused (EINVAL), as mlx5 on RoCE"
 	kill "$server_pid" 2>/dev/null
 	wait "$server_pid"
 	forget_pid "$server_pid"
+	# Whichever end tries first is refused; when that is the server, the
+	# client only hears "server: " and the reason is the server's to print.
+	cat "$SERVER_OUT" >>"$OUT"
+	if ! grep -q "failed to create address handle: Invalid argument" "$OUT"; then
+		expect "^server: " "qperf ud_lat: the server gave up first"
+	fi
+	ok "qperf ud_lat: an address handle without a GRH is refused, as mlx5 on RoCE"
 }
 
 for_each_backend qperf_cm
