@@ -10,20 +10,6 @@ require_programs ibv_rc_pingpong python3 ss
 use_test_net 73
 use_ports 35000
 
-# python3 -c "$SVG_CHECK" SVG: the arrows in order as "class|label" lines, after checking the SVG.
-SVG_CHECK=$(cat <<'PY'
-import sys
-import xml.etree.ElementTree as ET
-
-ns = "{http://www.w3.org/2000/svg}"
-root = ET.parse(sys.argv[1]).getroot()
-assert root.tag == ns + "svg", root.tag
-for g in root.iter(ns + "g"):
-    label = "".join(t.text or "" for t in g.iter(ns + "text") if t.get("class") != "time")
-    print(f"{g.get('class')}|{label}")
-PY
-)
-
 pingpong() {
 	next_port
 	run_pair "ibv_rc_pingpong -s $1 -n $2" 60 \
@@ -44,7 +30,7 @@ ladder() {
 	capture 30 "$ROCEMU" ladder "$pcap/rocemu0.pcap" "$pcap/rocemu1.pcap" -o "$svg" ||
 		fail "rocemu ladder failed"
 	expect "drops-$BACKEND.svg: [0-9]+ packets, 2 lanes( \\(condensed\\))?$" "one lane per QP: $(cat "$OUT")"
-	capture 30 python3 -c "$SVG_CHECK" "$svg" || fail "the ladder is not valid SVG"
+	capture 30 python3 -c "$LADDER_ARROWS" "$svg" || fail "the ladder is not valid SVG"
 	arrows=$OUT
 	lost=$(grep -m1 ' lost|' "$arrows") || fail "no arrow marked lost"
 	psn=$(sed -E 's/.* PSN ([0-9]+).*/\1/' <<<"$lost")
@@ -65,7 +51,7 @@ ladder() {
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	capture 30 "$ROCEMU" ladder "$pcap-long/rocemu0.pcap" -o "$svg" || fail "rocemu ladder of the long run failed"
 	expect "\(condensed\)$" "the long run is condensed: $(cat "$OUT")"
-	capture 30 python3 -c "$SVG_CHECK" "$svg" || fail "the long run's ladder is not valid SVG"
+	capture 30 python3 -c "$LADDER_ARROWS" "$svg" || fail "the long run's ladder is not valid SVG"
 	[ "$(grep -c '|' "$OUT")" -le 300 ] || fail "$(grep -c '|' "$OUT") arrows, over 300"
 	expect_none " lost\|" "one capture: nothing marked lost"
 	expect "×[0-9]+ PSN [0-9]+\.\.[0-9]+" "runs drawn as one arrow with a count and a PSN range"

@@ -243,6 +243,21 @@ for_each_backend() {
 	[ -z "$skipped" ] || exit 77
 }
 
+# python3 -c "$LADDER_ARROWS" SVG: parses a `rocemu ladder` SVG (its root
+# must be <svg>) and prints its arrows in order, one "class|label" line each.
+LADDER_ARROWS=$(cat <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == ns + "svg", root.tag
+for g in root.iter(ns + "g"):
+    label = "".join(t.text or "" for t in g.iter(ns + "text") if t.get("class") != "time")
+    print(f"{g.get('class')}|{label}")
+PY
+)
+
 cleanup() {
 	local dir pid
 

@@ -15,23 +15,12 @@ require_programs ib_write_bw ib_read_bw ib_send_bw ibv_rc_pingpong tshark ss pyt
 use_test_net 75
 TUTORIAL=$top_srcdir/docs/tutorial.md
 
-# python3 -c "$ARROWS" SVG: the classes of the ladder's arrows, one per line, after parsing it.
-ARROWS=$(cat <<'PY'
-import sys
-import xml.etree.ElementTree as ET
-
-ns = "{http://www.w3.org/2000/svg}"
-for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g"):
-    print(g.get("class"))
-PY
-)
-
 # has_arrows SVG CLASS...: the ladder is SVG and has an arrow of each CLASS.
 has_arrows() {
 	local svg=$WORK_DIR/$1 class
 
 	shift
-	capture 30 python3 -c "$ARROWS" "$svg" || fail "$(basename "$svg") is not valid SVG"
+	capture 30 python3 -c "$LADDER_ARROWS" "$svg" || fail "$(basename "$svg") is not valid SVG"
 	for class in "$@"; do
 		grep -Eq "^$class" "$OUT" || fail "$(basename "$svg") has no '$class' arrow"
 	done
