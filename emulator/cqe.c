@@ -138,8 +138,6 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	bool error = rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR;
 	uint8_t scatter;
 
-	if (rocemu_tracing(cq->owner->emu))
-		rocemu_trace_cqe(cq, info);
 	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
 	if (cq->overruns || ((cq->pi - ci) & ROCEMU_CQ_INDEX_MASK) >= ncqe) {
 		if (!cq->overruns++) {
@@ -157,6 +155,9 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe) | scatter,
 			 __ATOMIC_RELEASE);
 	cq->pi++;
+	/* Traced once written: an overrun's lost CQE is not one. */
+	if (rocemu_tracing(cq->owner->emu))
+		rocemu_trace_cqe(cq, info);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
 		   cq->owner->dev->name, info->qpn, cq->cqn, info->op, info->wqe_counter,
 		   info->byte_cnt, error ? info->syndrome : 0);

@@ -134,25 +134,26 @@ static int read_file(const char *path, unsigned int file, struct records *out, c
 	return ret;
 }
 
-/* Order of the packet's identity, then time: copies of one packet end up side by side. */
-static int by_identity(const void *a, const void *b)
+/* Order of what makes two captured copies one packet (every header field but time). */
+static int identity_cmp(const struct capture_pkt *x, const struct capture_pkt *y)
 {
-	const struct capture_pkt *x = &((const struct record *)a)->pkt;
-	const struct capture_pkt *y = &((const struct record *)b)->pkt;
 	const uint64_t kx[] = { x->saddr, x->daddr, x->sport, x->opcode, x->destqp, x->psn, x->paylen };
 	const uint64_t ky[] = { y->saddr, y->daddr, y->sport, y->opcode, y->destqp, y->psn, y->paylen };
 
 	for (size_t i = 0; i < sizeof(kx) / sizeof(kx[0]); i++)
 		if (kx[i] != ky[i])
 			return kx[i] < ky[i] ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return 0;
 }
 
-static bool same_identity(const struct capture_pkt *x, const struct capture_pkt *y)
+/* Identity, then time: copies of one packet end up side by side, oldest first. */
+static int by_identity(const void *a, const void *b)
 {
-	return x->saddr == y->saddr && x->daddr == y->daddr && x->sport == y->sport &&
-	       x->opcode == y->opcode && x->destqp == y->destqp && x->psn == y->psn &&
-	       x->paylen == y->paylen;
+	const struct capture_pkt *x = &((const struct record *)a)->pkt;
+	const struct capture_pkt *y = &((const struct record *)b)->pkt;
+	int c = identity_cmp(x, y);
+
+	return c ? c : (x->t > y->t) - (x->t < y->t);
 }
 
 static void vote(struct owner_votes *v, uint32_t addr)
@@ -196,7 +197,7 @@ static void pair_copies(struct records *r, struct owner_votes *votes)
 	long k;
 
 	for (group = 0; group < r->n; group = i) {
-		for (i = group + 1; i < r->n && same_identity(&r->v[i].pkt, &r->v[group].pkt); i++)
+		for (i = group + 1; i < r->n && !identity_cmp(&r->v[i].pkt, &r->v[group].pkt); i++)
 			;
 		for (j = group + 1; j < i; j++) {
 			k = latest_unpaired(r, group, j);
