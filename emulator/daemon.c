@@ -90,6 +90,7 @@ int rocemu_daemon_run(const struct rocemu_daemon_config *cfg, char *err, size_t 
 		return ret;
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "event loop backend %s", rocemu_loop_backend_name(loop));
+	rocemu_loop_set_local_delivery(loop, !cfg->udp_delivery);
 	ret = serve(cfg, loop, sigfd, err, errlen);
 	rocemu_loop_unwatch_fd(loop, sigfd);
 	rocemu_loop_free(loop);

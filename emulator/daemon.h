@@ -19,6 +19,7 @@ struct rocemu_daemon_config {
 	unsigned int num_devs;
 	unsigned int idle_exit_s;	/* 0: never exit for want of clients */
 	bool autostarted;		/* for the log */
+	bool udp_delivery;		/* ROCEMU_DELIVERY=udp: devices of this daemon talk through the kernel too */
 };
 
 /*

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "emulator/device.h"
+#include "emulator/emu.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
@@ -40,6 +41,12 @@ static struct rocemu_sport *sport_find(struct rocemu_device *dev, uint16_t port)
 	return NULL;
 }
 
+static void sport_close(struct rocemu_device *dev, int fd)
+{
+	rocemu_loop_remove_source(dev->emu->loop, fd);
+	close(fd);
+}
+
 /* A slot for a new port: a free one, else one no QP uses (its socket closes). */
 static struct rocemu_sport *slot_for_new(struct rocemu_device *dev)
 {
@@ -47,7 +54,7 @@ static struct rocemu_sport *slot_for_new(struct rocemu_device *dev)
 		return &dev->sports[dev->num_sports];
 	for (unsigned int i = 0; i < dev->num_sports; i++) {
 		if (!dev->sports[i].users) {
-			close(dev->sports[i].fd);
+			sport_close(dev, dev->sports[i].fd);
 			dev->sports[i] = dev->sports[--dev->num_sports];
 			return &dev->sports[dev->num_sports];
 		}
@@ -81,6 +88,10 @@ int rocemu_sport_get_port(struct rocemu_device *dev, uint16_t port, uint32_t lqp
 			*sport = ROCEMU_ROCEV2_PORT;
 			return dev->udp_fd;
 		}
+		/* Unknown to the loop, it still sends, only through the kernel. */
+		if (rocemu_loop_add_source(dev->emu->loop, fd))
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s: source port %u goes through the kernel",
+				   dev->name, port);
 		*s = (struct rocemu_sport){ .port = port, .fd = fd };
 		dev->num_sports++;
 	}
@@ -101,5 +112,5 @@ void rocemu_sport_put(struct rocemu_device *dev, uint16_t sport)
 void rocemu_sport_close_all(struct rocemu_device *dev)
 {
 	while (dev->num_sports)
-		close(dev->sports[--dev->num_sports].fd);
+		sport_close(dev, dev->sports[--dev->num_sports].fd);
 }

@@ -17,13 +17,17 @@
 
 #include "net/loop.h"
 #include "net/loop_backend.h"
+#include "net/loop_local.h"
 #include "rocemu/log.h"
 
 /* Sends queued beyond this many go out at once instead of waiting for the flush. */
 #define SENDQ_BATCH 256u
+/* Datagrams delivered in the loop per turn at most, so sockets and timers still get theirs. */
+#define LOCAL_BUDGET 1024u
 #define TIMER_NONE UINT32_MAX
 
-enum fd_kind { FD_NONE, FD_WATCH, FD_UDP };
+/* FD_SOURCE: a socket that only sends, known for its address (in-loop delivery). */
+enum fd_kind { FD_NONE, FD_WATCH, FD_UDP, FD_SOURCE };
 
 struct fd_slot {
 	enum fd_kind kind;
@@ -31,6 +35,8 @@ struct fd_slot {
 	rocemu_fd_cb fd_cb;
 	rocemu_dgram_cb dgram_cb;
 	void *arg;
+	bool bound;		/* FD_UDP, FD_SOURCE: addr is the unicast address it is bound to */
+	struct sockaddr_in addr;
 };
 
 struct timer {
@@ -61,6 +67,8 @@ struct rocemu_loop {
 	unsigned int nsend, send_cap;
 	uint8_t *send_data;
 	size_t send_used, send_size;
+
+	struct rocemu_loop_local local;
 
 	rocemu_idle_cb idle_cb;
 	void *idle_arg;
@@ -111,7 +119,7 @@ static int fd_register(struct rocemu_loop *loop, int fd, enum fd_kind kind, roce
 	uint32_t gen;
 	int rc;
 
-	if (fd < 0 || (!fd_cb && !dgram_cb))
+	if (fd < 0 || (kind != FD_SOURCE && !fd_cb && !dgram_cb))
 		return -EINVAL;
 	rc = fd_table_reserve(loop, fd);
 	if (rc)
@@ -122,14 +130,22 @@ static int fd_register(struct rocemu_loop *loop, int fd, enum fd_kind kind, roce
 	if (!loop->last_gen)
 		loop->last_gen = 1;
 	gen = loop->last_gen;
-	rc = kind == FD_UDP ? loop->ops->add_udp(loop->state, fd, gen)
-			    : loop->ops->watch_fd(loop->state, fd, gen);
-	if (rc)
-		return rc;
 	slot = &loop->fds[fd];
 	*slot = (struct fd_slot){ .kind = kind, .gen = gen, .fd_cb = fd_cb,
 				  .dgram_cb = dgram_cb, .arg = arg };
-	return 0;
+	if (kind != FD_WATCH)
+		slot->bound = rocemu_loop_local_bound(fd, &slot->addr);
+	rc = kind == FD_UDP && slot->bound ?
+		rocemu_loop_local_endpoint_add(&loop->local, fd, gen, &slot->addr) : 0;
+	if (!rc && kind != FD_SOURCE) {
+		rc = kind == FD_UDP ? loop->ops->add_udp(loop->state, fd, gen)
+				    : loop->ops->watch_fd(loop->state, fd, gen);
+		if (rc && kind == FD_UDP)
+			rocemu_loop_local_endpoint_remove(&loop->local, fd);
+	}
+	if (rc)
+		memset(slot, 0, sizeof(*slot));
+	return rc;
 }
 
 static int fd_unregister(struct rocemu_loop *loop, int fd, enum fd_kind kind)
@@ -140,9 +156,11 @@ static int fd_unregister(struct rocemu_loop *loop, int fd, enum fd_kind kind)
 	if (!slot || slot->kind != kind)
 		return -ENOENT;
 	rc = kind == FD_UDP ? loop->ops->remove_udp(loop->state, fd, slot->gen)
-			    : loop->ops->unwatch_fd(loop->state, fd, slot->gen);
+	   : kind == FD_WATCH ? loop->ops->unwatch_fd(loop->state, fd, slot->gen) : 0;
 	if (rc)
 		return rc;
+	if (kind == FD_UDP)
+		rocemu_loop_local_endpoint_remove(&loop->local, fd);
 	memset(slot, 0, sizeof(*slot));
 	return 0;
 }
@@ -169,6 +187,26 @@ int rocemu_loop_add_udp(struct rocemu_loop *loop, int fd, rocemu_dgram_cb cb, vo
 int rocemu_loop_remove_udp(struct rocemu_loop *loop, int fd)
 {
 	return fd_unregister(loop, fd, FD_UDP);
+}
+
+int rocemu_loop_add_source(struct rocemu_loop *loop, int fd)
+{
+	return fd_register(loop, fd, FD_SOURCE, NULL, NULL, NULL);
+}
+
+int rocemu_loop_remove_source(struct rocemu_loop *loop, int fd)
+{
+	return fd_unregister(loop, fd, FD_SOURCE);
+}
+
+void rocemu_loop_set_local_delivery(struct rocemu_loop *loop, bool on)
+{
+	loop->local.on = on;
+}
+
+bool rocemu_loop_local_delivery(const struct rocemu_loop *loop)
+{
+	return loop->local.on;
 }
 
 void rocemu_loop_fd_event(struct rocemu_loop *loop, int fd, uint32_t gen, uint32_t revents)
@@ -408,6 +446,14 @@ int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in 
 	}
 	if (len > ROCEMU_LOOP_MAX_DGRAM)
 		return -EMSGSIZE;
+	if (loop->local.on) {
+		const struct fd_slot *from = fd_slot_get(loop, fd);
+
+		rc = rocemu_loop_local_send(&loop->local, from && from->bound ? &from->addr : NULL,
+					    dst, iov, iovcnt, len, gso_size);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	if (loop->nsend >= SENDQ_BATCH)
 		rocemu_loop_flush(loop);
 	rc = sendq_reserve(loop, len);
@@ -572,6 +618,7 @@ void rocemu_loop_free(struct rocemu_loop *loop)
 	free(loop->heap);
 	free(loop->sendq);
 	free(loop->send_data);
+	rocemu_loop_local_free(&loop->local);
 	free(loop);
 }
 
@@ -602,12 +649,17 @@ int rocemu_loop_run(struct rocemu_loop *loop)
 	while (!atomic_load(&loop->stop)) {
 		int64_t timeout = timers_timeout(loop);
 
+		if (rocemu_loop_local_pending(&loop->local))
+			timeout = 0;
 		if (loop->idle_cb && loop->idle_cb(loop->idle_arg, timeout != 0))
 			timeout = 0;
 		else if (loop->idle_cb)
 			timeout = timers_timeout(loop);	/* going to sleep, it may have armed one */
 		if (atomic_load(&loop->stop))
 			break;
+		/* What was delivered here may be answered at once: no sleep after it. */
+		if (rocemu_loop_local_run(loop, &loop->local, LOCAL_BUDGET))
+			timeout = 0;
 		flush_logged(loop);
 		rc = loop->ops->poll(loop->state, timeout);
 		if (rc < 0 && rc != -EINTR)

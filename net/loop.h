@@ -65,6 +65,24 @@ int rocemu_loop_add_udp(struct rocemu_loop *loop, int fd, rocemu_dgram_cb cb, vo
 int rocemu_loop_remove_udp(struct rocemu_loop *loop, int fd);
 
 /*
+ * Make send-only socket fd known to the loop by the address it is bound
+ * to, so that in-loop delivery can name it as a datagram's source.
+ */
+int rocemu_loop_add_source(struct rocemu_loop *loop, int fd);
+int rocemu_loop_remove_source(struct rocemu_loop *loop, int fd);
+
+/*
+ * In-loop delivery (off by default): a unicast datagram from a socket the
+ * loop knows (add_udp or add_source) to the address of a socket it
+ * receives on (add_udp) is handed to that socket's callback at the top of
+ * the next turn of the loop, as the kernel would deliver it (same bytes,
+ * source address and GSO segments), without the kernel. Anything else is
+ * sent through the kernel as before.
+ */
+void rocemu_loop_set_local_delivery(struct rocemu_loop *loop, bool on);
+bool rocemu_loop_local_delivery(const struct rocemu_loop *loop);
+
+/*
  * Queue one datagram (or, with gso_size > 0, a batch of segments of
  * gso_size bytes sent as one UDP_SEGMENT send) on fd to dst. Data are
  * copied; queued sends go out in batches when the loop flushes (before it

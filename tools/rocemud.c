@@ -116,6 +116,22 @@ static long idle_exit_seconds(const struct options *opt)
 }
 
 /*
+ * ROCEMU_DELIVERY: "local" (the default) hands datagrams between devices of
+ * this daemon over inside it, "udp" sends them through the kernel too.
+ * Returns 0, or -1 for another value.
+ */
+static int delivery_udp(bool *udp)
+{
+	const char *env = getenv("ROCEMU_DELIVERY");
+
+	*udp = env && !strcmp(env, "udp");
+	if (!env || !*env || *udp || !strcmp(env, "local"))
+		return 0;
+	fprintf(stderr, "rocemud: ROCEMU_DELIVERY=\"%s\" is neither local nor udp\n", env);
+	return -1;
+}
+
+/*
  * Is a daemon answering on dir's socket? Returns its pid, 0 when none
  * (a stale socket file is removed), or -errno (-EPERM: why says whose it is).
  */
@@ -167,6 +183,7 @@ static int run(const struct options *opt)
 	struct rocemu_daemon_config cfg;
 	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
+	bool udp_delivery;
 	long other;
 	int ret;
 
@@ -174,6 +191,8 @@ static int run(const struct options *opt)
 		fprintf(stderr, "rocemud: ROCEMU_DEVICES: %s\n", err);
 		return 1;
 	}
+	if (delivery_udp(&udp_delivery))
+		return 1;
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
 		ret = rocemu_runtime_dir_make(dir, why, sizeof(why));
@@ -200,7 +219,8 @@ static int run(const struct options *opt)
 	cfg = (struct rocemu_daemon_config){ .runtime_dir = dir, .devs = devs,
 					     .num_devs = num_devs,
 					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
-					     .autostarted = opt->autostarted };
+					     .autostarted = opt->autostarted,
+					     .udp_delivery = udp_delivery };
 	ret = rocemu_daemon_run(&cfg, err, sizeof(err));
 	if (ret && err[0])
 		fprintf(stderr, "rocemud: %s\n", err);

@@ -23,6 +23,8 @@
 #define PORT_EXCHANGE 47101
 #define PORT_GSO 47102
 #define PORT_IN_USE 47103
+#define PORT_LOCAL 47104
+#define PORT_LOCAL_GSO 47105
 
 static const struct {
 	enum rocemu_loop_backend backend;
@@ -361,6 +363,69 @@ START_TEST(test_udp_gso_send_arrives_as_segments)
 }
 END_TEST
 
+/* The kernel delivers fd nothing from its peers any more: connected elsewhere, it takes only that. */
+static void kernel_refuses(int fd)
+{
+	struct sockaddr_in elsewhere = { .sin_family = AF_INET, .sin_port = htons(9) };
+
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.250.9", &elsewhere.sin_addr), 1);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&elsewhere, sizeof(elsewhere)), 0);
+}
+
+START_TEST(test_local_delivery_skips_the_kernel)
+{
+	struct udp_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	ctx->loop = loop_new(_i);
+	ck_assert(!rocemu_loop_local_delivery(ctx->loop));
+	rocemu_loop_set_local_delivery(ctx->loop, true);
+	ctx->fd[0] = udp_open(ADDR_A, PORT_LOCAL, &ctx->addr[0]);
+	ctx->fd[1] = udp_open(ADDR_B, PORT_LOCAL, &ctx->addr[1]);
+	ck_assert_int_eq(rocemu_loop_add_udp(ctx->loop, ctx->fd[0], a_received, ctx), 0);
+	ck_assert_int_eq(rocemu_loop_add_udp(ctx->loop, ctx->fd[1], b_received, ctx), 0);
+	kernel_refuses(ctx->fd[0]);
+	kernel_refuses(ctx->fd[1]);
+	for (int m = 0; m < (int)NEXCHANGE; m++)
+		send_pattern(ctx, 0, m, exchange_sizes[m]);
+	run_until_stopped(ctx->loop);
+	ck_assert_int_eq(ctx->got[0], NEXCHANGE);
+	ck_assert_int_eq(ctx->got[1], NEXCHANGE);
+	rocemu_loop_free(ctx->loop);
+	close(ctx->fd[0]);
+	close(ctx->fd[1]);
+	free(ctx);
+}
+END_TEST
+
+/* A send-only socket is a source once added; a GSO batch arrives as its segments. */
+START_TEST(test_local_delivery_from_source_socket_in_segments)
+{
+	struct udp_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct iovec iov = { ctx->buf, GSO_SEGS * GSO_SIZE };
+
+	ctx->loop = loop_new(_i);
+	rocemu_loop_set_local_delivery(ctx->loop, true);
+	ctx->fd[0] = udp_open(ADDR_A, PORT_LOCAL_GSO, &ctx->addr[0]);
+	ctx->fd[1] = udp_open(ADDR_B, PORT_LOCAL_GSO, &ctx->addr[1]);
+	ck_assert_int_eq(rocemu_loop_add_source(ctx->loop, ctx->fd[0]), 0);
+	ck_assert_int_eq(rocemu_loop_add_udp(ctx->loop, ctx->fd[1], gso_received, ctx), 0);
+	kernel_refuses(ctx->fd[1]);
+	for (int s = 0; s < GSO_SEGS; s++)
+		for (size_t j = 0; j < GSO_SIZE; j++)
+			ctx->buf[s * GSO_SIZE + j] = pattern(s, j, 0);
+	ck_assert_int_eq(rocemu_loop_send(ctx->loop, ctx->fd[0], &ctx->addr[1], &iov, 1, GSO_SIZE),
+			 0);
+	run_until_stopped(ctx->loop);
+	ck_assert_int_eq(ctx->got[1], GSO_SEGS);
+	ck_assert_int_eq(rocemu_loop_remove_source(ctx->loop, ctx->fd[0]), 0);
+	ck_assert_int_eq(rocemu_loop_remove_source(ctx->loop, ctx->fd[0]), -ENOENT);
+	rocemu_loop_free(ctx->loop);
+	close(ctx->fd[0]);
+	close(ctx->fd[1]);
+	free(ctx);
+}
+END_TEST
+
 START_TEST(test_send_rejects_oversized)
 {
 	struct rocemu_loop *loop = loop_new(_i);
@@ -440,6 +505,8 @@ static Suite *loop_suite(int nbackends)
 		tcase_add_loop_test(tc, test_watch_fd_level_triggered, b, b + 1);
 		tcase_add_loop_test(tc, test_udp_exchange_both_ways, b, b + 1);
 		tcase_add_loop_test(tc, test_udp_gso_send_arrives_as_segments, b, b + 1);
+		tcase_add_loop_test(tc, test_local_delivery_skips_the_kernel, b, b + 1);
+		tcase_add_loop_test(tc, test_local_delivery_from_source_socket_in_segments, b, b + 1);
 		tcase_add_loop_test(tc, test_send_rejects_oversized, b, b + 1);
 		suite_add_tcase(s, tc);
 	}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "net/loop_local.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "net/loop_backend.h"
+
+bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr)
+{
+	socklen_t len = sizeof(*addr);
+
+	if (getsockname(fd, (struct sockaddr *)addr, &len) || len != sizeof(*addr) ||
+	    addr->sin_family != AF_INET)
+		return false;
+	return addr->sin_addr.s_addr != htonl(INADDR_ANY) &&
+	       !IN_MULTICAST(ntohl(addr->sin_addr.s_addr));
+}
+
+int rocemu_loop_local_endpoint_add(struct rocemu_loop_local *l, int fd, uint32_t gen,
+				   const struct sockaddr_in *addr)
+{
+	if (l->nendpoints == l->endpoints_cap) {
+		unsigned int n = l->endpoints_cap ? l->endpoints_cap * 2 : 8;
+		struct rocemu_loop_local_endpoint *e = realloc(l->endpoints, n * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		l->endpoints = e;
+		l->endpoints_cap = n;
+	}
+	l->endpoints[l->nendpoints++] =
+		(struct rocemu_loop_local_endpoint){ .fd = fd, .gen = gen, .addr = *addr };
+	return 0;
+}
+
+void rocemu_loop_local_endpoint_remove(struct rocemu_loop_local *l, int fd)
+{
+	for (unsigned int i = 0; i < l->nendpoints; i++) {
+		if (l->endpoints[i].fd == fd) {
+			l->endpoints[i] = l->endpoints[--l->nendpoints];
+			return;
+		}
+	}
+}
+
+static const struct rocemu_loop_local_endpoint *endpoint_of(const struct rocemu_loop_local *l,
+							    const struct sockaddr_in *dst)
+{
+	for (unsigned int i = 0; i < l->nendpoints; i++) {
+		const struct rocemu_loop_local_endpoint *e = &l->endpoints[i];
+
+		if (e->addr.sin_addr.s_addr == dst->sin_addr.s_addr &&
+		    e->addr.sin_port == dst->sin_port)
+			return e;
+	}
+	return NULL;
+}
+
+static int queue_reserve(struct rocemu_loop_local_queue *q, size_t len)
+{
+	if (q->n == q->cap) {
+		unsigned int n = q->cap ? q->cap * 2 : 64;
+		struct rocemu_loop_local_entry *e = realloc(q->e, n * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		q->e = e;
+		q->cap = n;
+	}
+	if (q->size - q->used < len) {
+		size_t n = q->size ? q->size : 256 * 1024;
+		uint8_t *data;
+
+		while (n - q->used < len)
+			n *= 2;
+		data = realloc(q->data, n);
+		if (!data)
+			return -ENOMEM;
+		q->data = data;
+		q->size = n;
+	}
+	return 0;
+}
+
+int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,
+			   const struct sockaddr_in *dst, const struct iovec *iov, int iovcnt,
+			   size_t len, uint16_t gso_size)
+{
+	const struct rocemu_loop_local_endpoint *to;
+	struct rocemu_loop_local_queue *q = &l->fill;
+	int rc;
+
+	if (!l->on || !src || !(to = endpoint_of(l, dst)))
+		return 0;
+	rc = queue_reserve(q, len);
+	if (rc)
+		return rc;
+	q->e[q->n++] = (struct rocemu_loop_local_entry){ .dst_fd = to->fd, .dst_gen = to->gen,
+							 .gso_size = gso_size, .src = *src,
+							 .off = q->used, .len = len };
+	for (int i = 0; i < iovcnt; i++) {
+		memcpy(q->data + q->used, iov[i].iov_base, iov[i].iov_len);
+		q->used += iov[i].iov_len;
+	}
+	return 1;
+}
+
+unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_local *l,
+				   unsigned int budget)
+{
+	unsigned int sent = 0;
+
+	while (l->fill.n && sent < budget) {
+		struct rocemu_loop_local_queue q = l->fill;
+
+		l->fill = l->drain;
+		l->fill.n = 0;
+		l->fill.used = 0;
+		/* A receiver closed meanwhile loses the datagram, as its socket would. */
+		for (unsigned int i = 0; i < q.n; i++)
+			rocemu_loop_dgram_event(loop, q.e[i].dst_fd, q.e[i].dst_gen,
+						q.data + q.e[i].off, q.e[i].len, &q.e[i].src,
+						q.e[i].gso_size);
+		sent += q.n;
+		l->drain = q;
+	}
+	return sent;
+}
+
+void rocemu_loop_local_free(struct rocemu_loop_local *l)
+{
+	free(l->endpoints);
+	free(l->fill.e);
+	free(l->fill.data);
+	free(l->drain.e);
+	free(l->drain.data);
+	memset(l, 0, sizeof(*l));
+}
