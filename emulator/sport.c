@@ -41,9 +41,16 @@ static struct rocemu_sport *sport_find(struct rocemu_device *dev, uint16_t port)
 	return NULL;
 }
 
+/* The loop the device sends through; none for a device outside an emulator (unit tests). */
+static struct rocemu_loop *loop_of(const struct rocemu_device *dev)
+{
+	return dev->emu ? dev->emu->loop : NULL;
+}
+
 static void sport_close(struct rocemu_device *dev, int fd)
 {
-	rocemu_loop_remove_source(dev->emu->loop, fd);
+	if (loop_of(dev))
+		rocemu_loop_remove_source(loop_of(dev), fd);
 	close(fd);
 }
 
@@ -89,7 +96,7 @@ int rocemu_sport_get_port(struct rocemu_device *dev, uint16_t port, uint32_t lqp
 			return dev->udp_fd;
 		}
 		/* Unknown to the loop, it still sends, only through the kernel. */
-		if (rocemu_loop_add_source(dev->emu->loop, fd))
+		if (loop_of(dev) && rocemu_loop_add_source(loop_of(dev), fd))
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s: source port %u goes through the kernel",
 				   dev->name, port);
 		*s = (struct rocemu_sport){ .port = port, .fd = fd };
