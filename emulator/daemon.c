@@ -50,6 +50,7 @@ static int serve(const struct rocemu_daemon_config *cfg, struct rocemu_loop *loo
 	ret = rocemu_emu_init(&emu, loop, cfg->runtime_dir, cfg->devs, cfg->num_devs, err, errlen);
 	if (ret)
 		return ret;
+	emu.busy_poll = cfg->busy_poll;
 	ret = rocemu_loop_watch_fd(loop, sigfd, on_signal, loop);
 	if (!ret)
 		ret = rocemu_ctrl_server_start(&emu, cfg->idle_exit_s, err, errlen);

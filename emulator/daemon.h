@@ -20,6 +20,7 @@ struct rocemu_daemon_config {
 	unsigned int idle_exit_s;	/* 0: never exit for want of clients */
 	bool autostarted;		/* for the log */
 	bool udp_delivery;		/* ROCEMU_DELIVERY=udp: devices of this daemon talk through the kernel too */
+	bool busy_poll;			/* ROCEMU_BUSY_POLL=1: spin while clients are connected */
 };
 
 /*

@@ -96,6 +96,8 @@ static int doorbell_idle(void *arg, bool may_sleep)
 		emu->last_work_ns = rocemu_now_ns();
 		return 1;
 	}
+	if (emu->busy_poll && emu->num_connections)
+		return 1;
 	if (rocemu_now_ns() - emu->last_work_ns < SPIN_NS)
 		return 1;
 	sleeping_set(emu, 1);

@@ -98,9 +98,10 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 	char ip[INET_ADDRSTRLEN];
 	unsigned int i;
 
-	text_add(&t, "rocemud pid %d backend %s delivery %s runtime %s\n", (int)getpid(),
+	text_add(&t, "rocemud pid %d backend %s delivery %s poll %s runtime %s\n", (int)getpid(),
 		 rocemu_loop_backend_name(emu->loop),
-		 rocemu_loop_local_delivery(emu->loop) ? "local" : "udp", emu->runtime_dir);
+		 rocemu_loop_local_delivery(emu->loop) ? "local" : "udp",
+		 emu->busy_poll ? "busy" : "sleep", emu->runtime_dir);
 	for (i = 0; i < emu->num_devices; i++) {
 		const struct rocemu_device *dev = &emu->devices[i];
 

@@ -131,6 +131,18 @@ static int delivery_udp(bool *udp)
 	return -1;
 }
 
+/* ROCEMU_BUSY_POLL: "1" spins while clients are connected, "0" or unset does not; -1 for another value. */
+static int busy_poll_wanted(bool *busy)
+{
+	const char *env = getenv("ROCEMU_BUSY_POLL");
+
+	*busy = env && !strcmp(env, "1");
+	if (!env || !*env || *busy || !strcmp(env, "0"))
+		return 0;
+	fprintf(stderr, "rocemud: ROCEMU_BUSY_POLL=\"%s\" is neither 0 nor 1\n", env);
+	return -1;
+}
+
 /*
  * Is a daemon answering on dir's socket? Returns its pid, 0 when none
  * (a stale socket file is removed), or -errno (-EPERM: why says whose it is).
@@ -183,7 +195,7 @@ static int run(const struct options *opt)
 	struct rocemu_daemon_config cfg;
 	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
-	bool udp_delivery;
+	bool udp_delivery, busy_poll;
 	long other;
 	int ret;
 
@@ -191,7 +203,7 @@ static int run(const struct options *opt)
 		fprintf(stderr, "rocemud: ROCEMU_DEVICES: %s\n", err);
 		return 1;
 	}
-	if (delivery_udp(&udp_delivery))
+	if (delivery_udp(&udp_delivery) || busy_poll_wanted(&busy_poll))
 		return 1;
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
@@ -215,12 +227,17 @@ static int run(const struct options *opt)
 			strerror((int)-other));
 		return 1;
 	}
-	priority_raise();
+	/* A real-time task that never sleeps would be throttled, and would starve its core's kernel work. */
+	if (busy_poll)
+		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected, at normal priority");
+	else
+		priority_raise();
 	cfg = (struct rocemu_daemon_config){ .runtime_dir = dir, .devs = devs,
 					     .num_devs = num_devs,
 					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
 					     .autostarted = opt->autostarted,
-					     .udp_delivery = udp_delivery };
+					     .udp_delivery = udp_delivery,
+					     .busy_poll = busy_poll };
 	ret = rocemu_daemon_run(&cfg, err, sizeof(err));
 	if (ret && err[0])
 		fprintf(stderr, "rocemud: %s\n", err);

@@ -32,7 +32,7 @@ pingpong_capture() {
 
 	ROCEMU_DELIVERY=$mode ROCEMU_PCAP=$pcap ROCEMU_PCAP_SNAPLEN=0 start_daemon
 	capture 10 "$ROCEMU" status || fail "rocemu status: $(cat "$OUT")"
-	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery $mode " "the daemon delivers by $mode"
+	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery $mode poll sleep " "the daemon delivers by $mode"
 	next_port
 	LD_PRELOAD=$SEED_LIB run_pair "ibv_rc_pingpong -c, $mode delivery" 60 \
 		ibv_rc_pingpong -d rocemu0 -g 0 -p "$PAIR_PORT" -n 20 -s 3000 -m 1024 -c \
