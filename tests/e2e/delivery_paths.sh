@@ -13,6 +13,10 @@ require_programs ibv_rc_pingpong python3
 use_test_net 33
 use_ports 35800
 
+# ibv_rc_pingpong with the seed library after what `rocemu run` preloads (the shim, and
+# in a sanitized build the ASan runtime, which must come first).
+SEEDED=(sh -c 'LD_PRELOAD=$LD_PRELOAD:$0 exec ibv_rc_pingpong "$@"' "$SEED_LIB")
+
 # frames FILE: one line per record, its length on the wire and its bytes in hex.
 frames() {
 	python3 - "$1" <<'PY'
@@ -34,9 +38,9 @@ pingpong_capture() {
 	capture 10 "$ROCEMU" status || fail "rocemu status: $(cat "$OUT")"
 	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery $mode poll sleep " "the daemon delivers by $mode"
 	next_port
-	LD_PRELOAD=$SEED_LIB run_pair "ibv_rc_pingpong -c, $mode delivery" 60 \
-		ibv_rc_pingpong -d rocemu0 -g 0 -p "$PAIR_PORT" -n 20 -s 3000 -m 1024 -c \
-		--client ibv_rc_pingpong -d rocemu1 -g 0 -p "$PAIR_PORT" -n 20 -s 3000 -m 1024 -c \
+	run_pair "ibv_rc_pingpong -c, $mode delivery" 60 \
+		"${SEEDED[@]}" -d rocemu0 -g 0 -p "$PAIR_PORT" -n 20 -s 3000 -m 1024 -c \
+		--client "${SEEDED[@]}" -d rocemu1 -g 0 -p "$PAIR_PORT" -n 20 -s 3000 -m 1024 -c \
 		"$(addr 1)"
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 }
