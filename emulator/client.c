@@ -133,7 +133,6 @@ static int client_bind(struct rocemu_client *c, struct rocemu_device *dev, struc
 		       struct rocemu_open_device_resp *resp, int *fds, int *nfds)
 {
 	struct rocemu_emu *emu = c->emu;
-	struct rocemu_context_page *page;
 	struct rocemu_shm shm;
 	int pipefd[2], kick, kick_copy, page_fd, err;
 
@@ -159,15 +158,13 @@ static int client_bind(struct rocemu_client *c, struct rocemu_device *dev, struc
 	if (err)
 		goto fail_shm;
 
-	page = shm.addr;
-	/* The idle hook clears it while the daemon runs; a spare kick costs little. */
-	__atomic_store_n(&page->daemon_sleeping, 1, __ATOMIC_RELEASE);
 	c->dev = dev;
 	c->ufile = f;
 	f->contexts++;
 	c->async_fd = pipefd[1];
 	c->kick_fd = kick;
 	c->context_page = shm;
+	rocemu_doorbell_page_init(emu, c);
 	memset(resp, 0, sizeof(*resp));
 	rocemu_device_info(c->dev, &resp->dev);
 	resp->context_page_size = (uint32_t)shm.size;

@@ -21,10 +21,32 @@ static void sleeping_set(struct rocemu_emu *emu, uint32_t v)
 {
 	struct rocemu_client *c;
 
+	/* Release: a shim that sees the flag sees recv_kick as it was before it. */
 	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
 		if (c->dev)
-			__atomic_store_n(&page_of(c)->daemon_sleeping, v, __ATOMIC_RELAXED);
+			__atomic_store_n(&page_of(c)->daemon_sleeping, v, __ATOMIC_RELEASE);
 	emu->sleeping = v;
+}
+
+void rocemu_doorbell_qp_errors(struct rocemu_emu *emu, int delta)
+{
+	struct rocemu_client *c;
+	bool before = emu->qps_in_error > 0;
+
+	emu->qps_in_error += delta;
+	if (before == (emu->qps_in_error > 0))
+		return;
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+		if (c->dev)
+			__atomic_store_n(&page_of(c)->recv_kick, emu->qps_in_error > 0,
+					 __ATOMIC_RELEASE);
+}
+
+void rocemu_doorbell_page_init(struct rocemu_emu *emu, struct rocemu_client *c)
+{
+	/* The idle hook clears it while the daemon runs; a spare kick costs little. */
+	__atomic_store_n(&page_of(c)->recv_kick, emu->qps_in_error > 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&page_of(c)->daemon_sleeping, 1, __ATOMIC_RELEASE);
 }
 
 void rocemu_doorbell_awake(struct rocemu_emu *emu)

@@ -18,5 +18,13 @@ void rocemu_doorbell_start(struct rocemu_emu *emu);
 void rocemu_doorbell_awake(struct rocemu_emu *emu);
 /* A client's kick eventfd fired (already drained). */
 void rocemu_doorbell_kick(struct rocemu_client *c);
+/*
+ * A QP entered ERR (+1) or left it or went (-1). Receives need the
+ * daemon only to be flushed in ERR, so while no QP is there a receive
+ * doorbell does not wake a sleeping daemon (context page recv_kick).
+ */
+void rocemu_doorbell_qp_errors(struct rocemu_emu *emu, int delta);
+/* A new client's page: the sleeping flag set, recv_kick as it stands. */
+void rocemu_doorbell_page_init(struct rocemu_emu *emu, struct rocemu_client *c);
 
 #endif /* ROCEMU_EMULATOR_DOORBELL_H */

@@ -12,6 +12,7 @@
 #include "emulator/cqe_scatter.h"
 #include "emulator/dc/dc.h"
 #include "emulator/direct.h"
+#include "emulator/doorbell.h"
 #include "emulator/mcast.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp_layout.h"
@@ -236,6 +237,8 @@ void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const c
 	rocemu_log(next == IBV_QPS_ERR ? ROCEMU_LOG_INFO : ROCEMU_LOG_DEBUG, "%s qp 0x%06x %s->%s: %s",
 		   qp->owner->dev->name, qp->qpn, rocemu_qp_state_name(prev),
 		   rocemu_qp_state_name(next), why);
+	if ((prev == IBV_QPS_ERR) != (next == IBV_QPS_ERR))
+		rocemu_doorbell_qp_errors(qp->owner->emu, next == IBV_QPS_ERR ? 1 : -1);
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 	if (rocemu_tracing(qp->owner->emu))
@@ -292,6 +295,8 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x destroy", qp->owner->dev->name, qp->qpn);
 	rocemu_qp_timers_cancel(qp);
 	rocemu_direct_unwatch(qp->owner, &qp->direct);
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		rocemu_doorbell_qp_errors(emu, -1);
 	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);

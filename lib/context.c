@@ -35,7 +35,7 @@ void *rocemu_map_shared(int fd, uint64_t size)
 	return p;
 }
 
-void rocemu_ctx_doorbell(struct rocemu_context *rctx)
+static void ctx_doorbell(struct rocemu_context *rctx, bool recv)
 {
 	static const uint64_t one = 1;
 
@@ -43,9 +43,22 @@ void rocemu_ctx_doorbell(struct rocemu_context *rctx)
 	__atomic_fetch_add(&rctx->page->doorbell_seq, 1, __ATOMIC_RELEASE);
 	/* Pairs with the daemon's store of daemon_sleeping before it rescans and sleeps. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&rctx->page->daemon_sleeping, __ATOMIC_RELAXED) &&
-	    write(rctx->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (!__atomic_load_n(&rctx->page->daemon_sleeping, __ATOMIC_ACQUIRE))
+		return;
+	if (recv && !__atomic_load_n(&rctx->page->recv_kick, __ATOMIC_RELAXED))
+		return;
+	if (write(rctx->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		rocemu_log(ROCEMU_LOG_WARN, "%s kick: %s", rctx->info.name, strerror(errno));
+}
+
+void rocemu_ctx_doorbell(struct rocemu_context *rctx)
+{
+	ctx_doorbell(rctx, false);
+}
+
+void rocemu_ctx_recv_doorbell(struct rocemu_context *rctx)
+{
+	ctx_doorbell(rctx, true);
 }
 
 static void context_fill_ops(struct rocemu_context *rctx)

@@ -147,7 +147,7 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		/* Release: a daemon that reads the new counter reads whole entries. */
 		__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], rocemu_wq_dbrec_word(rq->head),
 				 __ATOMIC_RELEASE);
-		rocemu_ctx_doorbell(to_rctx(ibqp->context));
+		rocemu_ctx_recv_doorbell(to_rctx(ibqp->context));
 	}
 	pthread_spin_unlock(&rq->lock);
 	return err;

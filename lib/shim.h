@@ -508,6 +508,12 @@ static inline int rocemu_errno_value(int ret)
  * daemon (context page doorbell_seq) and wake it if it sleeps.
  */
 void rocemu_ctx_doorbell(struct rocemu_context *rctx);
+/*
+ * The same after a receive doorbell, which wakes a sleeping daemon only
+ * while it flushes receives (a QP in ERR: context page recv_kick); else
+ * the daemon reads the receive queue when a packet needs it.
+ */
+void rocemu_ctx_recv_doorbell(struct rocemu_context *rctx);
 
 /* Map a daemon memfd of size bytes (the fd is closed). NULL + errno on failure. */
 void *rocemu_map_shared(int fd, uint64_t size);

@@ -296,7 +296,7 @@ int rocemu_post_srq_recv_op(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		srq->counter += nreq;
 		/* Release: a daemon that reads the new counter reads whole WQEs. */
 		__atomic_store_n(srq->db, rocemu_wq_dbrec_word(srq->counter), __ATOMIC_RELEASE);
-		rocemu_ctx_doorbell(to_rctx(ibsrq->context));
+		rocemu_ctx_recv_doorbell(to_rctx(ibsrq->context));
 	}
 	pthread_spin_unlock(&srq->lock);
 	return err;

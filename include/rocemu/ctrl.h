@@ -143,7 +143,10 @@ struct rocemu_context_page {
 	/* Written by the shim after each doorbell record or CQ arm: the
 	 * daemon scans only the contexts whose value changed. */
 	uint32_t doorbell_seq;
-	uint32_t reserved[14];
+	/* Written by the daemon: nonzero while one of its QPs is in ERR, whose
+	 * receives it flushes; only then does a receive doorbell wake it. */
+	uint32_t recv_kick;
+	uint32_t reserved[13];
 };
 
 /*

@@ -422,6 +422,13 @@ static void check_receive_too_small(void)
 		  (struct want){ 0xa82, IBV_WC_WR_FLUSH_ERR, -1, -1 }, NULL);
 	expect_state(p.a.qp, IBV_QPS_ERR, "receive too small: requester");
 	expect_state(p.b.qp, IBV_QPS_ERR, "receive too small: responder");
+	/* The daemon sleeps by now: a receive doorbell in ERR must still wake it to flush. */
+	usleep(50000);
+	b_rwr[0] = (struct ibv_recv_wr){ .wr_id = 0xb9, .sg_list = &b_sge[1], .num_sge = 1 };
+	if (!post_recv(p.b.qp, b_rwr, what))
+		goto out;
+	expect_wc(p.b.recv_cq, "receive posted in ERR to a sleeping daemon: flushed",
+		  (struct want){ 0xb9, IBV_WC_WR_FLUSH_ERR, -1, -1 }, NULL);
 	check_untouched(b_in->p + 16, 4096 - 16, SPARE, "receive too small: responder memory past the buffer");
 out:
 	pair_close(&p);
