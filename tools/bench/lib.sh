@@ -270,9 +270,22 @@ wait_line() { # FILE REGEX PID LIMIT
 	return 1
 }
 
-# The daemon's RSS (rss_start) and its RSS while qp_fill holds QP_COUNT RC QPs in RTS (rss_qps).
+# Waits up to LIMIT s for PID to exit; kills it (SIGTERM) if it does not.
+end_within() { # PID LIMIT
+	local tries=$(($2 * 10))
+	while ((tries-- > 0)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$1" 2>/dev/null
+	wait "$1"
+}
+
+# The daemon's RSS (rss_start) and its RSS while qp_fill holds QP_COUNT RC QPs
+# in RTS (rss_qps). qp_fill prints "ready qps=N" once they are, and holds
+# them until its stdin is closed.
 qp_rss() {
-	local qp_fill="$build/tools/bench/qp_fill" pid fill rc hold
+	local qp_fill="$build/tools/bench/qp_fill" pid fill rc hold ready
 	local in="$work/qp_fill.in" out="$work/qp_fill.out" log="$work/qp_fill.log"
 	pid=$(daemon_pid)
 	[ -n "$pid" ] || { echo "daemon pid not found (rocemu status)" >"$work/rss_qps.err"; return; }
@@ -281,20 +294,25 @@ qp_rss() {
 		echo "tools/bench/qp_fill is not built" >"$work/rss_qps.err"
 		return
 	fi
+	rm -f "$in"
 	mkfifo "$in" || return
-	# qp_fill holds its QPs until its stdin, this fifo, is closed
 	timeout -k 2 "$QP_FILL_LIMIT" "$qp_fill" -n "$QP_COUNT" -d rocemu0 <"$in" >"$out" 2>"$log" &
 	fill=$!
 	exec {hold}>"$in"
-	if wait_line "$out" "^ready qps=$QP_COUNT\$" "$fill" "$QP_FILL_LIMIT"; then
-		rss_mb "$pid" >>"$work/rss_qps.vals"
-		progress "rocemud $pid with $QP_COUNT RC QPs in RTS: $(tail -n 1 "$work/rss_qps.vals") MB"
+	if wait_line "$out" '^ready ' "$fill" "$QP_FILL_LIMIT"; then
+		ready=$(grep -m 1 '^ready ' "$out")
+		if [ "$ready" = "ready qps=$QP_COUNT" ]; then
+			rss_mb "$pid" >>"$work/rss_qps.vals"
+			progress "rocemud $pid with $QP_COUNT RC QPs in RTS: $(tail -n 1 "$work/rss_qps.vals") MB"
+		else
+			echo "qp_fill -n $QP_COUNT printed \"$ready\"" >"$work/rss_qps.err"
+		fi
 	fi
 	exec {hold}>&-
-	wait "$fill"
+	end_within "$fill" 10
 	rc=$?
-	[ -s "$work/rss_qps.vals" ] ||
-		echo "qp_fill -n $QP_COUNT: $(failure $rc "$log")$([ -s "$out" ] && echo ", printed: $(head -c 40 "$out")")" >"$work/rss_qps.err"
+	[ -s "$work/rss_qps.vals" ] || [ -s "$work/rss_qps.err" ] ||
+		echo "qp_fill -n $QP_COUNT: $(failure $rc "$log")" >"$work/rss_qps.err"
 	rm -f "$in"
 }
 
