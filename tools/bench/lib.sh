@@ -318,6 +318,9 @@ qp_rss() {
 
 # ---- the sides of the comparison ----
 
+# rocemu's bandwidth, with the daemon capturing and without
+WRITE_BW_64K=(ib_write_bw -s 65536 -m 4096 -D 2)
+
 # ucx_runs NAME TLS: ucx_perftest tag_lat and tag_bw over UCX_TLS=TLS,
 # figures under ucx_NAME_lat and ucx_NAME_bw.
 ucx_runs() {
@@ -329,7 +332,7 @@ ucx_runs() {
 # Runs under `rocemu run`: every program has the shim.
 rocemu_side() {
 	qp_rss
-	perftest_runs write_bw parse_write_bw ib_sides ib_write_bw -s 65536 -m 4096 -D 2
+	perftest_runs write_bw parse_write_bw ib_sides "${WRITE_BW_64K[@]}"
 	perftest_runs write_rate parse_write_rate ib_sides ib_write_bw -s 64 -D 2
 	perftest_runs send_lat parse_lat ib_sides ib_send_lat -s 64 -n 10000
 	perftest_runs write_lat parse_lat ib_sides ib_write_lat -s 64 -n 10000
@@ -347,7 +350,7 @@ ucx_tcp_side() {
 }
 
 # Runs FUNCTION of this file under `rocemu run` with a daemon of its own
-# (ENV, e.g. ROCEMU_PCAP=DIR, set for both); each of KEYS with neither a
+# (ENV, e.g. ROCEMU_PCAP=DIR, set for the daemon and FUNCTION); each of KEYS with neither a
 # figure nor a reason afterwards gets the run's failure as its reason.
 in_rocemu() { # LIMIT "KEYS" FUNCTION [ENV...]
 	local limit=$1 keys=$2 fn=$3 runtime rc key
@@ -367,9 +370,9 @@ in_rocemu() { # LIMIT "KEYS" FUNCTION [ENV...]
 # Snap length of a pcap file: the 32-bit field at byte 16 of its header (host order).
 pcap_snaplen() { od -A n -t u4 -j 16 -N 4 "$1" 2>/dev/null | tr -d ' '; }
 
-# One ib_write_bw 64 KiB pair, as write_bw's, under KEY.
+# One ib_write_bw 64 KiB pair, as write_bw's, under CAPTURE_KEY.
 capture_pair() {
-	perftest_pair "$CAPTURE_KEY" parse_write_bw "$(take_port)" ib_sides ib_write_bw -s 65536 -m 4096 -D 2
+	perftest_pair "$CAPTURE_KEY" parse_write_bw "$(take_port)" ib_sides "${WRITE_BW_64K[@]}"
 }
 
 # ib_write_bw 64 KiB RUNS times, each under a new daemon started with
