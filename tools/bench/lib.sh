@@ -11,6 +11,12 @@
 
 progress() { echo "bench: $*" >&2; }
 
+# WHY as the reason of every KEY
+fails() { # WHY KEY...
+	local key
+	for key in "${@:2}"; do echo "$1" >"$work/$key.err"; done
+}
+
 # ---- figures ----
 
 # KEY=VALUE field of a udp_bw/udp_lat line
@@ -321,10 +327,18 @@ qp_rss() {
 # rocemu's bandwidth, with the daemon capturing and without
 WRITE_BW_64K=(ib_write_bw -s 65536 -m 4096 -D 2)
 
+# Whether ucx_perftest is there; if not, the reason of every KEY says so.
+ucx_installed() { # KEY...
+	command -v ucx_perftest >/dev/null && return
+	fails "ucx_perftest not installed (Debian package ucx-utils)" "$@"
+	return 1
+}
+
 # ucx_runs NAME TLS: ucx_perftest tag_lat and tag_bw over UCX_TLS=TLS,
 # figures under ucx_NAME_lat and ucx_NAME_bw.
 ucx_runs() {
 	local name=$1 tls=$2
+	ucx_installed "ucx_${name}_lat" "ucx_${name}_bw" || return
 	perftest_runs "ucx_${name}_lat" parse_ucx_lat ucx_sides "$tls" -t tag_lat -s 64 -n 10000
 	perftest_runs "ucx_${name}_bw" parse_ucx_bw ucx_sides "$tls" -t tag_bw -s 65536 -n 5000
 }
@@ -346,6 +360,7 @@ rocemu_side() {
 # What a user without RDMA runs instead: UCX over TCP on loopback, no shim.
 ucx_tcp_side() {
 	ucx_runs tcp tcp
+	ucx_installed ucx_tcp_rate || return
 	perftest_runs ucx_tcp_rate parse_ucx_rate ucx_sides tcp -t tag_bw -s 64 -n 500000
 }
 
