@@ -242,6 +242,12 @@ daemon_pid() {
 	echo "$pid"
 }
 
+# What the daemon runs with, from the first line of `rocemu status`: backend, delivery, poll.
+daemon_mode() {
+	timeout 5 "$build/tools/rocemu" status 2>/dev/null |
+		sed -n '1s/^rocemud pid [0-9]* \(.*\) runtime .*/\1/p' >"$work/daemon_mode"
+}
+
 # utime + stime of PID in clock ticks (fields 14 and 15, counted after the ")" of comm)
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
 
@@ -345,6 +351,7 @@ ucx_runs() {
 
 # Runs under `rocemu run`: every program has the shim.
 rocemu_side() {
+	daemon_mode
 	qp_rss
 	perftest_runs write_bw parse_write_bw ib_sides "${WRITE_BW_64K[@]}"
 	perftest_runs write_rate parse_write_rate ib_sides ib_write_bw -s 64 -D 2
