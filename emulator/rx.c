@@ -11,6 +11,7 @@
 #include "emulator/emu.h"
 #include "emulator/mcast.h"
 #include "emulator/qp.h"
+#include "emulator/rc/rc.h"
 #include "emulator/transport.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
@@ -39,7 +40,7 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	rocemu_rx_datagram_to(dev, dev->ipv4, d);
 }
 
-void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
+static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
 	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
 					      .sport = d->src.sin_port,
@@ -114,4 +115,13 @@ void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const stru
 			   qp->qpn, pkt.psn, pkt.info->name, pkt.paylen,
 			   rocemu_bth_ackreq(d->data) ? " ackreq" : "");
 	transport->rx(qp, &pkt);
+}
+
+void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
+{
+	/* Held placements land before anything but their message's next packet, and before d's buffer ends. */
+	rocemu_resp_place_rx(d->data, d->len);
+	rx_dispatch(dev, daddr, d);
+	if (!d->more)
+		rocemu_resp_place_flush();
 }

@@ -239,6 +239,7 @@ int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, cons
 		slot = &loop->fds[fd];
 		d.data = data + off;
 		d.len = len - off < seg ? len - off : seg;
+		d.more = off + d.len < len;
 		slot->dgram_cb(slot->arg, fd, &d);
 		off += d.len;
 	} while (off < len);

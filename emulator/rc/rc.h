@@ -236,12 +236,21 @@ void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags);
 /* First packet of a WRITE: its RETH into resp, the whole range checked; 0 or the R_Key's -errno. */
 int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth);
-/* SEND data into the receive WQE at resp->offset: 0, -EMSGSIZE past its end, or the DMA's -errno. */
+/*
+ * SEND data into the receive WQE at resp->offset: 0, -EMSGSIZE past its
+ * end, or the DMA's -errno. pkt (RC's, NULL for UC) lets the copy wait to
+ * land with the next packets of its message (see resp_place.c); then
+ * -ECANCELED says an earlier packet's copy failed and failed the QP.
+ */
 int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
-			   const struct iovec *data);
-/* WRITE data at the next address: 0, -EMSGSIZE past the RETH's length, the R_Key's or DMA's -errno. */
+			   const struct iovec *data, const struct rocemu_pkt *pkt);
+/* WRITE data at the next address: 0, -EMSGSIZE past the RETH's length, the R_Key's or DMA's -errno; pkt as above. */
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
-			    const struct iovec *data);
+			    const struct iovec *data, const struct rocemu_pkt *pkt);
+/* A datagram arrives: what is held lands first unless it is the next packet of the held message. */
+void rocemu_resp_place_rx(const uint8_t *bth, size_t len);
+/* Land every held copy (the receive buffer they point into ends). */
+void rocemu_resp_place_flush(void);
 /* Last packet pkt of a message: the CQE of its receive WQE (if any), and the message is over. */
 void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			  const struct rocemu_pkt *pkt);
@@ -251,6 +260,8 @@ void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+/* A held copy of packet psn (opcode) of qp failed with the DMA's dma_err: fail qp as at its arrival. */
+void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint8_t opcode, int dma_err);
 void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 /*
  * Send what the responder owes, in PSN order, at most ROCEMU_RC_RESP_BURST

@@ -316,21 +316,29 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 	return RESP_EXECUTE;
 }
 
+/* What a failed placement of a SEND's or WRITE's data means (err from rocemu_resp_place_*). */
+static enum rocemu_rc_err place_err(uint16_t flags, int err)
+{
+	if (flags & ROCEMU_OPF_SEND)
+		return err == -EMSGSIZE ? RC_ERR_LOC_LEN : RC_ERR_LOC_PROT;
+	/* Past the RETH's length is an invalid request; the rest an access error. */
+	return err == -EMSGSIZE ? RC_ERR_REM_INV_REQ : RC_ERR_REM_ACCESS;
+}
+
 static int place_send(struct resp_ctx *c, const struct iovec *local)
 {
-	int err = rocemu_resp_place_send(c->qp, c->resp, local);
+	int err = rocemu_resp_place_send(c->qp, c->resp, local, c->pkt);
 
-	c->err = err == -EMSGSIZE ? RC_ERR_LOC_LEN : RC_ERR_LOC_PROT;
+	c->err = place_err(c->flags, err);
 	c->dma_err = err;
 	return err;
 }
 
 static int place_write(struct resp_ctx *c, const struct iovec *local)
 {
-	int err = rocemu_resp_place_write(c->qp, c->resp, local);
+	int err = rocemu_resp_place_write(c->qp, c->resp, local, c->pkt);
 
-	/* Past the RETH's length is an invalid request; the rest an access error. */
-	c->err = err == -EMSGSIZE ? RC_ERR_REM_INV_REQ : RC_ERR_REM_ACCESS;
+	c->err = place_err(c->flags, err);
 	c->dma_err = err == -EMSGSIZE ? 0 : err;
 	return err;
 }
@@ -347,7 +355,8 @@ static enum resp_state resp_execute(struct resp_ctx *c)
 		return RESP_ERROR;
 	if (local.iov_len && ((c->flags & ROCEMU_OPF_SEND) ? place_send(c, &local)
 							   : place_write(c, &local)))
-		return RESP_ERROR;
+		/* -ECANCELED: an earlier packet's held copy failed and failed the QP. */
+		return c->dma_err == -ECANCELED ? RESP_DONE : RESP_ERROR;
 	if ((c->flags & ROCEMU_OPF_WRITE) && end && resp->write_left) {
 		c->err = RC_ERR_REM_INV_REQ;
 		return RESP_ERROR;
@@ -488,10 +497,19 @@ static void resp_fail(struct rocemu_qp *qp, uint32_t psn, const char *what,
 	rocemu_rc_resp_error(qp, err);
 }
 
+/* Packet psn (opcode name) fails qp: its receive WQE completes in error, then the QP. */
+static void resp_fail_packet(struct rocemu_qp *qp, uint32_t psn, const char *name,
+			     enum rocemu_rc_err err, int dma_err)
+{
+	char what[64];
+
+	rocemu_resp_recv_fail(qp, &qp->rc.resp, err);
+	snprintf(what, sizeof(what), "rx %s", name);
+	resp_fail(qp, psn, what, err, dma_err);
+}
+
 static enum resp_state resp_error(struct resp_ctx *c)
 {
-	struct rocemu_rc_resp *resp = c->resp;
-	char what[64];
 
 	/* A host that lost its process answers nothing: the requester's retries run out. */
 	if (c->dma_err == -ESRCH) {
@@ -508,10 +526,21 @@ static enum resp_state resp_error(struct resp_ctx *c)
 		return RESP_DONE;
 	}
 
-	rocemu_resp_recv_fail(c->qp, resp, c->err);
-	snprintf(what, sizeof(what), "rx %s", c->pkt->info->name);
-	resp_fail(c->qp, c->pkt->psn, what, c->err, c->dma_err);
+	resp_fail_packet(c->qp, c->pkt->psn, c->pkt->info->name, c->err, c->dma_err);
 	return RESP_DONE;
+}
+
+void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint8_t opcode, int dma_err)
+{
+	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
+
+	if (!rocemu_rc_resp_active(qp))
+		return;
+	/* As resp_error does for a packet placed at once. */
+	if (dma_err == -ESRCH)
+		rocemu_client_gone(rocemu_qp_mem_client(qp));
+	else
+		resp_fail_packet(qp, psn, info->name, place_err(info->flags, dma_err), dma_err);
 }
 
 /* Up to budget packets of the READ r from where it is; *sent counts them. */

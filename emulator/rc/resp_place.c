@@ -45,8 +45,127 @@ int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, c
 				: 0;
 }
 
+/*
+ * Consecutive packets of one message, each placed by its own
+ * process_vm_writev, cost one system call per MTU. Instead, the data of
+ * in-order packets that neither end their message nor ask for an ACK wait
+ * here (pointing into the receive buffer) and land in one call: before the
+ * message's last or ACK-requesting packet is placed, before any other
+ * datagram is handled (rocemu_resp_place_rx), and when the receive buffer
+ * ends (rx.c flushes after a datagram without rocemu_dgram.more). Every check was made when a packet
+ * arrived; a copy that fails is redone packet by packet, so the first
+ * failing packet fails its QP exactly as if it had been placed at once.
+ */
+#define HELD_PKTS 64u
+#define HELD_SEGS 256u
+
+struct held_pkt {
+	uint32_t psn;
+	uint8_t opcode;
+	unsigned int seg_end;	/* its segments end here in held.remote */
+};
+
+static struct {
+	struct rocemu_qp *qp;	/* NULL while nothing is held */
+	uint32_t next_psn;	/* the packet that may join */
+	unsigned int npkts, nsegs;
+	struct iovec local[HELD_PKTS];
+	struct rocemu_dma_seg remote[HELD_SEGS];
+	struct held_pkt pkt[HELD_PKTS];
+} held;
+
+/*
+ * Land what is held. A packet whose copy fails fails its QP; when that is
+ * the last packet and current is true (the caller places it now), its
+ * -errno is returned for the caller's own error path instead. Returns
+ * -ECANCELED when an earlier packet failed qp.
+ */
+static int held_flush(const struct rocemu_qp *qp, bool current)
+{
+	struct rocemu_qp *owner = held.qp;
+	unsigned int i, seg = 0;
+	pid_t pid;
+	int err;
+
+	if (!owner)
+		return 0;
+	held.qp = NULL;
+	pid = rocemu_qp_mem_client(owner)->pid;
+	if (!rocemu_dma_copy(pid, held.local, held.npkts, held.remote, held.nsegs, true))
+		return 0;
+	for (i = 0; i < held.npkts; seg = held.pkt[i++].seg_end) {
+		err = rocemu_dma_copy(pid, &held.local[i], 1, &held.remote[seg],
+				      held.pkt[i].seg_end - seg, true);
+		if (!err)
+			continue;
+		if (current && i == held.npkts - 1)
+			return err;
+		rocemu_rc_resp_place_failed(owner, held.pkt[i].psn, held.pkt[i].opcode, err);
+		return owner == qp ? -ECANCELED : 0;
+	}
+	return 0;
+}
+
+void rocemu_resp_place_flush(void)
+{
+	held_flush(NULL, false);
+}
+
+void rocemu_resp_place_rx(const uint8_t *bth, size_t len)
+{
+	if (held.qp && (len < ROCEMU_BTH_BYTES || rocemu_bth_destqp(bth) != held.qp->qpn ||
+			rocemu_bth_psn(bth) != held.next_psn))
+		held_flush(NULL, false);
+}
+
+/* Segments all in one process, that process's: or -1. */
+static pid_t segs_pid(const struct rocemu_dma_seg *remote, unsigned int n)
+{
+	for (unsigned int i = 1; i < n; i++)
+		if (remote[i].pid != remote[0].pid)
+			return -1;
+	return n ? remote[0].pid : -1;
+}
+
+/*
+ * Place one packet's data: RC's (pkt) joins what is held, landing at once
+ * with it when it ends its message or asks for an ACK; UC's (no pkt) and
+ * one spread over several processes land at once, after what is held.
+ */
+static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struct iovec *data,
+		 const struct rocemu_dma_seg *remote, unsigned int n)
+{
+	pid_t pid = pkt ? segs_pid(remote, n) : -1;
+	int err;
+
+	if (held.qp && (held.qp != qp || pid < 0 || held.next_psn != pkt->psn ||
+			held.npkts == HELD_PKTS || held.nsegs + n > HELD_SEGS ||
+			pid != held.remote[0].pid)) {
+		err = held_flush(qp, false);
+		if (err)
+			return err;
+	}
+	if (pid < 0)
+		return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
+	if (!held.qp) {
+		held.qp = qp;
+		held.npkts = 0;
+		held.nsegs = 0;
+	}
+	memcpy(&held.remote[held.nsegs], remote, n * sizeof(*remote));
+	held.nsegs += n;
+	held.local[held.npkts] = *data;
+	held.pkt[held.npkts++] = (struct held_pkt){ .psn = pkt->psn, .opcode = pkt->opcode,
+						    .seg_end = held.nsegs };
+	held.next_psn = rocemu_psn_add(pkt->psn, 1);
+	/* What follows it (an ACK, a CQE) says its data are in place. */
+	if ((pkt->info->flags & ROCEMU_OPF_END) || rocemu_bth_ackreq(pkt->bth))
+		return held_flush(qp, true);
+	return 0;
+}
+
 int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
-			   const struct iovec *data)
+			   const struct iovec *data, const struct rocemu_pkt *pkt)
 {
 	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	unsigned int n;
@@ -70,11 +189,11 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 		memcpy(resp->cqe_data, data->iov_base, data->iov_len);
 		return 0;
 	}
-	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
+	return place(qp, pkt, data, remote, n);
 }
 
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
-			    const struct iovec *data)
+			    const struct iovec *data, const struct rocemu_pkt *pkt)
 {
 	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	unsigned int n;
@@ -88,7 +207,7 @@ int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 		return err;
 	resp->write_va += data->iov_len;
 	resp->write_left -= (uint32_t)data->iov_len;
-	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
+	return place(qp, pkt, data, remote, n);
 }
 
 void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,

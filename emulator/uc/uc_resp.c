@@ -127,11 +127,11 @@ static enum resp_state resp_check_rkey(struct resp_ctx *c)
 static enum resp_state place(struct resp_ctx *c, const struct iovec *data)
 {
 	if (c->flags & ROCEMU_OPF_SEND) {
-		c->dma_err = rocemu_resp_place_send(c->qp, c->resp, data);
+		c->dma_err = rocemu_resp_place_send(c->qp, c->resp, data, NULL);
 		c->err = c->dma_err == -EMSGSIZE ? RC_ERR_LOC_LEN : RC_ERR_LOC_PROT;
 		return c->dma_err ? RESP_ERROR : RESP_EXECUTE;
 	}
-	c->dma_err = rocemu_resp_place_write(c->qp, c->resp, data);
+	c->dma_err = rocemu_resp_place_write(c->qp, c->resp, data, NULL);
 	return c->dma_err ? drop(c, "WRITE outside its RETH or R_Key") : RESP_EXECUTE;
 }
 
