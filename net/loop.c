@@ -470,16 +470,21 @@ int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in 
 	return 0;
 }
 
-int rocemu_loop_flush(struct rocemu_loop *loop)
+static int sendq_flush(struct rocemu_loop *loop, bool with_poll)
 {
 	int rc;
 
 	if (!loop->nsend)
 		return 0;
-	rc = loop->ops->send(loop->state, loop->sendq, loop->nsend, loop->send_data);
+	rc = loop->ops->send(loop->state, loop->sendq, loop->nsend, loop->send_data, with_poll);
 	loop->nsend = 0;
 	loop->send_used = 0;
 	return rc;
+}
+
+int rocemu_loop_flush(struct rocemu_loop *loop)
+{
+	return sendq_flush(loop, false);
 }
 
 void rocemu_loop_msghdr_fill(struct msghdr *msg, struct iovec *iov,
@@ -634,9 +639,9 @@ void rocemu_loop_set_idle_hook(struct rocemu_loop *loop, rocemu_idle_cb cb, void
 	loop->idle_arg = arg;
 }
 
-static void flush_logged(struct rocemu_loop *loop)
+static void flush_logged(struct rocemu_loop *loop, bool with_poll)
 {
-	int rc = rocemu_loop_flush(loop);
+	int rc = sendq_flush(loop, with_poll);
 
 	if (rc)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s loop: some queued datagrams were dropped (%s)",
@@ -661,14 +666,15 @@ int rocemu_loop_run(struct rocemu_loop *loop)
 		/* What was delivered here may be answered at once: no sleep after it. */
 		if (rocemu_loop_local_run(loop, &loop->local, LOCAL_BUDGET))
 			timeout = 0;
-		flush_logged(loop);
+		/* The sends may go with the poll's own system call. */
+		flush_logged(loop, true);
 		rc = loop->ops->poll(loop->state, timeout);
 		if (rc < 0 && rc != -EINTR)
 			break;
 		rc = 0;
 		timers_run(loop);
 	}
-	flush_logged(loop);
+	flush_logged(loop, false);
 	atomic_store(&loop->stop, 0);
 	return rc;
 }

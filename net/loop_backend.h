@@ -10,6 +10,7 @@
 #ifndef ROCEMU_NET_LOOP_BACKEND_H
 #define ROCEMU_NET_LOOP_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -48,9 +49,15 @@ struct rocemu_loop_ops {
 	/* Receive datagrams of fd and report them through rocemu_loop_dgram_event. */
 	int (*add_udp)(void *state, int fd, uint32_t gen);
 	int (*remove_udp)(void *state, int fd, uint32_t gen);
-	/* Send n entries; the data may be reused on return. 0 or the first -errno (the rest still go). */
+	/*
+	 * Send n entries; the data may be reused on return. 0 or the first
+	 * -errno (the rest still go). with_poll: poll is called next, before
+	 * anything touches e or data; the backend may leave the sends for
+	 * poll to finish (then their errors are only logged), as long as they
+	 * are done before poll reports an event.
+	 */
 	int (*send)(void *state, const struct rocemu_loop_send_entry *e, unsigned int n,
-		    const uint8_t *data);
+		    const uint8_t *data, bool with_poll);
 	/* Wait up to timeout_ns (-1: no limit, 0: do not block) and report what happened. */
 	int (*poll)(void *state, int64_t timeout_ns);
 };

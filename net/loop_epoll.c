@@ -254,7 +254,7 @@ static int send_batch(struct epoll_state *st, const struct rocemu_loop_send_entr
 }
 
 static int epoll_send(void *state, const struct rocemu_loop_send_entry *e, unsigned int n,
-		      const uint8_t *data)
+		      const uint8_t *data, bool with_poll)
 {
 	struct epoll_state *st = state;
 	unsigned int i = 0;

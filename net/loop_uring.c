@@ -5,7 +5,9 @@
  * lacks it). Watched fds: POLL_ADD re-armed after each callback, which
  * keeps epoll's level-triggered meaning (a multishot poll fires on wake-ups
  * only, so data a callback leaves unread would never be reported again).
- * Sends: one SENDMSG per queued datagram, submitted together. The ring is
+ * Sends: one SENDMSG per queued datagram, submitted together; the loop's
+ * own flush before it polls leaves them to the poll's io_uring_enter,
+ * which reaps them with whatever else completed. The ring is
  * SINGLE_ISSUER|DEFER_TASKRUN where allowed: every submit and wait happens
  * on the thread that made the loop, and waits always enter the kernel
  * (with DEFER_TASKRUN socket completions only arrive then).
@@ -487,25 +489,45 @@ static int reap(struct uring_state *st)
 	return 0;
 }
 
+/* Wait until every send submitted is done: its data are the caller's again. */
+static int sends_wait(struct uring_state *st)
+{
+	while (st->sends_left) {
+		int rc = io_uring_submit_and_wait(&st->ring, 1);
+
+		if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN)
+			return rc;
+		rc = reap(st);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int uring_poll(void *state, int64_t timeout_ns)
 {
 	struct uring_state *st = state;
+	/* Sends left by uring_send complete too: wait for one event besides them. */
+	unsigned int want = st->sends_left + 1;
 	struct io_uring_cqe *cqe;
 	int rc;
 
 	if (st->npending || timeout_ns == 0) {
 		rc = io_uring_submit_and_get_events(&st->ring);
 	} else if (timeout_ns < 0) {
-		rc = io_uring_submit_and_wait(&st->ring, 1);
+		rc = io_uring_submit_and_wait(&st->ring, want);
 	} else {
 		struct __kernel_timespec ts = { .tv_sec = timeout_ns / 1000000000,
 						.tv_nsec = timeout_ns % 1000000000 };
 
-		rc = io_uring_submit_and_wait_timeout(&st->ring, &cqe, 1, &ts, NULL);
+		rc = io_uring_submit_and_wait_timeout(&st->ring, &cqe, want, &ts, NULL);
 	}
 	if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY)
 		return rc;
 	rc = reap(st);
+	/* Callbacks queue new sends into the same data: the old ones must be done. */
+	if (!rc)
+		rc = sends_wait(st);
 	/* Indexed, not iterated by pointer: a callback's flush may append and grow the array. */
 	for (unsigned int i = 0; i < st->npending; i++) {
 		struct cqe_copy c = st->pending[i];
@@ -516,40 +538,46 @@ static int uring_poll(void *state, int64_t timeout_ns)
 	return rc;
 }
 
+/* One SENDMSG per entry, k-th of the batch tagged UD_SEND + k. */
+static void sends_prep(struct uring_state *st, const struct rocemu_loop_send_entry *e,
+		       unsigned int cnt, const uint8_t *data)
+{
+	st->tx_entries = e;
+	st->send_err = 0;
+	for (unsigned int k = 0; k < cnt; k++) {
+		struct io_uring_sqe *sqe = sqe_get(st);
+
+		st->sends_left++;
+		if (!sqe) {
+			send_complete(st, k, -EBUSY);
+			continue;
+		}
+		rocemu_loop_msghdr_fill(&st->tx_msgs[k], &st->tx_iov[k], &st->tx_cmsg[k], &e[k], data);
+		io_uring_prep_sendmsg(sqe, e[k].fd, &st->tx_msgs[k], 0);
+		io_uring_sqe_set_data64(sqe, UD_SEND + k);
+	}
+}
+
 static int uring_send(void *state, const struct rocemu_loop_send_entry *e, unsigned int n,
-		      const uint8_t *data)
+		      const uint8_t *data, bool with_poll)
 {
 	struct uring_state *st = state;
 	int err = 0;
 
+	/* One batch the poll submits and reaps with its own io_uring_enter. */
+	if (with_poll && n <= RING_ENTRIES) {
+		sends_prep(st, e, n, data);
+		return 0;
+	}
 	for (unsigned int i = 0; i < n; i += RING_ENTRIES) {
 		unsigned int cnt = n - i < RING_ENTRIES ? n - i : RING_ENTRIES;
+		int rc;
 
-		st->tx_entries = &e[i];
-		st->send_err = 0;
-		for (unsigned int k = 0; k < cnt; k++) {
-			struct io_uring_sqe *sqe = sqe_get(st);
-
-			st->sends_left++;
-			if (!sqe) {
-				send_complete(st, k, -EBUSY);
-				continue;
-			}
-			rocemu_loop_msghdr_fill(&st->tx_msgs[k], &st->tx_iov[k], &st->tx_cmsg[k],
-						&e[i + k], data);
-			io_uring_prep_sendmsg(sqe, e[i + k].fd, &st->tx_msgs[k], 0);
-			io_uring_sqe_set_data64(sqe, UD_SEND + k);
-		}
+		sends_prep(st, &e[i], cnt, data);
 		/* The data belong to the caller once we return: wait for every send. */
-		while (st->sends_left) {
-			int rc = io_uring_submit_and_wait(&st->ring, 1);
-
-			if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN)
-				return rc;
-			rc = reap(st);
-			if (rc)
-				return rc;
-		}
+		rc = sends_wait(st);
+		if (rc)
+			return rc;
 		if (st->send_err && !err)
 			err = st->send_err;
 	}
