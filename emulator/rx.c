@@ -119,7 +119,7 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 
 void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
-	/* Held placements land before anything but their message's next packet, and before d's buffer ends. */
+	/* Held placements land before all but their message's next packet, and before d ends. */
 	rocemu_resp_place_rx(d->data, d->len);
 	rx_dispatch(dev, daddr, d);
 	if (!d->more)

@@ -31,7 +31,7 @@ struct rocemu_dgram {
 	const uint8_t *data;
 	size_t len;
 	struct sockaddr_in src;
-	/* More datagrams of the same receive follow: data stay valid until the last one's callback returns. */
+	/* More of the same receive follow: data stay valid until the last one's callback returns. */
 	bool more;
 };
 typedef void (*rocemu_dgram_cb)(void *arg, int fd, const struct rocemu_dgram *d);

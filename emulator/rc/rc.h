@@ -244,7 +244,8 @@ int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, c
  */
 int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			   const struct iovec *data, const struct rocemu_pkt *pkt);
-/* WRITE data at the next address: 0, -EMSGSIZE past the RETH's length, the R_Key's or DMA's -errno; pkt as above. */
+/* WRITE data at the next address: 0, -EMSGSIZE past the RETH's length, the R_Key's or DMA's
+ * -errno; pkt as above. */
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			    const struct iovec *data, const struct rocemu_pkt *pkt);
 /* A datagram arrives: what is held lands first unless it is the next packet of the held message. */
@@ -260,7 +261,7 @@ void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
-/* A held copy of packet psn (opcode) of qp failed with the DMA's dma_err: fail qp as at its arrival. */
+/* A held copy of packet psn (opcode) of qp failed (dma_err): fail qp as at its arrival. */
 void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint8_t opcode, int dma_err);
 void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 /*

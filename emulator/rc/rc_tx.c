@@ -16,7 +16,8 @@
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
-#define STAGE_BYTES 65507u	/* the largest UDP payload over IPv4 */
+#define DGRAM_BYTES 65507u	/* the largest UDP payload over IPv4: one GSO batch */
+#define STAGE_BATCHES 4u	/* GSO batches built before one gather reads their data */
 #define GSO_MAX_SEGS 64u	/* the kernel's UDP_MAX_SEGMENTS */
 _Static_assert(GSO_MAX_SEGS <= ROCEMU_GATHER_MAX_IOV, "a GSO batch is gathered at once");
 #define ROCE_PKEY_DEFAULT 0xffff
@@ -57,8 +58,16 @@ const uint8_t rocemu_uc_ops_write_imm[4] = OPS(UC, RDMA_WRITE, RDMA_WRITE_LAST_W
 					       RDMA_WRITE_ONLY_WITH_IMMEDIATE);
 #undef OPS
 
-/* One datagram batch is built here: the daemon is single-threaded. */
-static uint8_t stage[STAGE_BYTES];
+/* The datagram batches of one gather are built here: the daemon is single-threaded. */
+static uint8_t stage[STAGE_BATCHES * DGRAM_BYTES];
+/* Counts builds into stage: a send that reached a nested build (delivery in the daemon) is seen. */
+static uint64_t stage_builds;
+
+/* One UDP_SEGMENT send: its packets are local[first..], their lengths wire[first..]. */
+struct gso_batch {
+	size_t off, len, seg_len;	/* in stage; every segment seg_len but the last */
+	uint32_t first, nseg, bytes;	/* bytes: their payload */
+};
 
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len)
 {
@@ -178,52 +187,100 @@ static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uin
 			   qp->owner->dev->name, qp->qpn, len, strerror(-err));
 }
 
+/*
+ * Lay out the packets of one GSO batch from packet *idx at stage + b->off:
+ * equal-sized packets, the last possibly shorter (UDP_SEGMENT rule), at
+ * most room of them, their payload slots in local and lengths in wire.
+ */
+static void batch_build(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
+			struct gso_batch *b, uint32_t *idx, uint32_t npkts, uint32_t room,
+			struct iovec *local, size_t *wire)
+{
+	uint32_t mtu = qp->path.mtu;
+
+	while (*idx < npkts && b->nseg < room && b->nseg < GSO_MAX_SEGS) {
+		uint32_t paylen = m->length - *idx * mtu < mtu ? m->length - *idx * mtu : mtu;
+		uint8_t *pkt = stage + b->off + b->len;
+		const struct rocemu_opcode_info *info;
+		size_t len;
+
+		if (b->nseg && b->len + mtu + 64 > DGRAM_BYTES)
+			break;
+		info = headers_fill(qp, m, pkt, *idx, npkts, paylen);
+		len = rocemu_pkt_wire_len(info, paylen);
+		if (b->nseg && len > b->seg_len)
+			break;	/* a longer packet starts the next batch */
+		local[b->first + b->nseg] = (struct iovec){ pkt + info->length, paylen };
+		memset(pkt + info->length + paylen, 0, rocemu_pad_bytes(paylen));
+		wire[b->first + b->nseg] = len;
+		if (!b->nseg)
+			b->seg_len = len;
+		b->len += len;
+		b->bytes += paylen;
+		b->nseg++;
+		(*idx)++;
+		if (len < b->seg_len)
+			break;	/* a shorter one ends the batch */
+	}
+}
+
+static void batch_send(struct rocemu_qp *qp, const struct gso_batch *b, const struct iovec *local,
+		       const size_t *wire)
+{
+	size_t at = b->off;
+
+	for (uint32_t i = b->first; i < b->first + b->nseg; at += wire[i], i++) {
+		rocemu_icrc_append_v4(&qp->path.flow, stage + at, wire[i] - ROCEMU_ICRC_BYTES);
+		tx_log(qp, stage + at, (uint32_t)local[i].iov_len);
+	}
+	datagram_send(qp, stage + b->off, b->len, b->nseg > 1 ? (uint16_t)b->seg_len : 0);
+}
+
 int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
 		       uint32_t max_pkts, uint32_t *sent)
 {
 	uint32_t mtu = qp->path.mtu, npkts = rocemu_rc_npkts(qp, m->length), idx = offset / mtu;
-	struct iovec local[GSO_MAX_SEGS];
-	size_t wire[GSO_MAX_SEGS];
-	int err;
+	struct iovec local[ROCEMU_GATHER_MAX_IOV];
+	size_t wire[ROCEMU_GATHER_MAX_IOV];
+	struct gso_batch batch[STAGE_BATCHES];
 
 	*sent = 0;
 	while (idx < npkts && *sent < max_pkts) {
-		uint32_t nseg = 0, group_off = idx * mtu, group_bytes = 0, i;
-		size_t used = 0, seg_len = 0;
+		uint32_t first = idx, n = 0, nbatch = 0, bytes = 0, i;
+		uint64_t build = ++stage_builds;
+		size_t used = 0;
+		bool redo;
 
-		/* Equal-sized packets, the last of a batch possibly shorter (UDP_SEGMENT rule). */
-		while (idx < npkts && *sent + nseg < max_pkts && nseg < GSO_MAX_SEGS) {
-			uint32_t paylen = m->length - idx * mtu < mtu ? m->length - idx * mtu : mtu;
-			const struct rocemu_opcode_info *info;
-			size_t len;
+		/* Several batches' packets, their data read by one gather (one process_vm_readv). */
+		while (nbatch < STAGE_BATCHES && idx < npkts && *sent + n < max_pkts &&
+		       n < ROCEMU_GATHER_MAX_IOV) {
+			struct gso_batch *b = &batch[nbatch++];
 
-			if (nseg && used + mtu + 64 > STAGE_BYTES)
+			*b = (struct gso_batch){ .off = used, .first = n };
+			batch_build(qp, m, b, &idx, npkts,
+				    (max_pkts - *sent - n < ROCEMU_GATHER_MAX_IOV - n ?
+				     max_pkts - *sent - n : ROCEMU_GATHER_MAX_IOV - n), local, wire);
+			used += b->len;
+			bytes += b->bytes;
+			n += b->nseg;
+		}
+		/* A failed read is redone batch by batch: those before the failing one still go. */
+		redo = payload_gather(qp, m, first * mtu, bytes, local, n) != 0;
+		for (i = 0; i < nbatch; i++) {
+			const struct gso_batch *b = &batch[i];
+			int err = redo ? payload_gather(qp, m, (first + b->first) * mtu, b->bytes,
+							&local[b->first], b->nseg) : 0;
+
+			if (err)
+				return err;
+			batch_send(qp, b, local, wire);
+			*sent += b->nseg;
+			/* Sending built into stage again: the batches left are built anew. */
+			if (stage_builds != build && i + 1 < nbatch) {
+				idx = first + batch[i + 1].first;
 				break;
-			info = headers_fill(qp, m, stage + used, idx, npkts, paylen);
-			len = rocemu_pkt_wire_len(info, paylen);
-			if (nseg && len > seg_len)
-				break;	/* a longer packet starts the next batch */
-			local[nseg].iov_base = stage + used + info->length;
-			local[nseg].iov_len = paylen;
-			memset(stage + used + info->length + paylen, 0, rocemu_pad_bytes(paylen));
-			wire[nseg] = len;
-			if (!nseg)
-				seg_len = len;
-			used += len;
-			group_bytes += paylen;
-			idx++;
-			if (wire[nseg++] < seg_len)
-				break;	/* a shorter one ends the batch */
+			}
 		}
-		err = payload_gather(qp, m, group_off, group_bytes, local, nseg);
-		if (err)
-			return err;
-		for (i = 0, used = 0; i < nseg; used += wire[i], i++) {
-			rocemu_icrc_append_v4(&qp->path.flow, stage + used, wire[i] - ROCEMU_ICRC_BYTES);
-			tx_log(qp, stage + used, (uint32_t)local[i].iov_len);
-		}
-		datagram_send(qp, stage, used, nseg > 1 ? (uint16_t)seg_len : 0);
-		*sent += nseg;
 	}
 	return 0;
 }

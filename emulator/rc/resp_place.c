@@ -52,9 +52,10 @@ int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, c
  * here (pointing into the receive buffer) and land in one call: before the
  * message's last or ACK-requesting packet is placed, before any other
  * datagram is handled (rocemu_resp_place_rx), and when the receive buffer
- * ends (rx.c flushes after a datagram without rocemu_dgram.more). Every check was made when a packet
- * arrived; a copy that fails is redone packet by packet, so the first
- * failing packet fails its QP exactly as if it had been placed at once.
+ * ends (rx.c flushes after a datagram without rocemu_dgram.more). Every
+ * check was made when a packet arrived; a copy that fails is redone packet
+ * by packet, so the first failing packet fails its QP exactly as if it had
+ * been placed at once.
  */
 #define HELD_PKTS 64u
 #define HELD_SEGS 256u
