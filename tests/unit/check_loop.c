@@ -328,6 +328,9 @@ END_TEST
 #define GSO_SEGS 8
 #define GSO_SIZE 1024
 
+/* The segment after one with `more` set comes from the same receive: it follows in its buffer. */
+static const uint8_t *gso_more_next;
+
 static void gso_received(void *arg, int fd, const struct rocemu_dgram *d)
 {
 	struct udp_ctx *ctx = arg;
@@ -335,8 +338,13 @@ static void gso_received(void *arg, int fd, const struct rocemu_dgram *d)
 
 	ck_assert_int_lt(seg, GSO_SEGS);
 	expect_dgram(d, &ctx->addr[0], seg, GSO_SIZE, 0);
-	if (ctx->got[1] == GSO_SEGS)
+	if (gso_more_next)
+		ck_assert_ptr_eq(d->data, gso_more_next);
+	gso_more_next = d->more ? d->data + d->len : NULL;
+	if (ctx->got[1] == GSO_SEGS) {
+		ck_assert(!d->more);	/* the last one ends its receive */
 		rocemu_loop_stop(ctx->loop);
+	}
 }
 
 START_TEST(test_udp_gso_send_arrives_as_segments)
