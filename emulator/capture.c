@@ -4,11 +4,26 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emulator/device.h"
+#include "emulator/emu.h"
 #include "net/pcap.h"
 #include "rocemu/log.h"
+
+int rocemu_capture_configure(struct rocemu_emu *emu, char *err, size_t errlen)
+{
+	const char *text = getenv("ROCEMU_PCAP_SNAPLEN");
+
+	emu->pcap_snaplen = ROCEMU_PCAP_SNAPLEN_DEFAULT;
+	if (text && rocemu_pcap_snaplen_parse(text, &emu->pcap_snaplen)) {
+		snprintf(err, errlen, "ROCEMU_PCAP_SNAPLEN: '%.64s' is not a snap length "
+			 "(bytes from 1 to %u, or 0 for whole frames)", text, ROCEMU_PCAP_SNAPLEN_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 int rocemu_capture_start(struct rocemu_device *dev, const char *path, char *err, size_t errlen)
 {
@@ -22,7 +37,7 @@ int rocemu_capture_start(struct rocemu_device *dev, const char *path, char *err,
 		snprintf(err, errlen, "capture file name too long");
 		return -ENAMETOOLONG;
 	}
-	dev->pcap = rocemu_pcap_open(path);
+	dev->pcap = rocemu_pcap_open(path, dev->emu->pcap_snaplen);
 	if (!dev->pcap) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -41,19 +56,14 @@ const char *rocemu_capture_path(const struct rocemu_device *dev)
 void rocemu_capture_packets(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
 			    const uint8_t *buf, size_t len, size_t seg)
 {
-	size_t off, n;
 	int err;
 
-	if (!seg)
-		seg = len;
-	for (off = 0; dev->pcap && off < len; off += seg) {
-		n = len - off < seg ? len - off : seg;
-		err = rocemu_pcap_write(dev->pcap, flow, buf + off, n);
-		if (err) {
-			rocemu_log(ROCEMU_LOG_WARN, "%s: capture stopped: %s", dev->name,
-				   strerror(-err));
-			rocemu_capture_stop(dev);
-		}
+	if (!dev->pcap)
+		return;
+	err = rocemu_pcap_write(dev->pcap, flow, buf, len, seg);
+	if (err) {
+		rocemu_log(ROCEMU_LOG_WARN, "%s: capture stopped: %s", dev->name, strerror(-err));
+		rocemu_capture_stop(dev);
 	}
 }
 

@@ -14,9 +14,18 @@
 #include "net/icrc.h"
 
 struct rocemu_device;
+struct rocemu_emu;
 
 /*
- * Start capturing dev into the file at path (created or truncated).
+ * Set the snap length of every capture of emu from ROCEMU_PCAP_SNAPLEN
+ * (unset: ROCEMU_PCAP_SNAPLEN_DEFAULT). Returns 0, or -EINVAL with a
+ * one-line reason in err for a value rocemu_pcap_snaplen_parse() refuses.
+ */
+int rocemu_capture_configure(struct rocemu_emu *emu, char *err, size_t errlen);
+
+/*
+ * Start capturing dev into the file at path (created or truncated), frames
+ * cut at the snap length of dev's emu.
  * Returns 0, -EBUSY while a capture of dev runs, or -errno with a one-line
  * reason in err.
  */

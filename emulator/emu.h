@@ -54,6 +54,7 @@ struct rocemu_emu {
 	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
 	struct rocemu_list tracers;	/* trace.c: struct rocemu_tracer.node */
 	unsigned int ntracers;
+	uint32_t pcap_snaplen;		/* capture.c: bytes kept of a captured frame, 0: all */
 };
 
 /*

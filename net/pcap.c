@@ -25,12 +25,14 @@
 /* The on-disk record header (libpcap's is private): seconds, microseconds, lengths. */
 #define RECORD_HDR_BYTES 16u
 #define PCAP_MAGIC_US 0xa1b2c3d4u
-#define BATCH_BYTES (1u << 20)
+#define BATCH_BYTES (4u << 20)
 
 struct rocemu_pcap {
 	int fd;
 	bool failed;		/* a write failed: the file ends at the last whole batch */
+	uint32_t snaplen;	/* bytes kept of a frame, 0: all */
 	uint64_t last_flush_ns;	/* CLOCK_REALTIME */
+	uint64_t last_us;	/* time of the last record: no record goes before it */
 	size_t used;		/* bytes of whole records in batch */
 	uint8_t batch[BATCH_BYTES];
 };
@@ -51,23 +53,42 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-struct rocemu_pcap *rocemu_pcap_open(const char *path)
+int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen)
+{
+	unsigned long long v = 0;
+	const char *c;
+
+	if (!text || !*text)
+		return -EINVAL;
+	for (c = text; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned int)(*c - '0');
+		if (v > ROCEMU_PCAP_SNAPLEN_MAX)
+			return -EINVAL;
+	}
+	*snaplen = (uint32_t)v;
+	return 0;
+}
+
+struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 {
 	struct pcap_file_header hdr = {
 		.magic = PCAP_MAGIC_US, .version_major = PCAP_VERSION_MAJOR,
-		.version_minor = PCAP_VERSION_MINOR, .snaplen = ROCEMU_PCAP_SNAPLEN,
-		.linktype = DLT_EN10MB,
+		.version_minor = PCAP_VERSION_MINOR,
+		.snaplen = snaplen ? snaplen : ROCEMU_PCAP_SNAPLEN_MAX, .linktype = DLT_EN10MB,
 	};
 	struct rocemu_pcap *p;
 	int err;
 
-	if (!path) {
+	if (!path || snaplen > ROCEMU_PCAP_SNAPLEN_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	p->snaplen = snaplen;
 	p->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	err = p->fd < 0 ? errno : -write_all(p->fd, (const uint8_t *)&hdr, sizeof(hdr));
 	if (err) {
@@ -80,17 +101,35 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path)
 	return p;
 }
 
-/* RFC 1071 sum of 16-bit big-endian words, folded and inverted by csum_finish(). */
+/*
+ * RFC 1071 sum of buf (which starts at an even offset of the summed data)
+ * in 32-bit words of host order, folded and inverted by csum_finish(): the
+ * one's complement sum does not depend on byte order or word width.
+ */
 static uint64_t csum_add(uint64_t sum, const uint8_t *buf, size_t len)
 {
-	for (; len > 1; buf += 2, len -= 2)
-		sum += (uint32_t)buf[0] << 8 | buf[1];
-	if (len)
-		sum += (uint32_t)buf[0] << 8;
+	uint32_t word;
+	uint16_t half = 0;
+
+	for (; len >= 4; buf += 4, len -= 4) {
+		memcpy(&word, buf, 4);
+		sum += word;
+	}
+	if (len >= 2) {
+		memcpy(&half, buf, 2);
+		sum += half;
+		buf += 2;
+		len -= 2;
+	}
+	if (len) {
+		half = 0;
+		memcpy(&half, buf, 1);
+		sum += half;
+	}
 	return sum;
 }
 
-/* Host-order checksum of a sum. */
+/* Network-order checksum of a sum. */
 static uint16_t csum_finish(uint64_t sum)
 {
 	while (sum >> 16)
@@ -114,10 +153,12 @@ void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, si
 		.id = 0, .frag_off = htons(IP_DF), .ttl = IP_TTL_LINUX, .protocol = IPPROTO_UDP,
 		.saddr = flow->saddr, .daddr = flow->daddr,
 	};
-	ip->check = htons(csum_finish(csum_add(0, (const uint8_t *)ip, sizeof(*ip))));
+	ip->check = csum_finish(csum_add(0, (const uint8_t *)ip, sizeof(*ip)));
 }
 
-static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, size_t len)
+/* The Ethernet, IPv4 and UDP headers at frame of the datagram udp_payload[0, len). */
+static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
+			  const uint8_t *udp_payload, size_t len)
 {
 	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
 	struct iphdr ip;
@@ -132,7 +173,6 @@ static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, si
 	rocemu_ipv4_header(&ip, flow, len);
 	memcpy(frame, &eth, sizeof(eth));
 	memcpy(frame + sizeof(eth), &ip, sizeof(ip));
-	memcpy(udp_at, &udp, sizeof(udp));
 
 	/* RFC 768: over the pseudo header, the UDP header and the payload; 0 is sent as 0xffff. */
 	memcpy(&pseudo[0], &flow->saddr, 4);
@@ -141,46 +181,82 @@ static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow, si
 	pseudo[9] = IPPROTO_UDP;
 	pseudo[10] = (uint8_t)(udp_len >> 8);
 	pseudo[11] = (uint8_t)udp_len;
-	sum = csum_finish(csum_add(csum_add(0, pseudo, sizeof(pseudo)), udp_at, udp_len));
-	udp.check = htons(sum ? sum : 0xffff);
+	sum = csum_finish(csum_add(csum_add(csum_add(0, pseudo, sizeof(pseudo)),
+					    (const uint8_t *)&udp, sizeof(udp)), udp_payload, len));
+	udp.check = sum ? sum : 0xffff;
 	memcpy(udp_at, &udp, sizeof(udp));
 }
 
-static uint64_t now_ns(struct timespec *ts)
+static uint64_t now_ns(void)
 {
-	clock_gettime(CLOCK_REALTIME, ts);
-	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
-		      const uint8_t *udp_payload, size_t len)
+/* Append the record of one datagram stamped us, cut at the snap length. */
+static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
+			const uint8_t *udp_payload, size_t len, uint64_t us)
 {
 	uint32_t rec[4], frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
-	struct timespec ts;
-	uint64_t now;
+	uint32_t caplen = p->snaplen && p->snaplen < frame_len ? p->snaplen : frame_len;
+	uint8_t *at;
 	int ret;
 
-	if (!p || !flow || (!udp_payload && len))
-		return -EINVAL;
-	if (len > MAX_UDP_PAYLOAD)
-		return -EMSGSIZE;
-	if (p->failed)
-		return -EIO;
-	if (p->used + RECORD_HDR_BYTES + FRAME_HDR_BYTES + len > sizeof(p->batch)) {
+	if (p->used + RECORD_HDR_BYTES + caplen > sizeof(p->batch)) {
 		ret = rocemu_pcap_flush(p);
 		if (ret)
 			return ret;
 	}
-	now = now_ns(&ts);
-	rec[0] = (uint32_t)ts.tv_sec;
-	rec[1] = (uint32_t)(ts.tv_nsec / 1000);
-	rec[2] = frame_len < ROCEMU_PCAP_SNAPLEN ? frame_len : ROCEMU_PCAP_SNAPLEN;
+	at = p->batch + p->used;
+	rec[0] = (uint32_t)(us / 1000000u);
+	rec[1] = (uint32_t)(us % 1000000u);
+	rec[2] = caplen;
 	rec[3] = frame_len;
+	memcpy(at, rec, sizeof(rec));
+	at += RECORD_HDR_BYTES;
 	/* Built in place: the batch only ever holds whole records. */
-	memcpy(p->batch + p->used, rec, sizeof(rec));
-	memcpy(p->batch + p->used + RECORD_HDR_BYTES + FRAME_HDR_BYTES, udp_payload, len);
-	frame_headers(p->batch + p->used + RECORD_HDR_BYTES, flow, len);
-	p->used += RECORD_HDR_BYTES + rec[2];
+	if (caplen >= FRAME_HDR_BYTES) {
+		frame_headers(at, flow, udp_payload, len);
+		memcpy(at + FRAME_HDR_BYTES, udp_payload, caplen - FRAME_HDR_BYTES);
+	} else {
+		uint8_t hdrs[FRAME_HDR_BYTES];
+
+		frame_headers(hdrs, flow, udp_payload, len);
+		memcpy(at, hdrs, caplen);
+	}
+	p->used += RECORD_HDR_BYTES + caplen;
+	return 0;
+}
+
+int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
+		      const uint8_t *buf, size_t len, size_t seg)
+{
+	uint64_t now, us;
+	size_t off, n;
+	int ret;
+
+	if (!p || !flow || (!buf && len))
+		return -EINVAL;
+	if (!seg || seg > len)
+		seg = len;
+	if (seg > MAX_UDP_PAYLOAD)
+		return -EMSGSIZE;
+	if (p->failed)
+		return -EIO;
+	/* One clock read for the run; a clock stepped back does not reorder the file. */
+	now = now_ns();
+	us = now / 1000u > p->last_us ? now / 1000u : p->last_us;
+	p->last_us = us;
+	off = 0;
+	do {
+		n = len - off < seg ? len - off : seg;
+		ret = write_record(p, flow, buf + off, n, us);
+		if (ret)
+			return ret;
+		off += n;
+	} while (off < len);
 
 	/* A clock stepped backwards also flushes, so a step cannot stall the file. */
 	if (now - p->last_flush_ns >= ROCEMU_PCAP_FLUSH_NS || now < p->last_flush_ns)
@@ -190,12 +266,11 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 
 int rocemu_pcap_flush(struct rocemu_pcap *p)
 {
-	struct timespec ts;
 	int ret;
 
 	if (!p)
 		return -EINVAL;
-	p->last_flush_ns = now_ns(&ts);
+	p->last_flush_ns = now_ns();
 	if (p->failed)
 		return -EIO;
 	ret = write_all(p->fd, p->batch, p->used);

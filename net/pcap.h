@@ -6,14 +6,19 @@
  * daemon's unconnected socket (ID 0, DF, TTL 64) and a UDP header with its
  * checksum, so Wireshark decodes RoCE on port 4791 with no warning.
  *
- * Flush policy: frames are built in place in a batch of whole records (1 MiB)
- * that reaches the file in one write when full, when a write finds the last
- * flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush() and on
- * rocemu_pcap_close(); so the file always ends at a record, even when the
- * daemon is killed. A writer keeps at most a few milliseconds of frames in
- * memory while traffic flows, and costs one clock read and one copy per
- * frame; when traffic stops, the last frames wait for the next write or an
- * explicit flush (a daemon calls it when idle).
+ * Snap length: a record keeps the first snaplen bytes of its frame (0: the
+ * whole frame, as tcpdump -s 0) and says the whole frame's length; the
+ * headers of a cut frame are those of the whole one (UDP checksum over the
+ * whole datagram), and the bytes cut are neither copied nor summed twice.
+ *
+ * Flush policy: records are built in place in a batch of whole records
+ * (4 MiB) that reaches the file in one write when full, when a write finds
+ * the last flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush()
+ * and on rocemu_pcap_close(); so the file always ends at a record, even when
+ * the daemon is killed. A writer keeps at most a few milliseconds of frames
+ * in memory while traffic flows, and costs one clock read per run of packets
+ * written together; when traffic stops, the last frames wait for the next
+ * write or an explicit flush (a daemon calls it when idle).
  */
 #ifndef ROCEMU_NET_PCAP_H
 #define ROCEMU_NET_PCAP_H
@@ -23,7 +28,15 @@
 
 #include "net/icrc.h"
 
-#define ROCEMU_PCAP_SNAPLEN 65535
+/*
+ * Eth 14 + IPv4 20 + UDP 8 + BTH 12 + the longest extension headers (48: a DC
+ * atomic's DCETH, RDETH, DETH and AtomicETH; a DC write's with ImmDt is 40, an
+ * XRC atomic's 32, DETH + a CM MAD's common header 32) = 102: 128 keeps every
+ * header and 26 bytes or more of payload, a 32nd of a 4096-byte MTU frame.
+ */
+#define ROCEMU_PCAP_SNAPLEN_DEFAULT 128u
+/* libpcap's largest snap length (tcpdump's -s 0), what a whole-frame file says. */
+#define ROCEMU_PCAP_SNAPLEN_MAX 262144u
 #define ROCEMU_PCAP_FLUSH_NS (5ull * 1000000ull)
 
 struct rocemu_pcap;
@@ -37,21 +50,31 @@ struct iphdr;
 void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, size_t len);
 
 /*
- * Create (or truncate) the pcap file at path, link type Ethernet.
- * Returns the writer, or NULL with errno set (the fopen() errno, EIO when
- * libpcap gives none, ENOMEM).
+ * Parse a snap length (ROCEMU_PCAP_SNAPLEN): decimal bytes from 0 (whole
+ * frames) to ROCEMU_PCAP_SNAPLEN_MAX. Returns 0 with *snaplen set, or
+ * -EINVAL for anything else (sign, other characters, too large, empty).
  */
-struct rocemu_pcap *rocemu_pcap_open(const char *path);
+int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen);
 
 /*
- * Append one datagram of flow (addresses and ports in network order) whose
- * UDP payload is udp_payload[0, len) (BTH to ICRC), time-stamped now
- * (CLOCK_REALTIME, microseconds). Returns 0, -EINVAL for a NULL argument,
- * -EMSGSIZE when len does not fit in an IPv4 datagram, -EIO when the file
- * has had a write error, or the -errno of the flush this write triggered.
+ * Create (or truncate) the pcap file at path, link type Ethernet, records
+ * cut at snaplen bytes (0: whole frames; the file header says
+ * ROCEMU_PCAP_SNAPLEN_MAX then). Returns the writer, or NULL with errno set
+ * (the open() or write() errno, EINVAL for snaplen over the maximum, ENOMEM).
+ */
+struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen);
+
+/*
+ * Append the datagrams of flow (addresses and ports in network order) whose
+ * UDP payloads are buf[0, len) (BTH to ICRC): one, or with seg > 0 and
+ * seg < len a run of seg-byte datagrams (the last possibly shorter), all
+ * time-stamped now (CLOCK_REALTIME, microseconds, never before an earlier
+ * record). Returns 0, -EINVAL for a NULL argument, -EMSGSIZE when a
+ * datagram does not fit in IPv4 (nothing written), -EIO when the file has
+ * had a write error, or the -errno of the flush this write triggered.
  */
 int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
-		      const uint8_t *udp_payload, size_t len);
+		      const uint8_t *buf, size_t len, size_t seg);
 
 /* Push buffered frames to the file. Returns 0 or -errno (-EIO by default). */
 int rocemu_pcap_flush(struct rocemu_pcap *p);

@@ -173,27 +173,27 @@ static void expect_frame(const struct pcap_pkthdr *h, const uint8_t *f, const st
 	ck_assert_mem_eq(pkt + t->len - 4, icrc, 4);
 }
 
-static pcap_t *open_offline(const char *file)
+static pcap_t *open_offline(const char *file, uint32_t snaplen)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	pcap_t *in = pcap_open_offline(file, errbuf);
 
 	ck_assert_msg(in, "pcap_open_offline %s: %s", file, errbuf);
 	ck_assert_int_eq(pcap_datalink(in), DLT_EN10MB);
-	ck_assert_int_eq(pcap_snapshot(in), ROCEMU_PCAP_SNAPLEN);
+	ck_assert_int_eq(pcap_snapshot(in), snaplen);
 	return in;
 }
 
 static void write_test_pkts(const char *file, uint64_t *t_before, uint64_t *t_after)
 {
 	struct rocemu_ipv4_udp flow = test_flow();
-	struct rocemu_pcap *p = rocemu_pcap_open(file);
+	struct rocemu_pcap *p = rocemu_pcap_open(file, 0);
 
 	ck_assert_msg(p, "open %s: %s", file, strerror(errno));
 	*t_before = realtime_us();
 	for (size_t i = 0; i < NPKTS; i++) {
 		build_pkt(&test_pkts[i], &flow);
-		ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[i].data, test_pkts[i].len), 0);
+		ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[i].data, test_pkts[i].len, 0), 0);
 	}
 	*t_after = realtime_us();
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
@@ -209,7 +209,7 @@ START_TEST(test_frames_read_back_byte_by_byte)
 
 	make_tmpdir();
 	write_test_pkts(path, &t_before, &t_after);
-	in = open_offline(path);
+	in = open_offline(path, ROCEMU_PCAP_SNAPLEN_MAX);
 	for (size_t i = 0; i < NPKTS; i++) {
 		uint64_t ts;
 
@@ -236,12 +236,12 @@ START_TEST(test_flush_policy)
 
 	make_tmpdir();
 	build_pkt(&test_pkts[0], &flow);
-	p = rocemu_pcap_open(path);
+	p = rocemu_pcap_open(path, 0);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_size, file_hdr + rec_hdr + FRAME_HDR + (off_t)test_pkts[0].len);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_flush(p), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_size, file_hdr + 2 * (rec_hdr + FRAME_HDR + (off_t)test_pkts[0].len));
@@ -260,26 +260,101 @@ START_TEST(test_largest_datagram_and_errors)
 	pcap_t *in;
 
 	make_tmpdir();
-	p = rocemu_pcap_open(path);
+	p = rocemu_pcap_open(path, 0);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, big, sizeof(big)), -EMSGSIZE);
-	ck_assert_int_eq(rocemu_pcap_write(p, NULL, big, 1), -EINVAL);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, NULL, 1), -EINVAL);
-	/* 65507 bytes: the frame outgrows the snap length and is cut there. */
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, big, sizeof(big) - 1), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, big, sizeof(big), 0), -EMSGSIZE);
+	ck_assert_int_eq(rocemu_pcap_write(p, NULL, big, 1, 0), -EINVAL);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, NULL, 1, 0), -EINVAL);
+	/* 65507 bytes: the largest frame, whole with snap length 0. */
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, big, sizeof(big) - 1, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
-	in = open_offline(path);
+	in = open_offline(path, ROCEMU_PCAP_SNAPLEN_MAX);
 	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), 1);
 	ck_assert_uint_eq(h->len, FRAME_HDR + 65507);
-	ck_assert_uint_eq(h->caplen, ROCEMU_PCAP_SNAPLEN);
+	ck_assert_uint_eq(h->caplen, FRAME_HDR + 65507);
 	ck_assert_uint_eq(rocemu_get_be16(frame + ETH_BYTES + 2), 65535);
 	pcap_close(in);
 	remove_tmpdir();
 
 	errno = 0;
-	ck_assert_ptr_null(rocemu_pcap_open("/nonexistent-dir/x.pcap"));
+	ck_assert_ptr_null(rocemu_pcap_open("/nonexistent-dir/x.pcap", 0));
 	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(rocemu_pcap_open(path, ROCEMU_PCAP_SNAPLEN_MAX + 1));
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(rocemu_pcap_close(NULL), 0);
+}
+END_TEST
+
+/*
+ * A record cut at the snap length is the first bytes of the whole frame
+ * (headers and UDP checksum of the whole datagram) and says its length; a
+ * run of segments is one record each, at one time.
+ */
+START_TEST(test_snaplen_cuts_records)
+{
+	const uint32_t snaplen = FRAME_HDR + 20;
+	struct rocemu_ipv4_udp flow = test_flow();
+	struct test_pkt *t = &test_pkts[1];
+	uint8_t whole[FRAME_HDR + sizeof(t->data)], run[3 * sizeof(t->data)];
+	struct pcap_pkthdr *h;
+	const u_char *frame;
+	struct rocemu_pcap *p;
+	struct timeval first;
+	pcap_t *in;
+
+	make_tmpdir();
+	build_pkt(t, &flow);
+	ck_assert_uint_gt(t->len, snaplen - FRAME_HDR);
+	p = rocemu_pcap_open(path, 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, t->data, t->len, 0), 0);
+	ck_assert_int_eq(rocemu_pcap_close(p), 0);
+	in = open_offline(path, ROCEMU_PCAP_SNAPLEN_MAX);
+	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), 1);
+	memcpy(whole, frame, h->caplen);
+	pcap_close(in);
+
+	for (size_t i = 0; i < 3; i++)
+		memcpy(run + i * t->len, t->data, t->len);
+	p = rocemu_pcap_open(path, snaplen);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, run, 3 * t->len - 1, t->len), 0);
+	ck_assert_int_eq(rocemu_pcap_close(p), 0);
+	in = open_offline(path, snaplen);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(pcap_next_ex(in, &h, &frame), 1);
+		ck_assert_uint_eq(h->caplen, snaplen);
+		ck_assert_uint_eq(h->len, FRAME_HDR + t->len - (i == 2));
+		if (i < 2)
+			ck_assert_mem_eq(frame, whole, snaplen);
+		if (!i)
+			first = h->ts;
+		ck_assert_int_eq(h->ts.tv_sec, first.tv_sec);
+		ck_assert_int_eq(h->ts.tv_usec, first.tv_usec);
+	}
+	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), PCAP_ERROR_BREAK);
+	pcap_close(in);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_snaplen_parse)
+{
+	static const char *const bad[] = { "", "-1", "+5", " 5", "5 ", "12a", "0x80", "262145",
+					   "99999999999999999999999" };
+	uint32_t v = 7;
+
+	ck_assert_int_eq(rocemu_pcap_snaplen_parse("0", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(rocemu_pcap_snaplen_parse("128", &v), 0);
+	ck_assert_uint_eq(v, 128);
+	ck_assert_int_eq(rocemu_pcap_snaplen_parse("262144", &v), 0);
+	ck_assert_uint_eq(v, ROCEMU_PCAP_SNAPLEN_MAX);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		ck_assert_int_eq(rocemu_pcap_snaplen_parse(bad[i], &v), -EINVAL);
+		ck_assert_uint_eq(v, 7);
+	}
+	ck_assert_int_eq(rocemu_pcap_snaplen_parse(NULL, &v), -EINVAL);
 }
 END_TEST
 
@@ -360,6 +435,8 @@ static Suite *pcap_suite(void)
 	tcase_add_test(tc, test_frames_read_back_byte_by_byte);
 	tcase_add_test(tc, test_flush_policy);
 	tcase_add_test(tc, test_largest_datagram_and_errors);
+	tcase_add_test(tc, test_snaplen_cuts_records);
+	tcase_add_test(tc, test_snaplen_parse);
 	tcase_add_test(tc, test_default_path);
 	tcase_add_test(tc, test_tshark_decodes_roce);
 	suite_add_tcase(s, tc);
