@@ -17,7 +17,7 @@ int rocemu_capture_configure(struct rocemu_emu *emu, char *err, size_t errlen)
 	const char *text = getenv("ROCEMU_PCAP_SNAPLEN");
 
 	emu->pcap_snaplen = ROCEMU_PCAP_SNAPLEN_DEFAULT;
-	if (text && rocemu_pcap_snaplen_parse(text, &emu->pcap_snaplen)) {
+	if (text && *text && rocemu_pcap_snaplen_parse(text, &emu->pcap_snaplen)) {
 		snprintf(err, errlen, "ROCEMU_PCAP_SNAPLEN: '%.64s' is not a snap length "
 			 "(bytes from 1 to %u, or 0 for whole frames)", text, ROCEMU_PCAP_SNAPLEN_MAX);
 		return -EINVAL;

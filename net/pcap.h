@@ -29,12 +29,12 @@
 #include "net/icrc.h"
 
 /*
- * Eth 14 + IPv4 20 + UDP 8 + BTH 12 + the longest extension headers (48: a DC
- * atomic's DCETH, RDETH, DETH and AtomicETH; a DC write's with ImmDt is 40, an
- * XRC atomic's 32, DETH + a CM MAD's common header 32) = 102: 128 keeps every
- * header and 26 bytes or more of payload, a 32nd of a 4096-byte MTU frame.
+ * The whole frame of a CM MAD (Eth 14 + IPv4 20 + UDP 8 + BTH 12 + DETH 8 +
+ * MAD 256 + ICRC 4), which Wireshark decodes only whole, and of every ACK;
+ * of the others every header (102 bytes at most: a DC atomic's) and 220 or
+ * more bytes of payload, a 13th of a 4096-byte MTU frame.
  */
-#define ROCEMU_PCAP_SNAPLEN_DEFAULT 128u
+#define ROCEMU_PCAP_SNAPLEN_DEFAULT 322u
 /* libpcap's largest snap length (tcpdump's -s 0), what a whole-frame file says. */
 #define ROCEMU_PCAP_SNAPLEN_MAX 262144u
 #define ROCEMU_PCAP_FLUSH_NS (5ull * 1000000ull)
