@@ -52,8 +52,12 @@ static int push(struct records *r, const struct capture_pkt *pkt, unsigned int f
 	return 0;
 }
 
-/* Decode one Ethernet frame; false when it is no whole RoCEv2 packet. */
-static bool decode(const uint8_t *f, size_t len, struct capture_pkt *pkt)
+/*
+ * Decode one Ethernet frame of len bytes captured in its first caplen; false
+ * when it is no RoCEv2 packet or its headers were cut. A cut frame's ICRC is
+ * not checked (icrc_bad false).
+ */
+static bool decode(const uint8_t *f, size_t caplen, size_t len, struct capture_pkt *pkt)
 {
 	const size_t l3 = sizeof(struct ether_header), l4 = l3 + sizeof(struct iphdr),
 		     bth_at = l4 + sizeof(struct udphdr);
@@ -63,10 +67,11 @@ static bool decode(const uint8_t *f, size_t len, struct capture_pkt *pkt)
 	struct iphdr ip;
 	struct udphdr udp;
 	const uint8_t *bth = f + bth_at;
-	size_t ib_len;
+	size_t ib_len, kept;
 	ssize_t paylen;
 
-	if (len < bth_at + ROCEMU_BTH_BYTES + ROCEMU_ICRC_BYTES)
+	if (caplen < bth_at + ROCEMU_BTH_BYTES || caplen > len ||
+	    len < bth_at + ROCEMU_BTH_BYTES + ROCEMU_ICRC_BYTES)
 		return false;
 	memcpy(&eth, f, sizeof(eth));
 	memcpy(&ip, f + l3, sizeof(ip));
@@ -78,7 +83,7 @@ static bool decode(const uint8_t *f, size_t len, struct capture_pkt *pkt)
 	ib_len = ntohs(udp.len) - sizeof(udp);
 	paylen = rocemu_pkt_payload_len(bth, ib_len);
 	info = rocemu_opcode_info(rocemu_bth_opcode(bth));
-	if (!info || paylen < 0)
+	if (!info || paylen < 0 || caplen < bth_at + info->length)
 		return false;
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->saddr = ip.saddr;
@@ -93,11 +98,13 @@ static bool decode(const uint8_t *f, size_t len, struct capture_pkt *pkt)
 	pkt->has_aeth = info->hdr_mask & ROCEMU_HDRM_AETH;
 	if (pkt->has_aeth)
 		pkt->syndrome = rocemu_aeth_syndrome(bth + info->offset[ROCEMU_HDR_AETH]);
+	kept = caplen - bth_at - info->length;
 	if (pkt->destqp == CM_QPN)
-		pkt->mad_attr = rocemu_mad_attr(bth + info->length, (size_t)paylen);
+		pkt->mad_attr = rocemu_mad_attr(bth + info->length,
+						(size_t)paylen < kept ? (size_t)paylen : kept);
 	flow = (struct rocemu_ipv4_udp){ .saddr = ip.saddr, .daddr = ip.daddr,
 					 .sport = udp.source, .dport = udp.dest };
-	pkt->icrc_bad = rocemu_icrc_check_v4(&flow, bth, ib_len) != 0;
+	pkt->icrc_bad = caplen == len && rocemu_icrc_check_v4(&flow, bth, ib_len) != 0;
 	return true;
 }
 
@@ -123,7 +130,7 @@ static int read_file(const char *path, unsigned int file, struct records *out, c
 	}
 	/* A capture cut short ends where it ends; what came before stands. */
 	while (!ret && pcap_next_ex(in, &h, &frame) == 1) {
-		if (!decode(frame, h->caplen, &pkt))
+		if (!decode(frame, h->caplen, h->len, &pkt))
 			continue;
 		pkt.t = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e6;
 		ret = push(out, &pkt, file);
