@@ -55,7 +55,8 @@ static void usage(FILE *out)
 		"\n"
 		"Environment: ROCEMU_RUNTIME_DIR, ROCEMU_DEVICES, ROCEMU_DAEMON, ROCEMU_SHIM,\n"
 		"ROCEMU_LOG, ROCEMU_NET, ROCEMU_ONLY, ROCEMU_FAULTS (SPEC for every device at\n"
-		"start), ROCEMU_PCAP (directory: capture to DIR/DEV.pcap).\n");
+		"start), ROCEMU_PCAP (directory: capture to DIR/DEV.pcap), ROCEMU_PCAP_SNAPLEN\n"
+		"(bytes kept of each captured frame, default 322; 0: whole frames).\n");
 }
 
 static void sleep_ms(long ms)
