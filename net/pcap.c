@@ -156,7 +156,10 @@ void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, si
 	ip->check = csum_finish(csum_add(0, (const uint8_t *)ip, sizeof(*ip)));
 }
 
-/* The Ethernet, IPv4 and UDP headers at frame of the datagram udp_payload[0, len). */
+/*
+ * The Ethernet, IPv4 and UDP headers at frame of a datagram of len bytes of
+ * payload; its UDP checksum over udp_payload, or 0 (none, RFC 768) without.
+ */
 static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
 			  const uint8_t *udp_payload, size_t len)
 {
@@ -173,6 +176,10 @@ static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
 	rocemu_ipv4_header(&ip, flow, len);
 	memcpy(frame, &eth, sizeof(eth));
 	memcpy(frame + sizeof(eth), &ip, sizeof(ip));
+	if (!udp_payload) {
+		memcpy(udp_at, &udp, sizeof(udp));
+		return;
+	}
 
 	/* RFC 768: over the pseudo header, the UDP header and the payload; 0 is sent as 0xffff. */
 	memcpy(&pseudo[0], &flow->saddr, 4);
@@ -201,6 +208,7 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 {
 	uint32_t rec[4], frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
 	uint32_t caplen = p->snaplen && p->snaplen < frame_len ? p->snaplen : frame_len;
+	const uint8_t *summed;
 	uint8_t *at;
 	int ret;
 
@@ -216,14 +224,16 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 	rec[3] = frame_len;
 	memcpy(at, rec, sizeof(rec));
 	at += RECORD_HDR_BYTES;
-	/* Built in place: the batch only ever holds whole records. */
+	/* Built in place: the batch only ever holds whole records. A cut datagram's
+	 * UDP checksum would be summed over bytes the record does not hold: none. */
+	summed = caplen == frame_len ? udp_payload : NULL;
 	if (caplen >= FRAME_HDR_BYTES) {
-		frame_headers(at, flow, udp_payload, len);
+		frame_headers(at, flow, summed, len);
 		memcpy(at + FRAME_HDR_BYTES, udp_payload, caplen - FRAME_HDR_BYTES);
 	} else {
 		uint8_t hdrs[FRAME_HDR_BYTES];
 
-		frame_headers(hdrs, flow, udp_payload, len);
+		frame_headers(hdrs, flow, summed, len);
 		memcpy(at, hdrs, caplen);
 	}
 	p->used += RECORD_HDR_BYTES + caplen;

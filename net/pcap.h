@@ -8,8 +8,8 @@
  *
  * Snap length: a record keeps the first snaplen bytes of its frame (0: the
  * whole frame, as tcpdump -s 0) and says the whole frame's length; the
- * headers of a cut frame are those of the whole one (UDP checksum over the
- * whole datagram), and the bytes cut are neither copied nor summed twice.
+ * headers of a cut frame are those of the whole one but for its UDP
+ * checksum, 0 (none, RFC 768): the bytes cut are neither copied nor summed.
  *
  * Flush policy: records are built in place in a batch of whole records
  * (4 MiB) that reaches the file in one write when full, when a write finds
