@@ -24,7 +24,7 @@
 
 /* The on-disk record header (libpcap's is private): seconds, microseconds, lengths. */
 #define RECORD_HDR_BYTES 16u
-#define PCAP_MAGIC_US 0xa1b2c3d4u
+#define PCAP_MAGIC_NS 0xa1b23c4du	/* times in nanoseconds */
 #define BATCH_BYTES (4u << 20)
 
 struct rocemu_pcap {
@@ -32,7 +32,7 @@ struct rocemu_pcap {
 	bool failed;		/* a write failed: the file ends at the last whole batch */
 	uint32_t snaplen;	/* bytes kept of a frame, 0: all */
 	uint64_t last_flush_ns;	/* CLOCK_REALTIME */
-	uint64_t last_us;	/* time of the last record: no record goes before it */
+	uint64_t last_ns;	/* time of the last record: no record goes before it */
 	size_t used;		/* bytes of whole records in batch */
 	uint8_t batch[BATCH_BYTES];
 };
@@ -74,7 +74,7 @@ int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen)
 struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 {
 	struct pcap_file_header hdr = {
-		.magic = PCAP_MAGIC_US, .version_major = PCAP_VERSION_MAJOR,
+		.magic = PCAP_MAGIC_NS, .version_major = PCAP_VERSION_MAJOR,
 		.version_minor = PCAP_VERSION_MINOR,
 		.snaplen = snaplen ? snaplen : ROCEMU_PCAP_SNAPLEN_MAX, .linktype = DLT_EN10MB,
 	};
@@ -202,9 +202,9 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Append the record of one datagram stamped us, cut at the snap length. */
+/* Append the record of one datagram stamped ns, cut at the snap length. */
 static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
-			const uint8_t *udp_payload, size_t len, uint64_t us)
+			const uint8_t *udp_payload, size_t len, uint64_t ns)
 {
 	uint32_t rec[4], frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
 	uint32_t caplen = p->snaplen && p->snaplen < frame_len ? p->snaplen : frame_len;
@@ -218,8 +218,8 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 			return ret;
 	}
 	at = p->batch + p->used;
-	rec[0] = (uint32_t)(us / 1000000u);
-	rec[1] = (uint32_t)(us % 1000000u);
+	rec[0] = (uint32_t)(ns / 1000000000u);
+	rec[1] = (uint32_t)(ns % 1000000000u);
 	rec[2] = caplen;
 	rec[3] = frame_len;
 	memcpy(at, rec, sizeof(rec));
@@ -243,7 +243,7 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 		      const uint8_t *buf, size_t len, size_t seg)
 {
-	uint64_t now, us;
+	uint64_t now, ns;
 	size_t off, n;
 	int ret;
 
@@ -257,12 +257,12 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 		return -EIO;
 	/* One clock read for the run; a clock stepped back does not reorder the file. */
 	now = now_ns();
-	us = now / 1000u > p->last_us ? now / 1000u : p->last_us;
-	p->last_us = us;
+	ns = now > p->last_ns ? now : p->last_ns;
+	p->last_ns = ns;
 	off = 0;
 	do {
 		n = len - off < seg ? len - off : seg;
-		ret = write_record(p, flow, buf + off, n, us);
+		ret = write_record(p, flow, buf + off, n, ns);
 		if (ret)
 			return ret;
 		off += n;

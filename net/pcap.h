@@ -68,7 +68,7 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen);
  * Append the datagrams of flow (addresses and ports in network order) whose
  * UDP payloads are buf[0, len) (BTH to ICRC): one, or with seg > 0 and
  * seg < len a run of seg-byte datagrams (the last possibly shorter), all
- * time-stamped now (CLOCK_REALTIME, microseconds, never before an earlier
+ * time-stamped now (CLOCK_REALTIME, nanoseconds, never before an earlier
  * record). Returns 0, -EINVAL for a NULL argument, -EMSGSIZE when a
  * datagram does not fit in IPv4 (nothing written), -EIO when the file has
  * had a write error, or the -errno of the flush this write triggered.

@@ -21,6 +21,7 @@
 /* A packet as one capture holds it: sent (before faults) or received. */
 struct record {
 	struct capture_pkt pkt;
+	uint64_t ns;		/* capture time since the epoch: orders copies exactly */
 	unsigned int file;
 	long pair;		/* index of the other capture's copy, or -1 */
 };
@@ -37,7 +38,7 @@ struct owner_votes {
 	unsigned int count[OWNER_SLOTS];
 };
 
-static int push(struct records *r, const struct capture_pkt *pkt, unsigned int file)
+static int push(struct records *r, const struct capture_pkt *pkt, uint64_t ns, unsigned int file)
 {
 	if (r->n == r->cap) {
 		size_t grown = r->cap ? r->cap * 2 : 1024;
@@ -48,7 +49,7 @@ static int push(struct records *r, const struct capture_pkt *pkt, unsigned int f
 		r->v = v;
 		r->cap = grown;
 	}
-	r->v[r->n++] = (struct record){ .pkt = *pkt, .file = file, .pair = -1 };
+	r->v[r->n++] = (struct record){ .pkt = *pkt, .ns = ns, .file = file, .pair = -1 };
 	return 0;
 }
 
@@ -118,7 +119,8 @@ static int read_file(const char *path, unsigned int file, struct records *out, c
 	pcap_t *in;
 	int ret = 0;
 
-	in = pcap_open_offline(path, errbuf);
+	/* Nanoseconds: a copy received within a microsecond of its sending stays after it. */
+	in = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (!in) {
 		snprintf(err, errlen, "%s", errbuf);
 		return -EINVAL;
@@ -132,8 +134,9 @@ static int read_file(const char *path, unsigned int file, struct records *out, c
 	while (!ret && pcap_next_ex(in, &h, &frame) == 1) {
 		if (!decode(frame, h->caplen, h->len, &pkt))
 			continue;
-		pkt.t = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e6;
-		ret = push(out, &pkt, file);
+		pkt.t = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e9;
+		ret = push(out, &pkt, (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec,
+			   file);
 	}
 	pcap_close(in);
 	if (ret)
@@ -156,11 +159,10 @@ static int identity_cmp(const struct capture_pkt *x, const struct capture_pkt *y
 /* Identity, then time: copies of one packet end up side by side, oldest first. */
 static int by_identity(const void *a, const void *b)
 {
-	const struct capture_pkt *x = &((const struct record *)a)->pkt;
-	const struct capture_pkt *y = &((const struct record *)b)->pkt;
-	int c = identity_cmp(x, y);
+	const struct record *x = a, *y = b;
+	int c = identity_cmp(&x->pkt, &y->pkt);
 
-	return c ? c : (x->t > y->t) - (x->t < y->t);
+	return c ? c : (x->ns > y->ns) - (x->ns < y->ns);
 }
 
 static void vote(struct owner_votes *v, uint32_t addr)
@@ -248,7 +250,7 @@ int capture_read(const char *const *paths, unsigned int nfiles, struct capture_p
 		struct record *rec = &r.v[i];
 
 		/* Each packet once: a pair by its sender's copy. */
-		if (rec->pair >= 0 && r.v[rec->pair].pkt.t < rec->pkt.t)
+		if (rec->pair >= 0 && r.v[rec->pair].ns < rec->ns)
 			continue;
 		/* Alone in its sender's capture, while its receiver's capture was given: lost. */
 		if (rec->pair < 0 && nfiles > 1 && owner(&votes[rec->file]) == rec->pkt.saddr)
