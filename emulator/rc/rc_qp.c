@@ -195,7 +195,9 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 			qp->rc.req.sent_psn = qp->attr.sq_psn;
 		}
 		qp->rc.req.draining = false;
-		qp->ops->post(qp);
+		/* WQEs posted before RTS go now; with no doorbell ever written there are none. */
+		if (rocemu_wqe_doorbell_written(qp))
+			qp->ops->post(qp);
 		break;
 	case IBV_QPS_SQD:
 		if (cur == IBV_QPS_RTS) {
