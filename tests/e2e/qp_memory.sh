@@ -24,24 +24,18 @@ vm_rss_kib() {
 }
 
 qp_memory() {
-	local fill_in=$WORK_DIR/fill-$BACKEND.in fill_out=$WORK_DIR/fill-$BACKEND.out
-	local status_out=$WORK_DIR/status-$BACKEND.out fill_pid fill_fd pid rss_before rss_after per_qp
+	local fill_out=$WORK_DIR/fill-$BACKEND.out status_out=$WORK_DIR/status-$BACKEND.out
+	local pid rss_before rss_after per_qp
 
-	export ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
 	start_daemon
 	pid=$(daemon_pid)
 	[ -n "$pid" ] || fail "no daemon pid in rocemu status"
 	rss_before=$(vm_rss_kib "$pid")
 
-	# qp_fill keeps its QPs until its stdin (a fifo we hold open) closes.
-	mkfifo "$fill_in"
-	echo "+ rocemu run -- qp_fill -n $QPS <fifo &" >>"$COMMANDS_LOG"
-	run_with_timeout 120 "$ROCEMU" run -- "$QP_FILL" -n "$QPS" -d rocemu0 <"$fill_in" >"$fill_out" 2>&1 &
-	fill_pid=$!
-	BACKGROUND_PIDS+=("$fill_pid")
-	exec {fill_fd}>"$fill_in"
-	wait_ready "$fill_out" "$fill_pid" 90
-	cat "$fill_out" >>"$COMMANDS_LOG"
+	# qp_fill keeps its QPs until release_held closes its stdin.
+	start_held "$fill_out" 120 "$QP_FILL" -n "$QPS" -d rocemu0
 	grep -qx "ready qps=$QPS" "$fill_out" || fail "qp_fill did not bring $QPS QPs to RTS"
 	ok "$QPS RC QPs in RTS"
 	echo "+ rocemu status >status.out" >>"$COMMANDS_LOG"
@@ -65,9 +59,7 @@ qp_memory() {
 	expect_both "^$((2 * 65536 * 20)) bytes in [0-9.]+ seconds = " "ibv_rc_pingpong moved all bytes"
 	expect_neither "invalid data" "ibv_rc_pingpong data validated"
 
-	exec {fill_fd}>&-
-	wait "$fill_pid" || fail "qp_fill failed when released"
-	forget_pid "$fill_pid"
+	release_held || fail "qp_fill failed when released"
 	ok "qp_fill destroyed its QPs and exited 0"
 	capture 10 "$ROCEMU" status || fail "rocemu status failed"
 	expect_none "^  qp " "no QP is left"
