@@ -51,7 +51,7 @@ void rocemu_atomic_replay_save(struct rocemu_rc_resp *resp, uint32_t depth, uint
 
 	if (!depth || depth > ROCEMU_ATOMIC_REPLAY_MAX)
 		depth = ROCEMU_ATOMIC_REPLAY_MAX;
-	r = &resp->atomics[resp->atomic_next++ % depth];
+	r = &resp->mem->atomics[resp->atomic_next++ % depth];
 	r->psn = psn;
 	r->orig = orig;
 	r->valid = true;
@@ -61,9 +61,9 @@ bool rocemu_atomic_replay_find(const struct rocemu_rc_resp *resp, uint32_t psn, 
 {
 	unsigned int i;
 
-	for (i = 0; i < ROCEMU_ATOMIC_REPLAY_MAX; i++) {
-		if (resp->atomics[i].valid && resp->atomics[i].psn == psn) {
-			*orig = resp->atomics[i].orig;
+	for (i = 0; resp->mem && i < ROCEMU_ATOMIC_REPLAY_MAX; i++) {
+		if (resp->mem->atomics[i].valid && resp->mem->atomics[i].psn == psn) {
+			*orig = resp->mem->atomics[i].orig;
 			return true;
 		}
 	}

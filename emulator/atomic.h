@@ -34,7 +34,7 @@ struct rocemu_atomic_replay {
 int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, bool cmp_swap,
 			  uint64_t *orig);
 
-/* Remember the result of the atomic at psn (the oldest of depth entries goes). */
+/* Remember the result of the atomic at psn (the oldest of depth entries goes); resp->mem exists. */
 void rocemu_atomic_replay_save(struct rocemu_rc_resp *resp, uint32_t depth, uint32_t psn,
 			       uint64_t orig);
 /* The original value of an executed atomic at psn; false if not cached. */

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/mkey_indirect.h"
@@ -36,9 +38,22 @@ uint16_t rocemu_wqe_rq_doorbell(const struct rocemu_qp *qp)
 	return (uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
 }
 
+bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp)
+{
+	unsigned char resident = 1;	/* if mincore fails: read it */
+
+	/* A page of a memfd exists once touched: reading one that does not would allocate it. */
+	mincore((uint8_t *)qp->rings.addr + qp->layout.dbrec_offset, (size_t)sysconf(_SC_PAGESIZE),
+		&resident);
+	return resident & 1;
+}
+
 void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp)
 {
 	__be32 *db = (__be32 *)dbrec(qp);
+
+	if (!rocemu_wqe_doorbell_written(qp))
+		return;
 
 	__atomic_store_n(&db[MLX5_RCV_DBR], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&db[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);

@@ -88,6 +88,12 @@ uint16_t rocemu_wqe_srq_doorbell(const struct rocemu_srq *srq);
 /* The 16-bit producer counters of the doorbell record (acquire: WQEs are complete). */
 uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp);
 uint16_t rocemu_wqe_rq_doorbell(const struct rocemu_qp *qp);
+/*
+ * Whether the page of qp's doorbell record exists (mincore): until someone
+ * writes it, its counters are 0, and the daemon reads them without
+ * allocating the page (a QP that never posts costs no ring memory here).
+ */
+bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp);
 /* Zero the doorbell record (QP reset, as mlx5 does). */
 void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp);
 

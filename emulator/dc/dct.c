@@ -48,6 +48,8 @@ static void conn_free(struct rocemu_qp *qp, struct rocemu_dct_conn *conn)
 	if (qp->dc.active == conn)
 		conn_unload(qp);
 	rocemu_path_release(qp->owner->dev, &conn->path);
+	free(conn->resp.mem);	/* its READ and atomic memory (rc.h) */
+	conn->resp.mem = NULL;
 	conn->used = false;
 }
 

@@ -47,13 +47,27 @@ struct rocemu_rc_wqe {
 };
 
 /*
+ * The requester's working memory, allocated when it takes its first WQE
+ * (most QPs of a large job never send): a QP costs it only once it sends.
+ */
+struct rocemu_rc_req_mem {
+	struct rocemu_send_wqe wqe;	/* parse cache of the WQE at the cursor */
+	struct rocemu_send_wqe comp_wqe;	/* parse cache of the READ being filled */
+	struct rocemu_rc_wqe fifo[];	/* sq_wqe_cnt entries */
+};
+
+/*
  * Requester and completer. fifo holds the fetched WQEs [tail, head)
  * (free-running); cursor is the one being sent and cursor_psn its next
  * PSN, so a rewind (NAK, RNR, later a timeout) only moves the cursor back.
+ * fifo, wqe and comp_wqe point into mem, NULL until it exists: before,
+ * tail == head and nothing reads them.
  */
 struct rocemu_rc_req {
-	struct rocemu_rc_wqe *fifo;	/* sq_wqe_cnt entries */
-	uint32_t fifo_mask;
+	struct rocemu_rc_req_mem *mem;
+	struct rocemu_rc_wqe *fifo;
+	struct rocemu_send_wqe *wqe, *comp_wqe;
+	uint32_t fifo_mask;		/* sq_wqe_cnt - 1 */
 	uint32_t tail, cursor, head;
 	uint32_t sq_bb;			/* next BB to fetch from the SQ ring */
 	uint32_t cursor_psn;
@@ -68,8 +82,6 @@ struct rocemu_rc_req {
 	uint32_t gap_psn;		/* ...the una_psn then: once per gap */
 	bool draining;			/* SQD: WQEs posted before it still to finish */
 	uint16_t sqd_db;		/* SQ doorbell at RTS->SQD: the drain point */
-	struct rocemu_send_wqe wqe;	/* parse cache of the WQE at the cursor */
-	struct rocemu_send_wqe comp_wqe;	/* parse cache of the READ being filled */
 	uint32_t cqe_data_len;		/* the reply of the READ or atomic at the head, for its CQE (cs_req) */
 	uint8_t cqe_data[ROCEMU_CQE_SCATTER_MAX];
 };
@@ -100,6 +112,15 @@ struct rocemu_rc_res {
 	uint32_t ack_psn, ack_msn;
 };
 
+/*
+ * The responder's READ and atomic memory, allocated when the first READ
+ * or atomic takes a resource: a QP that is only sent to never needs it.
+ */
+struct rocemu_rc_resp_mem {
+	struct rocemu_atomic_replay atomics[ROCEMU_ATOMIC_REPLAY_MAX];
+	struct rocemu_rc_res res[ROCEMU_MAX_RD_ATOM];
+};
+
 /* Responder: expected PSN, MSN, the message in progress and the responses owed. */
 struct rocemu_rc_resp {
 	uint32_t epsn;
@@ -116,10 +137,9 @@ struct rocemu_rc_resp {
 	uint64_t write_va;		/* RDMA WRITE: next address, rkey, bytes left */
 	uint32_t write_rkey;
 	uint32_t write_left;
-	struct rocemu_atomic_replay atomics[ROCEMU_ATOMIC_REPLAY_MAX];
+	struct rocemu_rc_resp_mem *mem;	/* NULL until the first READ or atomic */
 	uint32_t atomic_next;		/* the replay entry to overwrite next */
-	/* Owed in PSN order: [res_tail, res_head), free-running, at most max_dest_rd_atomic. */
-	struct rocemu_rc_res res[ROCEMU_MAX_RD_ATOM];
+	/* Owed in PSN order (mem->res): [res_tail, res_head), free-running, at most max_dest_rd_atomic. */
 	uint32_t res_tail, res_head;
 };
 
@@ -198,6 +218,14 @@ void rocemu_rc_recv_cqe(struct rocemu_qp *qp, struct rocemu_cqe_info *info);
 /* Requester CQE (err RC_ERR_NONE: success) for e, unless success of an unsignaled WQE. */
 void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e,
 			     enum rocemu_rc_err err);
+
+/*
+ * Allocate the requester's (rocemu_rc_req_mem) or the responder's
+ * (rocemu_rc_resp_mem) memory if qp has none yet: 0 or -ENOMEM. Both go
+ * at RESET and destruction.
+ */
+int rocemu_rc_req_mem_get(struct rocemu_qp *qp);
+int rocemu_rc_resp_mem_get(struct rocemu_qp *qp);
 
 /* ---- rc_req.c ---- */
 /* Send what the window allows of the SQ. */

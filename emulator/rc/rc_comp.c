@@ -221,7 +221,7 @@ static struct rocemu_rc_wqe *response_head(struct comp_ctx *c)
 static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_wqe *e,
 				    uint32_t offset, void *data, uint32_t len)
 {
-	struct rocemu_send_wqe *w = &c->req->comp_wqe;
+	struct rocemu_send_wqe *w = c->req->comp_wqe;
 	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	struct iovec local = { .iov_base = data, .iov_len = len };
 	unsigned int n;

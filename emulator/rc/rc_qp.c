@@ -115,30 +115,60 @@ int rocemu_rc_init(struct rocemu_qp *qp)
 	uint32_t n = qp->layout.sq_wqe_cnt ? qp->layout.sq_wqe_cnt : 1;
 
 	memset(&qp->rc, 0, sizeof(qp->rc));
-	qp->rc.req.fifo = calloc(n, sizeof(*qp->rc.req.fifo));
-	if (!qp->rc.req.fifo)
-		return -ENOMEM;
 	qp->rc.req.fifo_mask = n - 1;
 	return 0;
+}
+
+int rocemu_rc_req_mem_get(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req_mem *mem;
+
+	if (req->mem)
+		return 0;
+	mem = calloc(1, sizeof(*mem) + ((size_t)req->fifo_mask + 1) * sizeof(mem->fifo[0]));
+	if (!mem)
+		return -ENOMEM;
+	req->mem = mem;
+	req->fifo = mem->fifo;
+	req->wqe = &mem->wqe;
+	req->comp_wqe = &mem->comp_wqe;
+	return 0;
+}
+
+int rocemu_rc_resp_mem_get(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_resp *resp = &qp->rc.resp;
+
+	if (!resp->mem)
+		resp->mem = calloc(1, sizeof(*resp->mem));
+	return resp->mem ? 0 : -ENOMEM;
+}
+
+/* Give back both engines' memory: the next use allocates it afresh. */
+static void rc_mem_put(struct rocemu_qp *qp)
+{
+	free(qp->rc.req.mem);
+	free(qp->rc.resp.mem);
 }
 
 void rocemu_rc_destroy(struct rocemu_qp *qp)
 {
 	rocemu_qp_path_release(qp);
-	free(qp->rc.req.fifo);
-	qp->rc.req.fifo = NULL;
+	rc_mem_put(qp);
+	qp->rc.req.mem = NULL;
+	qp->rc.resp.mem = NULL;
 }
 
 /* Forget every queue position: the shim starts its rings from 0 again too. */
 static void rc_reset(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_wqe *fifo = qp->rc.req.fifo;
 	uint32_t mask = qp->rc.req.fifo_mask;
 
 	rocemu_qp_timers_cancel(qp);
 	rocemu_qp_path_release(qp);
-	memset(&qp->rc.req, 0, offsetof(struct rocemu_rc_req, wqe));
-	qp->rc.req.fifo = fifo;
+	rc_mem_put(qp);
+	memset(&qp->rc.req, 0, sizeof(qp->rc.req));
 	qp->rc.req.fifo_mask = mask;
 	memset(&qp->rc.resp, 0, sizeof(qp->rc.resp));
 	rocemu_wqe_doorbell_reset(qp);
@@ -165,7 +195,9 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 			qp->rc.req.sent_psn = qp->attr.sq_psn;
 		}
 		qp->rc.req.draining = false;
-		qp->ops->post(qp);
+		/* WQEs posted before RTS go now; with no doorbell ever written there are none. */
+		if (rocemu_wqe_doorbell_written(qp))
+			qp->ops->post(qp);
 		break;
 	case IBV_QPS_SQD:
 		if (cur == IBV_QPS_RTS) {
@@ -234,6 +266,7 @@ static void flush_sq(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
 	uint16_t db = rocemu_wqe_sq_doorbell(qp);
+	struct rocemu_send_wqe w;
 	struct rocemu_rc_wqe e;
 
 	rocemu_rc_req_timers_cancel(qp);
@@ -242,12 +275,11 @@ static void flush_sq(struct rocemu_qp *qp)
 	req->cursor = req->head;
 	req->reads_out = 0;
 	while ((uint16_t)req->sq_bb != db) {
-		if (rocemu_wqe_parse_send(qp, req->sq_bb, &req->wqe) && !req->wqe.bbs)
-			req->wqe.bbs = 1;	/* a broken ctrl: step one BB */
-		e = (struct rocemu_rc_wqe){ .opcode = req->wqe.opcode,
-					    .wqe_counter = req->wqe.wqe_counter };
+		if (rocemu_wqe_parse_send(qp, req->sq_bb, &w) && !w.bbs)
+			w.bbs = 1;	/* a broken ctrl: step one BB */
+		e = (struct rocemu_rc_wqe){ .opcode = w.opcode, .wqe_counter = w.wqe_counter };
 		rocemu_rc_complete_send(qp, &e, RC_ERR_WR_FLUSH);
-		req->sq_bb += req->wqe.bbs;
+		req->sq_bb += w.bbs;
 	}
 }
 

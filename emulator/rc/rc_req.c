@@ -86,7 +86,7 @@ static uint32_t inflight(const struct rocemu_rc_req *req)
 struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
-	struct rocemu_send_wqe *w = &req->wqe;
+	struct rocemu_send_wqe *w = req->wqe;
 	struct rocemu_rc_wqe *e = &req->fifo[req->head & req->fifo_mask];
 	uint32_t npkts;
 
@@ -121,9 +121,13 @@ static enum req_state req_fetch(struct req_ctx *c)
 		c->e = &req->fifo[req->cursor & req->fifo_mask];
 		return REQ_LIMITS;
 	}
-	/* A full FIFO waits for completions: a doorbell rung past the ring must not alias entries. */
+	/*
+	 * A full FIFO waits for completions: a doorbell rung past the ring must not alias entries.
+	 * Without memory for the FIFO the WQE waits in the ring for the next doorbell.
+	 */
 	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
-	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || req->head - req->tail > req->fifo_mask)
+	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || req->head - req->tail > req->fifo_mask ||
+	    rocemu_rc_req_mem_get(c->qp))
 		return REQ_DONE;
 	route = c->qp->type == ROCEMU_QPT_DCI ? rocemu_dci_route(c->qp, req->sq_bb) : ROCEMU_DCI_GO;
 	if (route == ROCEMU_DCI_WAIT)
@@ -152,7 +156,7 @@ static enum req_state req_limits(struct req_ctx *c)
 
 static enum req_state req_load(struct req_ctx *c)
 {
-	struct rocemu_send_wqe *w = &c->req->wqe;
+	struct rocemu_send_wqe *w = c->req->wqe;
 
 	if (!w->bbs || w->bb != c->e->bb) {
 		if (rocemu_wqe_parse_send(c->qp, c->e->bb, w)) {
@@ -166,7 +170,7 @@ static enum req_state req_load(struct req_ctx *c)
 
 static enum req_state req_check_local(struct req_ctx *c)
 {
-	const struct rocemu_send_wqe *w = &c->req->wqe;
+	const struct rocemu_send_wqe *w = c->req->wqe;
 	unsigned int n;
 
 	if (has_flag(c->e, ROCEMU_WQE_OP_LOCAL))
@@ -191,7 +195,7 @@ static enum req_state req_check_local(struct req_ctx *c)
 static enum req_state req_send(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	const struct rocemu_send_wqe *w = &req->wqe;
+	const struct rocemu_send_wqe *w = req->wqe;
 	uint32_t offset = (uint32_t)rocemu_psn_diff(req->cursor_psn, c->e->first_psn) * c->qp->path.mtu;
 	struct rocemu_rc_msg m = {
 		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
@@ -273,7 +277,7 @@ static enum req_state req_local(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
 
-	c->err = rocemu_rc_local_execute(c->qp, &req->wqe);
+	c->err = rocemu_rc_local_execute(c->qp, req->wqe);
 	if (c->err)
 		return REQ_ERR_LOCAL;
 	if (req->tail == req->cursor) {

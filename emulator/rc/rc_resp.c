@@ -105,15 +105,19 @@ static bool res_owed(const struct rocemu_rc_resp *resp)
 
 static struct rocemu_rc_res *res_at(struct rocemu_rc_resp *resp, uint32_t pos)
 {
-	return &resp->res[pos % ROCEMU_MAX_RD_ATOM];
+	return &resp->mem->res[pos % ROCEMU_MAX_RD_ATOM];
 }
 
-/* A READ or atomic may take a resource: fewer than max_dest_rd_atomic are owed. */
-static bool res_free(const struct rocemu_qp *qp)
+/*
+ * A READ or atomic may take a resource: fewer than max_dest_rd_atomic are
+ * owed, and the memory for them is there (allocated by the first).
+ */
+static bool res_free(struct rocemu_qp *qp)
 {
 	const struct rocemu_rc_resp *resp = &qp->rc.resp;
 
-	return resp->res_head - resp->res_tail < qp->attr.max_dest_rd_atomic;
+	return resp->res_head - resp->res_tail < qp->attr.max_dest_rd_atomic &&
+	       !rocemu_rc_resp_mem_get(qp);
 }
 
 /* The READ still owed whose PSNs hold psn, or NULL. */

@@ -69,8 +69,9 @@ static enum req_state req_fetch(struct req_ctx *c)
 		c->e = &req->fifo[req->tail & req->fifo_mask];
 		return REQ_SEND;
 	}
+	/* Without memory for the FIFO the WQE waits in the ring for the next doorbell. */
 	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
-	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb))
+	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || rocemu_rc_req_mem_get(c->qp))
 		return REQ_DONE;
 	c->e = rocemu_rc_req_take(c->qp, &err);
 	req->cursor = req->tail;
@@ -84,7 +85,7 @@ static enum req_state req_fetch(struct req_ctx *c)
 
 static enum req_state req_check_local(struct req_ctx *c)
 {
-	const struct rocemu_send_wqe *w = &c->req->wqe;
+	const struct rocemu_send_wqe *w = c->req->wqe;
 	unsigned int n;
 
 	if (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
@@ -103,7 +104,7 @@ static enum req_state req_check_local(struct req_ctx *c)
 static enum req_state req_send(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	const struct rocemu_send_wqe *w = &req->wqe;
+	const struct rocemu_send_wqe *w = req->wqe;
 	struct rocemu_rc_msg m = {
 		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
 		.psn = c->e->first_psn,
@@ -142,7 +143,7 @@ static enum req_state req_send(struct req_ctx *c)
 
 static enum req_state req_local(struct req_ctx *c)
 {
-	c->err = rocemu_rc_local_execute(c->qp, &c->req->wqe);
+	c->err = rocemu_rc_local_execute(c->qp, c->req->wqe);
 	return c->err ? REQ_ERR_LOCAL : REQ_COMPLETE;
 }
 

@@ -162,6 +162,36 @@ wait_ready() {
 	grep -q '^ready' "$1"
 }
 
+# start_held OUT SECS CMD...: CMD under `rocemu run` and a SECS timeout in
+# the background, output in OUT, stdin a fifo held open until release_held
+# (CMD holds its objects until then); waits (at most 90 s) until OUT has a
+# line starting with "ready": false when it has none. Sets HELD_PID.
+start_held() {
+	local out=$1 secs=$2
+
+	shift 2
+	mkfifo "$out.in"
+	echo "+ rocemu run -- ${*##*/} <fifo &" >>"$COMMANDS_LOG"
+	run_with_timeout "$secs" "$ROCEMU" run -- "$@" <"$out.in" >"$out" 2>&1 &
+	HELD_PID=$!
+	BACKGROUND_PIDS+=("$HELD_PID")
+	exec {HELD_FD}>"$out.in"
+	wait_ready "$out" "$HELD_PID" 90
+	local ready=$?
+	cat "$out" >>"$COMMANDS_LOG"
+	return $ready
+}
+
+# release_held: close the held command's stdin and wait for it: its exit status.
+release_held() {
+	local rc=0
+
+	exec {HELD_FD}>&-
+	wait "$HELD_PID" || rc=$?
+	forget_pid "$HELD_PID"
+	return $rc
+}
+
 # stop_daemon DIR: ask the daemon of runtime dir DIR, if any, to exit.
 stop_daemon() {
 	ROCEMU_RUNTIME_DIR=$1 run_with_timeout 10 "$ROCEMU" stop >/dev/null 2>&1 || true

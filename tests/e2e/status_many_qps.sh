@@ -11,20 +11,12 @@ use_test_net 81
 QPS=16384
 
 status_many_qps() {
-	local holder_in=$WORK_DIR/holder-$BACKEND.in holder_out=$WORK_DIR/holder-$BACKEND.out
-	local holder_pid holder_fd status_out=$WORK_DIR/status-$BACKEND.out
+	local holder_out=$WORK_DIR/holder-$BACKEND.out status_out=$WORK_DIR/status-$BACKEND.out
 
 	export ROCEMU_DEVICES="rocemu0=$(addr 1)"
 	start_daemon
-	# The holder keeps its QPs until its stdin (a fifo we hold open) closes.
-	mkfifo "$holder_in"
-	echo "+ rocemu run -- many_qps rocemu0 $QPS <fifo &" >>"$COMMANDS_LOG"
-	run_with_timeout 120 "$ROCEMU" run -- "$MANY_QPS" rocemu0 "$QPS" <"$holder_in" >"$holder_out" 2>&1 &
-	holder_pid=$!
-	BACKGROUND_PIDS+=("$holder_pid")
-	exec {holder_fd}>"$holder_in"
-	wait_ready "$holder_out" "$holder_pid" 90
-	cat "$holder_out" >>"$COMMANDS_LOG"
+	# The holder keeps its QPs until release_held closes its stdin.
+	start_held "$holder_out" 120 "$MANY_QPS" rocemu0 "$QPS"
 	grep -q "^ready $QPS$" "$holder_out" || fail "many_qps did not create $QPS QPs"
 	ok "$QPS QPs created"
 
@@ -43,9 +35,7 @@ status_many_qps() {
 	capture 10 "$ROCEMU" stats || fail "rocemu stats failed"
 	expect "^rocemu0 port_xmit_packets 0$" "rocemu stats still answers"
 
-	exec {holder_fd}>&-
-	wait "$holder_pid" || fail "many_qps failed when released"
-	forget_pid "$holder_pid"
+	release_held || fail "many_qps failed when released"
 	capture 10 "$ROCEMU" status || fail "rocemu status failed"
 	expect_none "^  qp " "the QPs are gone with their process"
 }
