@@ -364,6 +364,11 @@ rocemu_side() {
 	idle_cpu
 }
 
+# ib_send_lat again, under a daemon in the latency mode (ROCEMU_BUSY_POLL=1).
+busy_poll_side() {
+	perftest_runs send_lat_busy parse_lat ib_sides ib_send_lat -s 64 -n 10000
+}
+
 # What a user without RDMA runs instead: UCX over TCP on loopback, no shim.
 ucx_tcp_side() {
 	ucx_runs tcp tcp
