@@ -405,30 +405,46 @@ static int64_t timers_timeout(const struct rocemu_loop *loop)
 
 /* ---- send queue ---- */
 
+int rocemu_loop_grow(void **arr, unsigned int n, unsigned int *cap, size_t size,
+		     unsigned int first)
+{
+	unsigned int c = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, c * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+int rocemu_loop_grow_bytes(uint8_t **buf, size_t used, size_t *size, size_t len, size_t first)
+{
+	size_t n = *size ? *size : first;
+	uint8_t *p;
+
+	if (*size - used >= len)
+		return 0;
+	while (n - used < len)
+		n *= 2;
+	p = realloc(*buf, n);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*size = n;
+	return 0;
+}
+
 static int sendq_reserve(struct rocemu_loop *loop, size_t len)
 {
-	if (loop->nsend == loop->send_cap) {
-		unsigned int n = loop->send_cap ? loop->send_cap * 2 : 64;
-		struct rocemu_loop_send_entry *q = realloc(loop->sendq, n * sizeof(*q));
+	int rc = rocemu_loop_grow((void **)&loop->sendq, loop->nsend, &loop->send_cap,
+				  sizeof(*loop->sendq), 64);
 
-		if (!q)
-			return -ENOMEM;
-		loop->sendq = q;
-		loop->send_cap = n;
-	}
-	if (loop->send_size - loop->send_used < len) {
-		size_t n = loop->send_size ? loop->send_size : 64 * 1024;
-		uint8_t *data;
-
-		while (n - loop->send_used < len)
-			n *= 2;
-		data = realloc(loop->send_data, n);
-		if (!data)
-			return -ENOMEM;
-		loop->send_data = data;
-		loop->send_size = n;
-	}
-	return 0;
+	return rc ? rc : rocemu_loop_grow_bytes(&loop->send_data, loop->send_used,
+						&loop->send_size, len, 64 * 1024);
 }
 
 int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,

@@ -78,6 +78,15 @@ int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, cons
 /* 1 while fd is a UDP socket registered with generation gen: read it only then. */
 int rocemu_loop_udp_is_current(struct rocemu_loop *loop, int fd, uint32_t gen);
 
+/*
+ * Room for one more element in *arr (n used of *cap, each size bytes),
+ * doubling from first: 0 or -ENOMEM. The loop's queues grow this way.
+ */
+int rocemu_loop_grow(void **arr, unsigned int n, unsigned int *cap, size_t size,
+		     unsigned int first);
+/* Room for len more bytes after used in *buf of *size bytes, doubling from first. */
+int rocemu_loop_grow_bytes(uint8_t **buf, size_t used, size_t *size, size_t len, size_t first);
+
 /* Helpers shared by the backends. */
 void rocemu_loop_msghdr_fill(struct msghdr *msg, struct iovec *iov,
 			     union rocemu_loop_gso_cmsg *cmsg,

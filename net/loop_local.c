@@ -22,15 +22,11 @@ bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr)
 int rocemu_loop_local_endpoint_add(struct rocemu_loop_local *l, int fd, uint32_t gen,
 				   const struct sockaddr_in *addr)
 {
-	if (l->nendpoints == l->endpoints_cap) {
-		unsigned int n = l->endpoints_cap ? l->endpoints_cap * 2 : 8;
-		struct rocemu_loop_local_endpoint *e = realloc(l->endpoints, n * sizeof(*e));
+	int rc = rocemu_loop_grow((void **)&l->endpoints, l->nendpoints, &l->endpoints_cap,
+				  sizeof(*l->endpoints), 8);
 
-		if (!e)
-			return -ENOMEM;
-		l->endpoints = e;
-		l->endpoints_cap = n;
-	}
+	if (rc)
+		return rc;
 	l->endpoints[l->nendpoints++] =
 		(struct rocemu_loop_local_endpoint){ .fd = fd, .gen = gen, .addr = *addr };
 	return 0;
@@ -61,28 +57,9 @@ static const struct rocemu_loop_local_endpoint *endpoint_of(const struct rocemu_
 
 static int queue_reserve(struct rocemu_loop_local_queue *q, size_t len)
 {
-	if (q->n == q->cap) {
-		unsigned int n = q->cap ? q->cap * 2 : 64;
-		struct rocemu_loop_local_entry *e = realloc(q->e, n * sizeof(*e));
+	int rc = rocemu_loop_grow((void **)&q->e, q->n, &q->cap, sizeof(*q->e), 64);
 
-		if (!e)
-			return -ENOMEM;
-		q->e = e;
-		q->cap = n;
-	}
-	if (q->size - q->used < len) {
-		size_t n = q->size ? q->size : 256 * 1024;
-		uint8_t *data;
-
-		while (n - q->used < len)
-			n *= 2;
-		data = realloc(q->data, n);
-		if (!data)
-			return -ENOMEM;
-		q->data = data;
-		q->size = n;
-	}
-	return 0;
+	return rc ? rc : rocemu_loop_grow_bytes(&q->data, q->used, &q->size, len, 256 * 1024);
 }
 
 int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "net/udp_port.h"
@@ -139,6 +140,36 @@ static void explain_in_use(const char *addr, uint32_t ipv4_be, uint16_t port, ch
 		snprintf(err, errlen, "%s is already in use", addr);
 }
 
+/* How long a port no process holds may take to come free: the kernel ends an exited io_uring later. */
+#define RELEASE_WAIT_MS 2000
+#define RELEASE_POLL_MS 20
+
+/*
+ * Bind fd to sa; a port in use by no process (a daemon that just exited,
+ * whose sockets the kernel is still letting go) is tried again for a while.
+ */
+static int bind_released(int fd, const struct sockaddr_in *sa)
+{
+	const struct timespec pause = { 0, RELEASE_POLL_MS * 1000000L };
+	int waited = 0;
+	char comm[8];
+
+	while (bind(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		unsigned long inode;
+
+		if (errno != EADDRINUSE || waited >= RELEASE_WAIT_MS)
+			return -1;
+		inode = udp_socket_inode(sa->sin_addr.s_addr, ntohs(sa->sin_port));
+		if (inode && socket_owner(inode, comm, sizeof(comm))) {
+			errno = EADDRINUSE;
+			return -1;
+		}
+		nanosleep(&pause, NULL);
+		waited += RELEASE_POLL_MS;
+	}
+	return 0;
+}
+
 int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
@@ -173,7 +204,8 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 	if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)))
 		rocemu_log(ROCEMU_LOG_DEBUG, "udp port %s: no UDP_GRO (%s)", addr, strerror(errno));
 	step = "bind";
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+	/* A source port (no err wanted) has a fallback: no waiting for it. */
+	if (err == scratch ? bind(fd, (struct sockaddr *)&sa, sizeof(sa)) : bind_released(fd, &sa))
 		goto fail;
 	return fd;
 fail:

@@ -116,30 +116,17 @@ static long idle_exit_seconds(const struct options *opt)
 }
 
 /*
- * ROCEMU_DELIVERY: "local" (the default) hands datagrams between devices of
- * this daemon over inside it, "udp" sends them through the kernel too.
- * Returns 0, or -1 for another value.
+ * A variable of two values: *on is whether it says on_value (unset or
+ * empty: off_value). Returns 0, or -1 with a line on stderr for another value.
  */
-static int delivery_udp(bool *udp)
+static int env_switch(const char *name, const char *off_value, const char *on_value, bool *on)
 {
-	const char *env = getenv("ROCEMU_DELIVERY");
+	const char *env = getenv(name);
 
-	*udp = env && !strcmp(env, "udp");
-	if (!env || !*env || *udp || !strcmp(env, "local"))
+	*on = env && !strcmp(env, on_value);
+	if (!env || !*env || *on || !strcmp(env, off_value))
 		return 0;
-	fprintf(stderr, "rocemud: ROCEMU_DELIVERY=\"%s\" is neither local nor udp\n", env);
-	return -1;
-}
-
-/* ROCEMU_BUSY_POLL: "1" spins while clients are connected, "0" or unset does not; -1 for another value. */
-static int busy_poll_wanted(bool *busy)
-{
-	const char *env = getenv("ROCEMU_BUSY_POLL");
-
-	*busy = env && !strcmp(env, "1");
-	if (!env || !*env || *busy || !strcmp(env, "0"))
-		return 0;
-	fprintf(stderr, "rocemud: ROCEMU_BUSY_POLL=\"%s\" is neither 0 nor 1\n", env);
+	fprintf(stderr, "rocemud: %s=\"%s\" is neither %s nor %s\n", name, env, off_value, on_value);
 	return -1;
 }
 
@@ -203,7 +190,9 @@ static int run(const struct options *opt)
 		fprintf(stderr, "rocemud: ROCEMU_DEVICES: %s\n", err);
 		return 1;
 	}
-	if (delivery_udp(&udp_delivery) || busy_poll_wanted(&busy_poll))
+	/* local: devices of this daemon hand datagrams over inside it; udp: through the kernel. */
+	if (env_switch("ROCEMU_DELIVERY", "local", "udp", &udp_delivery) ||
+	    env_switch("ROCEMU_BUSY_POLL", "0", "1", &busy_poll))
 		return 1;
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
