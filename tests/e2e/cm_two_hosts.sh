@@ -71,7 +71,7 @@ two_hosts() {
 	next_port
 	run_pair "$what" 30 ib_write_bw -R -d rocemu0 -p "$PAIR_PORT" -n 200 \
 		--client ib_write_bw -R -d rocemu0 -p "$PAIR_PORT" -n 200 "$ADDR_A"
-	expect_both "^ 65536 +200 +[0-9.]+ +[0-9.]+ " "$what: 200 writes of 64 KiB"
+	expect_both "^ 65536 +200 +[0-9.]+ +[0-9.]+[[:space:]]" "$what: 200 writes of 64 KiB"
 
 	stop_daemon "$dir_a"
 	stop_daemon "$dir_b"
