@@ -438,6 +438,14 @@ int rocemu_loop_grow_bytes(uint8_t **buf, size_t used, size_t *size, size_t len,
 	return 0;
 }
 
+void rocemu_loop_iov_copy(uint8_t *to, const struct iovec *iov, int iovcnt)
+{
+	for (int i = 0; i < iovcnt; i++) {
+		memcpy(to, iov[i].iov_base, iov[i].iov_len);
+		to += iov[i].iov_len;
+	}
+}
+
 static int sendq_reserve(struct rocemu_loop *loop, size_t len)
 {
 	int rc = rocemu_loop_grow((void **)&loop->sendq, loop->nsend, &loop->send_cap,
@@ -479,10 +487,8 @@ int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in 
 	e = &loop->sendq[loop->nsend++];
 	*e = (struct rocemu_loop_send_entry){ .fd = fd, .gso_size = gso_size, .dst = *dst,
 					      .off = loop->send_used, .len = len };
-	for (int i = 0; i < iovcnt; i++) {
-		memcpy(loop->send_data + loop->send_used, iov[i].iov_base, iov[i].iov_len);
-		loop->send_used += iov[i].iov_len;
-	}
+	rocemu_loop_iov_copy(loop->send_data + loop->send_used, iov, iovcnt);
+	loop->send_used += len;
 	return 0;
 }
 

@@ -86,6 +86,8 @@ int rocemu_loop_grow(void **arr, unsigned int n, unsigned int *cap, size_t size,
 		     unsigned int first);
 /* Room for len more bytes after used in *buf of *size bytes, doubling from first. */
 int rocemu_loop_grow_bytes(uint8_t **buf, size_t used, size_t *size, size_t len, size_t first);
+/* Copy the iovcnt pieces of iov one after another to to. */
+void rocemu_loop_iov_copy(uint8_t *to, const struct iovec *iov, int iovcnt);
 
 /* Helpers shared by the backends. */
 void rocemu_loop_msghdr_fill(struct msghdr *msg, struct iovec *iov,

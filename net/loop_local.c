@@ -70,7 +70,7 @@ int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in
 	struct rocemu_loop_local_queue *q = &l->fill;
 	int rc;
 
-	if (!l->on || !src || !(to = endpoint_of(l, dst)))
+	if (!src || !(to = endpoint_of(l, dst)))
 		return 0;
 	rc = queue_reserve(q, len);
 	if (rc)
@@ -78,10 +78,8 @@ int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in
 	q->e[q->n++] = (struct rocemu_loop_local_entry){ .dst_fd = to->fd, .dst_gen = to->gen,
 							 .gso_size = gso_size, .src = *src,
 							 .off = q->used, .len = len };
-	for (int i = 0; i < iovcnt; i++) {
-		memcpy(q->data + q->used, iov[i].iov_base, iov[i].iov_len);
-		q->used += iov[i].iov_len;
-	}
+	rocemu_loop_iov_copy(q->data + q->used, iov, iovcnt);
+	q->used += len;
 	return 1;
 }
 

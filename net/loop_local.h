@@ -59,9 +59,10 @@ int rocemu_loop_local_endpoint_add(struct rocemu_loop_local *l, int fd, uint32_t
 void rocemu_loop_local_endpoint_remove(struct rocemu_loop_local *l, int fd);
 
 /*
- * Queue iov for the endpoint bound to dst, from src, if delivery is on and
- * one is. Returns 1 if queued, 0 if dst is not local (send it through the
- * kernel), -errno on failure.
+ * Queue iov (len bytes in all) for the endpoint bound to dst, from src
+ * (NULL: a socket of unknown address). The caller checks that delivery is
+ * on. Returns 1 if queued, 0 if dst is not local or src unknown (send it
+ * through the kernel), -errno on failure.
  */
 int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,
 			   const struct sockaddr_in *dst, const struct iovec *iov, int iovcnt,
