@@ -34,6 +34,7 @@ quickstart_demo() {
 	expect "^13107200 bytes in [0-9.]+ seconds = " "ibv_rc_pingpong moved every byte (data checked)"
 	expect "^100 iters in [0-9.]+ seconds = " "ibv_rc_pingpong ran every iteration"
 	expect "RoCE|InfiniBand|RRoCE" "the capture decodes"
+	expect_none "Malformed" "the frames shown are whole, none malformed"
 	[ -z "$(ls -A "$XDG_RUNTIME_DIR" | grep -v '^rocemu$')" ] || fail "the demo left files in the default runtime directory"
 	ROCEMU_RUNTIME_DIR=$other_dir capture 10 "$ROCEMU" status || fail "the other daemon stopped"
 	expect_none "^client " "the other daemon served none of the demo's programs"
