@@ -25,7 +25,7 @@
 /* The on-disk record header (libpcap's is private): seconds, microseconds, lengths. */
 #define RECORD_HDR_BYTES 16u
 #define PCAP_MAGIC_NS 0xa1b23c4du	/* times in nanoseconds */
-#define BATCH_BYTES (4u << 20)
+#define BATCH_BYTES (1u << 20)
 
 struct rocemu_pcap {
 	int fd;

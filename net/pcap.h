@@ -12,10 +12,11 @@
  * checksum, 0 (none, RFC 768): the bytes cut are neither copied nor summed.
  *
  * Flush policy: records are built in place in a batch of whole records
- * (4 MiB) that reaches the file in one write when full, when a write finds
+ * (1 MiB) that reaches the file in one write when full, when a write finds
  * the last flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush()
- * and on rocemu_pcap_close(); so the file always ends at a record, even when
- * the daemon is killed. A writer keeps at most a few milliseconds of frames
+ * and on rocemu_pcap_close(); so the file ends at a record when the daemon
+ * is killed, unless SIGKILL stops that one write between two pages (the
+ * kernel allows it; a small batch keeps the window small). A writer keeps at most a few milliseconds of frames
  * in memory while traffic flows, and costs one clock read per run of packets
  * written together; when traffic stops, the last frames wait for the next
  * write or an explicit flush (a daemon calls it when idle).
