@@ -16,10 +16,11 @@
  * the last flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush()
  * and on rocemu_pcap_close(); so the file ends at a record when the daemon
  * is killed, unless SIGKILL stops that one write between two pages (the
- * kernel allows it; a small batch keeps the window small). A writer keeps at most a few milliseconds of frames
- * in memory while traffic flows, and costs one clock read per run of packets
- * written together; when traffic stops, the last frames wait for the next
- * write or an explicit flush (a daemon calls it when idle).
+ * kernel allows it; a small batch keeps the window small). A writer keeps
+ * at most a few milliseconds of frames in memory while traffic flows, and
+ * costs one clock read per run of packets written together; when traffic
+ * stops, the last frames wait for the next write or an explicit flush (a
+ * daemon calls it when idle).
  */
 #ifndef ROCEMU_NET_PCAP_H
 #define ROCEMU_NET_PCAP_H
