@@ -7,7 +7,7 @@
 #include "emulator/direct.h"
 #include "emulator/egress.h"
 #include "emulator/qp.h"
-#include "emulator/rc/rc.h"
+#include "emulator/transport.h"
 #include "rocemu/log.h"
 
 /* Spin this long after the last work before sleeping: saves a wake-up per round trip. */
@@ -107,8 +107,8 @@ static int doorbell_idle(void *arg, bool may_sleep)
 {
 	struct rocemu_emu *emu = arg;
 
-	/* Held placements end with their receive; this covers one a removed socket cut short. */
-	rocemu_resp_place_flush();
+	/* Held data and ACKs leave before the doorbells bring new work, and before any sleep. */
+	rocemu_transport_settle();
 	if (emu->sleeping)
 		sleeping_set(emu, 0);
 	/* A timer due (the next burst of a READ, say) is work too: no sleeping flag then. */

@@ -11,7 +11,6 @@
 #include "emulator/emu.h"
 #include "emulator/mcast.h"
 #include "emulator/qp.h"
-#include "emulator/rc/rc.h"
 #include "emulator/transport.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
@@ -119,9 +118,7 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 
 void rocemu_rx_datagram_to(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
-	/* Held placements land before all but their message's next packet, and before d ends. */
-	rocemu_resp_place_rx(d->data, d->len);
 	rx_dispatch(dev, daddr, d);
 	if (!d->more)
-		rocemu_resp_place_flush();
+		rocemu_transport_rx_buffer_end();
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "emulator/transport.h"
 
+#include "emulator/rc/rc.h"
 #include "rocemu/ring.h"
 
 /* Indexed by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
@@ -34,4 +35,14 @@ const struct rocemu_transport_ops *rocemu_transport_of_opcode(uint8_t opcode)
 	unsigned int class = (opcode & ROCEMU_OP_TRANSPORT_MASK) >> ROCEMU_OP_TRANSPORT_SHIFT;
 
 	return by_opcode_class[class];
+}
+
+void rocemu_transport_rx_buffer_end(void)
+{
+	rocemu_resp_hold_own();
+}
+
+void rocemu_transport_settle(void)
+{
+	rocemu_rc_settle_all();
 }

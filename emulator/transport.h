@@ -61,6 +61,15 @@ extern const struct rocemu_transport_ops rocemu_ud_transport;
 extern const struct rocemu_transport_ops rocemu_xrc_transport;
 extern const struct rocemu_transport_ops rocemu_dc_transport;
 
+/*
+ * Work transports hold back within one turn of the loop (RC's held data
+ * placements and coalesced ACKs): the receive buffer a datagram came in
+ * ends (what still points into it is copied aside or lands), or the turn
+ * ends or a control request is to be served (all of it is done now).
+ */
+void rocemu_transport_rx_buffer_end(void);
+void rocemu_transport_settle(void);
+
 /* The transport of a QP type, or NULL when there is none (yet). */
 const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type);
 /* The transport of a BTH opcode, by its class (bits 7:5), or NULL. */

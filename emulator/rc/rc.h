@@ -141,6 +141,9 @@ struct rocemu_rc_resp {
 	uint32_t atomic_next;		/* the replay entry to overwrite next */
 	/* Owed in PSN order (mem->res): [res_tail, res_head), free-running, at most max_dest_rd_atomic. */
 	uint32_t res_tail, res_head;
+	bool ack_deferred;		/* an ACK waits for the turn's end (resp_ack.c): */
+	uint8_t ack_syndrome;
+	uint32_t ack_psn, ack_msn;
 };
 
 struct rocemu_rc {
@@ -276,10 +279,12 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
  * -errno; pkt as above. */
 int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			    const struct iovec *data, const struct rocemu_pkt *pkt);
-/* A datagram arrives: what is held lands first unless it is the next packet of the held message. */
-void rocemu_resp_place_rx(const uint8_t *bth, size_t len);
-/* Land every held copy (the receive buffer they point into ends). */
-void rocemu_resp_place_flush(void);
+/* Land every held copy. */
+void rocemu_resp_hold_flush(void);
+/* The receive buffer ends: held data it holds are copied aside, or land when they do not fit. */
+void rocemu_resp_hold_own(void);
+/* qp goes away: what it holds is dropped. */
+void rocemu_resp_hold_forget(const struct rocemu_qp *qp);
 /* Last packet pkt of a message: the CQE of its receive WQE (if any), and the message is over. */
 void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			  const struct rocemu_pkt *pkt);
@@ -289,8 +294,19 @@ void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 /* ---- rc_resp.c / rc_comp.c: one received packet for qp ---- */
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
-/* A held copy of packet psn (opcode) of qp failed (dma_err): fail qp as at its arrival. */
-void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint8_t opcode, int dma_err);
+/* A held copy of packet psn (opcode, at MSN msn) of qp failed (dma_err): fail qp as at its arrival. */
+void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint32_t msn, uint8_t opcode,
+				 int dma_err);
+
+/* ---- resp_ack.c: acknowledges coalesced until the turn of the loop ends ---- */
+/* The ACK (syndrome) of psn at msn waits, replacing one waiting; false: send it now. */
+bool rocemu_rc_ack_defer(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
+/* The ACK waiting for qp is dropped (the QP goes away or is reset). */
+void rocemu_rc_ack_forget(struct rocemu_qp *qp);
+/* Before qp's responder sends or fails: held data land, then the ACK waiting for qp leaves. */
+void rocemu_rc_resp_settle(struct rocemu_qp *qp);
+/* The turn ends, or a control request comes: everything held lands and every ACK waiting leaves. */
+void rocemu_rc_settle_all(void);
 void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 /*
  * Send what the responder owes, in PSN order, at most ROCEMU_RC_RESP_BURST

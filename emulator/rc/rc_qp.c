@@ -152,8 +152,16 @@ static void rc_mem_put(struct rocemu_qp *qp)
 	free(qp->rc.resp.mem);
 }
 
+/* Nothing held or waiting may name a QP that goes or starts again. */
+static void resp_drop_held(struct rocemu_qp *qp)
+{
+	rocemu_resp_hold_forget(qp);
+	rocemu_rc_ack_forget(qp);
+}
+
 void rocemu_rc_destroy(struct rocemu_qp *qp)
 {
+	resp_drop_held(qp);
 	rocemu_qp_path_release(qp);
 	rc_mem_put(qp);
 	qp->rc.req.mem = NULL;
@@ -165,6 +173,7 @@ static void rc_reset(struct rocemu_qp *qp)
 {
 	uint32_t mask = qp->rc.req.fifo_mask;
 
+	resp_drop_held(qp);
 	rocemu_qp_timers_cancel(qp);
 	rocemu_qp_path_release(qp);
 	rc_mem_put(qp);
@@ -342,6 +351,8 @@ static void qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why, enum ibv_e
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
+	/* What the responder acknowledged before the error leaves first, as it would have. */
+	rocemu_rc_resp_settle(qp);
 	rocemu_qp_enter_state(qp, IBV_QPS_ERR, rocemu_rc_err_name(why));
 	qp->rc.req.draining = false;
 	rocemu_rc_flush(qp);

@@ -133,13 +133,19 @@ static struct rocemu_rc_res *res_read_at(struct rocemu_rc_resp *resp, uint32_t p
 	return NULL;
 }
 
-/* An ACK or NAK for psn: at once when nothing is owed, else behind what is. */
+/*
+ * An ACK or NAK for psn: an ACK waits for the turn's end (resp_ack.c) when
+ * nothing is owed; a NAK leaves at once; both wait behind what is owed.
+ */
 static void resp_owe_ack(struct resp_ctx *c, uint32_t psn, uint8_t syndrome)
 {
 	struct rocemu_rc_resp *resp = c->resp;
 	struct rocemu_rc_res *last;
 
 	if (!res_owed(resp)) {
+		if (syndrome == ack_syndrome() && rocemu_rc_ack_defer(c->qp, psn, syndrome, resp->msn))
+			return;
+		rocemu_rc_resp_settle(c->qp);
 		rocemu_rc_send_ack(c->qp, psn, syndrome, resp->msn);
 		return;
 	}
@@ -495,6 +501,7 @@ static void resp_fail(struct rocemu_qp *qp, uint32_t psn, const char *what,
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x %s: %s (dma %s)",
 		   qp->owner->dev->name, qp->qpn, psn, what, rocemu_rc_err_name(err),
 		   dma_err ? strerror(-dma_err) : "-");
+	rocemu_rc_resp_settle(qp);
 	if (nak >= 0)
 		rocemu_rc_send_ack(qp, psn, rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK, (uint8_t)nak),
 				   qp->rc.resp.msn);
@@ -534,12 +541,16 @@ static enum resp_state resp_error(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint8_t opcode, int dma_err)
+void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint32_t msn, uint8_t opcode,
+				 int dma_err)
 {
 	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
 
 	if (!rocemu_rc_resp_active(qp))
 		return;
+	/* The ACK waiting covers later PSNs; the NAK says where the QP stopped, at its MSN. */
+	rocemu_rc_ack_forget(qp);
+	qp->rc.resp.msn = msn;
 	/* As resp_error does for a packet placed at once. */
 	if (dma_err == -ESRCH)
 		rocemu_client_gone(rocemu_qp_mem_client(qp));
@@ -604,6 +615,7 @@ void rocemu_rc_resp_drain(struct rocemu_qp *qp)
 		rocemu_rc_resp_forget(qp);
 		return;
 	}
+	rocemu_rc_resp_settle(qp);
 	while (res_owed(resp)) {
 		struct rocemu_rc_res *r = res_at(resp, resp->res_tail);
 		uint32_t left, sent;
@@ -637,6 +649,20 @@ void rocemu_rc_resp_forget(struct rocemu_qp *qp)
 	rocemu_qp_timer_cancel(qp, ROCEMU_QP_TIMER_RESP);
 }
 
+/*
+ * The expected packet of a WRITE without immediate, or the middle of a
+ * SEND, may join held data and waiting ACKs; anything else may read,
+ * complete (a CQE), take a receive WQE for, or NAK what they stand for.
+ */
+static bool joins_held(const struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	uint32_t f = pkt->info->flags;
+
+	if (pkt->psn != qp->rc.resp.epsn || (f & ROCEMU_OPF_IMM))
+		return false;
+	return (f & ROCEMU_OPF_WRITE) || ((f & ROCEMU_OPF_SEND) && (f & ROCEMU_OPF_MIDDLE));
+}
+
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	struct resp_ctx c = { .qp = qp, .resp = &qp->rc.resp, .pkt = pkt,
@@ -645,6 +671,12 @@ void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 
 	if (!rocemu_rc_resp_active(qp))
 		return;
+	/* What is held and waiting goes before any packet but the next one of a plain message. */
+	if (!joins_held(qp, pkt)) {
+		rocemu_rc_resp_settle(qp);
+		if (!rocemu_rc_resp_active(qp))
+			return;
+	}
 	rocemu_rc_qp_rx(qp);
 	while (state != RESP_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))

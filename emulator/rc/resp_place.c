@@ -46,22 +46,25 @@ int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, c
 }
 
 /*
- * Consecutive packets of one message, each placed by its own
- * process_vm_writev, cost one system call per MTU. Instead, the data of
- * in-order packets that neither end their message nor ask for an ACK wait
- * here (pointing into the receive buffer) and land in one call: before the
- * message's last or ACK-requesting packet is placed, before any other
- * datagram is handled (rocemu_resp_place_rx), and when the receive buffer
- * ends (rx.c flushes after a datagram without rocemu_dgram.more). Every
- * check was made when a packet arrived; a copy that fails is redone packet
- * by packet, so the first failing packet fails its QP exactly as if it had
+ * Consecutive packets, each placed by its own process_vm_writev, cost one
+ * system call each. Instead, the data of in-order packets of one QP wait
+ * here and land in one call: before a CQE says they are there (the end of
+ * a SEND or of a WRITE with immediate), before a receive WQE is taken,
+ * before the responder sends anything (rocemu_rc_resp_settle: an ACK says
+ * they are there too), when a packet of another QP or out of order is to
+ * be placed, when the loop's turn ends and before a control request is
+ * served (rocemu_rc_settle_all). Data held past the end of their receive
+ * buffer are copied here first (rocemu_resp_hold_own). Every check was
+ * made when a packet arrived; a copy that fails is redone packet by
+ * packet, so the first failing packet fails its QP exactly as if it had
  * been placed at once.
  */
 #define HELD_PKTS 64u
 #define HELD_SEGS 256u
+#define HELD_OWN_BYTES (64u * 1024)	/* held data copied out of ended receive buffers */
 
 struct held_pkt {
-	uint32_t psn;
+	uint32_t psn, msn;
 	uint8_t opcode;
 	unsigned int seg_end;	/* its segments end here in held.remote */
 };
@@ -73,6 +76,9 @@ static struct {
 	struct iovec local[HELD_PKTS];
 	struct rocemu_dma_seg remote[HELD_SEGS];
 	struct held_pkt pkt[HELD_PKTS];
+	size_t owned;		/* bytes of own in use */
+	unsigned int owned_pkts;	/* local[0..owned_pkts) point into own */
+	uint8_t own[HELD_OWN_BYTES];
 } held;
 
 /*
@@ -91,6 +97,8 @@ static int held_flush(const struct rocemu_qp *qp, bool current)
 	if (!owner)
 		return 0;
 	held.qp = NULL;
+	held.owned = 0;
+	held.owned_pkts = 0;
 	pid = rocemu_qp_mem_client(owner)->pid;
 	if (!rocemu_dma_copy(pid, held.local, held.npkts, held.remote, held.nsegs, true))
 		return 0;
@@ -101,22 +109,43 @@ static int held_flush(const struct rocemu_qp *qp, bool current)
 			continue;
 		if (current && i == held.npkts - 1)
 			return err;
-		rocemu_rc_resp_place_failed(owner, held.pkt[i].psn, held.pkt[i].opcode, err);
+		rocemu_rc_resp_place_failed(owner, held.pkt[i].psn, held.pkt[i].msn,
+					    held.pkt[i].opcode, err);
 		return owner == qp ? -ECANCELED : 0;
 	}
 	return 0;
 }
 
-void rocemu_resp_place_flush(void)
+void rocemu_resp_hold_flush(void)
 {
 	held_flush(NULL, false);
 }
 
-void rocemu_resp_place_rx(const uint8_t *bth, size_t len)
+void rocemu_resp_hold_own(void)
 {
-	if (held.qp && (len < ROCEMU_BTH_BYTES || rocemu_bth_destqp(bth) != held.qp->qpn ||
-			rocemu_bth_psn(bth) != held.next_psn))
+	size_t bytes = 0;
+	unsigned int i;
+
+	if (!held.qp)
+		return;
+	for (i = held.owned_pkts; i < held.npkts; i++)
+		bytes += held.local[i].iov_len;
+	if (held.owned + bytes > sizeof(held.own)) {
 		held_flush(NULL, false);
+		return;
+	}
+	for (i = held.owned_pkts; i < held.npkts; i++) {
+		memcpy(held.own + held.owned, held.local[i].iov_base, held.local[i].iov_len);
+		held.local[i].iov_base = held.own + held.owned;
+		held.owned += held.local[i].iov_len;
+	}
+	held.owned_pkts = held.npkts;
+}
+
+void rocemu_resp_hold_forget(const struct rocemu_qp *qp)
+{
+	if (held.qp == qp)
+		held.qp = NULL;
 }
 
 /* Segments all in one process, that process's: or -1. */
@@ -129,9 +158,19 @@ static pid_t segs_pid(const struct rocemu_dma_seg *remote, unsigned int n)
 }
 
 /*
- * Place one packet's data: RC's (pkt) joins what is held, landing at once
- * with it when it ends its message or asks for an ACK; UC's (no pkt) and
- * one spread over several processes land at once, after what is held.
+ * Data may wait past the end of their message only when nothing but an
+ * acknowledge follows it (a WRITE without immediate), and not on a DCT,
+ * whose responder state belongs to one connection at a time.
+ */
+static bool held_past_end(const struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	return !(pkt->info->flags & (ROCEMU_OPF_SEND | ROCEMU_OPF_IMM)) &&
+	       qp->type != ROCEMU_QPT_DCT;
+}
+
+/*
+ * Place one packet's data: RC's (pkt) joins what is held; UC's (no pkt)
+ * and one spread over several processes land at once, after what is held.
  */
 static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struct iovec *data,
 		 const struct rocemu_dma_seg *remote, unsigned int n)
@@ -156,11 +195,11 @@ static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struc
 	memcpy(&held.remote[held.nsegs], remote, n * sizeof(*remote));
 	held.nsegs += n;
 	held.local[held.npkts] = *data;
-	held.pkt[held.npkts++] = (struct held_pkt){ .psn = pkt->psn, .opcode = pkt->opcode,
+	held.pkt[held.npkts++] = (struct held_pkt){ .psn = pkt->psn, .msn = qp->rc.resp.msn,
+						    .opcode = pkt->opcode,
 						    .seg_end = held.nsegs };
 	held.next_psn = rocemu_psn_add(pkt->psn, 1);
-	/* What follows it (an ACK, a CQE) says its data are in place. */
-	if ((pkt->info->flags & ROCEMU_OPF_END) || rocemu_bth_ackreq(pkt->bth))
+	if ((pkt->info->flags & ROCEMU_OPF_END) && !held_past_end(qp, pkt))
 		return held_flush(qp, true);
 	return 0;
 }

@@ -9,11 +9,14 @@
  * A long READ leaves one burst per turn of the loop, the ACKs of requests
  * behind it after it, a duplicate restarts it from its PSN; READs past
  * max_dest_rd_atomic and duplicate atomics out of the replay cache are
- * dropped and counted.
+ * dropped and counted. WRITEs of one turn share one ACK; one failing among
+ * them NAKs its own PSN, the earlier ones landed; a READ behind a WRITE of
+ * the same turn reads its data.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "emulator/rc/rc.h"
 #include "tests/unit/fixture.h"
@@ -421,6 +424,67 @@ START_TEST(test_gone_process_silent)
 }
 END_TEST
 
+/* WRITEs arriving in one turn land together and are acknowledged once, by the last PSN. */
+START_TEST(test_write_burst_one_ack)
+{
+	fill(payload, 4 * 64, 9);
+	fx_rx_burst_begin();
+	for (uint32_t i = 0; i < 4; i++)
+		rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + i, true, 1024 * i, 64,
+		       payload + 64 * i, 64);
+	ck_assert_uint_eq(fx.nwire, 0);
+	fx_rx_burst_end();
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_mem_eq(fx.buf + 1024 * i, payload + 64 * i, 64);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN + 3, ROCEMU_AETH_ACK, 0, 4);
+}
+END_TEST
+
+/*
+ * The third of four WRITEs in one turn lands on a page gone read-only
+ * since it was checked: the two before it land, the NAK names its PSN and
+ * MSN as if each had been placed at once, no ACK covers it, and the fourth
+ * never lands.
+ */
+START_TEST(test_write_burst_fails_midway)
+{
+	uint8_t *page = fx.buf + 8 * 4096;
+
+	fill(payload, 4 * 64, 10);
+	fx_rx_burst_begin();
+	for (uint32_t i = 0; i < 4; i++)
+		rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + i, true, 6 * 4096 + 4096 * i, 64,
+		       payload + 64 * i, 64);
+	ck_assert_int_eq(mprotect(page, 4096, PROT_READ), 0);
+	fx_rx_burst_end();
+	ck_assert_int_eq(mprotect(page, 4096, PROT_READ | PROT_WRITE), 0);
+	ck_assert_mem_eq(fx.buf + 6 * 4096, payload, 64);
+	ck_assert_mem_eq(fx.buf + 7 * 4096, payload + 64, 64);
+	ck_assert_uint_eq(fx.buf[9 * 4096], 0);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN + 2, ROCEMU_AETH_NAK, ROCEMU_NAK_REMOTE_ACCESS_ERROR, 2);
+	fx_expect_qp_error(IBV_EVENT_QP_ACCESS_ERR);
+}
+END_TEST
+
+/* A READ behind a WRITE in the same turn reads what the WRITE wrote, after the WRITE's ACK. */
+START_TEST(test_read_after_write_in_one_turn)
+{
+	const uint8_t *bth;
+
+	fill(payload, 200, 11);
+	fx_rx_burst_begin();
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 512, 200, payload, 200);
+	rx_req(ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_RQ_PSN + 1, true, 512, 200, NULL, 0);
+	fx_rx_burst_end();
+	ck_assert_uint_eq(fx.nwire, 2);
+	expect_ack(0, FX_RQ_PSN, ROCEMU_AETH_ACK, 0, 1);
+	bth = fx_wire_expect(1, ROCEMU_OP_RC_RDMA_READ_RESPONSE_ONLY, FX_RQ_PSN + 1, false, 200);
+	ck_assert_mem_eq(bth + rocemu_pkt_info(bth)->length, payload, 200);
+}
+END_TEST
+
 static Suite *rc_resp_suite(void)
 {
 	Suite *s = suite_create("rc_resp");
@@ -446,6 +510,9 @@ static Suite *rc_resp_suite(void)
 	tcase_add_test(tc, test_read_duplicate_restarts);
 	tcase_add_test(tc, test_read_past_resources_dropped);
 	tcase_add_test(tc, test_duplicate_atomic_not_cached_counted);
+	tcase_add_test(tc, test_write_burst_one_ack);
+	tcase_add_test(tc, test_write_burst_fails_midway);
+	tcase_add_test(tc, test_read_after_write_in_one_turn);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/rx.h"
+#include "emulator/transport.h"
 #include "net/udp_port.h"
 #include "rocemu/ring.h"
 
@@ -574,6 +575,19 @@ void fx_rx(const struct fx_pkt *p)
 	};
 
 	rocemu_rx_datagram(fx.dev, &d);
+	if (!fx.rx_burst)
+		rocemu_transport_settle();
+}
+
+void fx_rx_burst_begin(void)
+{
+	fx.rx_burst = true;
+}
+
+void fx_rx_burst_end(void)
+{
+	fx.rx_burst = false;
+	rocemu_transport_settle();
 }
 
 void fx_rx_build(uint8_t opcode, const struct fx_hdrs *h, const void *payload, uint32_t paylen)

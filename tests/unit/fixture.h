@@ -79,6 +79,7 @@ struct fx {
 	struct rocemu_context_page *page;
 	uint32_t pdn;
 	uint8_t *buf;			/* FX_BUF_BYTES, registered with all access rights */
+	bool rx_burst;			/* fx_rx: packets come in one turn of the loop */
 	uint32_t lkey, rkey;
 	struct fx_cq scq, rcq;
 	struct fx_qp qp;
@@ -186,8 +187,15 @@ struct fx_hdrs {
 /* Build the packet opcode/h/payload from the peer to fx.qp, with its ICRC. */
 void fx_pkt_build(struct fx_pkt *p, uint8_t opcode, const struct fx_hdrs *h,
 		  const void *payload, uint32_t paylen);
-/* Hand p to the device's receive path, as the UDP port would. */
+/*
+ * Hand p to the device's receive path, as the UDP port would, then end the
+ * loop's turn (what the transports held back is done), unless a burst is
+ * open: between fx_rx_burst_begin and fx_rx_burst_end every packet comes
+ * in the same turn.
+ */
 void fx_rx(const struct fx_pkt *p);
+void fx_rx_burst_begin(void);
+void fx_rx_burst_end(void);
 /* fx_pkt_build then fx_rx. */
 void fx_rx_build(uint8_t opcode, const struct fx_hdrs *h, const void *payload, uint32_t paylen);
 /* An ACK (or NAK, by syndrome) from the peer for psn. */
