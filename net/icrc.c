@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* CRC-32 (PCLMULQDQ folding on x86-64, slice-by-16 elsewhere and for tails)
+/* CRC-32 (carry-less multiply folding on x86-64: 512-bit VPCLMULQDQ where
+ * the CPU has it, else PCLMULQDQ; slice-by-16 elsewhere and for tails)
  * and the RoCEv2 ICRC over the masked pseudo header. */
 #include <endian.h>
 #include <errno.h>
@@ -23,8 +24,8 @@
 #define SLICES 16
 static uint32_t crc_table[SLICES][256];
 
-/* Set once before main(): a constant, well-predicted branch per call. */
-static bool crc_use_clmul;
+/* Set once before main(): constant, well-predicted branches per call. */
+static bool crc_use_clmul, crc_use_wide;
 
 __attribute__((constructor, cold)) static void crc_init(void)
 {
@@ -44,6 +45,8 @@ __attribute__((constructor, cold)) static void crc_init(void)
 #if defined(__x86_64__)
 	__builtin_cpu_init();	/* constructors may run before libgcc's */
 	crc_use_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+	crc_use_wide = crc_use_clmul && __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("vpclmulqdq");
 #endif
 }
 
@@ -85,6 +88,13 @@ static uint32_t crc32_update_table(uint32_t crc, const uint8_t *p, size_t len)
 #define K_FOLD_128_HI 0x0ccaa009eull	/* x^(128-32) mod P */
 #define K_FOLD_64 0x163cd6124ull	/* x^64 mod P */
 #define K_POLY 0x1db710641ull		/* P(x), reflected */
+#define K_FOLD_2048_LO 0x11542778aull	/* x^(4*512+32) mod P: four 512-bit lanes */
+#define K_FOLD_2048_HI 0x1322d1430ull	/* x^(4*512-32) mod P */
+#define K_FOLD_384_LO 0x03db1ecdcull	/* x^(384+32) mod P: 128-bit lanes of one register */
+#define K_FOLD_384_HI 0x174359406ull	/* x^(384-32) mod P */
+#define K_FOLD_256_LO 0x0f1da05aaull	/* x^(256+32) mod P */
+#define K_FOLD_256_HI 0x15a546366ull	/* x^(256-32) mod P */
+#define WIDE_MIN_BYTES 256
 #define K_BARRETT_MU 0x1f7011641ull	/* floor(x^64 / P(x)), reflected */
 
 /* acc * x^(distance) mod P, plus next: one 128-bit fold step. */
@@ -97,6 +107,56 @@ clmul_fold(__m128i acc, __m128i k, __m128i next)
 	return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
 }
 
+/* The same step on the four 128-bit lanes of a 512-bit register. */
+__attribute__((target("avx512f,vpclmulqdq"), always_inline)) static inline __m512i
+clmul_fold_wide(__m512i acc, __m512i k, __m512i next)
+{
+	__m512i lo = _mm512_clmulepi64_epi128(acc, k, 0x00);
+	__m512i hi = _mm512_clmulepi64_epi128(acc, k, 0x11);
+
+	return _mm512_ternarylogic_epi64(lo, hi, next, 0x96);	/* lo ^ hi ^ next */
+}
+
+/*
+ * The first len - len % 64 bytes (len >= WIDE_MIN_BYTES) folded into 128
+ * bits, 256 bytes a step in four 512-bit registers; *done says how many.
+ */
+__attribute__((target("avx512f,vpclmulqdq"))) static __m128i
+crc32_fold_wide(uint32_t crc, const uint8_t *p, size_t len, size_t *done)
+{
+	const __m512i k2048 = _mm512_broadcast_i32x4(_mm_set_epi64x(K_FOLD_2048_HI, K_FOLD_2048_LO));
+	const __m512i k512 = _mm512_broadcast_i32x4(_mm_set_epi64x(K_FOLD_512_HI, K_FOLD_512_LO));
+	/* Lanes 0-2 travel 384, 256 and 128 bits to lane 3; lane 3 stays (its multipliers 0). */
+	const __m512i klanes = _mm512_set_epi64(0, 0, K_FOLD_128_HI, K_FOLD_128_LO, K_FOLD_256_HI,
+						K_FOLD_256_LO, K_FOLD_384_HI, K_FOLD_384_LO);
+	const uint8_t *start = p;
+	__m512i z0 = _mm512_xor_si512(_mm512_loadu_si512(p),
+				      _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+	__m512i z1 = _mm512_loadu_si512(p + 64);
+	__m512i z2 = _mm512_loadu_si512(p + 128);
+	__m512i z3 = _mm512_loadu_si512(p + 192);
+	__m128i x;
+
+	for (p += 256, len -= 256; len >= 256; p += 256, len -= 256) {
+		z0 = clmul_fold_wide(z0, k2048, _mm512_loadu_si512(p));
+		z1 = clmul_fold_wide(z1, k2048, _mm512_loadu_si512(p + 64));
+		z2 = clmul_fold_wide(z2, k2048, _mm512_loadu_si512(p + 128));
+		z3 = clmul_fold_wide(z3, k2048, _mm512_loadu_si512(p + 192));
+	}
+	z0 = clmul_fold_wide(z0, k512, z1);
+	z0 = clmul_fold_wide(z0, k512, z2);
+	z0 = clmul_fold_wide(z0, k512, z3);
+	for (; len >= 64; p += 64, len -= 64)
+		z0 = clmul_fold_wide(z0, k512, _mm512_loadu_si512(p));
+	z0 = clmul_fold_wide(z0, klanes, _mm512_maskz_mov_epi64(0xc0, z0));
+	x = _mm_xor_si128(_mm_xor_si128(_mm512_extracti32x4_epi32(z0, 0),
+					_mm512_extracti32x4_epi32(z0, 1)),
+			  _mm_xor_si128(_mm512_extracti32x4_epi32(z0, 2),
+					_mm512_extracti32x4_epi32(z0, 3)));
+	*done = (size_t)(p - start);
+	return x;
+}
+
 /* The register after len bytes, len >= CLMUL_MIN_BYTES and a multiple of 16. */
 __attribute__((target("pclmul,sse4.1"))) static uint32_t
 crc32_update_clmul(uint32_t crc, const uint8_t *p, size_t len)
@@ -104,22 +164,29 @@ crc32_update_clmul(uint32_t crc, const uint8_t *p, size_t len)
 	const __m128i k512 = _mm_set_epi64x(K_FOLD_512_HI, K_FOLD_512_LO);
 	const __m128i k128 = _mm_set_epi64x(K_FOLD_128_HI, K_FOLD_128_LO);
 	const __m128i low32 = _mm_set_epi32(0, 0, 0, -1);
-	__m128i x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
-	__m128i x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	__m128i x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-	__m128i t;
+	__m128i x0, x1, x2, x3, t;
+	size_t done;
 
-	/* Four independent lanes hide the multiplier's latency. */
-	for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
-		x0 = clmul_fold(x0, k512, _mm_loadu_si128((const __m128i *)p));
-		x1 = clmul_fold(x1, k512, _mm_loadu_si128((const __m128i *)(p + 16)));
-		x2 = clmul_fold(x2, k512, _mm_loadu_si128((const __m128i *)(p + 32)));
-		x3 = clmul_fold(x3, k512, _mm_loadu_si128((const __m128i *)(p + 48)));
+	if (crc_use_wide && len >= WIDE_MIN_BYTES) {
+		x0 = crc32_fold_wide(crc, p, len, &done);
+		p += done;
+		len -= done;
+	} else {
+		x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
+		x1 = _mm_loadu_si128((const __m128i *)(p + 16));
+		x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+		x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+		/* Four independent lanes hide the multiplier's latency. */
+		for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+			x0 = clmul_fold(x0, k512, _mm_loadu_si128((const __m128i *)p));
+			x1 = clmul_fold(x1, k512, _mm_loadu_si128((const __m128i *)(p + 16)));
+			x2 = clmul_fold(x2, k512, _mm_loadu_si128((const __m128i *)(p + 32)));
+			x3 = clmul_fold(x3, k512, _mm_loadu_si128((const __m128i *)(p + 48)));
+		}
+		x0 = clmul_fold(x0, k128, x1);
+		x0 = clmul_fold(x0, k128, x2);
+		x0 = clmul_fold(x0, k128, x3);
 	}
-	x0 = clmul_fold(x0, k128, x1);
-	x0 = clmul_fold(x0, k128, x2);
-	x0 = clmul_fold(x0, k128, x3);
 	for (; len >= 16; p += 16, len -= 16)
 		x0 = clmul_fold(x0, k128, _mm_loadu_si128((const __m128i *)p));
 
