@@ -131,16 +131,30 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 	return cq;
 }
 
+uint32_t rocemu_cqe_size_env(void)
+{
+	const char *env = getenv("MLX5_CQE_SIZE");
+	int size = env ? atoi(env) : (int)sizeof(struct mlx5_cqe64);
+
+	return size == sizeof(struct mlx5_cqe64) || size == 2 * sizeof(struct mlx5_cqe64) ?
+		       (uint32_t)size : 0;
+}
+
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 			     struct ibv_comp_channel *channel, int comp_vector)
 {
+	uint32_t cqe_size = rocemu_cqe_size_env();
 	struct rocemu_cq *cq;
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
+	if (!cqe_size) {
+		errno = EINVAL;
+		return NULL;
+	}
 	/* Negative: far above num_comp_vectors once unsigned, refused there. */
 	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
-		       IBV_WC_STANDARD_FLAGS, NULL, sizeof(struct mlx5_cqe64));
+		       IBV_WC_STANDARD_FLAGS, NULL, cqe_size);
 	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;
 }
 
@@ -149,7 +163,7 @@ struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 {
 	struct rocemu_cq *cq;
 
-	if (attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) {
+	if ((attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) || !cqe_size) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -176,7 +190,7 @@ struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *attr)
 {
-	return rocemu_cq_create_ex(context, attr, sizeof(struct mlx5_cqe64));
+	return rocemu_cq_create_ex(context, attr, rocemu_cqe_size_env());
 }
 
 int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)

@@ -49,7 +49,7 @@ struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_in
 		return dv_fail(err);
 	return rocemu_cq_create_ex(context, cq_attr,
 				   mlx5_cq_attr && (mlx5_cq_attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) ?
-					   mlx5_cq_attr->cqe_size : sizeof(struct mlx5_cqe64));
+					   mlx5_cq_attr->cqe_size : rocemu_cqe_size_env());
 }
 
 /*

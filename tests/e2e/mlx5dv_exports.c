@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <infiniband/mlx4dv.h>
 #include <infiniband/mlx5dv.h>
@@ -274,6 +275,25 @@ static void init_obj(void)
 	check(mlx4dv_init_obj(&m4, MLX4DV_OBJ_QP) == EOPNOTSUPP, "mlx4dv_init_obj: EOPNOTSUPP");
 }
 
+/* libmlx5 takes the CQE size from MLX5_CQE_SIZE when the caller names none: 64 or 128. */
+static void cq_size_from_env(void)
+{
+	struct mlx5dv_cq dcq = { 0 };
+	struct mlx5dv_obj obj = { .cq = { NULL, &dcq } };
+
+	setenv("MLX5_CQE_SIZE", "128", 1);
+	obj.cq.in = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (obj.cq.in)
+		mlx5dv_init_obj(&obj, MLX5DV_OBJ_CQ);
+	check(dcq.cqe_size == 128, "ibv_create_cq with MLX5_CQE_SIZE=128: CQEs of %u bytes",
+	      dcq.cqe_size);
+	if (obj.cq.in)
+		ibv_destroy_cq(obj.cq.in);
+	setenv("MLX5_CQE_SIZE", "100", 1);
+	NULL_ERRNO(EINVAL, ibv_create_cq, ctx, 16, NULL, NULL, 0);
+	unsetenv("MLX5_CQE_SIZE");
+}
+
 static void create_cq(void)
 {
 	struct ibv_cq_init_attr_ex attr = { .cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS };
@@ -291,6 +311,7 @@ static void create_cq(void)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	dv.cqe_size = 100;
 	NULL_ERRNO(EINVAL, mlx5dv_create_cq, ctx, &attr, &dv);
+	cq_size_from_env();
 	dv = (struct mlx5dv_cq_init_attr){ .comp_mask = MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE,
 					   .cqe_comp_res_format = MLX5DV_CQE_RES_FORMAT_HASH };
 	NULL_ERRNO(EINVAL, mlx5dv_create_cq, ctx, &attr, &dv);
