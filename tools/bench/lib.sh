@@ -356,6 +356,8 @@ rocemu_side() {
 	perftest_runs write_bw parse_write_bw ib_sides "${WRITE_BW_64K[@]}"
 	perftest_runs write_rate parse_write_rate ib_sides ib_write_bw -s 64 -D 2
 	perftest_runs send_lat parse_lat ib_sides ib_send_lat -s 64 -n 10000
+	# libmlx5's 128-byte CQEs: a SEND of up to 64 bytes comes in the CQE (scatter to CQE).
+	MLX5_CQE_SIZE=128 perftest_runs send_lat_cqe128 parse_lat ib_sides ib_send_lat -s 64 -n 10000
 	perftest_runs write_lat parse_lat ib_sides ib_write_lat -s 64 -n 10000
 	perftest_runs read_lat parse_lat ib_sides ib_read_lat -s 64 -n 10000
 	# RC needs UD to wire its connections up, as UCX always does.
@@ -367,6 +369,7 @@ rocemu_side() {
 # ib_send_lat again, under a daemon in the latency mode (ROCEMU_BUSY_POLL=1).
 busy_poll_side() {
 	perftest_runs send_lat_busy parse_lat ib_sides ib_send_lat -s 64 -n 10000
+	MLX5_CQE_SIZE=128 perftest_runs send_lat_busy_cqe128 parse_lat ib_sides ib_send_lat -s 64 -n 10000
 }
 
 # What a user without RDMA runs instead: UCX over TCP on loopback, no shim.
