@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "net/pcap.h"
+#include "net/pcap_sink.h"
 
 #define FRAME_HDR_BYTES (sizeof(struct ether_header) + sizeof(struct iphdr) + sizeof(struct udphdr))
 #define MAX_UDP_PAYLOAD (65535 - sizeof(struct iphdr) - sizeof(struct udphdr))
@@ -28,8 +29,9 @@
 #define BATCH_BYTES (1u << 20)
 
 struct rocemu_pcap {
-	int fd;
-	bool failed;		/* a write failed: the file ends at the last whole batch */
+	int fd;			/* the pipe to the writer process (pcap_sink.c) */
+	pid_t sink;		/* that process */
+	bool failed;		/* a write failed: the file ends at the last whole record */
 	uint32_t snaplen;	/* bytes kept of a frame, 0: all */
 	uint64_t last_flush_ns;	/* CLOCK_REALTIME */
 	uint64_t last_ns;	/* time of the last record: no record goes before it */
@@ -79,7 +81,7 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 		.snaplen = snaplen ? snaplen : ROCEMU_PCAP_SNAPLEN_MAX, .linktype = DLT_EN10MB,
 	};
 	struct rocemu_pcap *p;
-	int err;
+	int fd, err;
 
 	if (!path || snaplen > ROCEMU_PCAP_SNAPLEN_MAX) {
 		errno = EINVAL;
@@ -89,11 +91,15 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 	if (!p)
 		return NULL;
 	p->snaplen = snaplen;
-	p->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = p->fd < 0 ? errno : -write_all(p->fd, (const uint8_t *)&hdr, sizeof(hdr));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	err = fd < 0 ? errno : -write_all(fd, (const uint8_t *)&hdr, sizeof(hdr));
+	if (err && fd >= 0)
+		close(fd);
+	if (!err) {
+		p->fd = rocemu_pcap_sink_start(fd, &p->sink);
+		err = p->fd < 0 ? -p->fd : 0;
+	}
 	if (err) {
-		if (p->fd >= 0)
-			close(p->fd);
 		free(p);
 		errno = err;
 		return NULL;
@@ -292,13 +298,14 @@ int rocemu_pcap_flush(struct rocemu_pcap *p)
 
 int rocemu_pcap_close(struct rocemu_pcap *p)
 {
-	int rc;
+	int rc, err;
 
 	if (!p)
 		return 0;
 	rc = rocemu_pcap_flush(p);
-	if (close(p->fd) && !rc)
-		rc = -errno;
+	err = rocemu_pcap_sink_stop(p->fd, p->sink);
+	if (!rc)
+		rc = err;
 	free(p);
 	return rc;
 }

@@ -12,11 +12,13 @@
  * checksum, 0 (none, RFC 768): the bytes cut are neither copied nor summed.
  *
  * Flush policy: records are built in place in a batch of whole records
- * (1 MiB) that reaches the file in one write when full, when a write finds
- * the last flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush()
- * and on rocemu_pcap_close(); so the file ends at a record when the daemon
- * is killed, unless SIGKILL stops that one write between two pages (the
- * kernel allows it; a small batch keeps the window small). A writer keeps
+ * (1 MiB) that goes in one write when full, when a write finds the last
+ * flush ROCEMU_PCAP_FLUSH_NS or more ago, on rocemu_pcap_flush() and on
+ * rocemu_pcap_close(), to a child process that writes the file
+ * (pcap_sink.c): the kernel may stop a write to a file between two pages
+ * on SIGKILL, so only the child, which outlives its daemon, writes, and
+ * only whole records. The file ends at a record whatever kills the daemon;
+ * what it had not handed over is lost. A writer keeps
  * at most a few milliseconds of frames in memory while traffic flows, and
  * costs one clock read per run of packets written together; when traffic
  * stops, the last frames wait for the next write or an explicit flush (a
@@ -82,8 +84,9 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 int rocemu_pcap_flush(struct rocemu_pcap *p);
 
 /*
- * Flush, close the file and free p (NULL is a no-op). Returns 0, or -errno
- * when a buffered frame could not be written (p is freed anyway).
+ * Flush, close the file (waiting for the process that writes it) and free
+ * p (NULL is a no-op). Returns 0, or -errno when a buffered frame could
+ * not be written (p is freed anyway).
  */
 int rocemu_pcap_close(struct rocemu_pcap *p);
 

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "net/icrc.h"
 #include "net/pcap.h"
+#include "net/pcap_sink.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 
@@ -226,26 +228,44 @@ START_TEST(test_frames_read_back_byte_by_byte)
 }
 END_TEST
 
-/* The first write reaches the file at once; later ones at the latest on flush or close. */
+/* The file's size once the writer process caught up (it writes on its own time). */
+static off_t size_reached(off_t want)
+{
+	struct stat st = { 0 };
+
+	/* A bound against a hang only: the writer needs microseconds. */
+	for (int i = 0; i < 30000; i++) {
+		ck_assert_int_eq(stat(path, &st), 0);
+		if (st.st_size >= want)
+			break;
+		usleep(1000);
+	}
+	return st.st_size;
+}
+
+/* The first write is handed to the file at once; later ones at the latest on flush or close. */
 START_TEST(test_flush_policy)
 {
 	struct rocemu_ipv4_udp flow = test_flow();
 	struct rocemu_pcap *p;
 	struct stat st;
 	const off_t file_hdr = 24, rec_hdr = 16;
+	off_t rec;
 
 	make_tmpdir();
 	build_pkt(&test_pkts[0], &flow);
+	rec = rec_hdr + FRAME_HDR + (off_t)test_pkts[0].len;
 	p = rocemu_pcap_open(path, 0);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
-	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert_int_eq(st.st_size, file_hdr + rec_hdr + FRAME_HDR + (off_t)test_pkts[0].len);
+	ck_assert_int_eq(size_reached(file_hdr + rec), file_hdr + rec);
 	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_flush(p), 0);
-	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert_int_eq(st.st_size, file_hdr + 2 * (rec_hdr + FRAME_HDR + (off_t)test_pkts[0].len));
+	ck_assert_int_eq(size_reached(file_hdr + 2 * rec), file_hdr + 2 * rec);
+	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, file_hdr + 3 * rec);
 	remove_tmpdir();
 }
 END_TEST
@@ -427,6 +447,38 @@ START_TEST(test_tshark_decodes_roce)
 }
 END_TEST
 
+/*
+ * What a daemon killed in the middle of handing over a batch leaves: the
+ * writer process writes the whole records it got and drops the cut one.
+ */
+START_TEST(test_sink_drops_a_cut_record)
+{
+	uint8_t rec[3][16 + 40];
+	pid_t pid;
+	struct stat st;
+	int fd, pipe_fd;
+
+	make_tmpdir();
+	memset(rec, 0xab, sizeof(rec));
+	for (int i = 0; i < 3; i++) {
+		uint32_t caplen = 40, len = 40;
+
+		memcpy(&rec[i][8], &caplen, sizeof(caplen));
+		memcpy(&rec[i][12], &len, sizeof(len));
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	pipe_fd = rocemu_pcap_sink_start(fd, &pid);
+	ck_assert_int_ge(pipe_fd, 0);
+	/* Two whole records, then the third cut inside its data, then the daemon is gone. */
+	ck_assert_int_eq(write(pipe_fd, rec, sizeof(rec[0]) * 2 + 30), (ssize_t)sizeof(rec[0]) * 2 + 30);
+	ck_assert_int_eq(rocemu_pcap_sink_stop(pipe_fd, pid), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 2 * sizeof(rec[0]));
+	remove_tmpdir();
+}
+END_TEST
+
 static Suite *pcap_suite(void)
 {
 	Suite *s = suite_create("pcap");
@@ -435,6 +487,7 @@ static Suite *pcap_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_frames_read_back_byte_by_byte);
 	tcase_add_test(tc, test_flush_policy);
+	tcase_add_test(tc, test_sink_drops_a_cut_record);
 	tcase_add_test(tc, test_largest_datagram_and_errors);
 	tcase_add_test(tc, test_snaplen_cuts_records);
 	tcase_add_test(tc, test_snaplen_parse);

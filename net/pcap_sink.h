@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * A child process that writes a capture file's records, whole ones only,
+ * so that a capture survives SIGKILL of its writer (see pcap_sink.c).
+ */
+#ifndef ROCEMU_NET_PCAP_SINK_H
+#define ROCEMU_NET_PCAP_SINK_H
+
+#include <sys/types.h>
+
+/*
+ * Start the writer of file_fd (open for writing at the first record's
+ * place; it is the writer's afterwards and closed here). Returns the
+ * write end of the pipe its records go into, with *pid set, or -errno.
+ */
+int rocemu_pcap_sink_start(int file_fd, pid_t *pid);
+/*
+ * Close pipe_fd and wait for the writer: 0 when every whole record reached
+ * the file, -EIO when a write failed, or waitpid's -errno.
+ */
+int rocemu_pcap_sink_stop(int pipe_fd, pid_t pid);
+
+#endif /* ROCEMU_NET_PCAP_SINK_H */
