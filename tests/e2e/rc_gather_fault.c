@@ -85,73 +85,58 @@ static void expect_list_wcs(struct pair *p, int bad, const char *what)
 	}
 }
 
-static void write_list(int bad)
+/* Receives for the SENDs, one per message slot of in. */
+static bool post_receives(struct pair *p, struct buf *in, const char *what)
 {
-	struct ibv_send_wr wr[WRS], *bad_wr;
-	struct ibv_sge sge[WRS];
-	struct source s;
-	struct pair p;
-	struct buf *remote;
-	char what[64];
+	struct ibv_recv_wr rwr[WRS], *bad_rwr;
+	struct ibv_sge rsge[WRS];
 
-	snprintf(what, sizeof(what), "WRITE list, WR %d unreadable", bad);
-	if (!source_open(&s))
-		return;
-	remote = buf_new(&dev_b, WRS * MSG, WRS * MSG, IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_WRITE, UNTOUCHED);
-	if (remote && pair_open(&p, &side_default, &side_default)) {
-		for (int i = 0; i < WRS; i++) {
-			wr_fill(&wr[i], &sge[i], &s, i, bad, IBV_WR_RDMA_WRITE);
-			wr[i].wr.rdma.remote_addr = raddr_of(remote, i * MSG);
-			wr[i].wr.rdma.rkey = remote->mr->rkey;
-		}
-		check(!ibv_post_send(p.a.qp, wr, &bad_wr), "%s: posted as one list", what);
-		expect_list_wcs(&p, bad, what);
-		for (int i = 0; i < WRS; i++) {
-			if (i < bad)
-				check_pattern(remote->p + i * MSG, MSG, 10 + i, 0, what);
-			else
-				check_untouched(remote->p + i * MSG, MSG, UNTOUCHED, what);
-		}
-		expect_state(p.a.qp, IBV_QPS_ERR, what);
-		pair_close(&p);
+	for (int i = 0; i < WRS; i++) {
+		rsge[i] = sge_of(in, i * MSG, MSG);
+		rwr[i] = (struct ibv_recv_wr){ .wr_id = 0x200 + i, .sg_list = &rsge[i], .num_sge = 1,
+					       .next = i + 1 < WRS ? &rwr[i + 1] : NULL };
 	}
-	bufs_free();
-	source_close(&s);
+	if (ibv_post_recv(p->b.qp, rwr, &bad_rwr)) {
+		check(false, "%s: ibv_post_recv", what);
+		return false;
+	}
+	return true;
 }
 
-static void send_list(int bad)
+/* WRS WRITEs or SENDs into in's message slots in one post list, WR bad unreadable. */
+static void post_list(enum ibv_wr_opcode opcode, int bad)
 {
+	bool send = opcode == IBV_WR_SEND;
 	struct ibv_send_wr wr[WRS], *bad_wr;
-	struct ibv_recv_wr rwr[WRS], *bad_rwr;
-	struct ibv_sge sge[WRS], rsge[WRS];
+	struct ibv_sge sge[WRS];
 	struct ibv_wc wc;
 	struct source s;
 	struct pair p;
 	struct buf *in;
 	char what[64];
 
-	snprintf(what, sizeof(what), "SEND list, WR %d unreadable", bad);
+	snprintf(what, sizeof(what), "%s list, WR %d unreadable", send ? "SEND" : "WRITE", bad);
 	if (!source_open(&s))
 		return;
-	in = buf_new(&dev_b, WRS * MSG, WRS * MSG, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
+	in = buf_new(&dev_b, WRS * MSG, WRS * MSG, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		     UNTOUCHED);
 	if (in && pair_open(&p, &side_default, &side_default)) {
 		for (int i = 0; i < WRS; i++) {
-			rsge[i] = sge_of(in, i * MSG, MSG);
-			rwr[i] = (struct ibv_recv_wr){ .wr_id = 0x200 + i, .sg_list = &rsge[i],
-						       .num_sge = 1,
-						       .next = i + 1 < WRS ? &rwr[i + 1] : NULL };
-			wr_fill(&wr[i], &sge[i], &s, i, bad, IBV_WR_SEND);
+			wr_fill(&wr[i], &sge[i], &s, i, bad, opcode);
+			wr[i].wr.rdma.remote_addr = send ? 0 : raddr_of(in, i * MSG);
+			wr[i].wr.rdma.rkey = send ? 0 : in->mr->rkey;
 		}
-		check(!ibv_post_recv(p.b.qp, rwr, &bad_rwr) && !ibv_post_send(p.a.qp, wr, &bad_wr),
+		check((!send || post_receives(&p, in, what)) && !ibv_post_send(p.a.qp, wr, &bad_wr),
 		      "%s: posted as one list", what);
 		expect_list_wcs(&p, bad, what);
-		for (int i = 0; i < bad; i++)
-			if (expect_wc(p.b.recv_cq, what, (struct want){ 0x200 + i, IBV_WC_SUCCESS,
-									IBV_WC_RECV, MSG }, NULL))
+		for (int i = 0; i < bad; i++) {
+			if (!send || expect_wc(p.b.recv_cq, what, (struct want){ 0x200 + i, IBV_WC_SUCCESS,
+									       IBV_WC_RECV, MSG }, NULL))
 				check_pattern(in->p + i * MSG, MSG, 10 + i, 0, what);
-		check(poll_wc(p.b.recv_cq, &wc, 200) == 0, "%s: nothing received past WR %d", what,
-		      bad - 1);
+		}
+		if (send)
+			check(poll_wc(p.b.recv_cq, &wc, 200) == 0, "%s: nothing received past WR %d",
+			      what, bad - 1);
 		check_untouched(in->p + bad * MSG, (WRS - bad) * MSG, UNTOUCHED, what);
 		expect_state(p.a.qp, IBV_QPS_ERR, what);
 		pair_close(&p);
@@ -160,11 +145,11 @@ static void send_list(int bad)
 	source_close(&s);
 }
 
-static void check_write_first(void) { write_list(0); }
-static void check_write_middle(void) { write_list(3); }
-static void check_write_last(void) { write_list(WRS - 1); }
-static void check_send_middle(void) { send_list(5); }
-static void check_send_first(void) { send_list(0); }
+static void check_write_first(void) { post_list(IBV_WR_RDMA_WRITE, 0); }
+static void check_write_middle(void) { post_list(IBV_WR_RDMA_WRITE, 3); }
+static void check_write_last(void) { post_list(IBV_WR_RDMA_WRITE, WRS - 1); }
+static void check_send_first(void) { post_list(IBV_WR_SEND, 0); }
+static void check_send_middle(void) { post_list(IBV_WR_SEND, 5); }
 
 static const struct named_check checks[] = {
 	{ "WRITE list, first unreadable", check_write_first },
