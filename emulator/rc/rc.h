@@ -370,8 +370,8 @@ uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len);
 #define ROCEMU_RC_STAGE_MSGS 64u
 /* Hold the stage for qp's run: false when a run already holds it (this one sends at once). */
 bool rocemu_rc_stage_claim(const struct rocemu_qp *qp);
-/* Give the stage back (after the last flush of the run). */
-void rocemu_rc_stage_release(const struct rocemu_qp *qp);
+/* Give the stage back: only the run that claimed it, after its last flush. */
+void rocemu_rc_stage_release(void);
 /*
  * Stage m (its WQE copied) from offset on, at most max_pkts, as the
  * message at qp's cursor: false when qp holds no stage or it is full.

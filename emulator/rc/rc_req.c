@@ -404,8 +404,10 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 		}
 	}
 	/* Nothing staged outlives the run. */
-	req_run_flush(&c);
-	rocemu_rc_stage_release(qp);
+	if (c.staging) {
+		req_run_flush(&c);
+		rocemu_rc_stage_release();
+	}
 	if (rocemu_rc_sq_active(qp))
 		rocemu_rc_retry_arm(qp);
 	rocemu_rc_sqd_check(qp);

@@ -36,10 +36,10 @@ bool rocemu_rc_stage_claim(const struct rocemu_qp *qp)
 	return true;
 }
 
-void rocemu_rc_stage_release(const struct rocemu_qp *qp)
+void rocemu_rc_stage_release(void)
 {
-	if (stage.qp == qp)
-		stage.qp = NULL;
+	stage.qp = NULL;
+	stage.n = 0;
 }
 
 bool rocemu_rc_stage_add(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
