@@ -150,7 +150,7 @@ int rocemu_dma_copy(pid_t owner, const struct iovec *local, unsigned int nlocal,
 		    const struct rocemu_dma_seg *remote, unsigned int nremote, bool to_remote)
 {
 	struct iov_cursor lc = { local, nlocal, 0, 0 };
-	struct iovec run[32];
+	static struct iovec run[IOV_MAX];	/* the daemon is single-threaded */
 	unsigned int i = 0, n;
 	pid_t pid;
 	int err;
@@ -158,7 +158,7 @@ int rocemu_dma_copy(pid_t owner, const struct iovec *local, unsigned int nlocal,
 	/* One process_vm_* call per run of segments in one process. */
 	while (i < nremote) {
 		pid = remote[i].pid;
-		for (n = 0; i < nremote && remote[i].pid == pid && n < 32; i++, n++)
+		for (n = 0; i < nremote && remote[i].pid == pid && n < IOV_MAX; i++, n++)
 			run[n] = remote[i].iov;
 		err = copy_run(pid, &lc, run, n, to_remote);
 		/* Another process's memory gone is memory gone, not the QP's process. */

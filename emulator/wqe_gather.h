@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "emulator/dma.h"
 #include "emulator/wqe.h"
 
 /* Most local slots one gather fills (a GSO batch of packets). */
@@ -23,5 +24,16 @@
  */
 int rocemu_wqe_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, uint32_t off,
 		      uint32_t len, const struct iovec *local, unsigned int nlocal);
+
+/*
+ * The first half of rocemu_wqe_gather, for a caller that reads several
+ * gathers at once: the inline bytes copied into local, the slots left for
+ * the SGEs' bytes in rest (at most nlocal), the SGEs' memory in remote (at
+ * most max). Returns 0, -EINVAL (too many slots) or what rocemu_dma_sgl returns.
+ */
+int rocemu_wqe_gather_segs(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
+			   uint32_t off, uint32_t len, const struct iovec *local, unsigned int nlocal,
+			   struct iovec *rest, unsigned int *nrest, struct rocemu_dma_seg *remote,
+			   unsigned int max, unsigned int *nremote);
 
 #endif /* ROCEMU_EMULATOR_WQE_GATHER_H */

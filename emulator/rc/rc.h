@@ -360,11 +360,45 @@ extern const uint8_t rocemu_uc_ops_send[4], rocemu_uc_ops_send_imm[4], rocemu_uc
  */
 int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
 		       uint32_t max_pkts, uint32_t *sent);
+/* One message of a list sent at once: m's packets from offset, at most max_pkts; sent counts them. */
+struct rocemu_rc_tx {
+	struct rocemu_rc_msg m;
+	uint32_t offset, max_pkts;
+	uint32_t sent;
+};
+/*
+ * rocemu_rc_send_msg for n messages of qp in order, the payload of several
+ * read by one process_vm_readv. Returns 0, or -errno of the DMA read of
+ * message *failed: those before it all sent, nothing of it from the failing
+ * batch on, nothing after it.
+ */
+int rocemu_rc_send_msgs(struct rocemu_qp *qp, struct rocemu_rc_tx *tx, unsigned int n,
+			unsigned int *failed);
 /* Send an ACK, RNR NAK or NAK (syndrome) for psn with msn. */
 void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
 /* Atomic Acknowledge of psn carrying the original value orig. */
 void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn, uint64_t orig);
 /* Packets of a message of len bytes at this QP's MTU (at least 1). */
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len);
+
+/* ---- req_stage.c: messages of one run of the requester, sent together ---- */
+/* Messages staged at most: one round of rocemu_rc_send_msgs holds as many packets. */
+#define ROCEMU_RC_STAGE_MSGS 64u
+/* Hold the stage for qp's run: false when a run already holds it (this one sends at once). */
+bool rocemu_rc_stage_claim(const struct rocemu_qp *qp);
+/* Give the stage back: only the run that claimed it, after its last flush. */
+void rocemu_rc_stage_release(void);
+/*
+ * Stage m (its WQE copied) from offset on, at most max_pkts, as the
+ * message at qp's cursor: false when qp holds no stage or it is full.
+ */
+bool rocemu_rc_stage_add(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
+			 uint32_t offset, uint32_t max_pkts);
+/*
+ * Send what is staged, in order. Returns 0, or the -errno of the message
+ * whose read failed: those before it sent, nothing after it, and the
+ * requester's cursor, cursor_psn and sent_psn put back to its start.
+ */
+int rocemu_rc_stage_flush(struct rocemu_qp *qp);
 
 #endif /* ROCEMU_EMULATOR_RC_H */

@@ -66,6 +66,7 @@ struct req_ctx {
 	struct rocemu_rc_req *req;
 	struct rocemu_rc_wqe *e;
 	enum rocemu_rc_err err;
+	bool staging;		/* this run holds the stage (req_stage.c) */
 };
 
 bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e)
@@ -192,6 +193,58 @@ static enum req_state req_check_local(struct req_ctx *c)
 	return REQ_SEND;
 }
 
+/* A payload read failed: the client is gone, or the WQE at the cursor fails. */
+static enum req_state send_failed(struct req_ctx *c, int err)
+{
+	if (err == -ESRCH) {
+		rocemu_client_gone(c->qp->owner);
+		return REQ_DONE;
+	}
+	c->err = RC_ERR_LOC_PROT;
+	return REQ_ERR_LOCAL;
+}
+
+/* Send what this run staged: 0, or the -errno of the message now back at the cursor. */
+static int req_flush(struct req_ctx *c)
+{
+	return c->staging ? rocemu_rc_stage_flush(c->qp) : 0;
+}
+
+/* sent packets of the WQE at the cursor are out (or staged to go in order). */
+static enum req_state sent_advance(struct req_ctx *c, uint32_t sent)
+{
+	struct rocemu_rc_req *req = c->req;
+
+	if (rocemu_rc_wqe_is_rd_atomic(c->e)) {
+		req->cursor_psn = rocemu_psn_add(c->e->last_psn, 1);
+		req->reads_out++;
+	} else {
+		req->cursor_psn = rocemu_psn_add(req->cursor_psn, sent);
+	}
+	if (rocemu_psn_diff(req->cursor_psn, req->sent_psn) > 0)
+		req->sent_psn = req->cursor_psn;
+	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_ADVANCE : REQ_DONE;
+}
+
+/*
+ * Stage a message read from its WQE: it leaves with the ones staged before
+ * it at the next flush, as many packets as the window takes now.
+ */
+static enum req_state req_stage(struct req_ctx *c, const struct rocemu_rc_msg *m, uint32_t offset)
+{
+	uint32_t npkts = rocemu_rc_npkts(c->qp, m->length) - offset / c->qp->path.mtu;
+	uint32_t room = ROCEMU_RC_WINDOW - inflight(c->req);
+	int err;
+
+	if (!rocemu_rc_stage_add(c->qp, m, offset, room)) {
+		err = req_flush(c);
+		if (err)
+			return send_failed(c, err);
+		rocemu_rc_stage_add(c->qp, m, offset, room);
+	}
+	return sent_advance(c, npkts < room ? npkts : room);
+}
+
 static enum req_state req_send(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
@@ -230,24 +283,14 @@ static enum req_state req_send(struct req_ctx *c)
 		m.reth_len = w->length - offset;
 		offset = 0;
 	}
-	err = rocemu_rc_send_msg(c->qp, &m, offset, ROCEMU_RC_WINDOW - inflight(req), &sent);
-	if (err == -ESRCH) {
-		rocemu_client_gone(c->qp->owner);
-		return REQ_DONE;
-	}
-	if (err) {
-		c->err = RC_ERR_LOC_PROT;
-		return REQ_ERR_LOCAL;
-	}
-	if (rocemu_rc_wqe_is_rd_atomic(c->e)) {
-		req->cursor_psn = rocemu_psn_add(c->e->last_psn, 1);
-		req->reads_out++;
-	} else {
-		req->cursor_psn = rocemu_psn_add(req->cursor_psn, sent);
-	}
-	if (rocemu_psn_diff(req->cursor_psn, req->sent_psn) > 0)
-		req->sent_psn = req->cursor_psn;
-	return req->cursor_psn == rocemu_psn_add(c->e->last_psn, 1) ? REQ_ADVANCE : REQ_DONE;
+	if (m.src == RC_SRC_WQE && c->staging)
+		return req_stage(c, &m, offset);
+	err = req_flush(c);
+	if (!err)
+		err = rocemu_rc_send_msg(c->qp, &m, offset, ROCEMU_RC_WINDOW - inflight(req), &sent);
+	if (err)
+		return send_failed(c, err);
+	return sent_advance(c, sent);
 }
 
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
@@ -276,7 +319,10 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 static enum req_state req_local(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
+	int err = req_flush(c);
 
+	if (err)
+		return send_failed(c, err);
 	c->err = rocemu_rc_local_execute(c->qp, req->wqe);
 	if (c->err)
 		return REQ_ERR_LOCAL;
@@ -295,8 +341,22 @@ static enum req_state req_advance(struct req_ctx *c)
 
 static enum req_state req_err_local(struct req_ctx *c)
 {
+	/* What was staged before it leaves first; a failure there is the one that counts. */
+	int err = req_flush(c);
+
+	if (err && send_failed(c, err) == REQ_DONE)
+		return REQ_DONE;
 	rocemu_rc_req_fail(c->qp, c->req->cursor, c->err);
 	return REQ_DONE;
+}
+
+/* The end of a run: what is staged leaves; a message whose read fails fails its WQE. */
+static void req_run_flush(struct req_ctx *c)
+{
+	int err = req_flush(c);
+
+	if (err && send_failed(c, err) == REQ_ERR_LOCAL)
+		req_err_local(c);
 }
 
 void rocemu_rc_req_run(struct rocemu_qp *qp)
@@ -307,6 +367,8 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
 	    qp->owner->gone)
 		return;
+	/* A DCI's headers follow its connection of the moment: its messages leave at once. */
+	c.staging = qp->type != ROCEMU_QPT_DCI && rocemu_rc_stage_claim(qp);
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x req %s",
@@ -340,6 +402,11 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 		case REQ_DONE:
 			break;
 		}
+	}
+	/* Nothing staged outlives the run. */
+	if (c.staging) {
+		req_run_flush(&c);
+		rocemu_rc_stage_release();
 	}
 	if (rocemu_rc_sq_active(qp))
 		rocemu_rc_retry_arm(qp);

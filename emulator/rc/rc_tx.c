@@ -67,6 +67,15 @@ static uint64_t stage_builds;
 struct gso_batch {
 	size_t off, len, seg_len;	/* in stage; every segment seg_len but the last */
 	uint32_t first, nseg, bytes;	/* bytes: their payload */
+	uint32_t msg, idx;		/* its message (in the list sent) and that one's packet */
+};
+
+/* The packets and payload slots of one gather: several batches, of one message or several. */
+struct tx_round {
+	struct gso_batch batch[ROCEMU_GATHER_MAX_IOV];
+	struct iovec local[ROCEMU_GATHER_MAX_IOV];
+	size_t wire[ROCEMU_GATHER_MAX_IOV];
+	uint32_t nbatch, npkts;
 };
 
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len)
@@ -151,31 +160,80 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 	return info;
 }
 
-/* Fill the payload slots (local) with bytes [off, off + len) of m's source. */
-static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
-			  uint32_t off, uint32_t len, const struct iovec *local, unsigned int nlocal)
+/*
+ * The payload of bytes [off, off + len) of m's source, for the slots local:
+ * inline bytes copied now, the slots left (rest) and the memory to read
+ * into them (remote, at most max segments).
+ */
+static int payload_segs(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t off,
+			uint32_t len, const struct iovec *local, unsigned int nlocal,
+			struct iovec *rest, unsigned int *nrest, struct rocemu_dma_seg *remote,
+			unsigned int max, unsigned int *n)
 {
-	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
-	unsigned int n = 0;
-	int err;
-
+	*nrest = 0;
+	*n = 0;
 	if (!len)
 		return 0;
 	switch (m->src) {
 	case RC_SRC_WQE:
-		return rocemu_wqe_gather(qp, m->wqe, off, len, local, nlocal);
+		return rocemu_wqe_gather_segs(qp, m->wqe, off, len, local, nlocal, rest, nrest,
+					      remote, max, n);
 	case RC_SRC_RKEY:
+		memcpy(rest, local, nlocal * sizeof(*local));
+		*nrest = nlocal;
 		/* The R_Key again for each packet: a key may go, or be laid out anew, meanwhile. */
-		err = rocemu_dma_rkey(qp, m->src_rkey, m->src_va + off, len, IBV_ACCESS_REMOTE_READ,
-				      remote, ROCEMU_DMA_MAX_SEGS, &n);
-		if (err)
-			return err;
-		break;
+		return rocemu_dma_rkey(qp, m->src_rkey, m->src_va + off, len, IBV_ACCESS_REMOTE_READ,
+				       remote, max, n);
 	case RC_SRC_NONE:
 	default:
 		return -EINVAL;
 	}
-	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, local, nlocal, remote, n, false);
+}
+
+/* Fill the payload slots of batch b of the round r: 0 or the -errno of its read. */
+static int batch_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx,
+			const struct tx_round *r, const struct gso_batch *b)
+{
+	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
+	struct iovec rest[ROCEMU_GATHER_MAX_IOV];
+	unsigned int nrest, n;
+	int err = payload_segs(qp, &tx[b->msg].m, b->idx * qp->path.mtu, b->bytes,
+			       &r->local[b->first], b->nseg, rest, &nrest, remote,
+			       ROCEMU_DMA_MAX_SEGS, &n);
+
+	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, rest, nrest, remote, n,
+					   false);
+}
+
+/* Fill every payload slot of the round, with one process_vm_readv as a rule: 0 or -errno. */
+static int round_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx,
+			const struct tx_round *r)
+{
+	static struct rocemu_dma_seg remote[2 * ROCEMU_DMA_MAX_SEGS];
+	struct iovec rest[ROCEMU_GATHER_MAX_IOV];
+	unsigned int nrest = 0, nremote = 0, nr, n;
+	pid_t pid = rocemu_qp_mem_client(qp)->pid;
+	int err;
+
+	for (uint32_t i = 0; i < r->nbatch; i++) {
+		const struct gso_batch *b = &r->batch[i];
+
+		/* Room for the most one batch resolves to: else read what is gathered so far. */
+		if (nremote > ROCEMU_DMA_MAX_SEGS) {
+			err = rocemu_dma_copy(pid, rest, nrest, remote, nremote, false);
+			if (err)
+				return err;
+			nrest = nremote = 0;
+		}
+		err = payload_segs(qp, &tx[b->msg].m, b->idx * qp->path.mtu, b->bytes,
+				   &r->local[b->first], b->nseg, rest + nrest, &nr, remote + nremote,
+				   ROCEMU_DMA_MAX_SEGS, &n);
+		if (err)
+			return err;
+		nrest += nr;
+		nremote += n;
+	}
+	return rocemu_dma_copy(pid, rest, nrest, remote, nremote, false);
 }
 
 static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)
@@ -236,53 +294,90 @@ static void batch_send(struct rocemu_qp *qp, const struct gso_batch *b, const st
 	datagram_send(qp, stage + b->off, b->len, b->nseg > 1 ? (uint16_t)b->seg_len : 0);
 }
 
-int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
-		       uint32_t max_pkts, uint32_t *sent)
+/* The packet after the last one tx may send (its offset on, at most max_pkts). */
+static uint32_t tx_end(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx)
 {
-	uint32_t mtu = qp->path.mtu, npkts = rocemu_rc_npkts(qp, m->length), idx = offset / mtu;
-	struct iovec local[ROCEMU_GATHER_MAX_IOV];
-	size_t wire[ROCEMU_GATHER_MAX_IOV];
-	struct gso_batch batch[STAGE_BATCHES];
+	uint32_t npkts = rocemu_rc_npkts(qp, tx->m.length), idx = tx->offset / qp->path.mtu;
 
-	*sent = 0;
-	while (idx < npkts && *sent < max_pkts) {
-		uint32_t first = idx, n = 0, nbatch = 0, bytes = 0, i;
+	return tx->max_pkts < npkts - idx ? idx + tx->max_pkts : npkts;
+}
+
+/*
+ * Lay out a round from packet *idx of message *msg on: batches while the
+ * stage has room for a whole one and the round for a packet; *msg and
+ * *idx move past what it holds.
+ */
+static void round_build(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx, unsigned int n,
+			unsigned int *msg, uint32_t *idx, struct tx_round *r)
+{
+	size_t used = 0;
+
+	r->nbatch = r->npkts = 0;
+	while (*msg < n && r->npkts < ROCEMU_GATHER_MAX_IOV && sizeof(stage) - used >= DGRAM_BYTES) {
+		const struct rocemu_rc_tx *t = &tx[*msg];
+		uint32_t end = tx_end(qp, t), room = ROCEMU_GATHER_MAX_IOV - r->npkts;
+		struct gso_batch *b;
+
+		if (*idx >= end) {
+			if (++*msg < n)
+				*idx = tx[*msg].offset / qp->path.mtu;
+			continue;
+		}
+		b = &r->batch[r->nbatch++];
+		*b = (struct gso_batch){ .off = used, .first = r->npkts, .msg = *msg, .idx = *idx };
+		batch_build(qp, &t->m, b, idx, rocemu_rc_npkts(qp, t->m.length),
+			    end - *idx < room ? end - *idx : room, r->local, r->wire);
+		used += b->len;
+		r->npkts += b->nseg;
+	}
+}
+
+int rocemu_rc_send_msgs(struct rocemu_qp *qp, struct rocemu_rc_tx *tx, unsigned int n,
+			unsigned int *failed)
+{
+	struct tx_round r;	/* on the stack: a nested build has its own */
+	unsigned int msg = 0;
+	uint32_t idx = n ? tx[0].offset / qp->path.mtu : 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		tx[i].sent = 0;
+	while (msg < n) {
 		uint64_t build = ++stage_builds;
-		size_t used = 0;
 		bool redo;
 
-		/* Several batches' packets, their data read by one gather (one process_vm_readv). */
-		while (nbatch < STAGE_BATCHES && idx < npkts && *sent + n < max_pkts &&
-		       n < ROCEMU_GATHER_MAX_IOV) {
-			struct gso_batch *b = &batch[nbatch++];
-
-			*b = (struct gso_batch){ .off = used, .first = n };
-			batch_build(qp, m, b, &idx, npkts,
-				    (max_pkts - *sent - n < ROCEMU_GATHER_MAX_IOV - n ?
-				     max_pkts - *sent - n : ROCEMU_GATHER_MAX_IOV - n), local, wire);
-			used += b->len;
-			bytes += b->bytes;
-			n += b->nseg;
-		}
+		round_build(qp, tx, n, &msg, &idx, &r);
 		/* A failed read is redone batch by batch: those before the failing one still go. */
-		redo = payload_gather(qp, m, first * mtu, bytes, local, n) != 0;
-		for (i = 0; i < nbatch; i++) {
-			const struct gso_batch *b = &batch[i];
-			int err = redo ? payload_gather(qp, m, (first + b->first) * mtu, b->bytes,
-							&local[b->first], b->nseg) : 0;
+		redo = round_gather(qp, tx, &r) != 0;
+		for (uint32_t i = 0; i < r.nbatch; i++) {
+			const struct gso_batch *b = &r.batch[i];
+			int err = redo ? batch_gather(qp, tx, &r, b) : 0;
 
-			if (err)
+			if (err) {
+				*failed = b->msg;
 				return err;
-			batch_send(qp, b, local, wire);
-			*sent += b->nseg;
+			}
+			batch_send(qp, b, r.local, r.wire);
+			tx[b->msg].sent += b->nseg;
 			/* Sending built into stage again: the batches left are built anew. */
-			if (stage_builds != build && i + 1 < nbatch) {
-				idx = first + batch[i + 1].first;
+			if (stage_builds != build && i + 1 < r.nbatch) {
+				msg = r.batch[i + 1].msg;
+				idx = r.batch[i + 1].idx;
 				break;
 			}
 		}
 	}
 	return 0;
+}
+
+int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint32_t offset,
+		       uint32_t max_pkts, uint32_t *sent)
+{
+	struct rocemu_rc_tx tx = { .m = *m, .offset = offset, .max_pkts = max_pkts };
+	unsigned int failed;
+	int err = rocemu_rc_send_msgs(qp, &tx, 1, &failed);
+
+	*sent = tx.sent;
+	return err;
 }
 
 /* BTH, DCETH for DC and AETH of an acknowledge; returns the opcode's info. */

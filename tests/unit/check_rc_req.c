@@ -4,13 +4,29 @@
  * ring in, packets out. Segmentation by the path MTU with consecutive
  * PSNs, the opcode by position, RETH on the first packet only, AckReq on
  * the last (and every 64th), the PSN range of a READ, READ credits,
- * fences and local errors.
+ * fences and local errors, also within WQEs of one doorbell sent together.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "tests/unit/fixture.h"
+
+/* The payload reads the device makes: this test links with --wrap=process_vm_readv. */
+static unsigned int payload_reads;
+ssize_t __real_process_vm_readv(pid_t pid, const struct iovec *local, unsigned long nlocal,
+				const struct iovec *remote, unsigned long nremote, unsigned long flags);
+ssize_t __wrap_process_vm_readv(pid_t pid, const struct iovec *local, unsigned long nlocal,
+				const struct iovec *remote, unsigned long nremote, unsigned long flags);
+
+ssize_t __wrap_process_vm_readv(pid_t pid, const struct iovec *local, unsigned long nlocal,
+				const struct iovec *remote, unsigned long nremote, unsigned long flags)
+{
+	payload_reads++;
+	return __real_process_vm_readv(pid, local, nlocal, remote, nremote, flags);
+}
 
 static void fill(uint8_t *p, size_t len, uint8_t seed)
 {
@@ -185,6 +201,87 @@ START_TEST(test_bad_lkey_fails_locally)
 }
 END_TEST
 
+/* The small SENDs of one doorbell (one inline) have their payloads read at once. */
+START_TEST(test_one_read_for_a_doorbell)
+{
+	static const char text[] = "inline";
+	const struct fx_wr inl = { .opcode = MLX5_OPCODE_SEND, .inline_data = text,
+				   .inline_len = sizeof(text) - 1 };
+
+	fill(fx.buf, 8 * 64, 5);
+	for (uint32_t i = 0; i < 8; i++) {
+		if (i == 2)
+			fx_post_send(&inl);
+		else
+			post_sgl(MLX5_OPCODE_SEND, 0, i * 64, 64, 0, 0);
+	}
+	payload_reads = 0;
+	fx_doorbell();
+	ck_assert_uint_eq(fx.nwire, 8);
+	for (uint32_t i = 0; i < 8; i++) {
+		fx_wire_expect(i, ROCEMU_OP_RC_SEND_ONLY, FX_SQ_PSN + i, true,
+			       i == 2 ? sizeof(text) - 1 : 64);
+		expect_payload(i, i == 2 ? (const uint8_t *)text : fx.buf + i * 64);
+	}
+	ck_assert_uint_eq(payload_reads, 1);
+}
+END_TEST
+
+/* WQEs of one doorbell leave in order around a READ, which ends a shared payload read. */
+START_TEST(test_messages_in_order_around_read)
+{
+	fill(fx.buf, 512, 3);
+	post_sgl(MLX5_OPCODE_SEND, 0, 0, 64, 0, 0);
+	post_sgl(MLX5_OPCODE_RDMA_WRITE, 0, 64, 100, 0x4000, 0x42);
+	post_sgl(MLX5_OPCODE_RDMA_READ, 0, 1024, 8, 0x3000, 0x42);
+	post_sgl(MLX5_OPCODE_SEND, 0, 256, 32, 0, 0);
+	fx_doorbell();
+	ck_assert_uint_eq(fx.nwire, 4);
+	fx_wire_expect(0, ROCEMU_OP_RC_SEND_ONLY, FX_SQ_PSN, true, 64);
+	expect_payload(0, fx.buf);
+	fx_wire_expect(1, ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_SQ_PSN + 1, true, 100);
+	expect_payload(1, fx.buf + 64);
+	fx_wire_expect(2, ROCEMU_OP_RC_RDMA_READ_REQUEST, FX_SQ_PSN + 2, true, 0);
+	fx_wire_expect(3, ROCEMU_OP_RC_SEND_ONLY, FX_SQ_PSN + 3, true, 32);
+	expect_payload(3, fx.buf + 256);
+}
+END_TEST
+
+/*
+ * One doorbell, the fourth WQE's source unmapped after registration: the
+ * three before it leave (one inline), it fails with a local protection
+ * error, those around it are flushed, and nothing after it leaves.
+ */
+START_TEST(test_unreadable_source_in_a_list)
+{
+	static const char text[] = "inline";
+	const struct fx_wr inl = { .opcode = MLX5_OPCODE_SEND, .flags = MLX5_WQE_CTRL_CQ_UPDATE,
+				   .inline_data = text, .inline_len = sizeof(text) - 1 };
+	uint8_t *hole = fx.buf + FX_BUF_BYTES / 2;
+	uint16_t first;
+
+	fill(fx.buf, 512, 4);
+	ck_assert_int_eq(munmap(hole, 4096), 0);
+	first = post_sgl(MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 0, 64, 0, 0);
+	fx_post_send(&inl);
+	post_sgl(MLX5_OPCODE_RDMA_WRITE, MLX5_WQE_CTRL_CQ_UPDATE, 128, 64, 0x4000, 0x42);
+	post_sgl(MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, FX_BUF_BYTES / 2, 64, 0, 0);
+	post_sgl(MLX5_OPCODE_SEND, MLX5_WQE_CTRL_CQ_UPDATE, 256, 64, 0, 0);
+	fx_doorbell();
+	ck_assert_uint_eq(fx.nwire, 3);
+	fx_wire_expect(0, ROCEMU_OP_RC_SEND_ONLY, FX_SQ_PSN, true, 64);
+	expect_payload(0, fx.buf);
+	fx_wire_expect(1, ROCEMU_OP_RC_SEND_ONLY, FX_SQ_PSN + 1, true, sizeof(text) - 1);
+	expect_payload(1, (const uint8_t *)text);
+	fx_wire_expect(2, ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_SQ_PSN + 2, true, 64);
+	expect_payload(2, fx.buf + 128);
+	for (uint16_t i = 0; i < 5; i++)
+		fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, (uint16_t)(first + i),
+			      i == 3 ? MLX5_CQE_SYNDROME_LOCAL_PROT_ERR : MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	fx_expect_qp_error(IBV_EVENT_QP_FATAL);
+}
+END_TEST
+
 static Suite *rc_req_suite(void)
 {
 	Suite *s = suite_create("rc_req");
@@ -200,6 +297,9 @@ static Suite *rc_req_suite(void)
 	tcase_add_test(tc, test_read_credits);
 	tcase_add_test(tc, test_fence_waits_for_read);
 	tcase_add_test(tc, test_bad_lkey_fails_locally);
+	tcase_add_test(tc, test_one_read_for_a_doorbell);
+	tcase_add_test(tc, test_messages_in_order_around_read);
+	tcase_add_test(tc, test_unreadable_source_in_a_list);
 	suite_add_tcase(s, tc);
 	return s;
 }
