@@ -39,7 +39,8 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 		return dev->wire.send(dev->wire.arg, flow, buf, len, gso);
 	if (dev->fault)
 		return rocemu_fault_inject_send(dev, fd, &to, buf, len, gso);
-	return rocemu_loop_send(dev->emu->loop, fd, &to, &iov, 1, gso);
+	/* Every packet built here carries its ICRC, and no fault touched it. */
+	return rocemu_loop_send_vouched(dev->emu->loop, fd, &to, &iov, 1, gso);
 }
 
 void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)

@@ -225,10 +225,10 @@ int rocemu_loop_udp_is_current(struct rocemu_loop *loop, int fd, uint32_t gen)
 }
 
 int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, const uint8_t *data,
-			    size_t len, const struct sockaddr_in *src, uint16_t gro_size)
+			    size_t len, const struct sockaddr_in *src, uint16_t gro_size, bool vouched)
 {
 	size_t seg = gro_size ? gro_size : len;
-	struct rocemu_dgram d = { .src = *src };
+	struct rocemu_dgram d = { .src = *src, .vouched = vouched };
 	struct fd_slot *slot;
 	size_t off = 0;
 
@@ -455,8 +455,8 @@ static int sendq_reserve(struct rocemu_loop *loop, size_t len)
 						&loop->send_size, len, 64 * 1024);
 }
 
-int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,
-		     const struct iovec *iov, int iovcnt, uint16_t gso_size)
+static int loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,
+		     const struct iovec *iov, int iovcnt, uint16_t gso_size, bool vouched)
 {
 	struct rocemu_loop_send_entry *e;
 	size_t len = 0;
@@ -475,7 +475,7 @@ int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in 
 		const struct fd_slot *from = fd_slot_get(loop, fd);
 
 		rc = rocemu_loop_local_send(&loop->local, from && from->bound ? &from->addr : NULL,
-					    dst, iov, iovcnt, len, gso_size);
+					    dst, iov, iovcnt, len, gso_size, vouched);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
@@ -490,6 +490,18 @@ int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in 
 	rocemu_loop_iov_copy(loop->send_data + loop->send_used, iov, iovcnt);
 	loop->send_used += len;
 	return 0;
+}
+
+int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,
+		     const struct iovec *iov, int iovcnt, uint16_t gso_size)
+{
+	return loop_send(loop, fd, dst, iov, iovcnt, gso_size, false);
+}
+
+int rocemu_loop_send_vouched(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,
+			     const struct iovec *iov, int iovcnt, uint16_t gso_size)
+{
+	return loop_send(loop, fd, dst, iov, iovcnt, gso_size, true);
 }
 
 static int sendq_flush(struct rocemu_loop *loop, bool with_poll)

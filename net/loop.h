@@ -33,6 +33,11 @@ struct rocemu_dgram {
 	struct sockaddr_in src;
 	/* More of the same receive follow: data stay valid until the last one's callback returns. */
 	bool more;
+	/*
+	 * Handed over inside this process from rocemu_loop_send_vouched: the
+	 * bytes are those its sender vouched for (an integrity check it made).
+	 */
+	bool vouched;
 };
 typedef void (*rocemu_dgram_cb)(void *arg, int fd, const struct rocemu_dgram *d);
 
@@ -92,6 +97,13 @@ bool rocemu_loop_local_delivery(const struct rocemu_loop *loop);
  */
 int rocemu_loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,
 		     const struct iovec *iov, int iovcnt, uint16_t gso_size);
+/*
+ * The same, from a sender that vouches for the bytes (their checksum is
+ * right): a receiver of this loop gets them with rocemu_dgram.vouched set
+ * and need not check them again. Through the kernel nothing is vouched for.
+ */
+int rocemu_loop_send_vouched(struct rocemu_loop *loop, int fd, const struct sockaddr_in *dst,
+			     const struct iovec *iov, int iovcnt, uint16_t gso_size);
 int rocemu_loop_flush(struct rocemu_loop *loop);
 
 /* Monotonic nanoseconds (CLOCK_MONOTONIC). */

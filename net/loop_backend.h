@@ -73,7 +73,7 @@ void rocemu_loop_fd_event(struct rocemu_loop *loop, int fd, uint32_t gen, uint32
  * still registered with generation gen, 0 once a callback removed it.
  */
 int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, const uint8_t *data,
-			    size_t len, const struct sockaddr_in *src, uint16_t gro_size);
+			    size_t len, const struct sockaddr_in *src, uint16_t gro_size, bool vouched);
 
 /* 1 while fd is a UDP socket registered with generation gen: read it only then. */
 int rocemu_loop_udp_is_current(struct rocemu_loop *loop, int fd, uint32_t gen);

@@ -141,7 +141,7 @@ static int udp_deliver(struct epoll_state *st, int fd, uint32_t gen, int n)
 		}
 		if (!rocemu_loop_dgram_event(st->loop, fd, gen, st->rx_iov[i].iov_base,
 					     st->rx_msgs[i].msg_len, &st->rx_names[i],
-					     msg_gro_size(m)))
+					     msg_gro_size(m), false))
 			return 0;
 	}
 	return 1;

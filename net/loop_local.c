@@ -64,7 +64,7 @@ static int queue_reserve(struct rocemu_loop_local_queue *q, size_t len)
 
 int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,
 			   const struct sockaddr_in *dst, const struct iovec *iov, int iovcnt,
-			   size_t len, uint16_t gso_size)
+			   size_t len, uint16_t gso_size, bool vouched)
 {
 	const struct rocemu_loop_local_endpoint *to;
 	struct rocemu_loop_local_queue *q = &l->fill;
@@ -76,7 +76,8 @@ int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in
 	if (rc)
 		return rc;
 	q->e[q->n++] = (struct rocemu_loop_local_entry){ .dst_fd = to->fd, .dst_gen = to->gen,
-							 .gso_size = gso_size, .src = *src,
+							 .gso_size = gso_size, .vouched = vouched,
+							 .src = *src,
 							 .off = q->used, .len = len };
 	rocemu_loop_iov_copy(q->data + q->used, iov, iovcnt);
 	q->used += len;
@@ -98,7 +99,7 @@ unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_
 		for (unsigned int i = 0; i < q.n; i++)
 			rocemu_loop_dgram_event(loop, q.e[i].dst_fd, q.e[i].dst_gen,
 						q.data + q.e[i].off, q.e[i].len, &q.e[i].src,
-						q.e[i].gso_size);
+						q.e[i].gso_size, q.e[i].vouched);
 		sent += q.n;
 		l->drain = q;
 	}

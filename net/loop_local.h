@@ -30,6 +30,7 @@ struct rocemu_loop_local_entry {
 	int dst_fd;
 	uint32_t dst_gen;
 	uint16_t gso_size;
+	bool vouched;
 	struct sockaddr_in src;
 	size_t off;
 	size_t len;
@@ -60,13 +61,14 @@ void rocemu_loop_local_endpoint_remove(struct rocemu_loop_local *l, int fd);
 
 /*
  * Queue iov (len bytes in all) for the endpoint bound to dst, from src
- * (NULL: a socket of unknown address). The caller checks that delivery is
- * on. Returns 1 if queued, 0 if dst is not local or src unknown (send it
+ * (NULL: a socket of unknown address), vouched for by its sender or not
+ * (rocemu_loop_send_vouched). The caller checks that delivery is on.
+ * Returns 1 if queued, 0 if dst is not local or src unknown (send it
  * through the kernel), -errno on failure.
  */
 int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,
 			   const struct sockaddr_in *dst, const struct iovec *iov, int iovcnt,
-			   size_t len, uint16_t gso_size);
+			   size_t len, uint16_t gso_size, bool vouched);
 
 static inline bool rocemu_loop_local_pending(const struct rocemu_loop_local *l)
 {

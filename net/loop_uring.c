@@ -395,7 +395,7 @@ static void recv_provided(struct uring_state *st, struct reg *r, const struct cq
 			rocemu_loop_dgram_event(st->loop, r->fd, r->gen,
 						io_uring_recvmsg_payload(o, &r->msg),
 						io_uring_recvmsg_payload_length(o, c->res, &r->msg),
-						&src, recvmsg_gro_size(o, &r->msg));
+						&src, recvmsg_gro_size(o, &r->msg), false);
 	}
 	buf_recycle(st, bid);
 }
@@ -408,7 +408,7 @@ static void recv_complete(struct uring_state *st, struct reg *r, const struct cq
 			dgram_dropped(r);
 		else
 			rocemu_loop_dgram_event(st->loop, r->fd, r->gen, r->buf, (size_t)c->res,
-						&r->name, msg_gro_size(&r->msg));
+						&r->name, msg_gro_size(&r->msg), false);
 	} else if (c->res >= 0 && (c->flags & IORING_CQE_F_BUFFER)) {
 		recv_provided(st, r, c);
 	} else if (c->res < 0 && c->res != -ENOBUFS && c->res != -ECANCELED) {
