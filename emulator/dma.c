@@ -155,11 +155,23 @@ int rocemu_dma_copy(pid_t owner, const struct iovec *local, unsigned int nlocal,
 	pid_t pid;
 	int err;
 
-	/* One process_vm_* call per run of segments in one process. */
+	/*
+	 * One process_vm_* call per run of segments in one process, adjacent
+	 * ones joined: the kernel pins pages once per remote iovec, taking the
+	 * target's mmap lock and finding its VMA each time.
+	 */
 	while (i < nremote) {
 		pid = remote[i].pid;
-		for (n = 0; i < nremote && remote[i].pid == pid && n < IOV_MAX; i++, n++)
-			run[n] = remote[i].iov;
+		for (n = 0; i < nremote && remote[i].pid == pid; i++) {
+			if (n && (char *)run[n - 1].iov_base + run[n - 1].iov_len ==
+					 (char *)remote[i].iov.iov_base) {
+				run[n - 1].iov_len += remote[i].iov.iov_len;
+				continue;
+			}
+			if (n == IOV_MAX)
+				break;
+			run[n++] = remote[i].iov;
+		}
 		err = copy_run(pid, &lc, run, n, to_remote);
 		/* Another process's memory gone is memory gone, not the QP's process. */
 		if (err == -ESRCH && pid != owner)
