@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "net/pcap.h"
 #include "net/pcap_sink.h"
@@ -38,22 +37,6 @@ struct rocemu_pcap {
 	size_t used;		/* bytes of whole records in batch */
 	uint8_t batch[BATCH_BYTES];
 };
-
-/* Write all of buf to fd; 0 or -errno. */
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen)
 {
@@ -92,11 +75,9 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 		return NULL;
 	p->snaplen = snaplen;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = fd < 0 ? errno : -write_all(fd, (const uint8_t *)&hdr, sizeof(hdr));
-	if (err && fd >= 0)
-		close(fd);
+	err = fd < 0 ? errno : 0;
 	if (!err) {
-		p->fd = rocemu_pcap_sink_start(fd, &p->sink);
+		p->fd = rocemu_pcap_sink_start(fd, &hdr, sizeof(hdr), &p->sink);
 		err = p->fd < 0 ? -p->fd : 0;
 	}
 	if (err) {
@@ -289,7 +270,7 @@ int rocemu_pcap_flush(struct rocemu_pcap *p)
 	p->last_flush_ns = now_ns();
 	if (p->failed)
 		return -EIO;
-	ret = write_all(p->fd, p->batch, p->used);
+	ret = rocemu_pcap_sink_write(p->fd, p->batch, p->used);
 	p->used = 0;
 	if (ret)
 		p->failed = true;

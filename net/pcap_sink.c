@@ -21,6 +21,7 @@
 #define RECORD_CAPLEN_AT 8u
 #define SINK_BUF_BYTES (2u << 20)	/* a batch and a record cut in two */
 
+/* Write all of buf to fd; 0 or -errno. */
 static int write_all(int fd, const uint8_t *buf, size_t len)
 {
 	while (len) {
@@ -29,11 +30,16 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return -1;
+			return n < 0 ? -errno : -EIO;
 		buf += n;
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int rocemu_pcap_sink_write(int pipe_fd, const void *buf, size_t len)
+{
+	return write_all(pipe_fd, buf, len);
 }
 
 /* Bytes of whole records at the start of buf[0, len). */
@@ -81,13 +87,15 @@ static __attribute__((noreturn)) void sink_run(int in, int out)
 	_exit(close(out) ? 1 : 0);
 }
 
-int rocemu_pcap_sink_start(int file_fd, pid_t *pid)
+int rocemu_pcap_sink_start(int file_fd, const void *head, size_t head_len, pid_t *pid)
 {
 	int fds[2], err;
 	pid_t child;
 
-	if (pipe2(fds, O_CLOEXEC)) {
-		err = -errno;
+	/* The file header is no record: it goes in before the child starts. */
+	err = write_all(file_fd, head, head_len);
+	if (err || pipe2(fds, O_CLOEXEC)) {
+		err = err ? err : -errno;
 		close(file_fd);
 		return err;
 	}

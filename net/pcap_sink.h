@@ -6,14 +6,18 @@
 #ifndef ROCEMU_NET_PCAP_SINK_H
 #define ROCEMU_NET_PCAP_SINK_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
- * Start the writer of file_fd (open for writing at the first record's
- * place; it is the writer's afterwards and closed here). Returns the
- * write end of the pipe its records go into, with *pid set, or -errno.
+ * Write head (the file header) to file_fd, then start the writer of
+ * file_fd (it is the writer's afterwards, and closed here either way).
+ * Returns the write end of the pipe its records go into, with *pid set,
+ * or -errno.
  */
-int rocemu_pcap_sink_start(int file_fd, pid_t *pid);
+int rocemu_pcap_sink_start(int file_fd, const void *head, size_t head_len, pid_t *pid);
+/* Hand len bytes of whole records to the writer: 0 or -errno (-EPIPE: the writer is gone). */
+int rocemu_pcap_sink_write(int pipe_fd, const void *buf, size_t len);
 /*
  * Close pipe_fd and wait for the writer: 0 when every whole record reached
  * the file, -EIO when a write failed, or waitpid's -errno.

@@ -468,7 +468,7 @@ START_TEST(test_sink_drops_a_cut_record)
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
-	pipe_fd = rocemu_pcap_sink_start(fd, &pid);
+	pipe_fd = rocemu_pcap_sink_start(fd, NULL, 0, &pid);
 	ck_assert_int_ge(pipe_fd, 0);
 	/* Two whole records, then the third cut inside its data, then the daemon is gone. */
 	ck_assert_int_eq(write(pipe_fd, rec, sizeof(rec[0]) * 2 + 30), (ssize_t)sizeof(rec[0]) * 2 + 30);
