@@ -97,8 +97,6 @@ static int held_flush(const struct rocemu_qp *qp, bool current)
 	if (!owner)
 		return 0;
 	held.qp = NULL;
-	held.owned = 0;
-	held.owned_pkts = 0;
 	pid = rocemu_qp_mem_client(owner)->pid;
 	if (!rocemu_dma_copy(pid, held.local, held.npkts, held.remote, held.nsegs, true))
 		return 0;
@@ -187,10 +185,13 @@ static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struc
 	}
 	if (pid < 0)
 		return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
+	/* A hold starts afresh here, however the last one ended (landed or forgotten). */
 	if (!held.qp) {
 		held.qp = qp;
 		held.npkts = 0;
 		held.nsegs = 0;
+		held.owned = 0;
+		held.owned_pkts = 0;
 	}
 	memcpy(&held.remote[held.nsegs], remote, n * sizeof(*remote));
 	held.nsegs += n;

@@ -11,7 +11,8 @@
  * max_dest_rd_atomic and duplicate atomics out of the replay cache are
  * dropped and counted. WRITEs of one turn share one ACK; one failing among
  * them NAKs its own PSN, the earlier ones landed; a READ behind a WRITE of
- * the same turn reads its data.
+ * the same turn reads its data; a hold dropped at a reset leaves nothing
+ * behind for the next.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -468,6 +469,27 @@ START_TEST(test_write_burst_fails_midway)
 }
 END_TEST
 
+/*
+ * A WRITE held when its QP is reset is dropped with it, and the next hold
+ * starts afresh: the WRITEs after the reset land what they carried.
+ */
+START_TEST(test_hold_after_reset_starts_afresh)
+{
+	fill(payload, 3 * 64, 12);
+	fx_rx_burst_begin();
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 0, 64, payload, 64);
+	fx_qp_reset_to_rts();
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN, true, 1024, 64, payload + 64, 64);
+	rx_req(ROCEMU_OP_RC_RDMA_WRITE_ONLY, FX_RQ_PSN + 1, true, 2048, 64, payload + 128, 64);
+	fx_rx_burst_end();
+	ck_assert_uint_eq(fx.buf[0], 0);
+	ck_assert_mem_eq(fx.buf + 1024, payload + 64, 64);
+	ck_assert_mem_eq(fx.buf + 2048, payload + 128, 64);
+	ck_assert_uint_eq(fx.nwire, 1);
+	expect_ack(0, FX_RQ_PSN + 1, ROCEMU_AETH_ACK, 0, 2);
+}
+END_TEST
+
 /* A READ behind a WRITE in the same turn reads what the WRITE wrote, after the WRITE's ACK. */
 START_TEST(test_read_after_write_in_one_turn)
 {
@@ -513,6 +535,7 @@ static Suite *rc_resp_suite(void)
 	tcase_add_test(tc, test_write_burst_one_ack);
 	tcase_add_test(tc, test_write_burst_fails_midway);
 	tcase_add_test(tc, test_read_after_write_in_one_turn);
+	tcase_add_test(tc, test_hold_after_reset_starts_afresh);
 	suite_add_tcase(s, tc);
 	return s;
 }

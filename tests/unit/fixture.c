@@ -226,6 +226,14 @@ static void qp_to_rts(enum ibv_qp_type type)
 							 IBV_QP_MAX_QP_RD_ATOMIC))), 0);
 }
 
+void fx_qp_reset_to_rts(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE), 0);
+	qp_to_rts(IBV_QPT_RC);
+}
+
 static void run_stop(void *arg, int fd, uint32_t revents)
 {
 	eventfd_t n;

@@ -195,6 +195,8 @@ void fx_pkt_build(struct fx_pkt *p, uint8_t opcode, const struct fx_hdrs *h,
  */
 void fx_rx(const struct fx_pkt *p);
 void fx_rx_burst_begin(void);
+/* The RC QP to RESET and back to RTS, with the same attributes. */
+void fx_qp_reset_to_rts(void);
 void fx_rx_burst_end(void);
 /* fx_pkt_build then fx_rx. */
 void fx_rx_build(uint8_t opcode, const struct fx_hdrs *h, const void *payload, uint32_t paylen);
