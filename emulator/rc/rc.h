@@ -299,6 +299,8 @@ void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint32_t ms
 				 int dma_err);
 
 /* ---- resp_ack.c: acknowledges coalesced until the turn of the loop ends ---- */
+/* Whether what qp's responder owes (an ACK, held data) may wait past its packet: not on a DCT. */
+bool rocemu_rc_resp_may_wait(const struct rocemu_qp *qp);
 /* The ACK (syndrome) of psn at msn waits, replacing one waiting; false: send it now. */
 bool rocemu_rc_ack_defer(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
 /* The ACK waiting for qp is dropped (the QP goes away or is reset). */

@@ -521,7 +521,6 @@ static void resp_fail_packet(struct rocemu_qp *qp, uint32_t psn, const char *nam
 
 static enum resp_state resp_error(struct resp_ctx *c)
 {
-
 	/* A host that lost its process answers nothing: the requester's retries run out. */
 	if (c->dma_err == -ESRCH) {
 		rocemu_client_gone(rocemu_qp_mem_client(c->qp));

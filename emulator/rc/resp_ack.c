@@ -28,12 +28,17 @@ static void unlink_qp(struct rocemu_qp *qp)
 	qp->rc.resp.ack_deferred = false;
 }
 
+bool rocemu_rc_resp_may_wait(const struct rocemu_qp *qp)
+{
+	/* A DCT's responder state belongs to one connection at a time. */
+	return qp->type != ROCEMU_QPT_DCT;
+}
+
 bool rocemu_rc_ack_defer(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
 	struct rocemu_rc_resp *resp = &qp->rc.resp;
 
-	/* A DCT's responder state belongs to one connection at a time: its ACKs leave at once. */
-	if (qp->type == ROCEMU_QPT_DCT)
+	if (!rocemu_rc_resp_may_wait(qp))
 		return false;
 	if (!resp->ack_deferred) {
 		if (ndeferred == DEFERRED_MAX)

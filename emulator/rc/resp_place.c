@@ -157,13 +157,12 @@ static pid_t segs_pid(const struct rocemu_dma_seg *remote, unsigned int n)
 
 /*
  * Data may wait past the end of their message only when nothing but an
- * acknowledge follows it (a WRITE without immediate), and not on a DCT,
- * whose responder state belongs to one connection at a time.
+ * acknowledge follows it (a WRITE without immediate), and where the ACK may.
  */
 static bool held_past_end(const struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	return !(pkt->info->flags & (ROCEMU_OPF_SEND | ROCEMU_OPF_IMM)) &&
-	       qp->type != ROCEMU_QPT_DCT;
+	       rocemu_rc_resp_may_wait(qp);
 }
 
 /*
