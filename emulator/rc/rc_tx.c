@@ -190,24 +190,12 @@ static int payload_segs(const struct rocemu_qp *qp, const struct rocemu_rc_msg *
 	}
 }
 
-/* Fill the payload slots of batch b of the round r: 0 or the -errno of its read. */
-static int batch_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx,
-			const struct tx_round *r, const struct gso_batch *b)
-{
-	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
-	struct iovec rest[ROCEMU_GATHER_MAX_IOV];
-	unsigned int nrest, n;
-	int err = payload_segs(qp, &tx[b->msg].m, b->idx * qp->path.mtu, b->bytes,
-			       &r->local[b->first], b->nseg, rest, &nrest, remote,
-			       ROCEMU_DMA_MAX_SEGS, &n);
-
-	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, rest, nrest, remote, n,
-					   false);
-}
-
-/* Fill every payload slot of the round, with one process_vm_readv as a rule: 0 or -errno. */
-static int round_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx,
-			const struct tx_round *r)
+/*
+ * Fill the payload slots of batches [from, to) of the round r, with one
+ * process_vm_readv as a rule: 0 or -errno.
+ */
+static int batches_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx *tx,
+			  const struct tx_round *r, uint32_t from, uint32_t to)
 {
 	static struct rocemu_dma_seg remote[2 * ROCEMU_DMA_MAX_SEGS];
 	struct iovec rest[ROCEMU_GATHER_MAX_IOV];
@@ -215,7 +203,7 @@ static int round_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx *t
 	pid_t pid = rocemu_qp_mem_client(qp)->pid;
 	int err;
 
-	for (uint32_t i = 0; i < r->nbatch; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		const struct gso_batch *b = &r->batch[i];
 
 		/* Room for the most one batch resolves to: else read what is gathered so far. */
@@ -347,10 +335,10 @@ int rocemu_rc_send_msgs(struct rocemu_qp *qp, struct rocemu_rc_tx *tx, unsigned 
 
 		round_build(qp, tx, n, &msg, &idx, &r);
 		/* A failed read is redone batch by batch: those before the failing one still go. */
-		redo = round_gather(qp, tx, &r) != 0;
+		redo = batches_gather(qp, tx, &r, 0, r.nbatch) != 0;
 		for (uint32_t i = 0; i < r.nbatch; i++) {
 			const struct gso_batch *b = &r.batch[i];
-			int err = redo ? batch_gather(qp, tx, &r, b) : 0;
+			int err = redo ? batches_gather(qp, tx, &r, i, i + 1) : 0;
 
 			if (err) {
 				*failed = b->msg;
