@@ -69,9 +69,9 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 	struct rocemu_cq *cq;
 	int fd, err;
 
-	/* A channel of another context (or a real one) cannot carry our events. */
+	/* A channel of another context (or a real one) cannot carry our events; a bad CQE size. */
 	if ((channel && channel->context != context) ||
-	    comp_vector >= (uint32_t)context->num_comp_vectors) {
+	    comp_vector >= (uint32_t)context->num_comp_vectors || !cqe_size) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -143,18 +143,13 @@ uint32_t rocemu_cqe_size_env(void)
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 			     struct ibv_comp_channel *channel, int comp_vector)
 {
-	uint32_t cqe_size = rocemu_cqe_size_env();
 	struct rocemu_cq *cq;
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
-	if (!cqe_size) {
-		errno = EINVAL;
-		return NULL;
-	}
 	/* Negative: far above num_comp_vectors once unsigned, refused there. */
 	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
-		       IBV_WC_STANDARD_FLAGS, NULL, cqe_size);
+		       IBV_WC_STANDARD_FLAGS, NULL, rocemu_cqe_size_env());
 	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;
 }
 
@@ -163,7 +158,7 @@ struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 {
 	struct rocemu_cq *cq;
 
-	if ((attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) || !cqe_size) {
+	if (attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) {
 		errno = EINVAL;
 		return NULL;
 	}

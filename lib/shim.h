@@ -553,7 +553,8 @@ void rocemu_dci_wr_ops_init(struct rocemu_qp *qp);
 
 struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
-/* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq; 0: EINVAL). */
+/* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq; 0: EINVAL, after
+ * the flags' checks, as libmlx5). */
 struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 				      struct ibv_cq_init_attr_ex *attr, uint32_t cqe_size);
 /* libmlx5's CQE size unless the caller chose one: MLX5_CQE_SIZE, 64 or 128 (64 unset); 0 if bad. */
