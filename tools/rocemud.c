@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,15 +166,6 @@ static long running_daemon(const char *dir, char *why, size_t why_len)
 	return pid ? pid : -EBUSY;	/* something listens there, but not a daemon of ours */
 }
 
-/* A real-time priority keeps the data path off the scheduler tick; silently none when not allowed. */
-static void priority_raise(void)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-
-	if (!sched_setscheduler(0, SCHED_FIFO, &sp))
-		rocemu_log(ROCEMU_LOG_INFO, "running with SCHED_FIFO priority 1");
-}
-
 static int run(const struct options *opt)
 {
 	static struct rocemu_device devs[ROCEMU_MAX_DEVICES];
@@ -216,11 +206,8 @@ static int run(const struct options *opt)
 			strerror((int)-other));
 		return 1;
 	}
-	/* A real-time task that never sleeps would be throttled, and would starve its core's kernel work. */
 	if (busy_poll)
-		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected, at normal priority");
-	else
-		priority_raise();
+		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected");
 	cfg = (struct rocemu_daemon_config){ .runtime_dir = dir, .devs = devs,
 					     .num_devs = num_devs,
 					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
