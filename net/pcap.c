@@ -22,9 +22,10 @@
 #define IP_TTL_LINUX 64
 #define IP_DF 0x4000
 
-/* The on-disk record header (libpcap's is private): seconds, microseconds, lengths. */
-#define RECORD_HDR_BYTES 16u
 #define PCAP_MAGIC_NS 0xa1b23c4du	/* times in nanoseconds */
+_Static_assert(ROCEMU_PCAP_RECORD_HDR_BYTES == 4 * sizeof(uint32_t) &&
+	       ROCEMU_PCAP_RECORD_CAPLEN_AT == 2 * sizeof(uint32_t),
+	       "a record header is four words, the bytes kept the third");
 #define BATCH_BYTES (1u << 20)
 
 struct rocemu_pcap {
@@ -199,7 +200,7 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 	uint8_t *at;
 	int ret;
 
-	if (p->used + RECORD_HDR_BYTES + caplen > sizeof(p->batch)) {
+	if (p->used + ROCEMU_PCAP_RECORD_HDR_BYTES + caplen > sizeof(p->batch)) {
 		ret = rocemu_pcap_flush(p);
 		if (ret)
 			return ret;
@@ -210,7 +211,7 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 	rec[2] = caplen;
 	rec[3] = frame_len;
 	memcpy(at, rec, sizeof(rec));
-	at += RECORD_HDR_BYTES;
+	at += ROCEMU_PCAP_RECORD_HDR_BYTES;
 	/* Built in place: the batch only ever holds whole records. A cut datagram's
 	 * UDP checksum would be summed over bytes the record does not hold: none. */
 	summed = caplen == frame_len ? udp_payload : NULL;
@@ -223,7 +224,7 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 		frame_headers(hdrs, flow, summed, len);
 		memcpy(at, hdrs, caplen);
 	}
-	p->used += RECORD_HDR_BYTES + caplen;
+	p->used += ROCEMU_PCAP_RECORD_HDR_BYTES + caplen;
 	return 0;
 }
 

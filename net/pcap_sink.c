@@ -17,8 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define RECORD_HDR_BYTES 16u	/* seconds, fraction, bytes kept, frame length */
-#define RECORD_CAPLEN_AT 8u
 #define SINK_BUF_BYTES (2u << 20)	/* a batch and a record cut in two */
 
 /* Write all of buf to fd; 0 or -errno. */
@@ -50,12 +48,12 @@ static size_t whole_records(const uint8_t *buf, size_t len)
 	for (;;) {
 		uint32_t caplen;
 
-		if (len - at < RECORD_HDR_BYTES)
+		if (len - at < ROCEMU_PCAP_RECORD_HDR_BYTES)
 			return at;
-		memcpy(&caplen, buf + at + RECORD_CAPLEN_AT, sizeof(caplen));
-		if (len - at - RECORD_HDR_BYTES < caplen)
+		memcpy(&caplen, buf + at + ROCEMU_PCAP_RECORD_CAPLEN_AT, sizeof(caplen));
+		if (len - at - ROCEMU_PCAP_RECORD_HDR_BYTES < caplen)
 			return at;
-		at += RECORD_HDR_BYTES + caplen;
+		at += ROCEMU_PCAP_RECORD_HDR_BYTES + caplen;
 	}
 }
 

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The on-disk record header (libpcap's is private): seconds, fraction, bytes kept, frame length. */
+#define ROCEMU_PCAP_RECORD_HDR_BYTES 16u
+#define ROCEMU_PCAP_RECORD_CAPLEN_AT 8u	/* bytes kept, a 32-bit word */
+
 /*
  * Write head (the file header) to file_fd, then start the writer of
  * file_fd (it is the writer's afterwards, and closed here either way).
