@@ -16,7 +16,7 @@ cm_ece() {
 	start_daemon
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} capture 30 "$ROCEMU" run -- \
 		"$CM_ECE" "$(addr 1)" "$(addr 2)" $((33700 + BACKEND_INDEX)) || fail "cm_ece failed"
-	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed
 }
 
 for_each_backend cm_ece

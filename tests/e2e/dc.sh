@@ -29,17 +29,17 @@ dc() {
 	expect "^ok: SEND with a wrong DC key: wr_id 0x4b transport retry counter exceeded" \
 		"a wrong DC access key: the DCI's retries run out"
 	expect "^ok: the DCI after its stream.s error" "stream error isolation"
-	expect "^0 failed$" "rocemu0 -> rocemu1: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed "rocemu0 -> rocemu1"
 	after=$(counter rocemu1 rx_dc_key_violations)
 	[ "${after:-0}" -gt "${before:-0}" ] || fail "rx_dc_key_violations of rocemu1: $before, then $after"
 	ok "rocemu1 counted the wrong keys: rx_dc_key_violations $before -> $after"
 	capture 120 "$ROCEMU" run -- "$DC" rocemu0 rocemu0 || fail "dc rocemu0 rocemu0 failed"
-	expect "^0 failed$" "on one device: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed "on one device"
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	# RC-grade reliability per DCI-DCT pair: the same under loss, duplication, reordering.
 	ROCEMU_FAULTS=$FAULTS start_daemon
 	capture 120 "$ROCEMU" run -- "$DC" rocemu0 rocemu1 || fail "dc under $FAULTS failed"
-	expect "^0 failed$" "under $FAULTS: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed "under $FAULTS"
 	after=$(counter rocemu0 retransmitted_packets)
 	[ "${after:-0}" -gt 0 ] || fail "the DCIs resent nothing under $FAULTS"
 	ok "under $FAULTS the DCIs resent $after packets"

@@ -93,6 +93,21 @@ expect() {
 	ok "$2"
 }
 
+# expect_checks_passed [WHAT]: the last output is a checking program's
+# (tests/e2e/verbs_pair.c's run_checks) that ended "0 failed".
+expect_checks_passed() {
+	expect "^0 failed$" "${1:+$1: }every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+}
+
+# run_checks_between PROG DEV_A DEV_B: our checking program PROG from DEV_A
+# to DEV_B under `rocemu run`, every check passed. Its leaks count (rocemu
+# run turns them off for distribution programs).
+run_checks_between() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$1" "$2" "$3" ||
+		fail "$(basename "$1") $2 $3 failed"
+	expect_checks_passed "$2 -> $3"
+}
+
 # expect_fixed TEXT WHAT: a line of the last output contains TEXT as it is.
 expect_fixed() {
 	grep -Fq -- "$1" "$OUT" || fail "$2: no line contains '$1'"

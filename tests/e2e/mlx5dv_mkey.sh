@@ -13,11 +13,9 @@ use_test_net 132
 
 # mlx5dv_mkey_between DEV_A DEV_B
 mlx5dv_mkey_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_MKEY" "$1" "$2" ||
-		fail "mlx5dv_mkey $1 $2 failed"
+	run_checks_between "$MLX5DV_MKEY" "$1" "$2"
 	expect "^ok: MR_LIST: remote WRITE of 3000 bytes through the rkey: every byte" "$1 -> $2: an MR_LIST key places a WRITE"
 	expect "^ok: MR_INTERLEAVED: remote WRITE of 2600 bytes through the rkey: every byte" "$1 -> $2: an MR_INTERLEAVED key places a WRITE"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
 }
 
 mlx5dv_mkey() {

@@ -39,7 +39,7 @@ mlx5dv_qpn() {
 	ROCEMU_PCAP=$pcap_dir start_daemon
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_QPN" rocemu0 rocemu1 "$NEW_SPORT" ||
 		fail "mlx5dv_qpn failed"
-	expect "^0 failed$" "every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	if command -v tshark >/dev/null; then
 		expect_sport_change "$pcap_dir/rocemu0.pcap"

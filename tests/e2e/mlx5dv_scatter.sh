@@ -12,8 +12,7 @@ use_test_net 121
 
 # mlx5dv_scatter_between DEV_A DEV_B
 mlx5dv_scatter_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MLX5DV_SCATTER" "$1" "$2" ||
-		fail "mlx5dv_scatter $* failed"
+	run_checks_between "$MLX5DV_SCATTER" "$1" "$2"
 	expect "^ok: SEND of 32 bytes, ibv_start_poll: 32 bytes in the CQE \(op_own scatter bits 0x4" \
 		"$1 -> $2: a 32-byte SEND in a 64-byte CQE"
 	expect "^ok: SEND of 48 bytes: 48 bytes in the CQE \(op_own scatter bits 0x8" \
@@ -22,7 +21,6 @@ mlx5dv_scatter_between() {
 		"$1 -> $2: a small READ reply in the CQE when allowed"
 	expect "^ok: READ of 24 bytes without ALLOW: 24 bytes in memory" \
 		"$1 -> $2: a small READ reply in memory when not allowed"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
 }
 
 mlx5dv_scatter() {

@@ -10,18 +10,12 @@ require_built "$ODP"
 require_programs ibv_devinfo
 use_test_net 210
 
-# odp_between DEV_A DEV_B
-odp_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$ODP" "$1" "$2" || fail "odp $1 $2 failed"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
-}
-
 odp() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
-	odp_between rocemu0 rocemu1
-	odp_between rocemu0 rocemu0
+	run_checks_between "$ODP" rocemu0 rocemu1
+	run_checks_between "$ODP" rocemu0 rocemu0
 	capture 60 "$ROCEMU" run -- ibv_devinfo -v -d rocemu0 || fail "ibv_devinfo -v failed"
 	expect_fixed "$(printf '\tgeneral_odp_caps:\n')" "ibv_devinfo -v lists general_odp_caps"
 	expect "^[[:space:]]+ODP_SUPPORT_IMPLICIT$" "ibv_devinfo -v: ODP_SUPPORT_IMPLICIT"

@@ -8,19 +8,12 @@ PARENT_DOMAIN=$top_builddir/tests/e2e/parent_domain
 require_built "$PARENT_DOMAIN"
 use_test_net 211
 
-# parent_domain_between DEV_A DEV_B
-parent_domain_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$PARENT_DOMAIN" "$1" "$2" ||
-		fail "parent_domain $1 $2 failed"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
-}
-
 parent_domain() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
-	parent_domain_between rocemu0 rocemu1
-	parent_domain_between rocemu0 rocemu0
+	run_checks_between "$PARENT_DOMAIN" rocemu0 rocemu1
+	run_checks_between "$PARENT_DOMAIN" rocemu0 rocemu0
 	daemon_answers || fail "the daemon stopped answering"
 	ok "the daemon still answers"
 }

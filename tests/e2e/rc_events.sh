@@ -16,7 +16,7 @@ events_run() {
 
 	shift
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} capture 60 "$ROCEMU" run -- "$RC_EVENTS" "$@" || fail "rc_events $* failed"
-	expect "^0 failed$" "$what: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed "$what"
 }
 
 # other_daemon DIR DEVICES: a daemon of its own in the new runtime dir DIR.

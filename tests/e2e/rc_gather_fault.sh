@@ -9,18 +9,12 @@ RC_GATHER_FAULT=$top_builddir/tests/e2e/rc_gather_fault
 require_built "$RC_GATHER_FAULT"
 use_test_net 171
 
-# gather_fault_between DEV_A DEV_B
-gather_fault_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$RC_GATHER_FAULT" "$1" "$2" || fail "rc_gather_fault $1 $2 failed"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
-}
-
 gather_fault() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
-	gather_fault_between rocemu0 rocemu1
-	gather_fault_between rocemu0 rocemu0
+	run_checks_between "$RC_GATHER_FAULT" rocemu0 rocemu1
+	run_checks_between "$RC_GATHER_FAULT" rocemu0 rocemu0
 }
 
 for_each_backend gather_fault

@@ -8,19 +8,12 @@ RC_OPS=$top_builddir/tests/e2e/rc_ops
 require_built "$RC_OPS"
 use_test_net 42
 
-# rc_ops_between DEV_A DEV_B
-rc_ops_between() {
-	# Our own program: leaks count here (rocemu run turns them off for distribution programs).
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$RC_OPS" "$1" "$2" || fail "rc_ops $1 $2 failed"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
-}
-
 rc_ops() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
-	rc_ops_between rocemu0 rocemu1
-	rc_ops_between rocemu0 rocemu0
+	run_checks_between "$RC_OPS" rocemu0 rocemu1
+	run_checks_between "$RC_OPS" rocemu0 rocemu0
 	# Atomic results under loss and duplicates: the responder's replay cache
 	# answers resent atomics, so every fetch-and-add counts exactly once.
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
@@ -28,7 +21,7 @@ rc_ops() {
 	ROCEMU_FAULTS="drop=0.05,dup=0.05,reorder=0.02,seed=11" ROCEMU_LOG=info start_daemon
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 120 "$ROCEMU" run -- "$RC_OPS" rocemu0 rocemu1 atomics ||
 		fail "rc_ops atomics under faults failed"
-	expect "^0 failed$" "atomics under drop/dup/reorder: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect_checks_passed "atomics under drop/dup/reorder"
 }
 
 for_each_backend rc_ops

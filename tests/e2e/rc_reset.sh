@@ -8,18 +8,12 @@ RC_RESET=$top_builddir/tests/e2e/rc_reset
 require_built "$RC_RESET"
 use_test_net 50
 
-# reset_between DEV_A DEV_B
-reset_between() {
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$RC_RESET" "$1" "$2" || fail "rc_reset $1 $2 failed"
-	expect "^0 failed$" "$1 -> $2: every check passed ($(grep -c '^ok: ' "$OUT") checks)"
-}
-
 rc_reset() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
-	reset_between rocemu0 rocemu1
-	reset_between rocemu0 rocemu0
+	run_checks_between "$RC_RESET" rocemu0 rocemu1
+	run_checks_between "$RC_RESET" rocemu0 rocemu0
 }
 
 for_each_backend rc_reset
