@@ -9,7 +9,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong
 use_test_net 34
-use_ports 35850
 
 SAMPLES=10
 

@@ -13,7 +13,6 @@ PCAP_CHECK=$top_builddir/tests/e2e/pcap_check
 require_built "$PCAP_CHECK"
 require_programs ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw tshark ss
 use_test_net 76
-use_ports 35400
 
 # perftest TOOL [OPTION...]: 5 iterations of TOOL between rocemu0 (server) and rocemu1.
 perftest() {

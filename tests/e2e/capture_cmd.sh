@@ -8,7 +8,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong tshark ss
 use_test_net 72
-use_ports 30800
 
 # pingpong ITERS: ibv_rc_pingpong from rocemu1 to rocemu0, 4 KiB, checked.
 pingpong() {

@@ -13,7 +13,6 @@ PCAP_CHECK=$top_builddir/tests/e2e/pcap_check
 require_built "$PCAP_CHECK"
 require_programs ib_send_bw ib_write_bw ib_read_bw tshark ss od
 use_test_net 145
-use_ports 35500
 
 # traffic: 5 iterations of each perftest between rocemu0 (server) and rocemu1.
 traffic() {

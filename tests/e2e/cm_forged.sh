@@ -11,7 +11,6 @@ CM_FORGED=$top_builddir/tests/e2e/cm_forged
 require_built "$CM_FORGED"
 require_programs rping
 use_test_net 6
-use_ports 33500
 
 PAIR_READY=wait_cm_listening
 PAIR_LOSSY=

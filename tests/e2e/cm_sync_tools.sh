@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs rdma_server rdma_client rdma_xserver rdma_xclient
 use_test_net 8
-use_ports 33540
 
 PAIR_READY=wait_cm_listening
 PAIR_LOSSY=

@@ -8,7 +8,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs rping ib_write_bw ip
 use_test_net 242
-use_ports 29800
 PAIR_READY=wait_cm_listening
 PAIR_LOSSY=
 HOST_A=rocemu-cm2-$$-a

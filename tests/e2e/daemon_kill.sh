@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong ib_write_bw ss
 use_test_net 52
-use_ports 22000
 
 EXIT_WITHIN_S=10
 

@@ -8,7 +8,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ib_send_bw ib_write_bw ib_read_bw ss
 use_test_net 111
-use_ports 32000
 
 # perftest_dc TOOL SIZE ITERS [OPTION...]
 perftest_dc() {

@@ -11,7 +11,6 @@ SEED_LIB=$top_builddir/tests/e2e/.libs/fixed_seed.so
 require_built "$SEED_LIB"
 require_programs ibv_rc_pingpong python3
 use_test_net 33
-use_ports 35800
 
 # ibv_rc_pingpong with the seed library after what `rocemu run` preloads (the shim, and
 # in a sanitized build the ASan runtime, which must come first).

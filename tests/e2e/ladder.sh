@@ -8,7 +8,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong python3 ss
 use_test_net 73
-use_ports 35000
 
 pingpong() {
 	next_port

@@ -9,19 +9,17 @@
 SERVER_OUT=$WORK_DIR/server.out
 CLIENT_OUT=$WORK_DIR/client.out
 PAIR_PORT=
-PORT_BASE=
 PORT_BACKEND=
 NEXT_PORT=
+PORT_LIMIT=
 # Words before each side's `rocemu run` (ip netns exec NS env ROCEMU_RUNTIME_DIR=DIR: another host).
 PAIR_SERVER_WRAP=()
 PAIR_CLIENT_WRAP=()
 
-# use_ports BASE: this test's TCP ports count up from BASE with the io_uring
-# backend and from BASE+100 with epoll (both run at once); every test picks
-# its own BASE, 200 ports apart.
-use_ports() {
-	PORT_BASE=$1
-}
+# Each test's TCP ports follow from its net N (use_test_net): 40 for the
+# io_uring backend, then 40 for epoll, from 12000 + 80 N; every test has
+# its own N, and all of them stay below the kernel's ephemeral ports (32768).
+TEST_PORTS_PER_BACKEND=40
 
 # port_listening PORT: some socket listens on TCP port PORT.
 port_listening() {
@@ -30,14 +28,17 @@ port_listening() {
 
 # next_port: PAIR_PORT becomes the next port of this test that nobody listens on.
 next_port() {
-	[ -n "$PORT_BASE" ] || fail "use_ports was not called"
+	[ -n "$TEST_NET" ] || fail "use_test_net was not called"
 	if [ "$PORT_BACKEND" != "$BACKEND" ]; then
 		PORT_BACKEND=$BACKEND
-		NEXT_PORT=$((PORT_BASE + BACKEND_INDEX * 100))
+		NEXT_PORT=$((12000 + (TEST_NET * 2 + BACKEND_INDEX) * TEST_PORTS_PER_BACKEND))
+		PORT_LIMIT=$((NEXT_PORT + TEST_PORTS_PER_BACKEND))
 	fi
 	while port_listening "$NEXT_PORT"; do
 		NEXT_PORT=$((NEXT_PORT + 1))
 	done
+	[ "$NEXT_PORT" -lt "$PORT_LIMIT" ] ||
+		fail "the test's $TEST_PORTS_PER_BACKEND TCP ports for $BACKEND are used up"
 	PAIR_PORT=$NEXT_PORT
 	NEXT_PORT=$((NEXT_PORT + 1))
 }

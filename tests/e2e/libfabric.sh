@@ -23,7 +23,6 @@ fi
 command -v fi_info >/dev/null || skip "fi_info not installed (Debian package libfabric-bin)"
 command -v fi_pingpong >/dev/null || skip "fi_pingpong not installed (Debian package libfabric-bin)"
 use_test_net 23
-use_ports 34000
 PAIR_LOSSY=
 
 # fab_addr I: device I's address on the veth pair, one /24 per backend.

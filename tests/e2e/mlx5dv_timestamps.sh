@@ -9,7 +9,6 @@ MLX5DV_TIMESTAMPS=$top_builddir/tests/e2e/mlx5dv_timestamps
 require_built "$MLX5DV_TIMESTAMPS"
 require_programs ibv_rc_pingpong ss
 use_test_net 101
-use_ports 31500
 
 # stamps_between DEV_A DEV_B
 stamps_between() {

@@ -6,7 +6,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat ss
 use_test_net 21
-use_ports 20400
 
 ITERS=200
 

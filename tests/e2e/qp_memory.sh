@@ -13,7 +13,6 @@ QP_FILL=$top_builddir/tools/bench/qp_fill
 require_built "$QP_FILL"
 require_programs ibv_rc_pingpong ss
 use_test_net 152
-use_ports 35600
 
 QPS=16384
 MAX_BYTES_PER_QP=4096

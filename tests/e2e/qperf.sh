@@ -18,7 +18,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs qperf
 use_test_net 243
-use_ports 30000
 
 qperf_cm() {
 	local server_pid test

@@ -9,7 +9,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_devinfo ibv_rc_pingpong ss tshark
 use_test_net 82
-use_ports 23200
 DEMO=$top_srcdir/tools/demo
 
 # demo ARGS...: tools/demo ARGS on this build, under a timeout.

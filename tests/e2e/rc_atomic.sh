@@ -6,7 +6,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ib_atomic_bw ib_atomic_lat ss
 use_test_net 41
-use_ports 21400
 
 ITERS=200
 

@@ -9,7 +9,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong ss
 use_test_net 30
-use_ports 20700
 
 FAULTS="drop=0.05,dup=0.02,reorder=0.02,seed=7"
 # ibv_rc_pingpong has no closing handshake: see last_ack_lost in lib_pair.sh.

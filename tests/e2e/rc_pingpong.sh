@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong ss
 use_test_net 20
-use_ports 20100
 
 SIZES=(1 4096 65536 1048576)
 MODES=("" "-e" "-N")

@@ -11,7 +11,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs rping ucmatose udaddy rstream riostream
 use_test_net 240
-use_ports 29400
 
 PAIR_READY=wait_cm_listening
 PAIR_LOSSY=

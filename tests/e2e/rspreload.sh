@@ -8,7 +8,6 @@
 TCP_ECHO=$top_builddir/tests/e2e/tcp_echo
 require_built "$TCP_ECHO"
 use_test_net 9
-use_ports 33580
 BYTES=$((4 * 1024 * 1024))
 
 RSPRELOAD=$(ls /usr/lib/*/rsocket/librspreload.so /usr/lib*/rsocket/librspreload.so 2>/dev/null | head -n 1)

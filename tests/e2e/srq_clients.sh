@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_srq_pingpong ib_send_bw ss
 use_test_net 150
-use_ports 25800
 
 # srq_pingpong SIZE ITERS [OPTION...]
 srq_pingpong() {

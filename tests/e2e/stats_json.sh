@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong python3 ss
 use_test_net 71
-use_ports 30600
 
 # python3 -c "$COUNT_MATCHES" JSON PCAP ADDR DEV: DEV's counters in JSON against the frames
 # from and to ADDR in PCAP.

@@ -11,7 +11,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_rc_pingpong ss
 use_test_net 74
-use_ports 35200
 
 # start_trace OUT ARGS...: `rocemu trace ARGS` into OUT in the background; TRACE_PID.
 start_trace() {

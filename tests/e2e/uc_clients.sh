@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_uc_pingpong ib_send_bw ib_write_bw ss
 use_test_net 140
-use_ports 25400
 
 SIZES=(1 4096 65536)
 MODES=("" "-e")

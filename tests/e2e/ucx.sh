@@ -9,7 +9,6 @@
 # rc_verbs (UD has no RDMA at the UCT level).
 . "$(dirname "${BASH_SOURCE[0]}")/lib_ucx.sh"
 use_test_net 180
-use_ports 27000
 
 ucx_info_lists() {
 	ucx_resources

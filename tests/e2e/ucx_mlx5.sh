@@ -13,7 +13,6 @@
 # operations, and rocemu0's counters show the bytes went through it.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_ucx.sh"
 use_test_net 91
-use_ports 31000
 
 ucx_info_lists_mlx5() {
 	local dev tl

@@ -8,7 +8,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_ud_pingpong ib_send_bw ib_send_lat ss
 use_test_net 130
-use_ports 25000
 
 # ud_pingpong SIZE ITERS [OPTION...]
 ud_pingpong() {

@@ -7,7 +7,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 require_programs ibv_xsrq_pingpong ib_send_bw ss
 use_test_net 191
-use_ports 27400
 
 # xsrq_pingpong [OPTION...]
 xsrq_pingpong() {
