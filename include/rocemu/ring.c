@@ -92,11 +92,17 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
+/*
+ * ctrl, the QP type's segment (UD's and DCI's datagram, XRC's) and, unless
+ * UD, an atomic's raddr and atomic segments: mlx5 sq_overhead's atomic_size.
+ */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
+	uint32_t op = type == IBV_QPT_UD ? 0 :
+		sizeof(struct mlx5_wqe_raddr_seg) + sizeof(struct mlx5_wqe_atomic_seg);
+
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
-	       (type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
+	       op;
 }
 
 #define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)

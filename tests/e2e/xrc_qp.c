@@ -307,6 +307,35 @@ static void shared_srq_data(struct run *r)
 	      got[0], got[1]);
 }
 
+/*
+ * A fetch-and-add from an initiator of one SGE: its WQE (ctrl, XRC, raddr,
+ * atomic and data segments) needs two BBs, which the QP's caps must allow.
+ */
+static void xrc_atomic(struct run *r)
+{
+	struct ibv_sge sge = sge_of(r->send, 0, 8);
+	struct ibv_send_wr wr = {
+		.wr_id = 77, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = raddr_of(r->recv, 0), .rkey = r->recv->mr->rkey,
+			       .compare_add = 5 },
+		.qp_type.xrc.remote_srqn = r->srqn,
+	};
+	uint64_t before, after;
+	struct ibv_wc wc;
+
+	memcpy(&before, r->recv->p, sizeof(before));
+	if (!post_send(r->ini[0], &wr, "ibv_post_send of an XRC fetch-and-add"))
+		return;
+	if (!expect_wc(r->ini_cq, "XRC fetch-and-add", (struct want){ .wr_id = 77,
+		       .status = IBV_WC_SUCCESS, .opcode = IBV_WC_FETCH_ADD, .byte_len = 8 }, &wc))
+		return;
+	memcpy(&after, r->recv->p, sizeof(after));
+	check(after == before + 5 && !memcmp(r->send->p, &before, sizeof(before)),
+	      "XRC fetch-and-add: target %#llx -> %#llx, the old value returned",
+	      (unsigned long long)before, (unsigned long long)after);
+}
+
 /* A message naming an SRQ of another domain: NAK invalid request (IBTA A14). */
 static void foreign_srq(struct run *r)
 {
@@ -370,8 +399,9 @@ static bool setup(struct run *r, const char *tgt_dev, const char *ini_dev, int f
 	check(!r->ini[0]->recv_cq && !r->ini[0]->srq, "an initiator has no receive CQ or SRQ");
 	create_open_errnos(&r->a, r->xrcd, r->srq_cq, r->tgt1->qp_num);
 	r->recv = buf_new(&r->a, (size_t)RECVS * SLOT, (size_t)RECVS * SLOT,
-			  IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
-	r->send = buf_new(&r->b, (size_t)RECVS * SLOT, (size_t)RECVS * SLOT, 0, 0);
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC, UNTOUCHED);
+	r->send = buf_new(&r->b, (size_t)RECVS * SLOT, (size_t)RECVS * SLOT,
+			  IBV_ACCESS_LOCAL_WRITE, 0);
 	return r->recv && r->send &&
 	       !qp_connect(r->tgt1, r->ini[0]->qp_num, &r->b.gid, 0, PSN_A, &tgt_knobs) &&
 	       !qp_connect(r->ini[0], r->tgt1->qp_num, &r->a.gid, PSN_A, 0, &ini_knobs);
@@ -408,6 +438,7 @@ int main(int argc, char **argv)
 	check(qp_connect(r.ini[1], r.tgt2, &r.a.gid, PSN_A, 0, &ini_knobs) == 0,
 	      "initiator 1 to RTS, towards TGT2");
 	shared_srq_data(&r);
+	xrc_atomic(&r);
 	step_send(to_child, STEP_DATA_DONE);
 	check(ibv_close_xrcd(r.xrcd) == EBUSY, "ibv_close_xrcd while TGT1 and the SRQ hold it -> EBUSY");
 	check(ibv_destroy_qp(r.tgt1) == 0, "the creator destroys TGT1");
