@@ -16,9 +16,16 @@
 #include "rocemu/ring.h"
 
 #define PSN_MASK 0xffffff
+/*
+ * Every flag ibv_access_flags names, as mlx5 takes them: it acts on the
+ * remote ones and ignores the rest (the ODP tests of rdma-core pass
+ * IBV_ACCESS_ON_DEMAND here). Bits no flag names are refused.
+ */
 #define QP_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
-			     IBV_ACCESS_MW_BIND)
+			     IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | \
+			     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | \
+			     IBV_ACCESS_OPTIONAL_RANGE)
 
 enum attr_check {
 	CHECK_RANGE,	/* min <= value <= max */

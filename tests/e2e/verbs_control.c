@@ -588,8 +588,8 @@ static const struct value_case {
 } value_cases[] = {
 	{ "RESET -> INIT with port_num 2", IBV_QPS_RESET, IBV_QPS_INIT, QP_FIELD(port_num), 2 },
 	{ "RESET -> INIT with pkey_index 1", IBV_QPS_RESET, IBV_QPS_INIT, QP_FIELD(pkey_index), 1 },
-	{ "RESET -> INIT with an unknown access flag", IBV_QPS_RESET, IBV_QPS_INIT, QP_FIELD(qp_access_flags),
-	  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED },
+	{ "RESET -> INIT with an access flag no verbs header names", IBV_QPS_RESET, IBV_QPS_INIT,
+	  QP_FIELD(qp_access_flags), IBV_ACCESS_LOCAL_WRITE | (1u << 12) },
 	{ "INIT -> RTR with an AH without GRH", IBV_QPS_INIT, IBV_QPS_RTR, QP_FIELD(ah_attr.is_global), 0 },
 	{ "INIT -> RTR with sgid_index 5", IBV_QPS_INIT, IBV_QPS_RTR, QP_FIELD(ah_attr.grh.sgid_index), 5 },
 	{ "INIT -> RTR with dest_qp_num 2^24", IBV_QPS_INIT, IBV_QPS_RTR, QP_FIELD(dest_qp_num), 1u << 24 },
@@ -628,7 +628,7 @@ static void check_bad_modifies(const struct dev *d, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
 	size_t i;
-	int mask;
+	int mask, rc;
 
 	for (i = 0; i < sizeof(mask_cases) / sizeof(mask_cases[0]); i++) {
 		const struct mask_case *c = &mask_cases[i];
@@ -656,6 +656,15 @@ static void check_bad_modifies(const struct dev *d, struct ibv_qp *qp)
 		mask = transition_attrs(d, qp, IBV_QPS_INIT, IBV_QPS_RTR, &a);
 		a.path_mtu = d->port.active_mtu + 1;
 		check_refused(qp, IBV_QPS_INIT, &a, mask, "INIT -> RTR with path_mtu above active_mtu");
+	}
+	/* Flags that mean something only to MRs are taken, as mlx5 takes them. */
+	if (move_to(d, qp, IBV_QPS_RESET)) {
+		mask = transition_attrs(d, qp, IBV_QPS_RESET, IBV_QPS_INIT, &a);
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_ON_DEMAND | IBV_ACCESS_ZERO_BASED;
+		rc = ibv_modify_qp(qp, &a, mask);
+		check(rc == 0 && qp_state(qp) == IBV_QPS_INIT, rc,
+		      "RESET -> INIT with IBV_ACCESS_ON_DEMAND and ZERO_BASED among the access flags");
 	}
 }
 
