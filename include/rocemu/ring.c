@@ -92,17 +92,17 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/*
- * ctrl, the QP type's segment (UD's and DCI's datagram, XRC's) and, unless
- * UD, an atomic's raddr and atomic segments: mlx5 sq_overhead's atomic_size.
- */
+/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
-	uint32_t op = type == IBV_QPT_UD ? 0 :
-		sizeof(struct mlx5_wqe_raddr_seg) + sizeof(struct mlx5_wqe_atomic_seg);
-
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
-	       op;
+	       (type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
+}
+
+/* An atomic's segment, before its data, on every type but UD (mlx5 sq_overhead's atomic_size). */
+static uint32_t sq_wqe_atomic(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_atomic_seg);
 }
 
 #define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)
@@ -129,7 +129,8 @@ static uint32_t ilog2(uint64_t pow2)
 static uint64_t sq_wqe_bytes(enum ibv_qp_type type, uint32_t max_send_sge,
 			     uint32_t max_inline_data)
 {
-	uint64_t data = (uint64_t)max_send_sge * ROCEMU_WQE_SEG;
+	/* an atomic with every SGE fits, as a WRITE of inline data does */
+	uint64_t data = sq_wqe_atomic(type) + (uint64_t)max_send_sge * ROCEMU_WQE_SEG;
 	uint64_t inl = (sizeof(struct mlx5_wqe_inl_data_seg) + (uint64_t)max_inline_data +
 			ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG * ROCEMU_WQE_SEG;
 
@@ -192,7 +193,7 @@ void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
 	uint32_t room = (bytes < WQE_MAX_BYTES ? bytes : WQE_MAX_BYTES) - sq_wqe_header(type);
 
 	cap->max_send_wr = sizes->sq_bbs / sizes->sq_wqe_bbs;
-	cap->max_send_sge = room / ROCEMU_WQE_SEG;
+	cap->max_send_sge = (room - sq_wqe_atomic(type)) / ROCEMU_WQE_SEG;
 	cap->max_inline_data = room - sizeof(struct mlx5_wqe_inl_data_seg);
 	cap->max_recv_wr = sizes->rq_wqes;
 	cap->max_recv_sge = (1u << sizes->rq_wqe_shift) / ROCEMU_WQE_SEG;

@@ -302,14 +302,14 @@ END_TEST
 static const struct {
 	uint32_t sge, inl, bbs;
 } wqe_bbs_cases[] = {
-	{ 0, 0, 1 },		/* ctrl + raddr + an empty inline segment */
-	{ 2, 0, 1 },		/* 32 + 32 bytes */
-	{ 3, 0, 2 },
-	{ 0, 28, 1 },		/* 32 + 4 + 28 */
+	{ 0, 0, 1 },		/* ctrl + raddr + atomic */
+	{ 1, 0, 1 },		/* 48 + 16 bytes */
+	{ 2, 0, 2 },
+	{ 0, 28, 1 },		/* ctrl + raddr + 4 + 28 */
 	{ 0, 29, 2 },
-	{ 6, 0, 2 },		/* 32 + 96 = 128 */
-	{ 7, 0, 3 },
-	{ ROCEMU_MAX_SGE, 0, 8 },
+	{ 5, 0, 2 },		/* 48 + 80 = 128 */
+	{ 6, 0, 3 },
+	{ ROCEMU_MAX_SGE, 0, 9 },			/* 48 + 480 */
 	{ ROCEMU_MAX_SGE, ROCEMU_MAX_INLINE, 9 },	/* 32 + 4 + 512 rounded */
 };
 
@@ -497,7 +497,7 @@ START_TEST(test_layout_at_and_above_the_cap)
 	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR / 2);
-	ck_assert_uint_eq(granted.max_send_sge, 6);
+	ck_assert_uint_eq(granted.max_send_sge, 5);
 	want.max_send_wr++;
 	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), -EINVAL);
 }
