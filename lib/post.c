@@ -75,6 +75,12 @@ int rocemu_post_send_op(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&sq->lock);
 	start = sq->cur_post;
 	for (; wr; wr = wr->next) {
+		/* Before RTS, and for too many SGEs, mlx5's post_send says ENOMEM. */
+		if (__builtin_expect(wr->num_sge > sq->state_max_sge, 0)) {
+			err = ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
 		wqe_from_send_wr(&wqe, wr, to_rqp(ibqp)->type);
 		err = rocemu_sq_write(qp, &wqe);
 		if (__builtin_expect(err, 0)) {
@@ -124,7 +130,8 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				break;
 			}
 		}
-		if (__builtin_expect((unsigned int)wr->num_sge > rq->max_sge, 0)) {
+		/* Before INIT too: rq->state_max_sge is -1 there. */
+		if (__builtin_expect(wr->num_sge > rq->state_max_sge, 0)) {
 			err = EINVAL;
 			*bad_wr = wr;
 			break;

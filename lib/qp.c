@@ -350,6 +350,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		ibqp->state = attr->qp_state;
 		if (attr->qp_state == IBV_QPS_RESET)
 			qp_reset(to_rqp(ibqp));
+		rocemu_qp_queues_state(to_rqp(ibqp), attr->qp_state);
 	}
 	return 0;
 }

@@ -295,6 +295,7 @@ struct rocemu_sq {
 	uint32_t wqe_cnt;		/* BBs, a power of two (0: no send queue) */
 	uint32_t max_wqe_bbs;		/* BBs of the largest WQE the granted caps allow */
 	uint32_t max_sge;
+	int32_t state_max_sge;		/* max_sge from RTS on, -1 before and from RESET (mlx5) */
 	uint32_t max_inline;
 	uint32_t cur_post;		/* written by the poster */
 	uint32_t tail;			/* written by the poller (release), read by the poster */
@@ -319,6 +320,7 @@ struct rocemu_rq {
 	uint32_t wqe_cnt;		/* a power of two (0: no receive queue) */
 	uint32_t wqe_shift;
 	uint32_t max_sge;
+	int32_t state_max_sge;		/* max_sge from INIT on, -1 before and from RESET (mlx5) */
 	uint32_t head;			/* written by the poster */
 	uint32_t tail;			/* written by the poller (release), read by the poster */
 	uint64_t *wrid;
@@ -650,6 +652,7 @@ int rocemu_close_xrcd_op(struct ibv_xrcd *xrcd);
 int rocemu_qp_queues_init(struct rocemu_qp *qp);
 /* After RESET: both queues empty from index 0, as mlx5_init_qp_indices. */
 void rocemu_qp_queues_reset(struct rocemu_qp *qp);
+void rocemu_qp_queues_state(struct rocemu_qp *qp, enum ibv_qp_state state);
 void rocemu_qp_queues_free(struct rocemu_qp *qp);
 /*
  * With sq.lock held: write wqe at cur_post and advance it (no doorbell).

@@ -348,7 +348,30 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	rq->wqe_cnt = l->rq_wqe_cnt;
 	rq->wqe_shift = l->rq_wqe_shift;
 	rq->max_sge = qp->cap.max_recv_sge;
+	rocemu_qp_queues_state(qp, IBV_QPS_RESET);
 	return 0;
+}
+
+/*
+ * What the QP's state lets a poster post, as mlx5's qp_state_max_gs: the
+ * receive queue from INIT on, the send queue from RTS on, neither in RESET.
+ */
+void rocemu_qp_queues_state(struct rocemu_qp *qp, enum ibv_qp_state state)
+{
+	switch (state) {
+	case IBV_QPS_RESET:
+		qp->sq.state_max_sge = -1;
+		qp->rq.state_max_sge = -1;
+		break;
+	case IBV_QPS_INIT:
+		qp->rq.state_max_sge = (int32_t)qp->rq.max_sge;
+		break;
+	case IBV_QPS_RTS:
+		qp->sq.state_max_sge = (int32_t)qp->sq.max_sge;
+		break;
+	default:
+		break;
+	}
 }
 
 void rocemu_qp_queues_reset(struct rocemu_qp *qp)

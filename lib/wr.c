@@ -96,7 +96,8 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	struct rocemu_sq *sq = &qp->sq;
 	int err;
 
-	if (__builtin_expect(sq->wr_pending, 0))
+	/* Before RTS nothing is posted (mlx5's wr_complete_error). */
+	if (__builtin_expect(sq->wr_pending || sq->state_max_sge < 0, 0))
 		rocemu_sq_batch_fail(sq, EINVAL);
 	err = sq->batch_err;
 	if (__builtin_expect(err, 0))

@@ -104,10 +104,6 @@ static void __attribute__((noreturn)) responder(const char *dev_name, int up, in
 	mem = buf_new(&dev_b, MEM_LEN, MEM_LEN, rights, 0);
 	if (!mem)
 		_exit(1);
-	sge = sge_of(mem, RECV_OFFSET, MSG_LEN);
-	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
-	if (!post_recv(s[OP_SEND].qp, &rwr, "responder receive"))
-		_exit(1);
 	for (i = 0; i < NOPS; i++)
 		ri.qpn[i] = s[i].qp->qp_num;
 	ri.addr = raddr_of(mem, 0);
@@ -119,6 +115,11 @@ static void __attribute__((noreturn)) responder(const char *dev_name, int up, in
 	for (i = 0; i < NOPS; i++)
 		if (qp_connect(s[i].qp, qi.qpn[i], &qi.gid, PSN_B, PSN_A, &side_default.knobs))
 			_exit(1);
+	/* Once the QP is past RESET (mlx5 refuses it there); an early SEND meets RNR retries. */
+	sge = sge_of(mem, RECV_OFFSET, MSG_LEN);
+	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+	if (!post_recv(s[OP_SEND].qp, &rwr, "responder receive"))
+		_exit(1);
 	/* Like fork, but sharing the file table: the connection stays open while it lives. */
 	ri.keeper = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, NULL, NULL, NULL, 0);
 	if (ri.keeper == 0) {

@@ -668,6 +668,64 @@ static void check_bad_modifies(const struct dev *d, struct ibv_qp *qp)
 	}
 }
 
+/* post_send, the wr API and post_recv in each state, as mlx5 gates them (qp_state_max_gs). */
+static void check_posting_in_state(struct ibv_qp *qp, enum ibv_qp_state state, struct ibv_sge *sge)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	struct ibv_send_wr swr = { .wr_id = 1, .sg_list = sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad = NULL;
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = sge, .num_sge = 1 }, *rbad = NULL;
+	int rc;
+
+	rc = ibv_post_send(qp, &swr, &sbad);
+	check(rc == ENOMEM && sbad == &swr, rc, "post_send in %s -> ENOMEM at that WR",
+	      state_name(state));
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, sge->lkey, sge->addr, sge->length);
+	rc = ibv_wr_complete(qpx);
+	check(rc == EINVAL, rc, "wr_complete in %s -> EINVAL", state_name(state));
+	rc = ibv_post_recv(qp, &rwr, &rbad);
+	if (state == IBV_QPS_RESET)
+		check(rc == EINVAL && rbad == &rwr, rc, "post_recv in RESET -> EINVAL at that WR");
+	else
+		check(rc == 0, rc, "post_recv in %s", state_name(state));
+}
+
+static void check_posting_states(struct dev *d)
+{
+	static char buf[64];
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_init_attr_ex attr = { .comp_mask = IBV_QP_INIT_ATTR_PD |
+						       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+					    .send_ops_flags = IBV_QP_EX_WITH_SEND, .pd = d->pd };
+	struct ibv_mr *mr = ibv_reg_mr(d->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf) };
+	static const enum ibv_qp_state states[] = { IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR };
+	struct ibv_qp *qp;
+	size_t i;
+
+	rc_qp_init_attr(d, &init);
+	attr.send_cq = init.send_cq;
+	attr.recv_cq = init.recv_cq;
+	attr.cap = init.cap;
+	attr.qp_type = init.qp_type;
+	qp = mr ? ibv_create_qp_ex(d->ctx, &attr) : NULL;
+	check(qp != NULL, errno, "create_qp_ex (send ops: SEND) for posting in each state");
+	if (!qp)
+		goto out;
+	sge.lkey = mr->lkey;
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (move_to(d, qp, states[i]))
+			check_posting_in_state(qp, states[i], &sge);
+		else
+			check(false, errno, "reach %s to post there", state_name(states[i]));
+	check(ibv_destroy_qp(qp) == 0, errno, "destroy the QP posted to in each state");
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
 static void check_qp_states(struct dev *d)
 {
 	struct ibv_qp_init_attr init;
@@ -787,6 +845,7 @@ int main(int argc, char **argv)
 	check_cq(&d);
 	check_qp_create(&d);
 	check_qp_states(&d);
+	check_posting_states(&d);
 	check_not_offered(&d);
 
 	rc = ibv_destroy_cq(d.cq);
