@@ -89,6 +89,9 @@ int mlx5dv_dci_stream_id_reset(struct ibv_qp *ibqp, uint16_t stream_id)
 
 	if (!ibqp || !rocemu_ctx_is_ours(ibqp->context))
 		return REAL(mlx5dv_dci_stream_id_reset)(ibqp, stream_id);
+	/* mlx5 asks the firmware only of a QP it knows in RTS. */
+	if (ibqp->state != IBV_QPS_RTS)
+		return EOPNOTSUPP;
 	req.qpn = ibqp->qp_num;
 	return -rocemu_conn_call(&to_rctx(ibqp->context)->conn, ROCEMU_OP_DCI_STREAM_RESET, &req,
 				 NULL, NULL, 0);

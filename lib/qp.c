@@ -50,8 +50,7 @@ static int qp_init_attr_check(struct ibv_context *context,
 	    (attr->create_flags & ~ROCEMU_QP_CREATE_FLAGS))
 		return EINVAL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~(attr->qp_type == IBV_QPT_UC ? ROCEMU_QP_SEND_OPS_FLAGS_UC
-								   : ROCEMU_QP_SEND_OPS_FLAGS)))
+	    (attr->send_ops_flags & ~rocemu_qp_type_send_ops(attr->qp_type)))
 		return EOPNOTSUPP;
 	/* ibv_cmd_create_qp_ex2: an XRC target is made in a domain, the rest on a PD. */
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
@@ -185,7 +184,6 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	qp->sq_sig_all = req.sq_sig_all;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		qp->has_qpx = true;
-		qp->send_ops_flags = attr->send_ops_flags;
 		rocemu_qp_wr_ops_init(qp);
 		if (qp->type == ROCEMU_QPT_DCI)
 			rocemu_dci_wr_ops_init(qp);

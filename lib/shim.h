@@ -332,7 +332,6 @@ struct rocemu_qp {
 	enum ibv_qp_type type;
 	uint32_t qpn;
 	bool has_qpx;			/* created with send_ops_flags */
-	uint64_t send_ops_flags;
 	struct ibv_qp_cap cap;
 	int sq_sig_all;
 	struct rocemu_qp_layout layout;
@@ -684,6 +683,8 @@ void rocemu_sq_ring(struct rocemu_qp *qp);
 		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
 		    IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV |		\
 		    IBV_QP_EX_WITH_BIND_MW))
+/* The send ops mlx5 takes for a QP type (MLX5_SUPPORTED_SEND_OPS_FLAGS_*): each has its builder. */
+uint64_t rocemu_qp_type_send_ops(enum ibv_qp_type type);
 void rocemu_qp_wr_ops_init(struct rocemu_qp *qp);
 /* The first error of a wr_start..wr_complete batch is the one wr_complete returns. */
 void rocemu_sq_batch_fail(struct rocemu_sq *sq, int err);

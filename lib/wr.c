@@ -214,11 +214,23 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	wr_write(qpx, num_buf, NULL, num_buf ? buf_list : &none);
 }
 
-/* Builders by send_ops_flags bit. */
+uint64_t rocemu_qp_type_send_ops(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_UD:
+		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	case IBV_QPT_UC:
+		return ROCEMU_QP_SEND_OPS_FLAGS_UC;
+	default:
+		return ROCEMU_QP_SEND_OPS_FLAGS;
+	}
+}
+
+/* Every builder of the QP type, whichever send_ops_flags asked for, as mlx5_qp_fill_wr_pfns. */
 void rocemu_qp_wr_ops_init(struct rocemu_qp *qp)
 {
 	struct ibv_qp_ex *qpx = &qp->qpx;
-	uint64_t ops = qp->send_ops_flags;
+	uint64_t ops = rocemu_qp_type_send_ops(qp->type);
 
 	qpx->wr_start = wr_start;
 	qpx->wr_complete = wr_complete;

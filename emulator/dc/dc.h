@@ -44,9 +44,9 @@ struct rocemu_dc {
 	/* DCI: the connection of the moment and the streams */
 	bool connected;
 	uint32_t daddr, dctn;
-	uint16_t stream;
+	uint16_t stream;		/* its stream id (mlx5dv_wr_set_dc_addr_stream), as given */
 	uint8_t log_concurrent, log_errored;
-	uint64_t errored;		/* streams in error, by bit */
+	uint16_t errored[1u << ROCEMU_DCI_MAX_LOG_STREAMS];	/* stream ids in error */
 	uint32_t nerrored;
 	/* DCT */
 	uint64_t access_key;
@@ -73,10 +73,11 @@ enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb);
  * The WQE at FIFO position pos failed with err: with streams, it and the
  * rest of its stream in flight complete (err, WR_FLUSH_ERR), the stream
  * is in error and the DCI goes on with the others. False without streams
- * or past log_num_errored streams in error: the DCI fails as RC does.
+ * or once 1 << log_num_errored streams are in error: the DCI fails as RC
+ * does (mlx5dv_dci_stream_id_reset(3)).
  */
 bool rocemu_dci_stream_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err);
-/* mlx5dv_dci_stream_id_reset: -EINVAL for no DCI or a stream it has not. */
+/* mlx5dv_dci_stream_id_reset: -EINVAL for no DCI with streams or a stream not in error. */
 int rocemu_dci_stream_reset(struct rocemu_qp *qp, uint16_t stream);
 /* Responses and acknowledges of the DCT the DCI is connected to. */
 void rocemu_dci_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);

@@ -63,6 +63,9 @@ static void dc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 		rocemu_dct_forget(qp);
 		qp->dc.connected = false;
 	}
+	/* RESET forgets the streams in error with the rest of the DCI's context. */
+	if (next == IBV_QPS_RESET)
+		qp->dc.nerrored = 0;
 	rocemu_rc_modified(qp, cur, next);
 	/* A DCT's peers are its DCIs, each with a path of its own (dct.c). */
 	if (qp->type == ROCEMU_QPT_DCT && next == IBV_QPS_RTR && cur == IBV_QPS_INIT)

@@ -40,7 +40,16 @@ static uint32_t next_connection(void)
 static uint16_t wqe_stream(const struct rocemu_qp *qp, uint16_t stream)
 {
 	/* A DCI without streams has one: mlx5 writes whatever the caller gave. */
-	return qp->dc.log_concurrent ? stream & ((1u << qp->dc.log_concurrent) - 1) : 0;
+	return qp->dc.log_concurrent ? stream : 0;
+}
+
+/* Where stream is among the DCI's streams in error, or -1. */
+static int errored_at(const struct rocemu_qp *qp, uint16_t stream)
+{
+	for (uint32_t i = 0; i < qp->dc.nerrored; i++)
+		if (qp->dc.errored[i] == stream)
+			return (int)i;
+	return -1;
 }
 
 enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
@@ -62,7 +71,7 @@ enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
 	if (req->tail != req->head)
 		return ROCEMU_DCI_WAIT;
 	qp->dc.stream = stream;
-	if (qp->dc.errored & (1ull << stream))
+	if (errored_at(qp, stream) >= 0)
 		return ROCEMU_DCI_FLUSH;
 	qp->dc.connected = true;
 	qp->dc.daddr = daddr;
@@ -80,14 +89,14 @@ enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
 bool rocemu_dci_stream_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
-	uint64_t bit = 1ull << qp->dc.stream;
 
 	if (!qp->dc.log_concurrent || pos - req->tail >= req->head - req->tail)
 		return false;
-	if (err != RC_ERR_WR_FLUSH && !(qp->dc.errored & bit)) {
-		qp->dc.errored |= bit;
-		if (++qp->dc.nerrored > (1u << qp->dc.log_errored))
+	if (err != RC_ERR_WR_FLUSH && errored_at(qp, qp->dc.stream) < 0) {
+		/* The DCI fails once the streams in error reach log_num_errored's. */
+		if (qp->dc.nerrored + 1 >= (1u << qp->dc.log_errored))
 			return false;
+		qp->dc.errored[qp->dc.nerrored++] = qp->dc.stream;
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x stream %u: %s, the stream is in error",
 		   qp->owner->dev->name, qp->qpn, qp->dc.stream, rocemu_rc_err_name(err));
@@ -111,16 +120,17 @@ bool rocemu_dci_stream_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_e
 
 int rocemu_dci_stream_reset(struct rocemu_qp *qp, uint16_t stream)
 {
-	uint64_t bit;
+	int at;
 
-	if (qp->type != ROCEMU_QPT_DCI || !qp->dc.log_concurrent ||
-	    stream >= (1u << qp->dc.log_concurrent))
+	if (qp->type != ROCEMU_QPT_DCI || !qp->dc.log_concurrent)
 		return -EINVAL;
-	bit = 1ull << stream;
-	if (qp->dc.errored & bit) {
-		qp->dc.errored &= ~bit;
-		qp->dc.nerrored--;
-	}
+	/* The firmware refuses (RTS2RTS_QP) to reset a stream that is not in error. */
+	at = errored_at(qp, stream);
+	if (at < 0)
+		return -EINVAL;
+	qp->dc.errored[at] = qp->dc.errored[--qp->dc.nerrored];
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x stream %u: reset, %u streams in error",
+		   qp->owner->dev->name, qp->qpn, stream, qp->dc.nerrored);
 	qp->ops->post(qp);
 	return 0;
 }

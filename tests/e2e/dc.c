@@ -6,7 +6,8 @@
  * DCI sends, writes, reads and adds at three DCTs in turn, a wrong access
  * key is refused (the DCI's retries run out, the DCT takes nothing), an
  * error in one DCI stream leaves the others running until
- * mlx5dv_dci_stream_id_reset, and a WRITE WQE written into a DCI's send
+ * mlx5dv_dci_stream_id_reset, the DCI fails once 1 << log_num_errored
+ * streams are in error, and a WRITE WQE written into a DCI's send
  * queue by hand (ctrl, the datagram segment with the DCT and key, raddr,
  * data, as a ConnectX reads them) lands. Data checked everywhere.
  */
@@ -113,7 +114,26 @@ static void rig_close(struct rig *r)
 	bufs_free();
 }
 
-/* A DCI on device A (streams: 1 << log_streams of them, 0: none), taken to RTS. */
+/* qp (a DCI in RESET) through INIT and RTR to RTS; 0 or the errno value. */
+static int dci_to_rts(struct ibv_qp *qp, uint8_t timeout, uint8_t retry_cnt)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT))
+		return errno;
+	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024 };
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PATH_MTU))
+		return errno;
+	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .timeout = timeout,
+				   .retry_cnt = retry_cnt, .rnr_retry = 7, .sq_psn = PSN_A,
+				   .max_rd_atomic = 4 };
+	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return errno;
+	return 0;
+}
+
+/* A DCI on device A (streams: 1 << log_streams of them, 0: none; two may be in error), taken to RTS. */
 static struct ibv_qp *dci_open(struct ibv_cq *cq, uint8_t log_streams, uint8_t timeout,
 			       uint8_t retry_cnt)
 {
@@ -125,8 +145,8 @@ static struct ibv_qp *dci_open(struct ibv_cq *cq, uint8_t log_streams, uint8_t t
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = DCI_OPS,
 	};
-	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 	struct ibv_qp *qp;
+	int err;
 
 	if (log_streams) {
 		dv.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
@@ -138,20 +158,10 @@ static struct ibv_qp *dci_open(struct ibv_cq *cq, uint8_t log_streams, uint8_t t
 		check(false, "DCI: mlx5dv_create_qp: %s", strerror(errno));
 		return NULL;
 	}
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT))
-		goto fail;
-	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024 };
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PATH_MTU))
-		goto fail;
-	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .timeout = timeout,
-				   .retry_cnt = retry_cnt, .rnr_retry = 7, .sq_psn = PSN_A,
-				   .max_rd_atomic = 4 };
-	if (ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		goto fail;
-	return qp;
-fail:
-	check(false, "DCI through INIT, RTR, RTS: %s", strerror(errno));
+	err = dci_to_rts(qp, timeout, retry_cnt);
+	if (!err)
+		return qp;
+	check(false, "DCI through INIT, RTR, RTS: %s", strerror(err));
 	ibv_destroy_qp(qp);
 	return NULL;
 }
@@ -409,7 +419,11 @@ out:
 	rig_close(&r);
 }
 
-/* Stream 1 fails (bad rkey): it flushes until reset, streams 0 and 2 go on, the DCI stays RTS. */
+/*
+ * Stream 9 fails (bad rkey): it flushes until reset, streams 0 and 2 go on,
+ * the DCI stays RTS. Stream ids are the caller's, not slots: 9 is a
+ * stream of a DCI of 4 concurrent ones, as rdma-core's DCI stream tests use.
+ */
 static void stream_isolation(void)
 {
 	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 64, NULL, NULL, 0) };
@@ -423,8 +437,8 @@ static void stream_isolation(void)
 		int slot;
 	} wrs[] = {
 		{ 0, false, IBV_WC_SUCCESS, 0 },
-		{ 1, true, IBV_WC_REM_ACCESS_ERR, -1 },
-		{ 1, false, IBV_WC_WR_FLUSH_ERR, 1 },
+		{ 9, true, IBV_WC_REM_ACCESS_ERR, -1 },
+		{ 9, false, IBV_WC_WR_FLUSH_ERR, 1 },
 		{ 2, false, IBV_WC_SUCCESS, 2 },
 	};
 	size_t i;
@@ -453,21 +467,81 @@ static void stream_isolation(void)
 	}
 	expect_state(r.dci[0], IBV_QPS_RTS, "the DCI after its stream's error");
 	check_pattern(dst->p, MSG, 40, 0, "stream 0's WRITE");
-	check_untouched(dst->p + MSG, MSG, UNTOUCHED, "stream 1's flushed WRITE");
+	check_untouched(dst->p + MSG, MSG, UNTOUCHED, "stream 9's flushed WRITE");
 	check_untouched(ro->p, MSG, UNTOUCHED, "the MR without remote write");
 	check_pattern(dst->p + 2 * MSG, MSG, 40, 2 * MSG, "stream 2's WRITE");
+	check(mlx5dv_dci_stream_id_reset(r.dci[0], 2) == EINVAL,
+	      "reset of stream 2, not in error: EINVAL");
+	check(mlx5dv_dci_stream_id_reset(r.dci[0], 9) == 0, "mlx5dv_dci_stream_id_reset of stream 9");
 	check(mlx5dv_dci_stream_id_reset(r.dci[0], 9) == EINVAL,
-	      "reset of a stream the DCI has not: EINVAL");
-	check(mlx5dv_dci_stream_id_reset(r.dci[0], 1) == 0, "mlx5dv_dci_stream_id_reset of stream 1");
+	      "stream 9 reset again, no longer in error: EINVAL");
 	struct dc_wr w = { .op = IBV_WR_RDMA_WRITE, .wr_id = 0x5aa, .sge = sge_of(src, MSG, MSG),
 			   .raddr = raddr_of(dst, MSG), .rkey = dst->mr->rkey, .to = &r.dct[0],
-			   .key = DC_KEY, .stream = 1 };
+			   .key = DC_KEY, .stream = 9 };
 
 	if (!dc_post(r.dci[0], &w))
 		goto out;
-	expect_wc(r.cq, "stream 1 WRITE after the reset", (struct want){ .wr_id = 0x5aa,
+	expect_wc(r.cq, "stream 9 WRITE after the reset", (struct want){ .wr_id = 0x5aa,
 		  .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RDMA_WRITE, .byte_len = -1 }, NULL);
-	check_pattern(dst->p + MSG, MSG, 40, MSG, "stream 1's WRITE after the reset");
+	check_pattern(dst->p + MSG, MSG, 40, MSG, "stream 9's WRITE after the reset");
+out:
+	rig_close(&r);
+}
+
+/* A WRITE of 64 bytes from src into ro (no remote write) on stream: wr_id's completion status. */
+static enum ibv_wc_status write_refused(struct rig *r, struct buf *src, struct buf *ro,
+					uint16_t stream, uint64_t wr_id)
+{
+	struct dc_wr w = { .op = IBV_WR_RDMA_WRITE, .wr_id = wr_id, .sge = sge_of(src, 0, 64),
+			   .raddr = raddr_of(ro, 0), .rkey = ro->mr->rkey, .to = &r->dct[0],
+			   .key = DC_KEY, .stream = stream };
+	struct ibv_wc wc = { .status = IBV_WC_GENERAL_ERR };
+
+	if (!dc_post(r->dci[0], &w) || wait_wc(r->cq, &wc) <= 0 || wc.wr_id != wr_id)
+		return IBV_WC_GENERAL_ERR;
+	return wc.status;
+}
+
+/*
+ * A DCI whose log_num_errored is 1 stays RTS with one stream in error and
+ * goes to ERR as the second fails, that WQE completing with its own error
+ * (mlx5dv_dci_stream_id_reset(3)); RESET forgets the streams in error.
+ */
+static void streams_errored_limit(void)
+{
+	struct rig r = { .cq = ibv_create_cq(dev_a.ctx, 64, NULL, NULL, 0) };
+	struct buf *src = buf_new(&dev_a, 64, 64, REMOTE_ALL, 0);
+	struct buf *dst = buf_new(&dev_b, 64, 64, REMOTE_ALL, UNTOUCHED);
+	struct buf *ro = buf_new(&dev_b, 64, 64, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	enum ibv_wc_status st;
+	int err;
+
+	if (!r.cq || !src || !dst || !ro || !dct_open(&r.dct[0], DC_KEY, 1, true) ||
+	    !(r.dci[0] = dci_open(r.cq, 3, 14, 7)))
+		goto out;
+	fill_pattern(src->p, 64, 41, 0);
+	st = write_refused(&r, src, ro, 3, 0x5b0);
+	check(st == IBV_WC_REM_ACCESS_ERR, "stream 3's refused WRITE: %s", ibv_wc_status_str(st));
+	expect_state(r.dci[0], IBV_QPS_RTS, "the DCI with 1 stream in error of 2 allowed");
+	st = write_refused(&r, src, ro, 6, 0x5b1);
+	check(st == IBV_WC_REM_ACCESS_ERR, "stream 6's refused WRITE: %s", ibv_wc_status_str(st));
+	expect_state(r.dci[0], IBV_QPS_ERR, "the DCI once 2 streams (1 << log_num_errored) are in error");
+	check(mlx5dv_dci_stream_id_reset(r.dci[0], 3) == EOPNOTSUPP,
+	      "mlx5dv_dci_stream_id_reset of a DCI in ERR: EOPNOTSUPP");
+	err = ibv_modify_qp(r.dci[0], &reset, IBV_QP_STATE) ? errno : dci_to_rts(r.dci[0], 14, 7);
+	check(!err, "the DCI through RESET back to RTS: %s", strerror(err));
+	if (err)
+		goto out;
+	struct dc_wr w = { .op = IBV_WR_RDMA_WRITE, .wr_id = 0x5b2, .sge = sge_of(src, 0, 64),
+			   .raddr = raddr_of(dst, 0), .rkey = dst->mr->rkey, .to = &r.dct[0],
+			   .key = DC_KEY, .stream = 3 };
+
+	if (!dc_post(r.dci[0], &w))
+		goto out;
+	expect_wc(r.cq, "stream 3 WRITE after the DCI's RESET", (struct want){ .wr_id = 0x5b2,
+		  .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RDMA_WRITE, .byte_len = -1 }, NULL);
+	check_pattern(dst->p, 64, 41, 0, "stream 3's WRITE after the DCI's RESET");
 out:
 	rig_close(&r);
 }
@@ -538,6 +612,7 @@ static const struct named_check checks[] = {
 	{ "one DCI, many DCTs", one_dci_many_dcts },
 	{ "wrong DC access key", wrong_key },
 	{ "DCI stream error isolation", stream_isolation },
+	{ "DCI streams in error up to log_num_errored", streams_errored_limit },
 	{ "DC WQE written by hand", raw_wqe },
 };
 

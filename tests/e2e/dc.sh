@@ -3,7 +3,8 @@
 # mlx5 DC of the project's own (tests/e2e/dc.c): many DCIs to one DCT, one
 # DCI to many DCTs (SEND, WRITE, READ, fetch-and-add), a wrong access key
 # refused and counted (rocemu stats), DCI stream error isolation and
-# mlx5dv_dci_stream_id_reset, a DC WQE written into the ring by hand;
+# mlx5dv_dci_stream_id_reset, the DCI in ERR once log_num_errored's
+# streams are in error, a DC WQE written into the ring by hand;
 # between two devices, on one, and under injected loss and reordering.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DC=$top_builddir/tests/e2e/dc
@@ -29,6 +30,7 @@ dc() {
 	expect "^ok: SEND with a wrong DC key: wr_id 0x4b transport retry counter exceeded" \
 		"a wrong DC access key: the DCI's retries run out"
 	expect "^ok: the DCI after its stream.s error" "stream error isolation"
+	expect "^ok: the DCI once 2 streams .* are in error: .* in ERR" "the DCI fails at log_num_errored's streams in error"
 	expect_checks_passed "rocemu0 -> rocemu1"
 	after=$(counter rocemu1 rx_dc_key_violations)
 	[ "${after:-0}" -gt "${before:-0}" ] || fail "rx_dc_key_violations of rocemu1: $before, then $after"

@@ -105,8 +105,8 @@ static void refused_everywhere(void)
 	REFUSED_PTR(mlx5dv_crypto_login_create, ctx, NULL);
 	REFUSED_INT(mlx5dv_crypto_login_query_state, ctx, NULL);
 	REFUSED_INT(mlx5dv_crypto_logout, ctx);
-	check(mlx5dv_dci_stream_id_reset(qp, 0) == EINVAL,
-	      "mlx5dv_dci_stream_id_reset: EINVAL on an RC QP (no DCI)");
+	check(mlx5dv_dci_stream_id_reset(qp, 0) == EOPNOTSUPP,
+	      "mlx5dv_dci_stream_id_reset: EOPNOTSUPP on a QP not in RTS, as mlx5 checks first");
 	REFUSED_PTR(mlx5dv_dek_create, ctx, NULL);
 	REFUSED_PTR(mlx5dv_devx_alloc_msi_vector, ctx);
 	REFUSED_PTR(mlx5dv_devx_alloc_uar, ctx, 0);
