@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash disable=SC2034
-# Sourced by every end-to-end test. A test gets its own runtime directory
-# per backend and its own loopback addresses (so tests run in parallel),
+# Sourced by every end-to-end test. A test gets its own network namespace
+# where one can be made, its own runtime directory per backend and its own
+# loopback addresses (so tests run in parallel),
 # a timeout on every process, and on failure the commands it ran with
 # their output and the daemon log. Exit codes: 0 pass, 1 fail, 77 skip.
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${top_srcdir:=$(cd "$E2E_DIR/../.." && pwd)}"

@@ -11,6 +11,7 @@
 # fi_pingpong's server names no address: the provider binds "localhost",
 # which the kernel's CM (and rocemu's) takes as the wildcard, and then
 # listens on the addresses of the interfaces of its devices.
+NETNS_REQUIRED=1
 . "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 if ! { ip link set lo up && ip link add fab0 type veth peer name fab1 &&
 	ip addr add 198.18.252.1/22 dev fab0 && ip addr add 198.18.252.2/22 dev fab1 &&

@@ -8,6 +8,7 @@
 # ladders of a SEND, WRITEs, READs, a SEND burst on one receive (RNR NAKs
 # when the scheduling makes them) and a recovered loss, the QP states, and
 # the fault counters.
+NETNS_REQUIRED=1
 . "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 ip link set lo up 2>/dev/null || { echo "SKIP: tutorial: no loopback in the test's namespace"; exit 77; }
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
