@@ -3,7 +3,8 @@
  * One control connection per context: a request, then its response with
  * the same op and seq, under the connection's mutex so threads sharing a
  * context never interleave. A forked child inherits the socket but not the
- * right to use it: its calls fail with EIO and never read a parent's reply.
+ * right to use it: it never reads a parent's reply, and its first call
+ * gets it a connection of its own (conn->adopt) or fails with EIO.
  */
 #include "shim.h"
 
@@ -41,6 +42,7 @@ int rocemu_conn_open(struct rocemu_conn *conn)
 	conn->pid = getpid();
 	conn->lost = false;
 	conn->name = NULL;
+	conn->adopt = NULL;
 	pthread_mutex_init(&conn->lock, NULL);
 	return 0;
 }
@@ -98,6 +100,44 @@ static int conn_recv(struct rocemu_conn *conn, enum rocemu_ctrl_op op, uint32_t 
 	return 0;
 }
 
+/* Serialises adoptions: a child's threads may all make their first call at once. */
+static pthread_mutex_t adopt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The inherited lock may be held by a parent's thread that the child does not have. */
+static void adopt_lock_reset(void)
+{
+	pthread_mutex_init(&adopt_lock, NULL);
+}
+
+static void adopt_lock_reset_at_fork(void)
+{
+	pthread_atfork(NULL, NULL, adopt_lock_reset);
+}
+
+/* In a forked child: conn becomes this process's, or -EIO when it cannot. */
+static int conn_adopt(struct rocemu_conn *conn)
+{
+	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+	pid_t self = getpid();
+	int err = 0;
+
+	if (!conn->adopt)
+		return -EIO;
+	pthread_once(&atfork_once, adopt_lock_reset_at_fork);
+	pthread_mutex_lock(&adopt_lock);
+	if (conn->pid != self) {
+		err = conn->adopt(conn);
+		if (!err) {
+			pthread_mutex_init(&conn->lock, NULL);
+			conn->pid = self;
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s: pid %d has a connection of its own",
+				   conn->name ? conn->name : "rocemu", (int)self);
+		}
+	}
+	pthread_mutex_unlock(&adopt_lock);
+	return err;
+}
+
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		     const void *req, void *resp, int *fds, int nfds)
 {
@@ -107,9 +147,13 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 	if (rocemu_ctrl_body_size[op][1] > sizeof(union rocemu_any_resp))
 		return -EMSGSIZE;
 	if (__builtin_expect(getpid() != conn->pid, 0)) {
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s in pid %d: the connection is its parent's (pid %d)",
-			   rocemu_ctrl_op_names[op], (int)getpid(), (int)conn->pid);
-		return -EIO;
+		err = conn_adopt(conn);
+		if (err) {
+			rocemu_log(ROCEMU_LOG_DEBUG, "%s in pid %d: the connection is pid %d's (%s)",
+				   rocemu_ctrl_op_names[op], (int)getpid(), (int)conn->pid,
+				   strerror(-err));
+			return err;
+		}
 	}
 	pthread_mutex_lock(&conn->lock);
 	rocemu_msg_init(&hdr, op, ++conn->seq, 0, rocemu_ctrl_body_size[op][0]);

@@ -9,6 +9,7 @@
  */
 #include "shim.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,6 +102,106 @@ static void context_fill_ops(struct rocemu_context *rctx)
 enum { OPEN_FD_ASYNC, OPEN_FD_KICK, OPEN_FD_PAGE, OPEN_FD_CMD, OPEN_FD__COUNT };
 
 /*
+ * Connect conn and bind it with op (OPEN_DEVICE, or IMPORT_DEVICE, which
+ * gives no cmd_fd); map the context page into *page. fds gets the async
+ * pipe, the kick eventfd and, for OPEN_DEVICE, the cmd_fd. Returns 0, or
+ * -errno with nothing left open.
+ */
+static int context_connect(struct rocemu_conn *conn, enum rocemu_ctrl_op op, const void *req,
+			   struct rocemu_open_device_resp *resp, int *fds,
+			   struct rocemu_context_page **page)
+{
+	int nfds = op == ROCEMU_OP_OPEN_DEVICE ? OPEN_FD__COUNT : OPEN_FD_CMD, err;
+
+	err = rocemu_conn_open(conn);
+	if (err)
+		return err;
+	err = rocemu_conn_call(conn, op, req, resp, fds, nfds);
+	if (err)
+		goto err_conn;
+	if (resp->context_page_size < sizeof(**page)) {
+		close(fds[OPEN_FD_PAGE]);
+		err = -EPROTO;
+		goto err_fds;
+	}
+	*page = rocemu_map_shared(fds[OPEN_FD_PAGE], resp->context_page_size);
+	if (!*page) {
+		err = -errno;
+		goto err_fds;
+	}
+	return 0;
+
+err_fds:
+	close(fds[OPEN_FD_ASYNC]);
+	close(fds[OPEN_FD_KICK]);
+	if (nfds > OPEN_FD_CMD)
+		close(fds[OPEN_FD_CMD]);
+err_conn:
+	rocemu_conn_close(conn);
+	return err;
+}
+
+/* The header an emulated context's cmd_fd holds, peeked; false for any other fd. */
+static bool cmd_fd_read(int cmd_fd, struct rocemu_cmd_file_hdr *hdr)
+{
+	struct stat st;
+
+	return !fstat(cmd_fd, &st) && S_ISSOCK(st.st_mode) &&
+	       recv(cmd_fd, hdr, sizeof(*hdr), MSG_PEEK | MSG_DONTWAIT) == (ssize_t)sizeof(*hdr) &&
+	       hdr->magic == ROCEMU_CMD_FILE_MAGIC;
+}
+
+/* Move fd to number at (close-on-exec, with at's file status flags such as O_NONBLOCK). */
+static bool fd_move(int fd, int at)
+{
+	int flags = fcntl(at, F_GETFL);
+	bool moved = flags >= 0 && !fcntl(fd, F_SETFL, flags) && dup3(fd, at, O_CLOEXEC) == at;
+
+	close(fd);
+	return moved;
+}
+
+/*
+ * A forked child's first verb on a context it inherited. uverbs lets it
+ * use its parent's file; here it gets a connection of its own into the
+ * same object space (IMPORT_DEVICE with the cmd_fd's token: the PDs, MRs
+ * and device memory), its own event pipe, kick eventfd and context page,
+ * at the fd numbers the context already has. Returns 0 or -EIO.
+ */
+static int context_adopt(struct rocemu_conn *conn)
+{
+	struct rocemu_context *rctx = container_of(conn, struct rocemu_context, conn);
+	struct ibv_context *ctx = &rctx->vctx.context;
+	struct rocemu_import_device_req req = { .pid = (uint32_t)getpid() };
+	struct rocemu_open_device_resp resp;
+	struct rocemu_context_page *page;
+	struct rocemu_cmd_file_hdr hdr;
+	struct rocemu_conn own;
+	int fds[OPEN_FD__COUNT];
+	bool moved;
+
+	if (!cmd_fd_read(ctx->cmd_fd, &hdr))
+		return -EIO;
+	memcpy(req.token, hdr.token, sizeof(req.token));
+	if (context_connect(&own, ROCEMU_OP_IMPORT_DEVICE, &req, &resp, fds, &page))
+		return -EIO;
+	moved = fd_move(fds[OPEN_FD_ASYNC], ctx->async_fd);
+	moved &= fd_move(fds[OPEN_FD_KICK], rctx->kick_fd);
+	moved &= fd_move(own.fd, conn->fd);
+	pthread_mutex_destroy(&own.lock);
+	if (!moved) {
+		munmap(page, resp.context_page_size);
+		return -EIO;
+	}
+	/* The parent's page is not mapped here (MADV_DONTFORK): nothing to unmap. */
+	rctx->page = page;
+	rctx->page_size = resp.context_page_size;
+	conn->seq = own.seq;
+	conn->lost = false;
+	return 0;
+}
+
+/*
  * A context of dev through op (OPEN_DEVICE, or IMPORT_DEVICE with cmd_fd,
  * which the context then owns). NULL and errno on failure.
  */
@@ -110,35 +211,26 @@ static struct ibv_context *context_open(struct rocemu_device *dev, enum rocemu_c
 	struct rocemu_open_device_resp resp;
 	struct rocemu_context *rctx;
 	struct ibv_context *ctx;
-	int fds[OPEN_FD__COUNT], nfds = cmd_fd < 0 ? OPEN_FD__COUNT : OPEN_FD_CMD, err;
+	int fds[OPEN_FD__COUNT], err;
 
 	rctx = calloc(1, sizeof(*rctx));
 	if (!rctx) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = rocemu_conn_open(&rctx->conn);
-	if (err)
-		goto err_free;
-	err = rocemu_conn_call(&rctx->conn, op, req, &resp, fds, nfds);
-	if (err)
-		goto err_conn;
+	err = context_connect(&rctx->conn, op, req, &resp, fds, &rctx->page);
+	if (err) {
+		free(rctx);
+		errno = -err;
+		return NULL;
+	}
 	if (cmd_fd < 0)
 		cmd_fd = fds[OPEN_FD_CMD];
 	rctx->page_size = resp.context_page_size;
-	if (rctx->page_size < sizeof(*rctx->page)) {
-		close(fds[OPEN_FD_PAGE]);
-		err = -EPROTO;
-		goto err_fds;
-	}
-	rctx->page = rocemu_map_shared(fds[OPEN_FD_PAGE], rctx->page_size);
-	if (!rctx->page) {
-		err = -errno;
-		goto err_fds;
-	}
 	rctx->dev = dev;
 	rctx->info = resp.dev;
 	rctx->conn.name = rctx->info.name;
+	rctx->conn.adopt = context_adopt;
 	rctx->kick_fd = fds[OPEN_FD_KICK];
 	ctx = &rctx->vctx.context;
 	ctx->device = &dev->ibdev;
@@ -150,18 +242,6 @@ static struct ibv_context *context_open(struct rocemu_device *dev, enum rocemu_c
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s %s", rctx->info.name,
 		   op == ROCEMU_OP_OPEN_DEVICE ? "opened" : "imported");
 	return ctx;
-
-err_fds:
-	close(fds[OPEN_FD_ASYNC]);
-	close(fds[OPEN_FD_KICK]);
-	if (op == ROCEMU_OP_OPEN_DEVICE)
-		close(fds[OPEN_FD_CMD]);
-err_conn:
-	rocemu_conn_close(&rctx->conn);
-err_free:
-	free(rctx);
-	errno = -err;
-	return NULL;
 }
 
 struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -174,16 +254,6 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		return REAL(ibv_open_device)(device);
 	req.dev_index = dev->info.index;
 	return context_open(dev, ROCEMU_OP_OPEN_DEVICE, &req, -1);
-}
-
-/* The header an emulated context's cmd_fd holds, peeked; false for any other fd. */
-static bool cmd_fd_read(int cmd_fd, struct rocemu_cmd_file_hdr *hdr)
-{
-	struct stat st;
-
-	return !fstat(cmd_fd, &st) && S_ISSOCK(st.st_mode) &&
-	       recv(cmd_fd, hdr, sizeof(*hdr), MSG_PEEK | MSG_DONTWAIT) == (ssize_t)sizeof(*hdr) &&
-	       hdr->magic == ROCEMU_CMD_FILE_MAGIC;
 }
 
 /* The emulated device of index, from a fresh device list (as libibverbs looks it up). */

@@ -123,10 +123,12 @@ void *rocemu_real(enum rocemu_real_fn fn);
 struct rocemu_conn {
 	int fd;
 	uint32_t seq;
-	pid_t pid;		/* the opener: a forked child shares fd but may not use it */
+	pid_t pid;		/* the process whose connection fd is: a forked child may not use it */
 	bool lost;		/* the daemon hung up: set once, never cleared */
 	const char *name;	/* the device, for log lines (NULL before OPEN_DEVICE) */
 	pthread_mutex_t lock;	/* one request/response at a time */
+	/* A forked child's first call: make fd a connection of its own (0 or -errno); NULL: EIO. */
+	int (*adopt)(struct rocemu_conn *conn);
 };
 
 /* Connect to the daemon, starting it if nobody answers. Returns fd or -errno. */
@@ -137,8 +139,9 @@ void rocemu_conn_close(struct rocemu_conn *conn);
 /*
  * One request/response of op; body sizes come from rocemu_ctrl_body_size.
  * On success exactly nfds descriptors are stored in fds. Returns 0, the
- * daemon's -errno, or -EIO/-EPROTO when the daemon is gone or garbled;
- * -EIO in a forked child, which never touches its parent's connection.
+ * daemon's -errno, or -EIO/-EPROTO when the daemon is gone or garbled.
+ * A forked child never touches its parent's connection: its first call
+ * adopts conn (conn->adopt), or fails with -EIO when conn has no adopt.
  */
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		     const void *req, void *resp, int *fds, int nfds);

@@ -8,7 +8,11 @@
  * bounds, EINVAL unaligned), ibv_reg_dm_mr's (zero based required, MEMIC
  * access only, the range inside the DM), ibv_free_dm EBUSY while an MR
  * uses it, and data moved by RDMA WRITE, READ and atomics between host
- * MRs and DM MRs of two devices, a DM MR also as a local SGE.
+ * MRs and DM MRs of two devices, a DM MR also as a local SGE. Forked
+ * children allocate device memory at once on the context they inherited
+ * (as pyverbs' test_multi_process_alloc_dm): each succeeds, the regions
+ * live in the parent's context after the children exit and count against
+ * max_dm_size (ENOMEM), and the parent imports and frees them.
  *
  *   dm DEVICE_A DEVICE_B   one line per check, then "N passed" and "N failed"
  */
@@ -16,11 +20,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 #include "verbs_pair.h"
 
 #define DM_MAX (128 * 1024)	/* a ConnectX-5's MEMIC */
 #define DM_LEN 4096
+#define DM_CHILDREN 4
 #define RWA (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 	     IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -234,8 +241,86 @@ out:
 	bufs_free();
 }
 
+/* What a child allocated: 0 and the DM's handle, or the errno value. */
+struct child_dm {
+	int err;
+	uint32_t handle;
+};
+
+/* A forked child: wait for the start, allocate on the inherited context, report, exit. */
+static void __attribute__((noreturn)) child_alloc(const int go[2], const int report[2])
+{
+	struct child_dm got = { 0 };
+	struct ibv_dm *dm;
+	char c;
+
+	alarm(30);
+	close(go[1]);
+	close(report[0]);
+	if (read(go[0], &c, 1) < 0)
+		_exit(1);
+	dm = dm_alloc(dev_a.ctx, DM_MAX / DM_CHILDREN, 0);
+	got.err = dm ? 0 : errno;
+	got.handle = dm ? dm->handle : 0;
+	_exit(write(report[1], &got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 1);
+}
+
+static void check_fork_alloc(void)
+{
+	struct child_dm got[DM_CHILDREN];
+	unsigned int n, started = 0, ok = 0;
+	int go[2], report[2], status;
+	struct ibv_dm *dm;
+	pid_t pid;
+
+	if (pipe(go) || pipe(report)) {
+		check(false, "pipes: %s", strerror(errno));
+		return;
+	}
+	for (n = 0; n < DM_CHILDREN; n++) {
+		pid = fork();
+		if (pid == 0)
+			child_alloc(go, report);
+		started += pid > 0;
+	}
+	close(go[0]);
+	close(report[1]);
+	close(go[1]);	/* every child starts now */
+	for (n = 0; n < started; n++) {
+		if (read(report[0], &got[n], sizeof(got[n])) != (ssize_t)sizeof(got[n]))
+			break;
+		ok += got[n].err == 0;
+		if (got[n].err)
+			printf("note: child %u: %s\n", n, strerror(got[n].err));
+	}
+	close(report[0]);
+	while (wait(&status) > 0)
+		;
+	check(started == DM_CHILDREN && ok == DM_CHILDREN,
+	      "alloc_dm in %u forked children at once: %u of %u succeeded", DM_CHILDREN, ok, started);
+	if (ok != DM_CHILDREN)
+		return;
+	dm = dm_alloc(dev_a.ctx, 64, 0);
+	check(!dm && errno == ENOMEM,
+	      "alloc_dm with the children's regions holding max_dm_size -> ENOMEM (got %s)",
+	      dm ? "a DM" : strerror(errno));
+	if (dm)
+		ibv_free_dm(dm);
+	for (n = 0; n < DM_CHILDREN; n++) {
+		dm = ibv_import_dm(dev_a.ctx, got[n].handle);
+		check(dm && ibv_free_dm(dm) == 0, "import and free child %u's DM (handle %u)", n,
+		      got[n].handle);
+	}
+	dm = dm_alloc(dev_a.ctx, DM_MAX, 0);
+	check(dm != NULL, "alloc_dm of max_dm_size once they are freed (%s)",
+	      dm ? "ok" : strerror(errno));
+	if (dm)
+		ibv_free_dm(dm);
+}
+
 static const struct named_check checks[] = {
 	{ "alloc_dm limits and errnos", check_alloc },
+	{ "alloc_dm in forked children", check_fork_alloc },
 	{ "memcpy to and from device memory", check_copies },
 	{ "reg_dm_mr rules, free_dm EBUSY", check_mr_rules },
 	{ "RDMA between host and device memory", check_rdma },
