@@ -232,6 +232,7 @@ static struct ibv_context *context_open(struct rocemu_device *dev, enum rocemu_c
 	rctx->conn.name = rctx->info.name;
 	rctx->conn.adopt = context_adopt;
 	rctx->kick_fd = fds[OPEN_FD_KICK];
+	rocemu_huge_pool_init(&rctx->huge_pool);
 	ctx = &rctx->vctx.context;
 	ctx->device = &dev->ibdev;
 	ctx->cmd_fd = cmd_fd;

@@ -100,7 +100,7 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 		errno = err;
 		return NULL;
 	}
-	err = rocemu_domain_res_take(&cq->domain_res, parent_domain, MLX5DV_RES_TYPE_CQ,
+	err = rocemu_domain_res_take(&cq->domain_res, context, parent_domain, MLX5DV_RES_TYPE_CQ,
 				     (size_t)cq->ncqe * cq->cqe_size);
 	if (err) {
 		munmap(cq->map, cq->map_size);

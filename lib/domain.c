@@ -133,18 +133,16 @@ static void custom_free(struct rocemu_parent_domain *domain, void *p, uint64_t t
 		domain->free(&domain->rpd.ibpd, domain->pd_context, p, type);
 }
 
-int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_pd *pd, uint64_t type,
-			   size_t size)
+int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_context *context,
+			   struct ibv_pd *pd, uint64_t type, size_t size)
 {
 	struct rocemu_parent_domain *domain = pd ? to_rparent_domain(pd) : NULL;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int err;
 
 	*res = (struct rocemu_domain_res){ .type = type };
-	if (!domain)
-		return 0;
 	/* mlx5_is_custom_alloc: both functions, or the default allocator for all. */
-	if (domain->alloc && domain->free) {
+	if (domain && domain->alloc && domain->free) {
 		err = custom_alloc(domain, (size + page - 1) & ~(page - 1), page, type, &res->buf);
 		if (err)
 			return err;
@@ -153,14 +151,22 @@ int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_pd *pd, uin
 			custom_free(domain, res->buf, type);
 			return err;
 		}
+	} else {
+		/* A custom allocator's IBV_ALLOCATOR_USE_DEFAULT is mlx5's ANON, never the env's. */
+		err = rocemu_queue_buf_take(to_rctx(context), type, size, &res->queue_buf);
+		if (err)
+			return err;
 	}
-	hold(&domain->rpd.holders);
-	res->domain = domain;
+	if (domain) {
+		hold(&domain->rpd.holders);
+		res->domain = domain;
+	}
 	return 0;
 }
 
 void rocemu_domain_res_give(struct rocemu_domain_res *res)
 {
+	rocemu_queue_buf_give(&res->queue_buf);
 	if (!res->domain)
 		return;
 	custom_free(res->domain, res->dbr, MLX5DV_RES_TYPE_DBR);

@@ -200,7 +200,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->handle = qp->qpn;
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;
-	err = rocemu_domain_res_take(&qp->domain_res, attr->pd, MLX5DV_RES_TYPE_QP,
+	err = rocemu_domain_res_take(&qp->domain_res, context, attr->pd, MLX5DV_RES_TYPE_QP,
 				     (size_t)qp->layout.sq_wqe_cnt * MLX5_SEND_WQE_BB +
 				     ((size_t)qp->layout.rq_wqe_cnt << qp->layout.rq_wqe_shift));
 	if (err)

@@ -170,6 +170,12 @@ struct rocemu_device {
 	struct rocemu_dev_info info;
 };
 
+/* A context's segments of huge pages for queue buffers (queue_buf.c), as mlx5's hugetlb_list. */
+struct rocemu_huge_pool {
+	pthread_mutex_t lock;
+	struct rocemu_huge_seg *segs;
+};
+
 struct rocemu_context {
 	struct verbs_context vctx;	/* ibv_context must end it: keep first */
 	struct rocemu_conn conn;
@@ -179,6 +185,7 @@ struct rocemu_context {
 	struct rocemu_context_page *page;
 	size_t page_size;
 	bool fatal_reported;		/* IBV_EVENT_DEVICE_FATAL given once */
+	struct rocemu_huge_pool huge_pool;
 	/* QPs by qpn for the poller: chunks of 4096 slots, changed under context mutex. */
 	struct rocemu_qp **qp_table[ROCEMU_QP_TABLE_CHUNKS];
 };
@@ -209,13 +216,21 @@ struct rocemu_parent_domain {
 	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
 };
 
+/* The huge page chunks a queue buffer holds (queue_buf.c); seg NULL: none. */
+struct rocemu_queue_buf {
+	struct rocemu_huge_pool *pool;
+	struct rocemu_huge_seg *seg;
+	uint32_t first, count;
+};
+
 /*
- * What a CQ, QP or SRQ takes from the parent domain it was created on
- * (domain.c): a hold on it and, when it has allocators, the buffer and
- * doorbell record mlx5 would take from them. The rings stay in the
- * daemon's memfd (docs/architecture.md says why).
+ * What a CQ, QP or SRQ takes for the buffer and doorbell record mlx5
+ * would allocate (domain.c): from the allocators of the parent domain it
+ * was created on, with a hold on it, or as MLX_*_ALLOC_TYPE says. The
+ * rings stay in the daemon's memfd (docs/architecture.md says why).
  */
 struct rocemu_domain_res {
+	struct rocemu_queue_buf queue_buf;	/* when no allocator gave the buffer */
 	struct rocemu_parent_domain *domain;	/* NULL: created on a plain PD */
 	uint64_t type;				/* MLX5DV_RES_TYPE_* of buf */
 	void *buf;				/* NULL: none, or IBV_ALLOCATOR_USE_DEFAULT said */
@@ -605,15 +620,29 @@ struct ibv_pd *rocemu_alloc_parent_domain_op(struct ibv_context *context,
 /* ibv_dealloc_pd of a parent domain: EBUSY while objects hold it. */
 int rocemu_parent_domain_dealloc(struct rocemu_parent_domain *domain);
 /*
- * Take what a resource of type (MLX5DV_RES_TYPE_QP, _CQ, _SRQ) whose
- * ring has size bytes takes from pd, a parent domain or not: its
+ * Take what a resource of type (MLX5DV_RES_TYPE_QP, _CQ, _SRQ) of context
+ * whose ring has size bytes takes, on pd, a parent domain or not: its
  * allocators are called as mlx5 calls them (buffer, page aligned, then an
- * 8-byte doorbell record). Returns 0 or ENOMEM (an allocator said NULL).
+ * 8-byte doorbell record), or, when it has none or they say
+ * IBV_ALLOCATOR_USE_DEFAULT for the buffer, mlx5's default allocation of
+ * the type MLX_*_ALLOC_TYPE names. Returns 0, ENOMEM (an allocator said
+ * NULL), or the errno of huge or contiguous pages that type requires.
  */
-int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_pd *pd, uint64_t type,
-			   size_t size);
-/* Give it back: the allocator's free, then the hold. */
+int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_context *context,
+			   struct ibv_pd *pd, uint64_t type, size_t size);
+/* Give it back: the allocator's free or the huge pages, then the hold. */
 void rocemu_domain_res_give(struct rocemu_domain_res *res);
+
+/* queue_buf.c: a queue buffer's memory as MLX_CQ/QP/SRQ_ALLOC_TYPE says. */
+void rocemu_huge_pool_init(struct rocemu_huge_pool *pool);
+/*
+ * Take for a buffer of res_type (MLX5DV_RES_TYPE_*) and length bytes what
+ * libmlx5's default allocation would. Returns 0 or the errno value its
+ * create would fail with (huge pages: shmget's, contiguous pages: ENOSYS).
+ */
+int rocemu_queue_buf_take(struct rocemu_context *rctx, uint64_t res_type, size_t length,
+			  struct rocemu_queue_buf *buf);
+void rocemu_queue_buf_give(struct rocemu_queue_buf *buf);
 
 /* odp.c: on-demand paging (verbs_context op advise_mr, odp_caps of query_device_ex). */
 int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,

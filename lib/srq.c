@@ -110,7 +110,7 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *a
 	if (!srq->map)
 		goto err_daemon;
 	srq->wrid = calloc(resp.layout.wqe_cnt, sizeof(*srq->wrid));
-	err = srq->wrid ? rocemu_domain_res_take(&srq->domain_res, pd, MLX5DV_RES_TYPE_SRQ,
+	err = srq->wrid ? rocemu_domain_res_take(&srq->domain_res, pd->context, pd, MLX5DV_RES_TYPE_SRQ,
 						 (size_t)resp.layout.wqe_cnt << resp.layout.wqe_shift)
 			: ENOMEM;
 	if (err) {

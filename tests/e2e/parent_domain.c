@@ -13,7 +13,13 @@
  *   create with ENOMEM; a CQ with IBV_CQ_INIT_ATTR_MASK_PD on a plain PD
  *   is EINVAL;
  * - SEND and WRITE between a QP on device A and a QP, its CQs and MR all
- *   created on a parent domain of device B.
+ *   created on a parent domain of device B;
+ * - without allocators, MLX_CQ_ALLOC_TYPE, MLX_QP_ALLOC_TYPE and
+ *   MLX_SRQ_ALLOC_TYPE as mlx5_alloc_prefered_buf reads them: HUGE fails
+ *   the create with the errno huge pages give here (ENOMEM when none are
+ *   reserved), CONTIG with ENOSYS (no kernel gives contiguous pages),
+ *   PREFER_HUGE, PREFER_CONTIG, ALL, ANON and unknown values fall back;
+ *   a parent domain's allocators, even saying USE_DEFAULT, override them.
  *
  *   parent_domain DEVICE_A DEVICE_B   one line per check, then "N passed"
  *                                     and "N failed"; exit 0 when none failed
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/shm.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include "verbs_pair.h"
@@ -289,12 +296,108 @@ static void allocator_refuses(void)
 	check(ibv_dealloc_pd(pd) == 0, "the parent domain deallocates: nothing holds it");
 }
 
+/* What mlx5's alloc_huge_mem gets here for a segment of huge pages: 0 or shmget's errno. */
+static int huge_pages_errno(void)
+{
+	int id = shmget(IPC_PRIVATE, 2UL << 20, SHM_HUGETLB | SHM_R | SHM_W);
+
+	if (id < 0)
+		return errno;
+	shmctl(id, IPC_RMID, NULL);
+	return 0;
+}
+
+/* Each creates one object on device A's PD (or parent domain pd) and destroys it: 0 or errno. */
+static int cq_errno(struct ibv_pd *pd)
+{
+	struct ibv_cq *cq = pd == dev_a.pd ? ibv_create_cq(dev_a.ctx, CQ_DEPTH, NULL, NULL, 0) :
+					     cq_on(dev_a.ctx, pd);
+
+	return cq ? ibv_destroy_cq(cq) : errno;
+}
+
+static int qp_errno(struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC, .cap = side_default.cap };
+	struct ibv_cq *cq = ibv_create_cq(dev_a.ctx, CQ_DEPTH, NULL, NULL, 0);
+	struct ibv_qp *qp;
+	int err;
+
+	if (!cq)
+		return errno;
+	attr.send_cq = attr.recv_cq = cq;
+	qp = ibv_create_qp(pd, &attr);
+	err = qp ? ibv_destroy_qp(qp) : errno;
+	ibv_destroy_cq(cq);
+	return err;
+}
+
+static int srq_errno(struct ibv_pd *pd)
+{
+	struct ibv_srq_init_attr attr = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(pd, &attr);
+
+	return srq ? ibv_destroy_srq(srq) : errno;
+}
+
+static const struct {
+	const char *var;
+	int (*create)(struct ibv_pd *pd);
+	const char *what;
+} alloc_type_objects[] = {
+	{ "MLX_CQ_ALLOC_TYPE", cq_errno, "CQ" },
+	{ "MLX_QP_ALLOC_TYPE", qp_errno, "QP" },
+	{ "MLX_SRQ_ALLOC_TYPE", srq_errno, "SRQ" },
+};
+
+/* A create with var=value: want is its errno value, 0 for success. */
+static void expect_alloc_type(unsigned int obj, struct ibv_pd *pd, const char *value, int want,
+			      const char *on)
+{
+	int got;
+
+	setenv(alloc_type_objects[obj].var, value, 1);
+	got = alloc_type_objects[obj].create(pd);
+	unsetenv(alloc_type_objects[obj].var);
+	check(got == want, "%s=%s: create %s%s -> %s (got %s)", alloc_type_objects[obj].var, value,
+	      alloc_type_objects[obj].what, on, want ? strerror(want) : "success",
+	      got ? strerror(got) : "success");
+}
+
+static void alloc_types(void)
+{
+	static const char *const fall_back[] = { "PREFER_HUGE", "PREFER_CONTIG", "ALL", "ANON",
+						 "bogus" };
+	int huge = huge_pages_errno();
+	struct alloc_log log[2] = { { .mode = GIVE_MEMORY }, { .mode = USE_DEFAULT } };
+	struct ibv_pd *pd;
+	unsigned int obj, i;
+
+	printf("note: a segment of huge pages here: %s\n", huge ? strerror(huge) : "available");
+	for (obj = 0; obj < sizeof(alloc_type_objects) / sizeof(alloc_type_objects[0]); obj++) {
+		expect_alloc_type(obj, dev_a.pd, "HUGE", huge, "");
+		expect_alloc_type(obj, dev_a.pd, "huge", huge, "");
+		expect_alloc_type(obj, dev_a.pd, "CONTIG", ENOSYS, "");
+		for (i = 0; i < sizeof(fall_back) / sizeof(fall_back[0]); i++)
+			expect_alloc_type(obj, dev_a.pd, fall_back[i], 0, "");
+		for (i = 0; i < 2; i++) {
+			pd = parent_domain(&dev_a, NULL, &log[i]);
+			if (!pd)
+				return;
+			expect_alloc_type(obj, pd, "CONTIG", 0, i ? " on USE_DEFAULT allocators" :
+							      " on allocators");
+			ibv_dealloc_pd(pd);
+		}
+	}
+}
+
 static const struct named_check checks[] = {
 	{ "thread domains", thread_domains },
 	{ "parent domain errors", domain_errors },
 	{ "allocators giving memory", allocator_memory },
 	{ "allocators saying USE_DEFAULT", allocator_default },
 	{ "allocators refusing", allocator_refuses },
+	{ "MLX_*_ALLOC_TYPE without allocators", alloc_types },
 };
 
 int main(int argc, char **argv)

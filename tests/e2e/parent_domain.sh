@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The checks of tests/e2e/parent_domain.c (thread domains, parent domains
 # and their allocators, data through a QP, CQs and an MR on a parent
-# domain), on two devices, then on one.
+# domain, MLX_*_ALLOC_TYPE where no allocator gives the buffer), on two
+# devices, then on one.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PARENT_DOMAIN=$top_builddir/tests/e2e/parent_domain
 require_built "$PARENT_DOMAIN"
