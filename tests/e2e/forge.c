@@ -286,3 +286,21 @@ int forge_checks_main(int argc, char **argv, const struct named_check *checks, s
 	cli_use(argv[3]);
 	return run_checks(argv[1], argv[2], checks, n);
 }
+
+long long cli_packets_from_outside(const char *first, const char *second)
+{
+	const char *const devs[2] = { first, second };
+	long long n = 0, v;
+
+	for (int i = 0; i < 2; i++) {
+		v = cli_stat(devs[i], "port_rcv_packets");
+		if (v < 0)
+			return -1;
+		n += v;
+		v = cli_stat(devs[i], "port_xmit_packets");
+		if (v < 0)
+			return -1;
+		n -= v;
+	}
+	return n;
+}

@@ -67,6 +67,12 @@ bool cli_output(const char *cmd, char *out, size_t cap);
 long long cli_stat(const char *dev, const char *name);
 /* Wait (at most 5 s) until counter name of dev reaches at least want. */
 bool cli_stat_reaches(const char *dev, const char *name, long long want, const char *what);
+/*
+ * Packets the two devices received from outside the daemon: their
+ * port_rcv_packets less what they sent each other (port_xmit_packets);
+ * -1 (with a FAIL line) when the counters cannot be read.
+ */
+long long cli_packets_from_outside(const char *first, const char *second);
 /* `rocemu fault dev spec` succeeds. */
 bool cli_fault(const char *dev, const char *spec);
 

@@ -95,6 +95,28 @@ expect() {
 	ok "$2"
 }
 
+# run_fuzzer PROGRAM PACKETS SEED: PROGRAM rocemu0 rocemu1 ROCEMU PACKETS SEED
+# (a fuzzer of tests/e2e/fuzz.h) against a daemon of two devices: every
+# check passes, the packets reached the daemon, and it lives on with no
+# sanitizer report.
+run_fuzzer() {
+	local name
+
+	name=$(basename "$1")
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+	start_daemon
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 240 "$ROCEMU" run -- \
+		"$1" rocemu0 rocemu1 "$ROCEMU" "$2" "$3" || fail "$name failed"
+	expect_checks_passed
+	expect "^ok: [0-9]+ fuzz packets reached the daemon" \
+		"$(grep -Eo '[0-9]+ fuzz packets reached the daemon' "$OUT")"
+	kill -0 "$DAEMON_PID" 2>/dev/null || fail "rocemud is gone"
+	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$ROCEMU_RUNTIME_DIR/rocemud.log" ||
+		fail "the daemon reports a sanitizer error"
+	ok "rocemud runs, no sanitizer report"
+}
+
 # expect_checks_passed [WHAT]: the last output is a checking program's
 # (tests/e2e/verbs_pair.c's run_checks) that ended "0 failed".
 expect_checks_passed() {

@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "forge.h"
+#include "fuzz.h"
 #include "verbs_pair.h"
 
 #define PAGE 4096
@@ -44,9 +44,6 @@
 #define DEPTH 6			/* real WRs in flight per QP */
 #define RECVS 8			/* receives kept posted per QP */
 #define MSG_MAX (4 * MTU)	/* real messages of up to 4 packets */
-#define DEFAULT_PACKETS 100000
-#define COUNT_EVERY 20000	/* packets between two reads of the port counters */
-#define TIME_LIMIT_MS 150000
 
 /* One device's memory: three MRs, each between unregistered guard pages. */
 struct arena {
@@ -78,29 +75,9 @@ static struct arena arenas[2];
 static struct forge socks[2];
 static struct fuzz_pair pairs[NPAIRS];
 static struct side_spec spec;
-static uint64_t rng;
 static unsigned long recycles;
 static long slowest_ms;		/* the longest control round trip (a QP query) so far */
 static uint8_t pkt[FORGE_MAX];
-
-/* xorshift64*: the same packets for the same seed. */
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
-
-static uint32_t below(uint32_t n)
-{
-	return n ? (uint32_t)(rnd() % n) : 0;
-}
-
-static bool chance(unsigned int percent)
-{
-	return below(100) < percent;
-}
 
 /* ---- memory ---- */
 
@@ -234,17 +211,17 @@ static void post_recvs(struct end *e)
 static void post_real(struct end *e)
 {
 	struct arena *m = e->mem, *pm = e->peer->mem;
-	uint32_t len = 1 + below(chance(75) ? MTU : MSG_MAX), off = below(RW_LEN - len + 1);
-	struct ibv_sge sge = { .addr = (uintptr_t)m->local + below(LOCAL_LEN - MSG_MAX - len),
+	uint32_t len = 1 + fuzz_below(fuzz_chance(75) ? MTU : MSG_MAX), off = fuzz_below(RW_LEN - len + 1);
+	struct ibv_sge sge = { .addr = (uintptr_t)m->local + fuzz_below(LOCAL_LEN - MSG_MAX - len),
 			       .length = len, .lkey = m->local_mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
 
-	switch (below(5)) {
+	switch (fuzz_below(5)) {
 	case 0:
 		wr.opcode = IBV_WR_RDMA_WRITE;
-		if (chance(50)) {	/* the read-only MR as a source: read, never written */
-			sge.addr = (uintptr_t)m->ro + below(RO_LEN - len + 1);
+		if (fuzz_chance(50)) {	/* the read-only MR as a source: read, never written */
+			sge.addr = (uintptr_t)m->ro + fuzz_below(RO_LEN - len + 1);
 			sge.lkey = m->ro_mr->lkey;
 		}
 		break;
@@ -255,13 +232,13 @@ static void post_real(struct end *e)
 		wr.opcode = IBV_WR_SEND;
 		break;
 	default:
-		wr.opcode = chance(50) ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+		wr.opcode = fuzz_chance(50) ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
 		sge.addr &= ~(uint64_t)7;
 		sge.length = len = 8;
 		wr.wr.atomic.remote_addr = (uintptr_t)pm->rw + (off & ~7u);
 		wr.wr.atomic.rkey = pm->rw_mr->rkey;
-		wr.wr.atomic.compare_add = rnd();
-		wr.wr.atomic.swap = rnd();
+		wr.wr.atomic.compare_add = fuzz_rnd();
+		wr.wr.atomic.swap = fuzz_rnd();
 		break;
 	}
 	if (wr.opcode == IBV_WR_RDMA_WRITE || wr.opcode == IBV_WR_RDMA_READ) {
@@ -347,25 +324,25 @@ static uint64_t pick_va(const struct end *t, uint32_t len)
 {
 	uint64_t rw = (uintptr_t)t->mem->rw;
 
-	switch (below(10)) {
+	switch (fuzz_below(10)) {
 	case 0:
 		return rw;
 	case 1:
 		return rw + RW_LEN - len;
 	case 2:
-		return rw + RW_LEN - len + 1 + below(64);	/* just past the end */
+		return rw + RW_LEN - len + 1 + fuzz_below(64);	/* just past the end */
 	case 3:
-		return rw - 1 - below(64);			/* just before it */
+		return rw - 1 - fuzz_below(64);			/* just before it */
 	case 4:
-		return (uintptr_t)t->mem->ro + below(RO_LEN);
+		return (uintptr_t)t->mem->ro + fuzz_below(RO_LEN);
 	case 5:
-		return (uintptr_t)t->mem->base + below(PAGE);	/* a guard page */
+		return (uintptr_t)t->mem->base + fuzz_below(PAGE);	/* a guard page */
 	case 6:
-		return rnd();
+		return fuzz_rnd();
 	case 7:
-		return UINT64_MAX - below(4096);
+		return UINT64_MAX - fuzz_below(4096);
 	default:
-		return rw + below(RW_LEN);
+		return rw + fuzz_below(RW_LEN);
 	}
 }
 
@@ -373,7 +350,7 @@ static uint32_t pick_rkey(const struct end *t)
 {
 	const struct arena *m = t->mem;
 
-	switch (below(12)) {
+	switch (fuzz_below(12)) {
 	case 0:
 		return m->ro_mr->rkey;
 	case 1:
@@ -381,9 +358,9 @@ static uint32_t pick_rkey(const struct end *t)
 	case 2:
 		return t->peer->mem->rw_mr->rkey;
 	case 3:
-		return (uint32_t)rnd();
+		return (uint32_t)fuzz_rnd();
 	case 4:
-		return m->rw_mr->rkey ^ (1u << below(32));
+		return m->rw_mr->rkey ^ (1u << fuzz_below(32));
 	case 5:
 		return m->rw_mr->rkey | 0x80000000u;	/* a memory window's key space */
 	default:
@@ -398,21 +375,21 @@ static uint32_t pick_len(void)
 		0x7fffffff, 0x80000000u, 0xffffffffu,
 	};
 
-	if (chance(70))
-		return edges[below(sizeof(edges) / sizeof(edges[0]))];
-	return chance(50) ? below(4 * MTU) : (uint32_t)rnd();
+	if (fuzz_chance(70))
+		return edges[fuzz_below(sizeof(edges) / sizeof(edges[0]))];
+	return fuzz_chance(50) ? fuzz_below(4 * MTU) : (uint32_t)fuzz_rnd();
 }
 
 static uint8_t pick_syndrome(void)
 {
-	switch (below(6)) {
+	switch (fuzz_below(6)) {
 	case 0:
-		return (uint8_t)rnd();
+		return (uint8_t)fuzz_rnd();
 	case 1:
-		return (uint8_t)(ROCEMU_AETH_RNR_NAK << 5 | below(32));
+		return (uint8_t)(ROCEMU_AETH_RNR_NAK << 5 | fuzz_below(32));
 	case 2:
 	case 3:
-		return (uint8_t)(ROCEMU_AETH_NAK << 5 | below(6));
+		return (uint8_t)(ROCEMU_AETH_NAK << 5 | fuzz_below(6));
 	default:
 		return ROCEMU_AETH_ACK << 5 | ROCEMU_AETH_CREDITS_INVALID;
 	}
@@ -420,7 +397,7 @@ static uint8_t pick_syndrome(void)
 
 static uint32_t pick_paylen(void)
 {
-	switch (below(10)) {
+	switch (fuzz_below(10)) {
 	case 0:
 	case 1:
 		return 0;
@@ -428,22 +405,22 @@ static uint32_t pick_paylen(void)
 	case 3:
 		return MTU;
 	case 4:
-		return MTU + 1 + below(600);
+		return MTU + 1 + fuzz_below(600);
 	case 5:
-		return below(4 * MTU);
+		return fuzz_below(4 * MTU);
 	default:
-		return 1 + below(MTU);
+		return 1 + fuzz_below(MTU);
 	}
 }
 
 /* The destination QPN: t's mostly, another QP's or anything now and then. */
 static uint32_t pick_qpn(const struct end *t)
 {
-	if (chance(90))
+	if (fuzz_chance(90))
 		return t->side->qp->qp_num;
-	if (chance(50))
+	if (fuzz_chance(50))
 		return t->peer->side->qp->qp_num;
-	return (uint32_t)rnd() & ROCEMU_QPN_MASK;
+	return (uint32_t)fuzz_rnd() & ROCEMU_QPN_MASK;
 }
 
 /* Near what t expects: requests near its peer's next PSN, responses near its own oldest. */
@@ -452,9 +429,9 @@ static uint32_t pick_psn(const struct end *t, bool request)
 	uint32_t base = request ? t->peer->sq_psn + t->peer->posted_psns
 				: t->sq_psn + t->completed_psns;
 
-	if (chance(85))
-		return rocemu_psn_add(base, (uint32_t)((int32_t)below(16) - 4));
-	return (uint32_t)rnd() & ROCEMU_PSN_MASK;
+	if (fuzz_chance(85))
+		return rocemu_psn_add(base, (uint32_t)((int32_t)fuzz_below(16) - 4));
+	return (uint32_t)fuzz_rnd() & ROCEMU_PSN_MASK;
 }
 
 /* Fill the extension headers the opcode carries with values aimed at t. */
@@ -472,85 +449,60 @@ static void headers_fuzz(uint8_t *p, const struct end *t)
 	if ((h = rocemu_pkt_atmeth(p))) {
 		uint64_t va = pick_va(t, 8);
 
-		rocemu_atmeth_set_va(h, chance(80) ? va & ~7ull : va);
+		rocemu_atmeth_set_va(h, fuzz_chance(80) ? va & ~7ull : va);
 		rocemu_atmeth_set_rkey(h, pick_rkey(t));
-		rocemu_atmeth_set_swap_add(h, rnd());
-		rocemu_atmeth_set_compare(h, chance(50) ? 0 : rnd());
+		rocemu_atmeth_set_swap_add(h, fuzz_rnd());
+		rocemu_atmeth_set_compare(h, fuzz_chance(50) ? 0 : fuzz_rnd());
 	}
 	if ((h = rocemu_pkt_aeth(p))) {
 		rocemu_aeth_set_syndrome(h, pick_syndrome());
-		rocemu_aeth_set_msn(h, (uint32_t)rnd());
+		rocemu_aeth_set_msn(h, (uint32_t)fuzz_rnd());
 	}
 	if ((h = rocemu_pkt_atmack(p)))
-		rocemu_atmack_set_orig(h, rnd());
+		rocemu_atmack_set_orig(h, fuzz_rnd());
 	if ((h = rocemu_pkt_immdt(p)))
-		rocemu_immdt_set_imm(h, (uint32_t)rnd());
+		rocemu_immdt_set_imm(h, (uint32_t)fuzz_rnd());
 	/* Keys of the other device or none: invalidating the target's MRs would end the traffic. */
 	if ((h = rocemu_pkt_ieth(p)))
-		rocemu_ieth_set_rkey(h, chance(50) ? t->peer->mem->rw_mr->rkey : (uint32_t)rnd());
+		rocemu_ieth_set_rkey(h, fuzz_chance(50) ? t->peer->mem->rw_mr->rkey : (uint32_t)fuzz_rnd());
 }
 
 /* One mutated packet for t at pkt; returns its length without the ICRC. */
 static size_t fuzz_packet(const struct end *t)
 {
-	bool request = chance(60);
-	uint8_t op = request ? request_ops[below(n_request_ops)] : response_ops[below(n_response_ops)];
+	bool request = fuzz_chance(60);
+	uint8_t op = request ? request_ops[fuzz_below(n_request_ops)] : response_ops[fuzz_below(n_response_ops)];
 	const struct rocemu_opcode_info *info;
 	uint32_t paylen;
 	size_t len, i;
 
-	if (chance(3))
-		op = (uint8_t)rnd();	/* anything, known or not */
+	if (fuzz_chance(3))
+		op = (uint8_t)fuzz_rnd();	/* anything, known or not */
 	info = rocemu_opcode_info(op);
 	paylen = info && (info->hdr_mask & ROCEMU_HDRM_PAYLOAD) ? pick_paylen() : 0;
 	if (!info)
 		op = ROCEMU_OP_RC_SEND_ONLY;	/* build as a SEND, then the opcode byte changes */
-	len = forge_build(pkt, op, pick_qpn(t), pick_psn(t, request), chance(50), paylen, 0);
+	len = forge_build(pkt, op, pick_qpn(t), pick_psn(t, request), fuzz_chance(50), paylen, 0);
 	for (i = 0; i < paylen; i += 8) {
-		uint64_t v = rnd();
+		uint64_t v = fuzz_rnd();
 
 		memcpy(pkt + len - paylen - rocemu_pad_bytes(paylen) + i, &v,
 		       paylen - i < 8 ? paylen - i : 8);
 	}
 	headers_fuzz(pkt, t);
 	if (!info)
-		rocemu_bth_set_opcode(pkt, (uint8_t)rnd());
-	rocemu_bth_set_se(pkt, chance(20));
-	rocemu_bth_set_m(pkt, chance(10));
-	if (chance(5))
-		rocemu_bth_set_padcnt(pkt, (uint8_t)below(4));
-	if (chance(2))
-		rocemu_bth_set_tver(pkt, (uint8_t)below(16));
-	if (chance(3))
-		rocemu_bth_set_pkey(pkt, (uint16_t)rnd());
-	if (chance(5))
-		rocemu_bth_set_opcode(pkt, request_ops[below(n_request_ops)]);
-	if (chance(5))
-		pkt[below((uint32_t)len)] ^= (uint8_t)(1u << below(8));
-	if (chance(8))	/* truncated, and the ICRC made for what is left */
-		len = ROCEMU_BTH_BYTES + below((uint32_t)(len - ROCEMU_BTH_BYTES) + 1);
-	else if (chance(3))
-		len += below(64);		/* trailing bytes */
-	return len;
-}
-
-/* Fuzz packets the daemon received: its devices received them, plus what they sent each other. */
-static long long fuzz_received(void)
-{
-	long long n = 0, v;
-	const struct dev *d[2] = { &dev_a, &dev_b };
-
-	for (int i = 0; i < 2; i++) {
-		v = cli_stat(d[i]->name, "port_rcv_packets");
-		if (v < 0)
-			return -1;
-		n += v;
-		v = cli_stat(d[i]->name, "port_xmit_packets");
-		if (v < 0)
-			return -1;
-		n -= v;
-	}
-	return n;
+		rocemu_bth_set_opcode(pkt, (uint8_t)fuzz_rnd());
+	rocemu_bth_set_se(pkt, fuzz_chance(20));
+	rocemu_bth_set_m(pkt, fuzz_chance(10));
+	if (fuzz_chance(5))
+		rocemu_bth_set_padcnt(pkt, (uint8_t)fuzz_below(4));
+	if (fuzz_chance(2))
+		rocemu_bth_set_tver(pkt, (uint8_t)fuzz_below(16));
+	if (fuzz_chance(3))
+		rocemu_bth_set_pkey(pkt, (uint16_t)fuzz_rnd());
+	if (fuzz_chance(5))
+		rocemu_bth_set_opcode(pkt, request_ops[fuzz_below(n_request_ops)]);
+	return fuzz_damage(pkt, len);
 }
 
 /* What the daemon made of it: its drop and sequence counters, as `rocemu stats` prints them. */
@@ -607,65 +559,25 @@ static void data_after(void)
 	check_pattern(back->p, MTU, 9, 0, "data written and read back after the fuzz");
 }
 
-static void fuzz(unsigned long want)
+/* A packet for one end of a pair picked at random, from its peer's address. */
+static void next_packet(struct fuzz_packet *p)
 {
-	unsigned long sent = 0, next_count = COUNT_EVERY;
-	long long base, got = 0;
-	struct timespec start;
+	struct fuzz_pair *fp = &pairs[fuzz_below(NPAIRS)];
+	struct end *t = &fp->e[fuzz_below(2)];
 
-	base = fuzz_received();
-	if (base < 0)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		if (!pairs_service())
-			return;
-		for (unsigned int i = 0; i < BATCH; i++) {
-			struct fuzz_pair *fp = &pairs[below(NPAIRS)];
-			struct end *t = &fp->e[below(2)];
-			size_t len = fuzz_packet(t);
-
-			if (!forge_send(t->from_peer, t->dst, pkt, len))
-				return;
-			sent++;
-		}
-		if (sent < next_count)
-			continue;
-		next_count = sent + COUNT_EVERY;
-		got = fuzz_received();
-		if (got < 0)
-			return;
-		got -= base;
-		printf("%lu sent, %lld received, %lu pairs replaced, %ld ms\n", sent, got, recycles,
-		       elapsed_ms(&start));
-		if (!cli_status_answers("during the fuzz"))
-			return;
-		if ((unsigned long long)got >= want)
-			break;
-		if (elapsed_ms(&start) > TIME_LIMIT_MS) {
-			check(false, "only %lld of %lu fuzz packets reached the daemon in %d s", got,
-			      want, TIME_LIMIT_MS / 1000);
-			return;
-		}
-	}
-	check(true, "%lld fuzz packets reached the daemon (%lu sent, %lu pairs replaced, %ld ms, slowest QP query %ld ms)",
-	      got, sent, recycles, elapsed_ms(&start), slowest_ms);
+	*p = (struct fuzz_packet){ .data = pkt, .len = fuzz_packet(t), .from = t->from_peer,
+				   .dst = t->dst };
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long want = argc > 4 ? strtoul(argv[4], NULL, 0) : DEFAULT_PACKETS;
+	const struct fuzz_source src = { .service = pairs_service, .next = next_packet,
+					 .batch = BATCH };
+	unsigned long want;
 	unsigned int i;
 
-	if (argc < 4 || argc > 6 || !want) {
-		fprintf(stderr, "usage: %s DEVICE_A DEVICE_B ROCEMU [PACKETS [SEED]]\n", argv[0]);
+	if (!fuzz_args(argc, argv, &want))
 		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rng = argc > 5 ? strtoull(argv[5], NULL, 0) : 1;
-	rng = rng ? rng : 1;
-	printf("seed %" PRIu64 ", %lu packets\n", rng, want);
-	cli_use(argv[3]);
 	opcodes_init();
 	spec = side_default;
 	/* A QP that loses its way fails fast and is replaced. */
@@ -685,7 +597,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < NPAIRS; i++)
 		if (!fuzz_pair_open(&pairs[i]))
 			goto out;
-	fuzz(want);
+	fuzz_run(dev_a.name, dev_b.name, want, &src);
+	printf("%lu pairs replaced, the slowest QP query %ld ms\n", recycles, slowest_ms);
 	cli_status_answers("after the fuzz");
 	arena_check(&arenas[0], dev_a.name);
 	arena_check(&arenas[1], dev_b.name);

@@ -13,17 +13,7 @@ PACKETS=100000
 SEED=1
 
 rc_fuzz() {
-	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
-	export ROCEMU_DEVICES
-	start_daemon
-	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 240 "$ROCEMU" run -- \
-		"$RC_FUZZ" rocemu0 rocemu1 "$ROCEMU" "$PACKETS" "$SEED" || fail "rc_fuzz failed"
-	expect_checks_passed
-	expect "^ok: [0-9]+ fuzz packets reached the daemon" "$(grep -Eo '[0-9]+ fuzz packets reached the daemon' "$OUT")"
-	kill -0 "$DAEMON_PID" 2>/dev/null || fail "rocemud is gone"
-	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$ROCEMU_RUNTIME_DIR/rocemud.log" ||
-		fail "the daemon reports a sanitizer error"
-	ok "rocemud runs, no sanitizer report"
+	run_fuzzer "$RC_FUZZ" "$PACKETS" "$SEED"
 }
 
 for_each_backend rc_fuzz
