@@ -211,7 +211,8 @@ static void post_recvs(struct end *e)
 static void post_real(struct end *e)
 {
 	struct arena *m = e->mem, *pm = e->peer->mem;
-	uint32_t len = 1 + fuzz_below(fuzz_chance(75) ? MTU : MSG_MAX), off = fuzz_below(RW_LEN - len + 1);
+	uint32_t len = 1 + fuzz_below(fuzz_chance(75) ? MTU : MSG_MAX);
+	uint32_t off = fuzz_below(RW_LEN - len + 1);
 	struct ibv_sge sge = { .addr = (uintptr_t)m->local + fuzz_below(LOCAL_LEN - MSG_MAX - len),
 			       .length = len, .lkey = m->local_mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .send_flags = IBV_SEND_SIGNALED },
