@@ -90,7 +90,8 @@ start_capture() {
 	local err=$WORK_DIR/tcpdump-$BACKEND.err
 
 	echo "+ tcpdump -i $TAP -U -s 0 -w $TAP_PCAP &" >>"$COMMANDS_LOG"
-	run_with_timeout "$VM_LIMIT" tcpdump -i "$TAP" -U -s 0 -w "$TAP_PCAP" 2>"$err" &
+	# timeout itself in the background, not a function's subshell running it: a kill of the pid reaches it.
+	timeout -k 5 "$VM_LIMIT" tcpdump -i "$TAP" -U -s 0 -w "$TAP_PCAP" 2>"$err" &
 	TCPDUMP_PID=$!
 	BACKGROUND_PIDS+=("$TCPDUMP_PID")
 	for _ in $(seq 100); do
@@ -114,7 +115,7 @@ start_guest() {
 	start_capture
 	CONSOLE=$WORK_DIR/console-$BACKEND.log
 	echo "+ tools/rxe-vm qemu $IMAGE $TAP $GUEST_IP/24 $CONSOLE &" >>"$COMMANDS_LOG"
-	run_with_timeout "$VM_LIMIT" "$RXE_VM" qemu "$IMAGE" "$TAP" "$GUEST_IP/24" "$CONSOLE" \
+	timeout -k 5 "$VM_LIMIT" "$RXE_VM" qemu "$IMAGE" "$TAP" "$GUEST_IP/24" "$CONSOLE" \
 		>"$WORK_DIR/qemu-$BACKEND.log" 2>&1 &
 	VM_PID=$!
 	BACKGROUND_PIDS+=("$VM_PID")
@@ -253,11 +254,11 @@ start_side() {
 
 	echo "+ [$side] $cmd &" >>"$COMMANDS_LOG"
 	if [ "$side" = rxe ]; then
-		run_with_timeout $((secs + 30)) "$RXE_VM" exec -a "$GUEST_IP" -t "$secs" -i "$id" \
+		timeout -k 5 $((secs + 30)) "$RXE_VM" exec -a "$GUEST_IP" -t "$secs" -i "$id" \
 			"stdbuf -oL $cmd" >"$out" 2>&1 &
 	else
 		read -ra words <<<"$cmd"
-		run_with_timeout "$secs" "$ROCEMU" run -- stdbuf -oL "${words[@]}" >"$out" 2>&1 &
+		timeout -k 5 "$secs" "$ROCEMU" run -- stdbuf -oL "${words[@]}" >"$out" 2>&1 &
 	fi
 	SIDE_PID=$!
 	BACKGROUND_PIDS+=("$SIDE_PID")
