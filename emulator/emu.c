@@ -47,6 +47,8 @@ static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
 		return ret;
 	}
 	dev->udp_fd = fd;
+	dev->wire_ttl = rocemu_udp_port_ttl(fd, false);
+	dev->wire_mcast_ttl = rocemu_udp_port_ttl(fd, true);
 	return 0;
 }
 

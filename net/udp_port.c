@@ -170,6 +170,27 @@ static int bind_released(int fd, const struct sockaddr_in *sa)
 	return 0;
 }
 
+/* What a receive may learn of the IPv4 header and the time, for captures and GRHs. */
+static int rx_details_on(int fd)
+{
+	int on = 1;
+
+	return setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &on, sizeof(on)) ||
+	       setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) ||
+	       setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) ? -1 : 0;
+}
+
+uint8_t rocemu_udp_port_ttl(int fd, bool multicast)
+{
+	int ttl;
+	socklen_t len = sizeof(ttl);
+
+	if (getsockopt(fd, IPPROTO_IP, multicast ? IP_MULTICAST_TTL : IP_TTL, &ttl, &len) ||
+	    ttl < 0 || ttl > UINT8_MAX)
+		return multicast ? ROCEMU_IPV4_MCAST_TTL_DEFAULT : ROCEMU_IPV4_TTL_DEFAULT;
+	return (uint8_t)ttl;
+}
+
 int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
@@ -191,7 +212,7 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 		snprintf(err, errlen, "cannot open a UDP socket for %s: %s", addr, strerror(-rc));
 		return rc;
 	}
-	/* DF and IPv4 ID 0 on every packet: the ICRC covers them. */
+	/* DF, and so IPv4 ID 0 on a single datagram (rocemu_ipv4_send_id): the ICRC covers them. */
 	step = "set IP_PMTUDISC_DO on";
 	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)))
 		goto fail;
@@ -203,6 +224,9 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 		goto fail;
 	if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)))
 		rocemu_log(ROCEMU_LOG_DEBUG, "udp port %s: no UDP_GRO (%s)", addr, strerror(errno));
+	step = "ask for each datagram's TTL, TOS and time";
+	if (rx_details_on(fd))
+		goto fail;
 	step = "bind";
 	/* A source port (no err wanted) has a fallback: no waiting for it. */
 	if (err == scratch ? bind(fd, (struct sockaddr *)&sa, sizeof(sa)) : bind_released(fd, &sa))
@@ -233,7 +257,7 @@ int rocemu_udp_group_open(uint32_t group_be, uint32_t ifaddr_be)
 	/* Every device of the host that joined gets its own copy; only groups this socket joined. */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
 	    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &off, sizeof(off)) ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || rx_details_on(fd) ||
 	    setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq))) {
 		rc = -errno;
 		close(fd);

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# rocemu's captures show the wire. Two daemons as two hosts, each in a
+# network namespace of its own, joined by a veth pair (198.18.246.1 and .2)
+# whose MACs are those rocemu's captures give the addresses, with the
+# offloads off so that the kernel's own capture shows each segment with its
+# finished checksums. tcpdump captures on each end while unmodified clients
+# run between the hosts (RC pingpongs up to 64 KiB, so GSO batches of many
+# segments, UD pingpong, ib_write_bw, rping through the CM); then each
+# host's capture by the kernel is compared with its daemon's own, frame by
+# frame and byte by byte (IPv4 IDs, TTLs, checksums and ICRCs included), and
+# every ICRC on the wire is checked over the IPv4 header that carried it.
+NETNS_REQUIRED=1
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+require_programs ibv_rc_pingpong ibv_ud_pingpong ib_write_bw rping ip tcpdump ethtool
+require_built tests/e2e/pcap_compare tests/e2e/pcap_check
+use_test_net 246
+HOST_A=rocemu-wire-$$-a
+HOST_B=rocemu-wire-$$-b
+ADDR_A=198.18.246.1
+ADDR_B=198.18.246.2
+TCPDUMP_PIDS=()
+
+# mac_of ADDR: the MAC rocemu's captures give ADDR, 02:00 and its four bytes.
+mac_of() {
+	local IFS=.
+
+	# shellcheck disable=SC2086
+	printf '02:00:%02x:%02x:%02x:%02x' $1
+}
+
+# add_hosts: the namespaces and their veth pair, offloads off (a skip where they cannot be had).
+add_hosts() {
+	local ns
+
+	ip netns add "$HOST_A" 2>/dev/null || skip "cannot create a network namespace here"
+	ip netns add "$HOST_B" &&
+		ip link add veth0 netns "$HOST_A" address "$(mac_of "$ADDR_A")" type veth \
+			peer name veth0 netns "$HOST_B" address "$(mac_of "$ADDR_B")" &&
+		ip -n "$HOST_A" addr add "$ADDR_A/24" dev veth0 &&
+		ip -n "$HOST_B" addr add "$ADDR_B/24" dev veth0 ||
+		fail "cannot set up the veth pair between $HOST_A and $HOST_B"
+	for ns in "$HOST_A" "$HOST_B"; do
+		# Segmented and summed before the capture point, as a NIC without offloads sends.
+		ip netns exec "$ns" ethtool -K veth0 tx off gso off gro off tx-udp-segmentation off \
+			>/dev/null 2>&1 || skip "ethtool cannot turn the veth's offloads off"
+		ip -n "$ns" link set veth0 up && ip -n "$ns" link set lo up ||
+			fail "cannot bring $ns up"
+	done
+}
+
+del_hosts() {
+	ip netns del "$HOST_A" 2>/dev/null
+	ip netns del "$HOST_B" 2>/dev/null
+}
+
+# start_host NS ADDR DIR: a daemon in NS with rocemu0 on ADDR, whole frames captured in DIR/pcap.
+start_host() {
+	mkdir -p -m 0700 "$3"
+	RUNTIME_DIRS+=("$3")
+	DAEMON_WRAP=(ip netns exec "$1")
+	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=1000 ROCEMU_PCAP_SNAPLEN=0 \
+		ROCEMU_DEVICES="rocemu0=$2" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
+	DAEMON_WRAP=()
+}
+
+# start_tcpdump NS FILE: the kernel's capture of NS's veth end into FILE, once it listens.
+start_tcpdump() {
+	local err=$2.err
+
+	echo "+ ip netns exec $1 tcpdump -i veth0 -s 0 -U -w $2 udp port 4791 &" >>"$COMMANDS_LOG"
+	run_with_timeout 300 ip netns exec "$1" tcpdump -i veth0 -s 0 -U -w "$2" \
+		--time-stamp-precision=nano udp port 4791 2>"$err" &
+	TCPDUMP_PIDS+=($!)
+	BACKGROUND_PIDS+=($!)
+	for _ in $(seq 100); do
+		grep -q "listening on" "$err" && return 0
+		sleep 0.1
+	done
+	fail "tcpdump in $1 did not start: $(cat "$err")"
+}
+
+stop_tcpdumps() {
+	local pid
+
+	for pid in "${TCPDUMP_PIDS[@]}"; do
+		# TERM: a background job of a script ignores INT; tcpdump ends its file on either.
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		forget_pid "$pid"
+	done
+	TCPDUMP_PIDS=()
+}
+
+# listening_in_a PORT PID: the server in HOST_A listens on TCP PORT (at most 20 s).
+listening_in_a() {
+	for _ in $(seq 200); do
+		ip netns exec "$HOST_A" ss -Hltn "sport = :$1" | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# clients: traffic of every kind between the hosts, server on A, client on B.
+clients() {
+	local size what
+
+	PAIR_READY=listening_in_a
+	for size in 1 4096 65536; do
+		what="ibv_rc_pingpong -c -s $size -n 20, $ADDR_B -> $ADDR_A"
+		next_port
+		run_pair "$what" 30 ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s "$size" -n 20 \
+			--client ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s "$size" -n 20 "$ADDR_A"
+		expect_both "^20 iters in " "$what: every iteration"
+	done
+	what="ibv_ud_pingpong -c -s 1024 -n 20, $ADDR_B -> $ADDR_A"
+	next_port
+	run_pair "$what" 30 ibv_ud_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s 1024 -n 20 \
+		--client ibv_ud_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s 1024 -n 20 "$ADDR_A"
+	expect_both "^20 iters in " "$what: every iteration"
+	what="ib_write_bw -n 50, $ADDR_B -> $ADDR_A"
+	next_port
+	run_pair "$what" 30 ib_write_bw -d rocemu0 -x 0 -F -p "$PAIR_PORT" -n 50 \
+		--client ib_write_bw -d rocemu0 -x 0 -F -p "$PAIR_PORT" -n 50 "$ADDR_A"
+	expect_both "^ 65536 +50 +[0-9.]+ +[0-9.]+[[:space:]]" "$what: 50 writes of 64 KiB"
+	PAIR_READY=wait_cm_listening
+	what="rping -C 10 -V, $ADDR_B -> $ADDR_A"
+	next_port
+	run_pair "$what" 30 rping -s -a "$ADDR_A" -p "$PAIR_PORT" -C 10 -V \
+		--client rping -c -a "$ADDR_A" -p "$PAIR_PORT" -C 10 -V
+	PAIR_READY=
+}
+
+# compare_host NAME WIRE OURS: the kernel's capture against the daemon's, and the wire's ICRCs.
+compare_host() {
+	capture 60 "$top_builddir/tests/e2e/pcap_compare" "$2" "$3" ||
+		fail "$1: rocemu's capture is not the wire's"
+	expect "^pcap_compare: [0-9]+ frames on the wire, [0-9]+ captured, [0-9]+ compared, 0 differences$" \
+		"$1: rocemu's capture is the wire's, byte for byte"
+	capture 60 "$top_builddir/tests/e2e/pcap_check" "$2" ||
+		fail "$1: a frame on the wire is not a valid RoCEv2 packet"
+	ok "$1: every frame on the wire has a valid ICRC over the IPv4 header it carried"
+}
+
+wire_capture() {
+	DIR_A=$ROCEMU_RUNTIME_DIR
+	local dir_b=$WORK_DIR/run-$BACKEND-b wire_a=$WORK_DIR/wire-$BACKEND-a.pcap
+	local wire_b=$WORK_DIR/wire-$BACKEND-b.pcap
+
+	start_host "$HOST_A" "$ADDR_A" "$DIR_A"
+	start_host "$HOST_B" "$ADDR_B" "$dir_b"
+	start_tcpdump "$HOST_A" "$wire_a"
+	start_tcpdump "$HOST_B" "$wire_b"
+	PAIR_SERVER_WRAP=(ip netns exec "$HOST_A" env ROCEMU_RUNTIME_DIR="$DIR_A")
+	PAIR_CLIENT_WRAP=(ip netns exec "$HOST_B" env ROCEMU_RUNTIME_DIR="$dir_b")
+	clients
+	PAIR_SERVER_WRAP=()
+	PAIR_CLIENT_WRAP=()
+	# The daemons' captures are whole once they stopped; the kernel's once tcpdump did.
+	stop_daemon "$DIR_A"
+	stop_daemon "$dir_b"
+	stop_tcpdumps
+	compare_host "$HOST_A" "$wire_a" "$DIR_A/pcap/rocemu0.pcap"
+	compare_host "$HOST_B" "$wire_b" "$dir_b/pcap/rocemu0.pcap"
+}
+
+add_hosts
+trap 'del_hosts; cleanup' EXIT
+for_each_backend wire_capture
