@@ -68,8 +68,8 @@ start_host() {
 start_tcpdump() {
 	local err=$2.err
 
-	echo "+ ip netns exec $1 tcpdump -i veth0 -s 0 -U -w $2 udp port 4791 &" >>"$COMMANDS_LOG"
-	run_with_timeout 300 ip netns exec "$1" tcpdump -i veth0 -s 0 -U -w "$2" \
+	echo "+ ip netns exec $1 tcpdump -i veth0 -s 0 -B 65536 -U --immediate-mode -w $2 udp port 4791 &" >>"$COMMANDS_LOG"
+	run_with_timeout 300 ip netns exec "$1" tcpdump -i veth0 -s 0 -B 65536 -U --immediate-mode -w "$2" \
 		--time-stamp-precision=nano udp port 4791 2>"$err" &
 	TCPDUMP_PIDS+=($!)
 	BACKGROUND_PIDS+=($!)
@@ -78,6 +78,19 @@ start_tcpdump() {
 		sleep 0.1
 	done
 	fail "tcpdump in $1 did not start: $(cat "$err")"
+}
+
+# wire_caught_up WIRE OURS: the kernel's capture holds as many frames as the daemon's (at most 10 s).
+wire_caught_up() {
+	local counts
+
+	for _ in $(seq 100); do
+		counts=$("$top_builddir/tests/e2e/pcap_compare" "$1" "$2" | tail -n 1)
+		[[ $counts =~ ([0-9]+)\ frames\ on\ the\ wire,\ ([0-9]+)\ captured ]] &&
+			[ "${BASH_REMATCH[1]}" -ge "${BASH_REMATCH[2]}" ] && return 0
+		sleep 0.1
+	done
+	echo "the kernel's capture $1 stays behind: $counts" >>"$COMMANDS_LOG"
 }
 
 stop_tcpdumps() {
@@ -90,6 +103,8 @@ stop_tcpdumps() {
 		forget_pid "$pid"
 	done
 	TCPDUMP_PIDS=()
+	# What tcpdump says of packets the kernel dropped before it read them.
+	cat "$WORK_DIR"/wire-"$BACKEND"-*.pcap.err >>"$COMMANDS_LOG"
 }
 
 # listening_in_a PORT PID: the server in HOST_A listens on TCP PORT (at most 20 s).
@@ -157,9 +172,12 @@ wire_capture() {
 	clients
 	PAIR_SERVER_WRAP=()
 	PAIR_CLIENT_WRAP=()
-	# The daemons' captures are whole once they stopped; the kernel's once tcpdump did.
+	# The daemons' captures are whole once they stopped; the kernel's once tcpdump wrote
+	# every frame it saw: as many as the daemon's, or the comparison says which are missing.
 	stop_daemon "$DIR_A"
 	stop_daemon "$dir_b"
+	wire_caught_up "$wire_a" "$DIR_A/pcap/rocemu0.pcap"
+	wire_caught_up "$wire_b" "$dir_b/pcap/rocemu0.pcap"
 	stop_tcpdumps
 	compare_host "$HOST_A" "$wire_a" "$DIR_A/pcap/rocemu0.pcap"
 	compare_host "$HOST_B" "$wire_b" "$dir_b/pcap/rocemu0.pcap"
