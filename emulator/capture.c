@@ -61,16 +61,14 @@ uint64_t rocemu_capture_packet_ps(size_t len)
 	return rocemu_pcap_frame_ps(len, PORT_BIT_PS);
 }
 
-void rocemu_capture_packets(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
-			    const struct rocemu_ipv4_fields *ip, uint64_t ns, const uint8_t *buf,
-			    size_t len, size_t seg)
+void rocemu_capture_packets(struct rocemu_device *dev, struct rocemu_pcap_run run,
+			    const uint8_t *buf, size_t len, size_t seg)
 {
-	const struct rocemu_pcap_run run = { .flow = flow, .ip = *ip, .ns = ns,
-					     .bit_ps = PORT_BIT_PS };
 	int err;
 
 	if (!dev->pcap)
 		return;
+	run.bit_ps = PORT_BIT_PS;
 	err = rocemu_pcap_write(dev->pcap, &run, buf, len, seg);
 	if (err) {
 		rocemu_log(ROCEMU_LOG_WARN, "%s: capture stopped: %s", dev->name, strerror(-err));

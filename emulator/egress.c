@@ -36,7 +36,8 @@ static int send_one_by_one(struct rocemu_device *dev, int fd, const struct socka
 		n = len - off < seg ? len - off : seg;
 		memcpy(pkt, buf + off, n);
 		rocemu_icrc_move_id(pkt, n, rocemu_ipv4_send_id(k), rocemu_ipv4_send_id(0));
-		rocemu_capture_packets(dev, flow, ip, 0, pkt, n, 0);
+		rocemu_capture_packets(dev, (struct rocemu_pcap_run){ .flow = flow, .ip = *ip }, pkt, n,
+				       0);
 		ret = rocemu_fault_inject_send(dev, fd, to, pkt, n);
 		if (ret)
 			err = ret;
@@ -67,7 +68,7 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 		rocemu_trace_packets(dev, true, flow, buf, len, gso);
 	if (dev->fault && !dev->wire.send)
 		return send_one_by_one(dev, fd, &to, flow, &ip, buf, len, gso ? gso : len);
-	rocemu_capture_packets(dev, flow, &ip, 0, buf, len, gso);
+	rocemu_capture_packets(dev, (struct rocemu_pcap_run){ .flow = flow, .ip = ip }, buf, len, gso);
 	if (dev->wire.send)
 		return dev->wire.send(dev->wire.arg, flow, buf, len, gso);
 	/* Every packet built here carries its ICRC, and no fault touched it. */
@@ -81,13 +82,14 @@ void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct ro
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
 
+	const struct rocemu_pcap_run run = {
+		.flow = &flow, .ip = *ip, .udp_check_zero = d->udp_check_zero,
+		/* A GRO batch has one arrival time: each next packet came one packet's time later. */
+		.ns = d->rx_ns ? d->rx_ns + d->seg * rocemu_capture_packet_ps(d->len) / 1000 : 0,
+	};
+
 	rocemu_stats_rcv(dev, d->len);
-	/* A GRO batch has one arrival time: each next packet came one packet's time later. */
-	if (dev->pcap)
-		rocemu_capture_packets(dev, &flow, ip,
-				       d->rx_ns ? d->rx_ns + d->seg * rocemu_capture_packet_ps(d->len) / 1000
-						: 0,
-				       d->data, d->len, 0);
+	rocemu_capture_packets(dev, run, d->data, d->len, 0);
 	if (rocemu_tracing(dev->emu))
 		rocemu_trace_packets(dev, false, &flow, d->data, d->len, 0);
 }

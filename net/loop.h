@@ -51,6 +51,8 @@ struct rocemu_dgram {
 	 */
 	struct rocemu_ipv4_fields ip;
 	bool ip_known;
+	/* Its UDP checksum was 0 (set by the receiver that knows: udp_port.c's second socket). */
+	bool udp_check_zero;
 	/* Its place in the GRO batch (or in-loop GSO send) it came in. */
 	uint16_t seg;
 	/* CLOCK_REALTIME nanoseconds it arrived (SO_TIMESTAMPNS), 0 when not known. */

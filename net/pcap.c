@@ -125,8 +125,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Append the record of one datagram stamped ns, cut at the snap length. */
-static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
+/* Append the record of one datagram of run with IPv4 fields ip, stamped ns, cut at the snap length. */
+static int write_record(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 			const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
 			size_t len, uint64_t ns)
 {
@@ -150,14 +150,14 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 	at += ROCEMU_PCAP_RECORD_HDR_BYTES;
 	/* Built in place: the batch only ever holds whole records. A cut datagram's
 	 * UDP checksum would be summed over bytes the record does not hold: none. */
-	summed = caplen == frame_len ? udp_payload : NULL;
+	summed = caplen == frame_len && !run->udp_check_zero ? udp_payload : NULL;
 	if (caplen >= FRAME_HDR_BYTES) {
-		frame_headers(at, flow, ip, summed, len);
+		frame_headers(at, run->flow, ip, summed, len);
 		memcpy(at + FRAME_HDR_BYTES, udp_payload, caplen - FRAME_HDR_BYTES);
 	} else {
 		uint8_t hdrs[FRAME_HDR_BYTES];
 
-		frame_headers(hdrs, flow, ip, summed, len);
+		frame_headers(hdrs, run->flow, ip, summed, len);
 		memcpy(at, hdrs, caplen);
 	}
 	p->used += ROCEMU_PCAP_RECORD_HDR_BYTES + caplen;
@@ -197,7 +197,7 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		ns = (run->ns ? run->ns : now) + ps / 1000;
 		ns = ns > p->last_ns ? ns : p->last_ns + 1;
 		p->last_ns = ns;
-		ret = write_record(p, run->flow, &ip, buf + off, n, ns);
+		ret = write_record(p, run, &ip, buf + off, n, ns);
 		if (ret)
 			return ret;
 		ip.id++;

@@ -52,6 +52,8 @@ struct rocemu_pcap_run {
 	const struct rocemu_ipv4_udp *flow;
 	/* The first datagram's; each next one's ID is one more (rocemu_ipv4_send_id). */
 	struct rocemu_ipv4_fields ip;
+	/* Their UDP checksum is 0, as RoCE NICs send it; otherwise it is summed. */
+	bool udp_check_zero;
 	/* CLOCK_REALTIME nanoseconds of the first frame, 0 for now. */
 	uint64_t ns;
 	/* Picoseconds a bit takes on the link: each next frame is stamped when the one

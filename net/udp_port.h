@@ -23,6 +23,19 @@
  */
 int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen);
 
+/*
+ * Open the receiving sockets of a device at ipv4_be:4791, as
+ * rocemu_udp_port_open() opens one, after making sure no other socket
+ * holds the address. A UDP socket does not show a datagram's UDP checksum
+ * field, which real RoCE NICs and rxe leave 0 and the daemon's sends fill
+ * (UDP GSO needs one): fds[0] receives the datagrams with a checksum,
+ * fds[1] those without (two sockets of one SO_REUSEPORT group, steered by
+ * a BPF program), so a capture shows the field as it was. Where the kernel
+ * cannot steer, fds[1] is -1 and fds[0] gets everything. Returns 0, or
+ * -errno with a one-line explanation in err.
+ */
+int rocemu_udp_port_open_rx(uint32_t ipv4_be, int fds[2], char *err, size_t errlen);
+
 /* The TTL the kernel writes in fd's unicast (or multicast) datagrams. */
 uint8_t rocemu_udp_port_ttl(int fd, bool multicast);
 

@@ -6,13 +6,14 @@
 # offloads off so that the kernel's own capture shows each segment with its
 # finished checksums. tcpdump captures on each end while unmodified clients
 # run between the hosts (RC pingpongs up to 64 KiB, so GSO batches of many
-# segments, UD pingpong, ib_write_bw, rping through the CM); then each
+# segments, UD pingpong, ib_write_bw, rping through the CM, and a datagram
+# with UDP checksum 0 as RoCE NICs send them); then each
 # host's capture by the kernel is compared with its daemon's own, frame by
 # frame and byte by byte (IPv4 IDs, TTLs, checksums and ICRCs included), and
 # every ICRC on the wire is checked over the IPv4 header that carried it.
 NETNS_REQUIRED=1
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
-require_programs ibv_rc_pingpong ibv_ud_pingpong ib_write_bw rping ip tcpdump ethtool
+require_programs ibv_rc_pingpong ibv_ud_pingpong ib_write_bw rping ip tcpdump ethtool python3 tshark
 require_built tests/e2e/pcap_compare tests/e2e/pcap_check
 use_test_net 246
 HOST_A=rocemu-wire-$$-a
@@ -64,13 +65,13 @@ start_host() {
 	DAEMON_WRAP=()
 }
 
-# start_tcpdump NS FILE: the kernel's capture of NS's veth end into FILE, once it listens.
+# start_tcpdump NS FILE FILTER: the kernel's capture of NS's veth end into FILE, once it listens.
 start_tcpdump() {
 	local err=$2.err
 
-	echo "+ ip netns exec $1 tcpdump -i veth0 -s 0 -B 65536 -U --immediate-mode -w $2 udp port 4791 &" >>"$COMMANDS_LOG"
+	echo "+ ip netns exec $1 tcpdump -i veth0 -s 0 -B 65536 -U --immediate-mode -w $2 $3 &" >>"$COMMANDS_LOG"
 	run_with_timeout 300 ip netns exec "$1" tcpdump -i veth0 -s 0 -B 65536 -U --immediate-mode -w "$2" \
-		--time-stamp-precision=nano udp port 4791 2>"$err" &
+		--time-stamp-precision=nano "$3" 2>"$err" &
 	TCPDUMP_PIDS+=($!)
 	BACKGROUND_PIDS+=($!)
 	for _ in $(seq 100); do
@@ -117,6 +118,24 @@ listening_in_a() {
 	return 1
 }
 
+# A UD SEND to QP 0xabc of $2, from $1 port 4792, as a ConnectX or rxe sends it: UDP
+# checksum 0 (SO_NO_CHECK), DF and so IPv4 ID 0, the ICRC over that header.
+UNSUMMED_SEND='
+import socket, struct, sys, zlib
+src, dst = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 11, 1)			# SO_NO_CHECK
+s.setsockopt(socket.IPPROTO_IP, 10, 2)			# IP_MTU_DISCOVER: IP_PMTUDISC_DO
+s.bind((src, 4792))
+pkt = struct.pack(">BBHII", 0x64, 0, 0xffff, 0xabc, 0) + struct.pack(">II", 0x11111111, 0x123) + b"unsummed"
+udp_len = 8 + len(pkt) + 4
+ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0xff, 20 + udp_len, 0, 0x4000, 0xff, 17, 0xffff,
+                 socket.inet_aton(src), socket.inet_aton(dst))
+udp = struct.pack(">HHHH", 4792, 4791, udp_len, 0xffff)
+icrc = zlib.crc32(b"\xff" * 8 + ip + udp + pkt[:4] + b"\xff" + pkt[5:])
+s.sendto(pkt + struct.pack("<I", icrc), (dst, 4791))
+'
+
 # clients: traffic of every kind between the hosts, server on A, client on B.
 clients() {
 	local size what
@@ -145,6 +164,8 @@ clients() {
 	run_pair "$what" 30 rping -s -a "$ADDR_A" -p "$PAIR_PORT" -C 10 -V \
 		--client rping -c -a "$ADDR_A" -p "$PAIR_PORT" -C 10 -V
 	PAIR_READY=
+	capture 10 ip netns exec "$HOST_B" python3 -c "$UNSUMMED_SEND" "$ADDR_B" "$ADDR_A" ||
+		fail "cannot send a datagram without UDP checksum"
 }
 
 # compare_host NAME WIRE OURS: the kernel's capture against the daemon's, and the wire's ICRCs.
@@ -165,8 +186,9 @@ wire_capture() {
 
 	start_host "$HOST_A" "$ADDR_A" "$DIR_A"
 	start_host "$HOST_B" "$ADDR_B" "$dir_b"
-	start_tcpdump "$HOST_A" "$wire_a"
-	start_tcpdump "$HOST_B" "$wire_b"
+	start_tcpdump "$HOST_A" "$wire_a" "udp dst port 4791"
+	# B's daemon does not send the test's own datagram without checksum; A's receives it.
+	start_tcpdump "$HOST_B" "$wire_b" "udp dst port 4791 and not udp src port 4792"
 	PAIR_SERVER_WRAP=(ip netns exec "$HOST_A" env ROCEMU_RUNTIME_DIR="$DIR_A")
 	PAIR_CLIENT_WRAP=(ip netns exec "$HOST_B" env ROCEMU_RUNTIME_DIR="$dir_b")
 	clients
@@ -180,6 +202,9 @@ wire_capture() {
 	wire_caught_up "$wire_b" "$dir_b/pcap/rocemu0.pcap"
 	stop_tcpdumps
 	compare_host "$HOST_A" "$wire_a" "$DIR_A/pcap/rocemu0.pcap"
+	capture 30 tshark -r "$DIR_A/pcap/rocemu0.pcap" -Y "udp.srcport == 4792 && udp.checksum == 0" \
+		-T fields -e frame.number || fail "tshark cannot read $DIR_A/pcap/rocemu0.pcap"
+	expect "^[0-9]+$" "$HOST_A: its capture shows the datagram sent without UDP checksum with none"
 	compare_host "$HOST_B" "$wire_b" "$dir_b/pcap/rocemu0.pcap"
 }
 
