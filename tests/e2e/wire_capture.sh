@@ -13,6 +13,7 @@
 # every ICRC on the wire is checked over the IPv4 header that carried it.
 NETNS_REQUIRED=1
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_hosts.sh"
 require_programs ibv_rc_pingpong ibv_ud_pingpong ib_write_bw rping ip tcpdump ethtool python3 tshark
 require_built tests/e2e/pcap_compare tests/e2e/pcap_check
 use_test_net 246
@@ -30,39 +31,20 @@ mac_of() {
 	printf '02:00:%02x:%02x:%02x:%02x' $1
 }
 
-# add_hosts: the namespaces and their veth pair, offloads off (a skip where they cannot be had).
-add_hosts() {
-	local ns
+# wire_hosts: the two hosts, their veth ends with the MACs of rocemu's captures
+# and no offloads (a skip where ethtool cannot turn them off).
+wire_hosts() {
+	local ns addr
 
-	ip netns add "$HOST_A" 2>/dev/null || skip "cannot create a network namespace here"
-	ip netns add "$HOST_B" &&
-		ip link add veth0 netns "$HOST_A" address "$(mac_of "$ADDR_A")" type veth \
-			peer name veth0 netns "$HOST_B" address "$(mac_of "$ADDR_B")" &&
-		ip -n "$HOST_A" addr add "$ADDR_A/24" dev veth0 &&
-		ip -n "$HOST_B" addr add "$ADDR_B/24" dev veth0 ||
-		fail "cannot set up the veth pair between $HOST_A and $HOST_B"
+	add_hosts
 	for ns in "$HOST_A" "$HOST_B"; do
+		addr=$([ "$ns" = "$HOST_A" ] && echo "$ADDR_A" || echo "$ADDR_B")
+		ip -n "$ns" link set veth0 address "$(mac_of "$addr")" ||
+			fail "cannot set the MAC of $ns's veth0"
 		# Segmented and summed before the capture point, as a NIC without offloads sends.
 		ip netns exec "$ns" ethtool -K veth0 tx off gso off gro off tx-udp-segmentation off \
 			>/dev/null 2>&1 || skip "ethtool cannot turn the veth's offloads off"
-		ip -n "$ns" link set veth0 up && ip -n "$ns" link set lo up ||
-			fail "cannot bring $ns up"
 	done
-}
-
-del_hosts() {
-	ip netns del "$HOST_A" 2>/dev/null
-	ip netns del "$HOST_B" 2>/dev/null
-}
-
-# start_host NS ADDR DIR: a daemon in NS with rocemu0 on ADDR, whole frames captured in DIR/pcap.
-start_host() {
-	mkdir -p -m 0700 "$3"
-	RUNTIME_DIRS+=("$3")
-	DAEMON_WRAP=(ip netns exec "$1")
-	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=1000 ROCEMU_PCAP_SNAPLEN=0 \
-		ROCEMU_DEVICES="rocemu0=$2" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
-	DAEMON_WRAP=()
 }
 
 # start_tcpdump NS FILE FILTER: the kernel's capture of NS's veth end into FILE, once it listens.
@@ -184,8 +166,8 @@ wire_capture() {
 	local dir_b=$WORK_DIR/run-$BACKEND-b wire_a=$WORK_DIR/wire-$BACKEND-a.pcap
 	local wire_b=$WORK_DIR/wire-$BACKEND-b.pcap
 
-	start_host "$HOST_A" "$ADDR_A" "$DIR_A"
-	start_host "$HOST_B" "$ADDR_B" "$dir_b"
+	ROCEMU_PCAP_SNAPLEN=0 start_host "$HOST_A" "$ADDR_A" "$DIR_A"
+	ROCEMU_PCAP_SNAPLEN=0 start_host "$HOST_B" "$ADDR_B" "$dir_b"
 	start_tcpdump "$HOST_A" "$wire_a" "udp dst port 4791"
 	# B's daemon does not send the test's own datagram without checksum; A's receives it.
 	start_tcpdump "$HOST_B" "$wire_b" "udp dst port 4791 and not udp src port 4792"
@@ -208,6 +190,6 @@ wire_capture() {
 	compare_host "$HOST_B" "$wire_b" "$dir_b/pcap/rocemu0.pcap"
 }
 
-add_hosts
+wire_hosts
 trap 'del_hosts; cleanup' EXIT
 for_each_backend wire_capture
