@@ -53,14 +53,23 @@ const char *rocemu_capture_path(const struct rocemu_device *dev)
 	return dev->pcap ? dev->pcap_path : NULL;
 }
 
-void rocemu_capture_packets(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
+/* A bit's time on the port, 4X lanes of 25 Gb/s as ibv_query_port says: 100 Gb/s. */
+#define PORT_BIT_PS 10
+
+uint64_t rocemu_capture_packet_ps(size_t len)
+{
+	return rocemu_pcap_frame_ps(len, PORT_BIT_PS);
+}
+
+void rocemu_capture_packets(struct rocemu_device *dev, struct rocemu_pcap_run run,
 			    const uint8_t *buf, size_t len, size_t seg)
 {
 	int err;
 
 	if (!dev->pcap)
 		return;
-	err = rocemu_pcap_write(dev->pcap, flow, buf, len, seg);
+	run.bit_ps = PORT_BIT_PS;
+	err = rocemu_pcap_write(dev->pcap, &run, buf, len, seg);
 	if (err) {
 		rocemu_log(ROCEMU_LOG_WARN, "%s: capture stopped: %s", dev->name, strerror(-err));
 		rocemu_capture_stop(dev);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "net/icrc.h"
+#include "net/pcap.h"
 
 struct rocemu_device;
 struct rocemu_emu;
@@ -32,12 +33,18 @@ int rocemu_capture_configure(struct rocemu_emu *emu, char *err, size_t errlen);
 int rocemu_capture_start(struct rocemu_device *dev, const char *path, char *err, size_t errlen);
 
 /*
- * Capture the packets of buf[0, len) along flow: one, or with seg > 0 and
- * seg < len a run of seg-byte packets (the last possibly shorter). A
- * failed write stops the capture with a log line. No-op without capture.
+ * Capture the packets of buf[0, len) as run says (flow, the first one's
+ * IPv4 fields and time, its UDP checksum; run.bit_ps is the port's): one,
+ * or with seg > 0 and seg < len a run of seg-byte packets (the last
+ * possibly shorter), each next one with the next ID, stamped when the one
+ * before it has passed the port. A failed write stops the capture with a
+ * log line. No-op without capture.
  */
-void rocemu_capture_packets(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
+void rocemu_capture_packets(struct rocemu_device *dev, struct rocemu_pcap_run run,
 			    const uint8_t *buf, size_t len, size_t seg);
+
+/* Picoseconds a packet of len bytes of UDP payload takes through dev's port. */
+uint64_t rocemu_capture_packet_ps(size_t len);
 
 /* Push captured frames to the file (the daemon is going idle). */
 void rocemu_capture_flush(struct rocemu_device *dev);

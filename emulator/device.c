@@ -70,6 +70,9 @@ void rocemu_device_init(struct rocemu_device *dev, uint32_t index, const char *n
 	dev->active_mtu = active_mtu_of(netdev_mtu);
 	dev->port_state = IBV_PORT_ACTIVE;
 	dev->udp_fd = -1;
+	dev->udp_fd_unsummed = -1;
+	dev->wire_ttl = ROCEMU_IPV4_TTL_DEFAULT;
+	dev->wire_mcast_ttl = ROCEMU_IPV4_MCAST_TTL_DEFAULT;
 	/* A locally administered MAC from the address: 02:00:a:b:c:d. */
 	dev->mac[0] = 0x02;
 	dev->mac[1] = 0x00;

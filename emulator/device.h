@@ -78,6 +78,8 @@ struct rocemu_device {
 	uint8_t mac[6];
 	uint64_t node_guid;		/* network byte order */
 	int udp_fd;
+	int udp_fd_unsummed;		/* receives what came with UDP checksum 0, or -1 */
+	uint8_t wire_ttl, wire_mcast_ttl;	/* what the kernel writes in its datagrams */
 	uint64_t rx_datagrams;
 	uint64_t rx_dropped;		/* port down, malformed, bad ICRC, no such QP */
 	uint64_t rx_icrc_errors;

@@ -41,8 +41,12 @@ struct rocemu_wire {
 int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ipv4_udp *flow,
 		       const void *buf, size_t len, uint16_t gso);
 
-/* Count and capture one datagram received, sent to daddr (the device or a group it joined). */
-void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d);
+/*
+ * Count and capture one datagram received, sent to daddr (the device or a
+ * group it joined), whose IPv4 header had the fields ip.
+ */
+void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d,
+		      const struct rocemu_ipv4_fields *ip);
 
 /*
  * Apply ROCEMU_FAULTS and ROCEMU_PCAP from the environment to every device

@@ -25,28 +25,45 @@
 
 static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)
 {
-	rocemu_rx_datagram(arg, d);
+	struct rocemu_device *dev = arg;
+	struct rocemu_dgram unsummed;
+
+	if (fd != dev->udp_fd_unsummed) {
+		rocemu_rx_datagram(dev, d);
+		return;
+	}
+	unsummed = *d;
+	unsummed.udp_check_zero = true;
+	rocemu_rx_datagram(dev, &unsummed);
 }
 
 static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
 			    char *err, size_t errlen)
 {
 	char why[256] = "";
-	int fd, ret;
+	int fds[2], ret;
 
-	fd = rocemu_udp_port_open(dev->ipv4, ROCEMU_ROCEV2_PORT, why, sizeof(why));
-	if (fd < 0) {
+	ret = rocemu_udp_port_open_rx(dev->ipv4, fds, why, sizeof(why));
+	if (ret) {
 		snprintf(err, errlen, "%s: %s", dev->name, why);
-		return fd;
+		return ret;
 	}
-	ret = rocemu_loop_add_udp(emu->loop, fd, device_rx, dev);
+	/* The first is the one in-loop delivery hands datagrams to: the daemon's have a checksum. */
+	for (int i = 0; i < 2 && !ret; i++)
+		ret = fds[i] < 0 ? 0 : rocemu_loop_add_udp(emu->loop, fds[i], device_rx, dev);
 	if (ret) {
 		snprintf(err, errlen, "%s: cannot receive on its UDP port: %s", dev->name,
 			 strerror(-ret));
-		close(fd);
+		rocemu_loop_remove_udp(emu->loop, fds[0]);
+		for (int i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return ret;
 	}
-	dev->udp_fd = fd;
+	dev->udp_fd = fds[0];
+	dev->udp_fd_unsummed = fds[1];
+	dev->wire_ttl = rocemu_udp_port_ttl(fds[0], false);
+	dev->wire_mcast_ttl = rocemu_udp_port_ttl(fds[0], true);
 	return 0;
 }
 
@@ -54,6 +71,11 @@ static void device_port_close(struct rocemu_emu *emu, struct rocemu_device *dev)
 {
 	rocemu_sport_close_all(dev);
 	rocemu_mcast_close_all(dev);
+	if (dev->udp_fd_unsummed >= 0) {
+		rocemu_loop_remove_udp(emu->loop, dev->udp_fd_unsummed);
+		close(dev->udp_fd_unsummed);
+		dev->udp_fd_unsummed = -1;
+	}
 	if (dev->udp_fd < 0)
 		return;
 	rocemu_loop_remove_udp(emu->loop, dev->udp_fd);

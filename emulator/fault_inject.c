@@ -52,21 +52,11 @@ int rocemu_fault_inject_set(struct rocemu_device *dev, const char *spec, char *e
 }
 
 int rocemu_fault_inject_send(struct rocemu_device *dev, int fd, const struct sockaddr_in *dst,
-			     const uint8_t *buf, size_t len, size_t seg)
+			     const uint8_t *pkt, size_t len)
 {
-	uint64_t now = rocemu_now_ns();
-	size_t off, n;
-	int err = 0, ret;
+	int ret = rocemu_fault_apply(dev->fault, fd, dst, pkt, len, rocemu_now_ns());
 
-	if (!seg)
-		seg = len;
-	for (off = 0; off < len; off += seg) {
-		n = len - off < seg ? len - off : seg;
-		ret = rocemu_fault_apply(dev->fault, fd, dst, buf + off, n, now);
-		if (ret < 0)
-			err = ret;
-	}
-	return err;
+	return ret < 0 ? ret : 0;
 }
 
 struct rocemu_fault_counters rocemu_fault_inject_totals(const struct rocemu_device *dev)

@@ -22,12 +22,11 @@ int rocemu_fault_inject_set(struct rocemu_device *dev, const char *spec, char *e
 			    size_t errlen);
 
 /*
- * Send the packets of buf[0, len) (one, or with seg > 0 and seg < len a
- * run of seg-byte packets) on socket fd to dst through dev's injector.
- * Returns 0 or the last -errno of a packet.
+ * Send the packet pkt[0, len) on socket fd to dst through dev's injector,
+ * as a datagram of its own. Returns 0 or -errno.
  */
 int rocemu_fault_inject_send(struct rocemu_device *dev, int fd, const struct sockaddr_in *dst,
-			     const uint8_t *buf, size_t len, size_t seg);
+			     const uint8_t *pkt, size_t len);
 
 /* What dev's injectors, the live one and those it replaced, carried out. */
 struct rocemu_fault_counters rocemu_fault_inject_totals(const struct rocemu_device *dev);

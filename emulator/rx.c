@@ -44,10 +44,11 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
-	struct rocemu_pkt pkt = { .dev = dev, .bth = d->data };
+	struct rocemu_pkt pkt = { .dev = dev, .bth = d->data, .ip = d->ip };
 	const struct rocemu_transport_ops *transport;
 	struct rocemu_qp *qp;
 	ssize_t paylen;
+	bool bad_icrc;
 
 	dev->rx_datagrams++;
 	/* A port that is down has no link: nothing arrives. */
@@ -55,10 +56,14 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 		rx_drop(dev, d, "port down");
 		return;
 	}
-	rocemu_egress_rx(dev, daddr, d);
-	rocemu_doorbell_awake(dev->emu);
+	/* Until the ICRC tells the sender's ID, what a RoCEv2 sender writes: DF, ID 0. */
+	if (!d->ip_known)
+		pkt.ip.df = true;
 	/* Handed over inside the daemon, untouched since its sender computed the ICRC: it is right. */
-	if (!d->vouched && rocemu_icrc_check_v4(&flow, d->data, d->len)) {
+	bad_icrc = !d->vouched && rocemu_icrc_check_v4(&flow, d->data, d->len, &pkt.ip);
+	rocemu_egress_rx(dev, daddr, d, &pkt.ip);
+	rocemu_doorbell_awake(dev->emu);
+	if (bad_icrc) {
 		dev->rx_icrc_errors++;
 		rx_drop(dev, d, "bad ICRC");
 		return;

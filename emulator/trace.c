@@ -198,7 +198,7 @@ static void trace_packet(struct rocemu_device *dev, bool sent, const struct roce
 
 	inet_ntop(AF_INET, &flow->saddr, src, sizeof(src));
 	inet_ntop(AF_INET, &flow->daddr, dst, sizeof(dst));
-	if (!sent && rocemu_icrc_check_v4(flow, pkt, len))
+	if (!sent && rocemu_icrc_check_v4(flow, pkt, len, NULL))
 		icrc = " ICRC bad";
 	if (paylen < 0) {
 		emit(&ev, "%s %s:%u > %s malformed, %zu bytes%s", sent ? "tx" : "rx", src,

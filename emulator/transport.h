@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/qp_timer.h"
+#include "net/ipv4.h"
 #include "net/roce_opcode.h"
 
 struct rocemu_device;
@@ -31,6 +32,7 @@ struct rocemu_pkt {
 	uint32_t saddr;			/* the sender, network byte order (UD: the GRH) */
 	uint32_t daddr;			/* the device's address or a multicast group it joined */
 	uint32_t len;			/* the whole UDP payload, BTH to ICRC */
+	struct rocemu_ipv4_fields ip;	/* of its IPv4 header (UD: the GRH) */
 };
 
 struct rocemu_transport_ops {

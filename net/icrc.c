@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -27,6 +28,17 @@ static uint32_t crc_table[SLICES][256];
 /* Set once before main(): constant, well-predicted branches per call. */
 static bool crc_use_clmul, crc_use_wide;
 
+/*
+ * The IPv4 ID's share of an ICRC (icrc_id_share): x^(8 * 2^k) and
+ * x^(-8 * 2^k) mod P, and which byte each crc_table[0] entry's top byte
+ * comes from (those 256 top bytes are distinct), to undo two CRC steps.
+ */
+#define X_POW_BITS 17	/* lengths below 2^17 bytes: any UDP payload */
+static uint32_t x_pow8[X_POW_BITS], x_pow8_inv[X_POW_BITS];
+static uint8_t crc_top_byte_of[256];
+
+static uint32_t gf2_mulmod(uint32_t a, uint32_t b);
+
 __attribute__((constructor, cold)) static void crc_init(void)
 {
 	for (uint32_t b = 0; b < 256; b++) {
@@ -42,6 +54,17 @@ __attribute__((constructor, cold)) static void crc_init(void)
 
 			crc_table[k][b] = (prev >> 8) ^ crc_table[0][prev & 0xff];
 		}
+	for (int b = 0; b < 256; b++)
+		crc_top_byte_of[crc_table[0][b] >> 24] = (uint8_t)b;
+	/* Reflected order: x^k is bit 31 - k. x^-1 = (P - 1) / x, as P(0) = 1. */
+	x_pow8[0] = 1u << (31 - 8);
+	x_pow8_inv[0] = ((1u << 31 ^ CRC32_POLY_REFLECTED) << 1) | 1;
+	for (int k = 0; k < 3; k++)
+		x_pow8_inv[0] = gf2_mulmod(x_pow8_inv[0], x_pow8_inv[0]);
+	for (int k = 1; k < X_POW_BITS; k++) {
+		x_pow8[k] = gf2_mulmod(x_pow8[k - 1], x_pow8[k - 1]);
+		x_pow8_inv[k] = gf2_mulmod(x_pow8_inv[k - 1], x_pow8_inv[k - 1]);
+	}
 #if defined(__x86_64__)
 	__builtin_cpu_init();	/* constructors may run before libgcc's */
 	crc_use_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
@@ -227,6 +250,55 @@ uint32_t rocemu_crc32_table(uint32_t crc, const void *buf, size_t len)
 	return ~crc32_update_table(~crc, buf, len);
 }
 
+/*
+ * a * b mod P in the register's reflected order (x^0 is bit 31): appending
+ * n zero bytes to a message multiplies its raw register by x^(8n).
+ */
+static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+
+	for (uint32_t m = 1u << 31; m; m >>= 1) {
+		if (a & m)
+			p ^= b;
+		b = b & 1 ? (b >> 1) ^ CRC32_POLY_REFLECTED : b >> 1;
+	}
+	return p;
+}
+
+/* x^(8n) mod P from a table of x^(8 * 2^k) (x_pow8 or, for x^(-8n), x_pow8_inv). */
+static uint32_t x_pow8n(uint32_t n, const uint32_t *table)
+{
+	uint32_t r = 1u << 31;
+
+	for (int k = 0; n && k < X_POW_BITS; k++, n >>= 1)
+		if (n & 1)
+			r = gf2_mulmod(r, table[k]);
+	return r;
+}
+
+/*
+ * x^(-8n) mod P for the few lengths a receiver sees again and again (full
+ * MTU data, ACKs): a received packet of another peer's ID costs one
+ * multiplication, not X_POW_BITS. Written by whoever misses; a torn entry
+ * cannot match, as each entry is one 64-bit word.
+ */
+#define INV_CACHE_SLOTS 64
+static _Atomic uint64_t x_pow8n_inv_cache[INV_CACHE_SLOTS];
+
+static uint32_t x_pow8n_inv_cached(uint32_t n)
+{
+	_Atomic uint64_t *slot = &x_pow8n_inv_cache[(n ^ n >> 6) % INV_CACHE_SLOTS];
+	uint64_t entry = atomic_load_explicit(slot, memory_order_relaxed);
+	uint32_t pow;
+
+	if (entry && (uint32_t)(entry >> 32) == n)
+		return (uint32_t)entry;
+	pow = x_pow8n(n, x_pow8_inv);
+	atomic_store_explicit(slot, (uint64_t)n << 32 | pow, memory_order_relaxed);
+	return pow;
+}
+
 /* What the ICRC covers before the BTH's extension headers, masked. */
 struct icrc_pseudo_v4 {
 	uint8_t lrh[8];			/* the absent IB LRH: all 1s */
@@ -238,6 +310,40 @@ struct icrc_pseudo_v4 {
 _Static_assert(sizeof(struct icrc_pseudo_v4) == 48, "pseudo header layout");
 
 #define BTH_FECN_BECN_BYTE 4	/* F, B and 6 reserved bits: masked */
+/* Bytes the ICRC covers after the IPv4 ID, for a packet of len bytes (BTH to pad). */
+#define BYTES_AFTER_ID(len) \
+	(sizeof(struct icrc_pseudo_v4) - offsetof(struct icrc_pseudo_v4, ip.id) - 2 + \
+	 (len) - ROCEMU_BTH_BYTES)
+
+/*
+ * ICRC(ID id) ^ ICRC(ID 0) for a packet of len bytes: the raw CRC of the
+ * two ID bytes moved over the bytes after them (the CRC is affine).
+ */
+static uint32_t icrc_id_share(uint16_t id, size_t len)
+{
+	uint32_t reg = crc_table[0][id >> 8];
+
+	reg = (reg >> 8) ^ crc_table[0][(reg ^ id) & 0xff];
+	return gf2_mulmod(reg, x_pow8n((uint32_t)BYTES_AFTER_ID(len), x_pow8));
+}
+
+/*
+ * The ID whose share is share (icrc_id_share), if one is: the two CRC
+ * steps of the ID bytes undone through the distinct top bytes of
+ * crc_table[0]. Returns 0 with *id set, or -EBADMSG when no ID gives share.
+ */
+static int icrc_id_of_share(uint32_t share, size_t len, uint16_t *id)
+{
+	uint32_t reg = gf2_mulmod(share, x_pow8n_inv_cached((uint32_t)BYTES_AFTER_ID(len)));
+	uint8_t idx = crc_top_byte_of[reg >> 24], first;
+	uint32_t before = reg ^ crc_table[0][idx];	/* the register after the first byte, >> 8 */
+
+	first = crc_top_byte_of[(before >> 16) & 0xff];
+	if (crc_table[0][first] >> 8 != before)
+		return -EBADMSG;
+	*id = (uint16_t)(first << 8 | (idx ^ (crc_table[0][first] & 0xff)));
+	return 0;
+}
 
 uint32_t rocemu_icrc_v4_hdrs(const struct iphdr *ip, const struct udphdr *udp,
 			     const uint8_t *pkt, size_t len)
@@ -260,17 +366,35 @@ uint32_t rocemu_icrc_v4_hdrs(const struct iphdr *ip, const struct udphdr *udp,
 	return ~crc;
 }
 
-/* The headers Linux writes for a datagram from an unconnected UDP socket
- * with IP_PMTUDISC_DO: ID 0 and DF. TOS and TTL do not matter (masked). */
-uint32_t rocemu_icrc_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len)
+/* The ICRC at the end of pkt[0, len + 4), as the wire carries it. */
+static uint32_t icrc_of(const uint8_t *pkt, size_t len)
+{
+	uint32_t wire;
+
+	memcpy(&wire, pkt + len, sizeof(wire));
+	return le32toh(wire);
+}
+
+int rocemu_icrc_check_v4_hdrs(const struct iphdr *ip, const struct udphdr *udp,
+			      const uint8_t *pkt, size_t len)
+{
+	if (len < ROCEMU_BTH_BYTES + ROCEMU_ICRC_BYTES)
+		return -EINVAL;
+	len -= ROCEMU_ICRC_BYTES;
+	return icrc_of(pkt, len) == rocemu_icrc_v4_hdrs(ip, udp, pkt, len) ? 0 : -EBADMSG;
+}
+
+/* The ICRC under the IPv4 header of flow with ID id and, or not, DF. */
+static uint32_t icrc_v4(const struct rocemu_ipv4_udp *flow, uint16_t id, bool df,
+			const uint8_t *pkt, size_t len)
 {
 	uint16_t udp_len = (uint16_t)(sizeof(struct udphdr) + len + ROCEMU_ICRC_BYTES);
 	const struct iphdr ip = {
 		.version = 4,
 		.ihl = sizeof(struct iphdr) / 4,
 		.tot_len = htons((uint16_t)(sizeof(struct iphdr) + udp_len)),
-		.id = 0,
-		.frag_off = htons(IP_DF),
+		.id = htons(id),
+		.frag_off = df ? htons(IP_DF) : 0,
 		.protocol = IPPROTO_UDP,
 		.saddr = flow->saddr,
 		.daddr = flow->daddr,
@@ -284,21 +408,52 @@ uint32_t rocemu_icrc_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, 
 	return rocemu_icrc_v4_hdrs(&ip, &udp, pkt, len);
 }
 
-size_t rocemu_icrc_append_v4(const struct rocemu_ipv4_udp *flow, uint8_t *pkt, size_t len)
+uint32_t rocemu_icrc_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len)
 {
-	uint32_t icrc = htole32(rocemu_icrc_v4(flow, pkt, len));
+	return icrc_v4(flow, 0, true, pkt, len);
+}
+
+size_t rocemu_icrc_append_v4(const struct rocemu_ipv4_udp *flow, uint8_t *pkt, size_t len,
+			     uint16_t ip_id)
+{
+	uint32_t icrc = htole32(icrc_v4(flow, ip_id, true, pkt, len));
 
 	memcpy(pkt + len, &icrc, sizeof(icrc));
 	return len + ROCEMU_ICRC_BYTES;
 }
 
-int rocemu_icrc_check_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len)
+void rocemu_icrc_move_id(uint8_t *pkt, size_t len, uint16_t from, uint16_t to)
 {
-	uint32_t wire;
+	uint32_t icrc;
+
+	if (len < ROCEMU_BTH_BYTES + ROCEMU_ICRC_BYTES || from == to)
+		return;
+	len -= ROCEMU_ICRC_BYTES;
+	memcpy(&icrc, pkt + len, sizeof(icrc));
+	icrc = htole32(le32toh(icrc) ^ icrc_id_share(from ^ to, len));
+	memcpy(pkt + len, &icrc, sizeof(icrc));
+}
+
+int rocemu_icrc_check_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len,
+			 struct rocemu_ipv4_fields *ip)
+{
+	uint32_t wire, share;
+	uint16_t id;
 
 	if (len < ROCEMU_BTH_BYTES + ROCEMU_ICRC_BYTES)
 		return -EINVAL;
 	len -= ROCEMU_ICRC_BYTES;
-	memcpy(&wire, pkt + len, sizeof(wire));
-	return le32toh(wire) == rocemu_icrc_v4(flow, pkt, len) ? 0 : -EBADMSG;
+	wire = icrc_of(pkt, len);
+	/* With DF, as RoCEv2 senders set it; then without, as a sender may leave it off. */
+	for (int df = 1; df >= 0; df--) {
+		share = wire ^ icrc_v4(flow, 0, df, pkt, len);
+		if (share && icrc_id_of_share(share, len, &id))
+			continue;
+		if (ip) {
+			ip->id = share ? id : 0;
+			ip->df = df;
+		}
+		return 0;
+	}
+	return -EBADMSG;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/ipv4.h"
+
 /* The 4-tuple of a RoCEv2 datagram over IPv4, all in network byte order
  * (as in struct sockaddr_in). The ICRC covers these fields. */
 struct rocemu_ipv4_udp {
@@ -31,11 +33,10 @@ uint32_t rocemu_crc32_table(uint32_t crc, const void *buf, size_t len);
 /*
  * ICRC of a RoCEv2 packet sent over IPv4: pkt is the UDP payload from the
  * BTH to the end of the pad, len its size (at least ROCEMU_BTH_BYTES;
- * the ICRC itself excluded). It covers the IPv4 and UDP headers the kernel
- * writes for an unconnected socket with IP_PMTUDISC_DO (ID 0, DF, protocol
- * 17, lengths for len + 4 bytes) with TOS, TTL and checksums masked, and
- * the BTH with its F/B/reserved byte masked. Returns the CRC value; it
- * goes on the wire least-significant byte first.
+ * the ICRC itself excluded). It covers the IPv4 and UDP headers of flow
+ * with ID 0 and DF (protocol 17, lengths for len + 4 bytes) with TOS, TTL
+ * and checksums masked, and the BTH with its F/B/reserved byte masked.
+ * Returns the CRC value; it goes on the wire least-significant byte first.
  */
 uint32_t rocemu_icrc_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len);
 
@@ -49,18 +50,43 @@ uint32_t rocemu_icrc_v4_hdrs(const struct iphdr *ip, const struct udphdr *udp,
 			     const uint8_t *pkt, size_t len);
 
 /*
- * Writes the ICRC of pkt[0, len) at pkt + len (4 bytes, which the caller
- * provides). Returns the packet length with the ICRC, len + 4.
+ * Checks the ICRC of a packet of len bytes (BTH to ICRC included) whose
+ * IPv4 and UDP headers are known, e.g. from a capture. Returns 0 when it
+ * matches, -EINVAL when len cannot hold a BTH and an ICRC, -EBADMSG when
+ * it does not match.
  */
-size_t rocemu_icrc_append_v4(const struct rocemu_ipv4_udp *flow, uint8_t *pkt, size_t len);
+int rocemu_icrc_check_v4_hdrs(const struct iphdr *ip, const struct udphdr *udp,
+			      const uint8_t *pkt, size_t len);
+
+/*
+ * Writes the ICRC of pkt[0, len) at pkt + len (4 bytes, which the caller
+ * provides) for the IPv4 header the kernel will write: ID ip_id
+ * (rocemu_ipv4_send_id of the packet's place in its send) and DF.
+ * Returns the packet length with the ICRC, len + 4.
+ */
+size_t rocemu_icrc_append_v4(const struct rocemu_ipv4_udp *flow, uint8_t *pkt, size_t len,
+			     uint16_t ip_id);
+
+/*
+ * Rewrites the ICRC of the packet pkt[0, len) (ICRC included) made for IPv4
+ * ID from into the one for ID to, whatever else it covers: a packet that
+ * leaves in another place of a send than it was made for. The ICRC is
+ * affine in the ID, so a damaged packet stays exactly as damaged.
+ */
+void rocemu_icrc_move_id(uint8_t *pkt, size_t len, uint16_t from, uint16_t to);
 
 /*
  * Checks the ICRC of a received packet of len bytes (BTH to ICRC
- * included), assuming the sender's IPv4 header had ID 0 and DF as
- * Soft-RoCE and rocemu write it; a UDP socket does not show the header.
- * Returns 0 when it matches, -EINVAL when len is too short to hold a BTH
- * and an ICRC, -EBADMSG when it does not match.
+ * included). A UDP socket does not show the IPv4 header, whose ID and
+ * flags the ICRC covers and any sender may choose (rxe and ConnectX
+ * write their own IDs): the ICRC is affine in the ID's 16 bits, so the
+ * check finds the ID, with DF or without, that makes it match, if one
+ * does; it then still holds 16 of its 32 bits against damage. Returns 0
+ * when it matches, with *ip's id and df set (ip may be NULL), -EINVAL
+ * when len is too short to hold a BTH and an ICRC, -EBADMSG when no ID
+ * makes it match.
  */
-int rocemu_icrc_check_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len);
+int rocemu_icrc_check_v4(const struct rocemu_ipv4_udp *flow, const uint8_t *pkt, size_t len,
+			 struct rocemu_ipv4_fields *ip);
 
 #endif /* ROCEMU_NET_ICRC_H */

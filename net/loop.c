@@ -37,6 +37,7 @@ struct fd_slot {
 	void *arg;
 	bool bound;		/* FD_UDP, FD_SOURCE: addr is the unicast address it is bound to */
 	struct sockaddr_in addr;
+	struct rocemu_ipv4_fields ip;	/* bound: what the kernel writes in its datagrams */
 };
 
 struct timer {
@@ -134,7 +135,7 @@ static int fd_register(struct rocemu_loop *loop, int fd, enum fd_kind kind, roce
 	*slot = (struct fd_slot){ .kind = kind, .gen = gen, .fd_cb = fd_cb,
 				  .dgram_cb = dgram_cb, .arg = arg };
 	if (kind != FD_WATCH)
-		slot->bound = rocemu_loop_local_bound(fd, &slot->addr);
+		slot->bound = rocemu_loop_local_bound(fd, &slot->addr, &slot->ip);
 	rc = kind == FD_UDP && slot->bound ?
 		rocemu_loop_local_endpoint_add(&loop->local, fd, gen, &slot->addr) : 0;
 	if (!rc && kind != FD_SOURCE) {
@@ -225,13 +226,14 @@ int rocemu_loop_udp_is_current(struct rocemu_loop *loop, int fd, uint32_t gen)
 }
 
 int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, const uint8_t *data,
-			    size_t len, const struct sockaddr_in *src, uint16_t gro_size, bool vouched)
+			    size_t len, const struct rocemu_dgram *like, uint16_t gro_size)
 {
 	size_t seg = gro_size ? gro_size : len;
-	struct rocemu_dgram d = { .src = *src, .vouched = vouched };
+	struct rocemu_dgram d = *like;
 	struct fd_slot *slot;
 	size_t off = 0;
 
+	d.seg = 0;
 	do {
 		/* Looked up again each time: a callback may grow the table or remove fd. */
 		if (!rocemu_loop_udp_is_current(loop, fd, gen))
@@ -240,8 +242,11 @@ int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, cons
 		d.data = data + off;
 		d.len = len - off < seg ? len - off : seg;
 		d.more = off + d.len < len;
+		if (d.ip_known)
+			d.ip.id = rocemu_ipv4_send_id(d.seg);
 		slot->dgram_cb(slot->arg, fd, &d);
 		off += d.len;
+		d.seg++;
 	} while (off < len);
 	return rocemu_loop_udp_is_current(loop, fd, gen);
 }
@@ -475,7 +480,8 @@ static int loop_send(struct rocemu_loop *loop, int fd, const struct sockaddr_in 
 		const struct fd_slot *from = fd_slot_get(loop, fd);
 
 		rc = rocemu_loop_local_send(&loop->local, from && from->bound ? &from->addr : NULL,
-					    dst, iov, iovcnt, len, gso_size, vouched);
+					    from ? &from->ip : NULL, dst, iov, iovcnt, len, gso_size,
+					    vouched);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
@@ -542,15 +548,33 @@ void rocemu_loop_msghdr_fill(struct msghdr *msg, struct iovec *iov,
 	}
 }
 
-uint16_t rocemu_loop_cmsg_gro_size(const struct cmsghdr *c)
+void rocemu_loop_cmsg_take(const struct cmsghdr *c, struct rocemu_dgram *d, uint16_t *gro_size)
 {
-	int size;
+	struct timespec ts;
+	int value;
 
-	if (c->cmsg_level != SOL_UDP || c->cmsg_type != UDP_GRO ||
-	    c->cmsg_len < CMSG_LEN(sizeof(int)))
-		return 0;
-	memcpy(&size, CMSG_DATA(c), sizeof(size));
-	return size > 0 && size <= UINT16_MAX ? (uint16_t)size : 0;
+	if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPNS &&
+	    c->cmsg_len >= CMSG_LEN(sizeof(ts))) {
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		d->rx_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS &&
+		   c->cmsg_len >= CMSG_LEN(1)) {
+		d->ip.tos = *(const uint8_t *)CMSG_DATA(c);
+	} else if (c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+		memcpy(&value, CMSG_DATA(c), sizeof(value));
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL &&
+		    value >= 0 && value <= UINT8_MAX)
+			d->ip.ttl = (uint8_t)value;
+		else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+			 value > 0 && value <= UINT16_MAX)
+			*gro_size = (uint16_t)value;
+	}
+}
+
+void rocemu_loop_cmsgs_take(struct msghdr *msg, struct rocemu_dgram *d, uint16_t *gro_size)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
+		rocemu_loop_cmsg_take(c, d, gro_size);
 }
 
 void rocemu_loop_send_dropped(const char *backend, const struct rocemu_loop_send_entry *e, int err)

@@ -15,7 +15,12 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "net/ipv4.h"
+
 struct rocemu_loop;
+
+/* Largest UDP payload over IPv4. */
+#define ROCEMU_LOOP_MAX_DGRAM 65507u
 
 enum rocemu_loop_backend {
 	ROCEMU_LOOP_AUTO,	/* io_uring when it works, else epoll (ROCEMU_NET overrides) */
@@ -38,6 +43,20 @@ struct rocemu_dgram {
 	 * bytes are those its sender vouched for (an integrity check it made).
 	 */
 	bool vouched;
+	/*
+	 * Its IPv4 header's fields as far as they are known: TTL and TOS as the
+	 * kernel shows them (IP_RECVTTL, IP_RECVTOS). A UDP socket does not show
+	 * the ID or flags; handed over inside this process they are those the
+	 * kernel would have written (rocemu_ipv4_send_id, DF), and ip_known says so.
+	 */
+	struct rocemu_ipv4_fields ip;
+	bool ip_known;
+	/* Its UDP checksum was 0 (set by the receiver that knows: udp_port.c's second socket). */
+	bool udp_check_zero;
+	/* Its place in the GRO batch (or in-loop GSO send) it came in. */
+	uint16_t seg;
+	/* CLOCK_REALTIME nanoseconds it arrived (SO_TIMESTAMPNS), 0 when not known. */
+	uint64_t rx_ns;
 };
 typedef void (*rocemu_dgram_cb)(void *arg, int fd, const struct rocemu_dgram *d);
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "net/loop.h"
 
@@ -20,8 +21,6 @@
 #define ROCEMU_LOOP_RX_BUF 65536u
 /* Generations are 31 bits: a backend may use the top bit of a 32-bit tag. */
 #define ROCEMU_LOOP_GEN_MASK 0x7fffffffu
-/* Largest UDP payload over IPv4. */
-#define ROCEMU_LOOP_MAX_DGRAM 65507u
 
 /* One queued datagram (or GSO batch); its bytes live at data + off in the send queue. */
 struct rocemu_loop_send_entry {
@@ -30,6 +29,12 @@ struct rocemu_loop_send_entry {
 	struct sockaddr_in dst;
 	size_t off;
 	size_t len;
+};
+
+/* Room for every control message a receive asks for (udp_port.c turns them on). */
+union rocemu_loop_rx_cmsg {
+	char buf[3 * CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct timespec))];
+	struct cmsghdr align;
 };
 
 /* Room for the UDP_SEGMENT control message of one send. */
@@ -68,12 +73,14 @@ extern const struct rocemu_loop_ops rocemu_loop_uring_ops;
 /* Neutral events, called by backends from poll. */
 void rocemu_loop_fd_event(struct rocemu_loop *loop, int fd, uint32_t gen, uint32_t revents);
 /*
- * Deliver what one receive returned: split into datagrams of gro_size bytes
- * when gro_size > 0 (the last one may be shorter). Returns 1 while fd is
- * still registered with generation gen, 0 once a callback removed it.
+ * Deliver what one receive returned: split into datagrams of gro_size
+ * bytes when gro_size > 0 (the last one may be shorter), each described as
+ * like says (source, vouched, IPv4 fields, time), with its own data, len,
+ * more and seg. Returns 1 while fd is still registered with generation
+ * gen, 0 once a callback removed it.
  */
 int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, const uint8_t *data,
-			    size_t len, const struct sockaddr_in *src, uint16_t gro_size, bool vouched);
+			    size_t len, const struct rocemu_dgram *like, uint16_t gro_size);
 
 /* 1 while fd is a UDP socket registered with generation gen: read it only then. */
 int rocemu_loop_udp_is_current(struct rocemu_loop *loop, int fd, uint32_t gen);
@@ -93,8 +100,13 @@ void rocemu_loop_iov_copy(uint8_t *to, const struct iovec *iov, int iovcnt);
 void rocemu_loop_msghdr_fill(struct msghdr *msg, struct iovec *iov,
 			     union rocemu_loop_gso_cmsg *cmsg,
 			     const struct rocemu_loop_send_entry *e, const uint8_t *data);
-/* The segment size of a UDP_GRO control message, 0 for any other message. */
-uint16_t rocemu_loop_cmsg_gro_size(const struct cmsghdr *c);
+/*
+ * Take what control message c of a receive says into d (TTL, TOS, time)
+ * or *gro_size (UDP_GRO's segment size); other kinds are skipped.
+ */
+void rocemu_loop_cmsg_take(const struct cmsghdr *c, struct rocemu_dgram *d, uint16_t *gro_size);
+/* The same for every control message of msg (recvmsg, recvmmsg). */
+void rocemu_loop_cmsgs_take(struct msghdr *msg, struct rocemu_dgram *d, uint16_t *gro_size);
 /* Log a datagram the kernel refused (err > 0): every one at debug, a too-large one once as a warning. */
 void rocemu_loop_send_dropped(const char *backend, const struct rocemu_loop_send_entry *e, int err);
 

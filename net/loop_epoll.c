@@ -30,11 +30,6 @@
 /* Tag bit in epoll_event.data: the fd is a UDP socket (generations are 31 bits). */
 #define TAG_UDP (1ull << 63)
 
-union gro_cmsg {
-	char buf[CMSG_SPACE(sizeof(int))];
-	struct cmsghdr align;
-};
-
 struct epoll_state {
 	struct rocemu_loop *loop;
 	int epfd;
@@ -43,7 +38,7 @@ struct epoll_state {
 	struct mmsghdr rx_msgs[RX_BATCH];
 	struct iovec rx_iov[RX_BATCH];
 	struct sockaddr_in rx_names[RX_BATCH];
-	union gro_cmsg rx_cmsg[RX_BATCH];
+	union rocemu_loop_rx_cmsg rx_cmsg[RX_BATCH];
 	struct mmsghdr tx_msgs[TX_BATCH];
 	struct iovec tx_iov[TX_BATCH];
 	union rocemu_loop_gso_cmsg tx_cmsg[TX_BATCH];
@@ -118,20 +113,13 @@ static int epoll_remove_udp(void *state, int fd, uint32_t gen)
 	return epoll_del(state, fd);
 }
 
-static uint16_t msg_gro_size(struct msghdr *m)
-{
-	uint16_t size = 0;
-
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c && !size; c = CMSG_NXTHDR(m, c))
-		size = rocemu_loop_cmsg_gro_size(c);
-	return size;
-}
-
 /* Deliver one recvmmsg batch; 0 once fd was removed by a callback. */
 static int udp_deliver(struct epoll_state *st, int fd, uint32_t gen, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct msghdr *m = &st->rx_msgs[i].msg_hdr;
+		struct rocemu_dgram d = { .src = st->rx_names[i] };
+		uint16_t gro_size = 0;
 
 		if ((m->msg_flags & MSG_TRUNC) || m->msg_namelen < sizeof(struct sockaddr_in) ||
 		    st->rx_names[i].sin_family != AF_INET) {
@@ -139,9 +127,9 @@ static int udp_deliver(struct epoll_state *st, int fd, uint32_t gen, int n)
 				   fd);
 			continue;
 		}
+		rocemu_loop_cmsgs_take(m, &d, &gro_size);
 		if (!rocemu_loop_dgram_event(st->loop, fd, gen, st->rx_iov[i].iov_base,
-					     st->rx_msgs[i].msg_len, &st->rx_names[i],
-					     msg_gro_size(m), false))
+					     st->rx_msgs[i].msg_len, &d, gro_size))
 			return 0;
 	}
 	return 1;

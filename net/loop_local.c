@@ -5,16 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "net/loop_backend.h"
 
-bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr)
+bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr, struct rocemu_ipv4_fields *ip)
 {
 	socklen_t len = sizeof(*addr);
+	int ttl = ROCEMU_IPV4_TTL_DEFAULT, tos = 0;
 
 	if (getsockname(fd, (struct sockaddr *)addr, &len) || len != sizeof(*addr) ||
 	    addr->sin_family != AF_INET)
 		return false;
+	/* IP_TTL reads net.ipv4.ip_default_ttl while the socket sets none. */
+	len = sizeof(ttl);
+	if (getsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, &len) || ttl < 0 || ttl > UINT8_MAX)
+		ttl = ROCEMU_IPV4_TTL_DEFAULT;
+	len = sizeof(tos);
+	if (getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &len) || tos < 0 || tos > UINT8_MAX)
+		tos = 0;
+	*ip = (struct rocemu_ipv4_fields){ .df = true, .ttl = (uint8_t)ttl, .tos = (uint8_t)tos };
 	return addr->sin_addr.s_addr != htonl(INADDR_ANY) &&
 	       !IN_MULTICAST(ntohl(addr->sin_addr.s_addr));
 }
@@ -63,8 +73,9 @@ static int queue_reserve(struct rocemu_loop_local_queue *q, size_t len)
 }
 
 int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,
-			   const struct sockaddr_in *dst, const struct iovec *iov, int iovcnt,
-			   size_t len, uint16_t gso_size, bool vouched)
+			   const struct rocemu_ipv4_fields *src_ip, const struct sockaddr_in *dst,
+			   const struct iovec *iov, int iovcnt, size_t len, uint16_t gso_size,
+			   bool vouched)
 {
 	const struct rocemu_loop_local_endpoint *to;
 	struct rocemu_loop_local_queue *q = &l->fill;
@@ -77,7 +88,7 @@ int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in
 		return rc;
 	q->e[q->n++] = (struct rocemu_loop_local_entry){ .dst_fd = to->fd, .dst_gen = to->gen,
 							 .gso_size = gso_size, .vouched = vouched,
-							 .src = *src,
+							 .src = *src, .ip = *src_ip,
 							 .off = q->used, .len = len };
 	rocemu_loop_iov_copy(q->data + q->used, iov, iovcnt);
 	q->used += len;
@@ -88,18 +99,29 @@ unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_
 				   unsigned int budget)
 {
 	unsigned int sent = 0;
+	struct timespec now;
 
 	while (l->fill.n && sent < budget) {
 		struct rocemu_loop_local_queue q = l->fill;
+
+		/* Arrival after every send of the round before, which queued these. */
+		clock_gettime(CLOCK_REALTIME, &now);
 
 		l->fill = l->drain;
 		l->fill.n = 0;
 		l->fill.used = 0;
 		/* A receiver closed meanwhile loses the datagram, as its socket would. */
-		for (unsigned int i = 0; i < q.n; i++)
+		for (unsigned int i = 0; i < q.n; i++) {
+			const struct rocemu_dgram like = {
+				.src = q.e[i].src, .vouched = q.e[i].vouched, .ip = q.e[i].ip,
+				.ip_known = true,
+				.rx_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+			};
+
 			rocemu_loop_dgram_event(loop, q.e[i].dst_fd, q.e[i].dst_gen,
-						q.data + q.e[i].off, q.e[i].len, &q.e[i].src,
-						q.e[i].gso_size, q.e[i].vouched);
+						q.data + q.e[i].off, q.e[i].len, &like,
+						q.e[i].gso_size);
+		}
 		sent += q.n;
 		l->drain = q;
 	}

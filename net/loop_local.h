@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "net/ipv4.h"
+
 struct rocemu_loop;
 
 /* A receiving socket bound to one unicast address. */
@@ -32,6 +34,7 @@ struct rocemu_loop_local_entry {
 	uint16_t gso_size;
 	bool vouched;
 	struct sockaddr_in src;
+	struct rocemu_ipv4_fields ip;
 	size_t off;
 	size_t len;
 };
@@ -51,8 +54,11 @@ struct rocemu_loop_local {
 	struct rocemu_loop_local_queue fill, drain;
 };
 
-/* The unicast address fd is bound to, if it has one (getsockname). */
-bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr);
+/*
+ * The unicast address fd is bound to, if it has one (getsockname), and
+ * the IPv4 fields the kernel writes in its datagrams (its TTL and TOS, DF).
+ */
+bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr, struct rocemu_ipv4_fields *ip);
 
 /* Receiving socket fd (generation gen) bound to addr may take datagrams. */
 int rocemu_loop_local_endpoint_add(struct rocemu_loop_local *l, int fd, uint32_t gen,
@@ -61,14 +67,16 @@ void rocemu_loop_local_endpoint_remove(struct rocemu_loop_local *l, int fd);
 
 /*
  * Queue iov (len bytes in all) for the endpoint bound to dst, from src
- * (NULL: a socket of unknown address), vouched for by its sender or not
+ * (NULL: a socket of unknown address) whose datagrams the kernel would
+ * give the IPv4 fields src_ip, vouched for by its sender or not
  * (rocemu_loop_send_vouched). The caller checks that delivery is on.
  * Returns 1 if queued, 0 if dst is not local or src unknown (send it
  * through the kernel), -errno on failure.
  */
 int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in *src,
-			   const struct sockaddr_in *dst, const struct iovec *iov, int iovcnt,
-			   size_t len, uint16_t gso_size, bool vouched);
+			   const struct rocemu_ipv4_fields *src_ip, const struct sockaddr_in *dst,
+			   const struct iovec *iov, int iovcnt, size_t len, uint16_t gso_size,
+			   bool vouched);
 
 static inline bool rocemu_loop_local_pending(const struct rocemu_loop_local *l)
 {

@@ -35,14 +35,9 @@ enum {
 	UD_CONTROL_END = UD_SEND + RING_ENTRIES,
 };
 
-union gro_cmsg {
-	char buf[CMSG_SPACE(sizeof(int))];
-	struct cmsghdr align;
-};
-
 /* A provided buffer holds the recvmsg header, the source address, the cmsg, then the payload. */
 #define BUF_SIZE (sizeof(struct io_uring_recvmsg_out) + sizeof(struct sockaddr_in) + \
-		  sizeof(union gro_cmsg) + ROCEMU_LOOP_RX_BUF)
+		  sizeof(union rocemu_loop_rx_cmsg) + ROCEMU_LOOP_RX_BUF)
 
 enum reg_kind { REG_POLL, REG_RECV };
 
@@ -59,7 +54,7 @@ struct reg {
 	struct msghdr msg;	/* read by the kernel while a receive is armed */
 	struct iovec iov;
 	struct sockaddr_in name;
-	union gro_cmsg cmsg;
+	union rocemu_loop_rx_cmsg cmsg;
 	uint8_t *buf;
 };
 
@@ -352,25 +347,6 @@ static void reg_rearm(struct uring_state *st, struct reg *r, int res)
 			   strerror(-rc));
 }
 
-static uint16_t recvmsg_gro_size(struct io_uring_recvmsg_out *o, struct msghdr *msg)
-{
-	uint16_t size = 0;
-
-	for (struct cmsghdr *c = io_uring_recvmsg_cmsg_firsthdr(o, msg); c && !size;
-	     c = io_uring_recvmsg_cmsg_nexthdr(o, msg, c))
-		size = rocemu_loop_cmsg_gro_size(c);
-	return size;
-}
-
-static uint16_t msg_gro_size(struct msghdr *m)
-{
-	uint16_t size = 0;
-
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c && !size; c = CMSG_NXTHDR(m, c))
-		size = rocemu_loop_cmsg_gro_size(c);
-	return size;
-}
-
 static void dgram_dropped(const struct reg *r)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "io_uring loop: fd %d dropped a truncated or non-IPv4 datagram",
@@ -383,19 +359,24 @@ static void recv_provided(struct uring_state *st, struct reg *r, const struct cq
 	unsigned int bid = c->flags >> IORING_CQE_BUFFER_SHIFT;
 	uint8_t *buf = st->rx_bufs + (size_t)bid * BUF_SIZE;
 	struct io_uring_recvmsg_out *o = io_uring_recvmsg_validate(buf, c->res, &r->msg);
-	struct sockaddr_in src;
+	struct rocemu_dgram d = { 0 };
+	uint16_t gro_size = 0;
 
-	if (!o || (o->flags & MSG_TRUNC) || o->namelen < sizeof(src)) {
+	if (!o || (o->flags & MSG_TRUNC) || o->namelen < sizeof(d.src)) {
 		dgram_dropped(r);
 	} else {
-		memcpy(&src, io_uring_recvmsg_name(o), sizeof(src));
-		if (src.sin_family != AF_INET)
+		memcpy(&d.src, io_uring_recvmsg_name(o), sizeof(d.src));
+		if (d.src.sin_family != AF_INET) {
 			dgram_dropped(r);
-		else
+		} else {
+			for (struct cmsghdr *m = io_uring_recvmsg_cmsg_firsthdr(o, &r->msg); m;
+			     m = io_uring_recvmsg_cmsg_nexthdr(o, &r->msg, m))
+				rocemu_loop_cmsg_take(m, &d, &gro_size);
 			rocemu_loop_dgram_event(st->loop, r->fd, r->gen,
 						io_uring_recvmsg_payload(o, &r->msg),
 						io_uring_recvmsg_payload_length(o, c->res, &r->msg),
-						&src, recvmsg_gro_size(o, &r->msg), false);
+						&d, gro_size);
+		}
 	}
 	buf_recycle(st, bid);
 }
@@ -403,12 +384,17 @@ static void recv_provided(struct uring_state *st, struct reg *r, const struct cq
 static void recv_complete(struct uring_state *st, struct reg *r, const struct cqe_copy *c)
 {
 	if (c->res >= 0 && r->plain_recv) {
+		struct rocemu_dgram d = { .src = r->name };
+		uint16_t gro_size = 0;
+
 		if ((r->msg.msg_flags & MSG_TRUNC) || r->msg.msg_namelen < sizeof(r->name) ||
-		    r->name.sin_family != AF_INET)
+		    r->name.sin_family != AF_INET) {
 			dgram_dropped(r);
-		else
+		} else {
+			rocemu_loop_cmsgs_take(&r->msg, &d, &gro_size);
 			rocemu_loop_dgram_event(st->loop, r->fd, r->gen, r->buf, (size_t)c->res,
-						&r->name, msg_gro_size(&r->msg), false);
+						&d, gro_size);
+		}
 	} else if (c->res >= 0 && (c->flags & IORING_CQE_F_BUFFER)) {
 		recv_provided(st, r, c);
 	} else if (c->res < 0 && c->res != -ENOBUFS && c->res != -ECANCELED) {

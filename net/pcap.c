@@ -18,10 +18,6 @@
 #define FRAME_HDR_BYTES (sizeof(struct ether_header) + sizeof(struct iphdr) + sizeof(struct udphdr))
 #define MAX_UDP_PAYLOAD (65535 - sizeof(struct iphdr) - sizeof(struct udphdr))
 
-/* What Linux writes for the daemon's unconnected IP_PMTUDISC_DO socket (roce-wire.md). */
-#define IP_TTL_LINUX 64
-#define IP_DF 0x4000
-
 #define PCAP_MAGIC_NS 0xa1b23c4du	/* times in nanoseconds */
 _Static_assert(ROCEMU_PCAP_RECORD_HDR_BYTES == 4 * sizeof(uint32_t) &&
 	       ROCEMU_PCAP_RECORD_CAPLEN_AT == 2 * sizeof(uint32_t),
@@ -89,42 +85,6 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 	return p;
 }
 
-/*
- * RFC 1071 sum of buf (which starts at an even offset of the summed data)
- * in 32-bit words of host order, folded and inverted by csum_finish(): the
- * one's complement sum does not depend on byte order or word width.
- */
-static uint64_t csum_add(uint64_t sum, const uint8_t *buf, size_t len)
-{
-	uint32_t word;
-	uint16_t half = 0;
-
-	for (; len >= 4; buf += 4, len -= 4) {
-		memcpy(&word, buf, 4);
-		sum += word;
-	}
-	if (len >= 2) {
-		memcpy(&half, buf, 2);
-		sum += half;
-		buf += 2;
-		len -= 2;
-	}
-	if (len) {
-		half = 0;
-		memcpy(&half, buf, 1);
-		sum += half;
-	}
-	return sum;
-}
-
-/* Network-order checksum of a sum. */
-static uint16_t csum_finish(uint64_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* The project's MAC for IPv4 a.b.c.d: 02:00:a:b:c:d. */
 static void mac_from_ipv4(uint8_t mac[ETH_ALEN], uint32_t addr_be)
 {
@@ -133,53 +93,28 @@ static void mac_from_ipv4(uint8_t mac[ETH_ALEN], uint32_t addr_be)
 	memcpy(&mac[2], &addr_be, 4);
 }
 
-void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, size_t len)
-{
-	*ip = (struct iphdr){
-		.version = 4, .ihl = sizeof(struct iphdr) / 4, .tos = 0,
-		.tot_len = htons((uint16_t)(sizeof(struct iphdr) + sizeof(struct udphdr) + len)),
-		.id = 0, .frag_off = htons(IP_DF), .ttl = IP_TTL_LINUX, .protocol = IPPROTO_UDP,
-		.saddr = flow->saddr, .daddr = flow->daddr,
-	};
-	ip->check = csum_finish(csum_add(0, (const uint8_t *)ip, sizeof(*ip)));
-}
-
 /*
- * The Ethernet, IPv4 and UDP headers at frame of a datagram of len bytes of
- * payload; its UDP checksum over udp_payload, or 0 (none, RFC 768) without.
+ * The Ethernet, IPv4 and UDP headers at frame of a datagram of flow with
+ * IPv4 fields ip and len bytes of payload; its UDP checksum over
+ * udp_payload, or 0 (none, RFC 768) without.
  */
 static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
-			  const uint8_t *udp_payload, size_t len)
+			  const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
+			  size_t len)
 {
 	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
-	struct iphdr ip;
-	uint16_t udp_len = (uint16_t)(sizeof(struct udphdr) + len);
-	struct udphdr udp = { .source = flow->sport, .dest = flow->dport, .len = htons(udp_len) };
-	uint8_t *udp_at = frame + sizeof(eth) + sizeof(ip);
-	uint8_t pseudo[12];
-	uint16_t sum;
+	struct iphdr iph;
+	struct udphdr udp = { .source = flow->sport, .dest = flow->dport,
+			      .len = htons((uint16_t)(sizeof(struct udphdr) + len)) };
 
 	mac_from_ipv4(eth.ether_dhost, flow->daddr);
 	mac_from_ipv4(eth.ether_shost, flow->saddr);
-	rocemu_ipv4_header(&ip, flow, len);
+	rocemu_ipv4_header(&iph, flow, ip, len);
+	if (udp_payload)
+		udp.check = rocemu_udp_checksum(flow, &udp, udp_payload, len);
 	memcpy(frame, &eth, sizeof(eth));
-	memcpy(frame + sizeof(eth), &ip, sizeof(ip));
-	if (!udp_payload) {
-		memcpy(udp_at, &udp, sizeof(udp));
-		return;
-	}
-
-	/* RFC 768: over the pseudo header, the UDP header and the payload; 0 is sent as 0xffff. */
-	memcpy(&pseudo[0], &flow->saddr, 4);
-	memcpy(&pseudo[4], &flow->daddr, 4);
-	pseudo[8] = 0;
-	pseudo[9] = IPPROTO_UDP;
-	pseudo[10] = (uint8_t)(udp_len >> 8);
-	pseudo[11] = (uint8_t)udp_len;
-	sum = csum_finish(csum_add(csum_add(csum_add(0, pseudo, sizeof(pseudo)),
-					    (const uint8_t *)&udp, sizeof(udp)), udp_payload, len));
-	udp.check = sum ? sum : 0xffff;
-	memcpy(udp_at, &udp, sizeof(udp));
+	memcpy(frame + sizeof(eth), &iph, sizeof(iph));
+	memcpy(frame + sizeof(eth) + sizeof(iph), &udp, sizeof(udp));
 }
 
 static uint64_t now_ns(void)
@@ -190,9 +125,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Append the record of one datagram stamped ns, cut at the snap length. */
-static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
-			const uint8_t *udp_payload, size_t len, uint64_t ns)
+/* Append the record of one datagram of run with IPv4 fields ip, stamped ns, cut at the snap length. */
+static int write_record(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
+			const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
+			size_t len, uint64_t ns)
 {
 	uint32_t rec[4], frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
 	uint32_t caplen = p->snaplen && p->snaplen < frame_len ? p->snaplen : frame_len;
@@ -214,28 +150,36 @@ static int write_record(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flo
 	at += ROCEMU_PCAP_RECORD_HDR_BYTES;
 	/* Built in place: the batch only ever holds whole records. A cut datagram's
 	 * UDP checksum would be summed over bytes the record does not hold: none. */
-	summed = caplen == frame_len ? udp_payload : NULL;
+	summed = caplen == frame_len && !run->udp_check_zero ? udp_payload : NULL;
 	if (caplen >= FRAME_HDR_BYTES) {
-		frame_headers(at, flow, summed, len);
+		frame_headers(at, run->flow, ip, summed, len);
 		memcpy(at + FRAME_HDR_BYTES, udp_payload, caplen - FRAME_HDR_BYTES);
 	} else {
 		uint8_t hdrs[FRAME_HDR_BYTES];
 
-		frame_headers(hdrs, flow, summed, len);
+		frame_headers(hdrs, run->flow, ip, summed, len);
 		memcpy(at, hdrs, caplen);
 	}
 	p->used += ROCEMU_PCAP_RECORD_HDR_BYTES + caplen;
 	return 0;
 }
 
-int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
+/* A frame's bits on the link: preamble and start delimiter, the frame, its FCS
+ * and the gap before the next (IEEE 802.3). */
+uint64_t rocemu_pcap_frame_ps(size_t udp_len, uint32_t bit_ps)
+{
+	return 8 * (8 + FRAME_HDR_BYTES + udp_len + 4 + 12) * (uint64_t)bit_ps;
+}
+
+int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		      const uint8_t *buf, size_t len, size_t seg)
 {
-	uint64_t now, ns;
+	struct rocemu_ipv4_fields ip;
+	uint64_t now, ns, ps = 0;
 	size_t off, n;
 	int ret;
 
-	if (!p || !flow || (!buf && len))
+	if (!p || !run || !run->flow || (!buf && len))
 		return -EINVAL;
 	if (!seg || seg > len)
 		seg = len;
@@ -245,14 +189,19 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
 		return -EIO;
 	/* One clock read for the run; a clock stepped back does not reorder the file. */
 	now = now_ns();
-	ns = now > p->last_ns ? now : p->last_ns;
-	p->last_ns = ns;
+	ip = run->ip;
 	off = 0;
 	do {
 		n = len - off < seg ? len - off : seg;
-		ret = write_record(p, flow, buf + off, n, ns);
+		/* Each frame its own time, after every earlier one. */
+		ns = (run->ns ? run->ns : now) + ps / 1000;
+		ns = ns > p->last_ns ? ns : p->last_ns + 1;
+		p->last_ns = ns;
+		ret = write_record(p, run, &ip, buf + off, n, ns);
 		if (ret)
 			return ret;
+		ip.id++;
+		ps += rocemu_pcap_frame_ps(n, run->bit_ps);
 		off += n;
 	} while (off < len);
 

@@ -2,9 +2,11 @@
 /*
  * Capture of RoCEv2 datagrams to a pcap file (libpcap's format). Each datagram
  * becomes the Ethernet II frame a real port would carry: MACs derived from
- * the IPv4 addresses (02:00:a:b:c:d), the IPv4 header Linux writes for the
- * daemon's unconnected socket (ID 0, DF, TTL 64) and a UDP header with its
- * checksum, so Wireshark decodes RoCE on port 4791 with no warning.
+ * the IPv4 addresses (02:00:a:b:c:d), the IPv4 header the datagram had on
+ * the wire (the caller says its ID, flags, TTL and TOS) and a UDP header
+ * with its checksum, so Wireshark decodes RoCE on port 4791 with no
+ * warning. Each frame has its own time: a run of datagrams sent or
+ * received together is spread over the time the link takes to carry it.
  *
  * Snap length: a record keeps the first snaplen bytes of its frame (0: the
  * whole frame, as tcpdump -s 0) and says the whole frame's length; the
@@ -44,14 +46,23 @@
 #define ROCEMU_PCAP_FLUSH_NS (5ull * 1000000ull)
 
 struct rocemu_pcap;
-struct iphdr;
 
-/*
- * The IPv4 header of a datagram of flow with len bytes of UDP payload, as
- * Linux writes it for the daemon's sockets and the capture shows it (ID 0,
- * DF, TTL 64, checksum); also what a UD receive finds in its GRH.
- */
-void rocemu_ipv4_header(struct iphdr *ip, const struct rocemu_ipv4_udp *flow, size_t len);
+/* How a run of datagrams went over the wire, for their frames' headers and times. */
+struct rocemu_pcap_run {
+	const struct rocemu_ipv4_udp *flow;
+	/* The first datagram's; each next one's ID is one more (rocemu_ipv4_send_id). */
+	struct rocemu_ipv4_fields ip;
+	/* Their UDP checksum is 0, as RoCE NICs send it; otherwise it is summed. */
+	bool udp_check_zero;
+	/* CLOCK_REALTIME nanoseconds of the first frame, 0 for now. */
+	uint64_t ns;
+	/* Picoseconds a bit takes on the link: each next frame is stamped when the one
+	 * before it has passed, so no two frames of a run share a time. */
+	uint32_t bit_ps;
+};
+
+/* Picoseconds a datagram of udp_len bytes of payload takes on a link of bit_ps. */
+uint64_t rocemu_pcap_frame_ps(size_t udp_len, uint32_t bit_ps);
 
 /*
  * Parse a snap length (ROCEMU_PCAP_SNAPLEN): decimal bytes from 0 (whole
@@ -69,15 +80,15 @@ int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen);
 struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen);
 
 /*
- * Append the datagrams of flow (addresses and ports in network order) whose
+ * Append the datagrams of run (addresses and ports in network order) whose
  * UDP payloads are buf[0, len) (BTH to ICRC): one, or with seg > 0 and
- * seg < len a run of seg-byte datagrams (the last possibly shorter), all
- * time-stamped now (CLOCK_REALTIME, nanoseconds, never before an earlier
- * record). Returns 0, -EINVAL for a NULL argument, -EMSGSIZE when a
- * datagram does not fit in IPv4 (nothing written), -EIO when the file has
- * had a write error, or the -errno of the flush this write triggered.
+ * seg < len a run of seg-byte datagrams (the last possibly shorter),
+ * stamped as run says (nanoseconds, each after every earlier record).
+ * Returns 0, -EINVAL for a NULL argument, -EMSGSIZE when a datagram does
+ * not fit in IPv4 (nothing written), -EIO when the file has had a write
+ * error, or the -errno of the flush this write triggered.
  */
-int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_ipv4_udp *flow,
+int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		      const uint8_t *buf, size_t len, size_t seg);
 
 /* Push buffered frames to the file. Returns 0 or -errno (-EIO by default). */

@@ -6,10 +6,13 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <linux/filter.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +173,29 @@ static int bind_released(int fd, const struct sockaddr_in *sa)
 	return 0;
 }
 
-int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen)
+/* What a receive may learn of the IPv4 header and the time, for captures and GRHs. */
+static int rx_details_on(int fd)
+{
+	int on = 1;
+
+	return setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &on, sizeof(on)) ||
+	       setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) ||
+	       setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) ? -1 : 0;
+}
+
+uint8_t rocemu_udp_port_ttl(int fd, bool multicast)
+{
+	int ttl;
+	socklen_t len = sizeof(ttl);
+
+	if (getsockopt(fd, IPPROTO_IP, multicast ? IP_MULTICAST_TTL : IP_TTL, &ttl, &len) ||
+	    ttl < 0 || ttl > UINT8_MAX)
+		return multicast ? ROCEMU_IPV4_MCAST_TTL_DEFAULT : ROCEMU_IPV4_TTL_DEFAULT;
+	return (uint8_t)ttl;
+}
+
+/* Bind with SO_REUSEPORT: a device's two receiving sockets share its address (rocemu_udp_port_open_rx). */
+static int port_open(uint32_t ipv4_be, uint16_t port, bool shared, char *err, size_t errlen)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
 				  .sin_addr.s_addr = ipv4_be };
@@ -191,7 +216,7 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 		snprintf(err, errlen, "cannot open a UDP socket for %s: %s", addr, strerror(-rc));
 		return rc;
 	}
-	/* DF and IPv4 ID 0 on every packet: the ICRC covers them. */
+	/* DF, and so IPv4 ID 0 on a single datagram (rocemu_ipv4_send_id): the ICRC covers them. */
 	step = "set IP_PMTUDISC_DO on";
 	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)))
 		goto fail;
@@ -203,6 +228,12 @@ int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errl
 		goto fail;
 	if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)))
 		rocemu_log(ROCEMU_LOG_DEBUG, "udp port %s: no UDP_GRO (%s)", addr, strerror(errno));
+	step = "ask for each datagram's TTL, TOS and time";
+	if (rx_details_on(fd))
+		goto fail;
+	step = "share the address with the device's other socket";
+	if (shared && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)))
+		goto fail;
 	step = "bind";
 	/* A source port (no err wanted) has a fallback: no waiting for it. */
 	if (err == scratch ? bind(fd, (struct sockaddr *)&sa, sizeof(sa)) : bind_released(fd, &sa))
@@ -216,6 +247,54 @@ fail:
 	else
 		snprintf(err, errlen, "cannot %s %s: %s", step, addr, strerror(-rc));
 	return rc;
+}
+
+int rocemu_udp_port_open(uint32_t ipv4_be, uint16_t port, char *err, size_t errlen)
+{
+	return port_open(ipv4_be, port, false, err, errlen);
+}
+
+/*
+ * The classic BPF program of a device's SO_REUSEPORT group: a datagram
+ * whose UDP checksum is 0 goes to the group's second socket, any other to
+ * the first. RoCEv2 carries no IPv4 options; with some, the load misses
+ * the field and only the capture's checksum of that datagram may be off.
+ */
+static int steer_by_checksum(int fd)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS,
+			 (uint32_t)SKF_NET_OFF + sizeof(struct iphdr) + offsetof(struct udphdr, check)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	const struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog));
+}
+
+int rocemu_udp_port_open_rx(uint32_t ipv4_be, int fds[2], char *err, size_t errlen)
+{
+	/* A plain bind first: the address is free, or says who holds it, and no one can share it. */
+	int fd = port_open(ipv4_be, ROCEMU_ROCEV2_PORT, false, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	fds[0] = port_open(ipv4_be, ROCEMU_ROCEV2_PORT, true, err, errlen);
+	if (fds[0] < 0)
+		return fds[0];
+	fds[1] = port_open(ipv4_be, ROCEMU_ROCEV2_PORT, true, NULL, 0);
+	if (fds[1] >= 0 && steer_by_checksum(fds[0])) {
+		rocemu_log(ROCEMU_LOG_DEBUG, "udp port: no SO_ATTACH_REUSEPORT_CBPF (%s): one socket",
+			   strerror(errno));
+		close(fds[1]);
+		fds[1] = -1;
+	}
+	if (fds[1] < 0)
+		fds[1] = -1;
+	return 0;
 }
 
 int rocemu_udp_group_open(uint32_t group_be, uint32_t ifaddr_be)
@@ -233,7 +312,7 @@ int rocemu_udp_group_open(uint32_t group_be, uint32_t ifaddr_be)
 	/* Every device of the host that joined gets its own copy; only groups this socket joined. */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||
 	    setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &off, sizeof(off)) ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || rx_details_on(fd) ||
 	    setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq))) {
 		rc = -errno;
 		close(fd);

@@ -63,7 +63,6 @@ static bool decode(const uint8_t *f, size_t caplen, size_t len, struct capture_p
 	const size_t l3 = sizeof(struct ether_header), l4 = l3 + sizeof(struct iphdr),
 		     bth_at = l4 + sizeof(struct udphdr);
 	const struct rocemu_opcode_info *info;
-	struct rocemu_ipv4_udp flow;
 	struct ether_header eth;
 	struct iphdr ip;
 	struct udphdr udp;
@@ -103,9 +102,7 @@ static bool decode(const uint8_t *f, size_t caplen, size_t len, struct capture_p
 	if (pkt->destqp == CM_QPN)
 		pkt->mad_attr = rocemu_mad_attr(bth + info->length,
 						(size_t)paylen < kept ? (size_t)paylen : kept);
-	flow = (struct rocemu_ipv4_udp){ .saddr = ip.saddr, .daddr = ip.daddr,
-					 .sport = udp.source, .dport = udp.dest };
-	pkt->icrc_bad = caplen == len && rocemu_icrc_check_v4(&flow, bth, ib_len) != 0;
+	pkt->icrc_bad = caplen == len && rocemu_icrc_check_v4_hdrs(&ip, &udp, bth, ib_len) != 0;
 	return true;
 }
 

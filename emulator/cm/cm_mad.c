@@ -59,7 +59,7 @@ int cm_mad_send(struct rocemu_device *dev, uint32_t daddr, const uint8_t *mad)
 	memcpy(pkt + info->length, mad, CM_MAD_BYTES);
 	fd = rocemu_sport_get(dev, CM_GSI_QPN, CM_GSI_QPN, &sport);
 	flow.sport = htons(sport);
-	len = rocemu_icrc_append_v4(&flow, pkt, info->length + CM_MAD_BYTES);
+	len = rocemu_icrc_append_v4(&flow, pkt, info->length + CM_MAD_BYTES, rocemu_ipv4_send_id(0));
 	err = rocemu_egress_send(dev, fd, &flow, pkt, len, 0);
 	rocemu_sport_put(dev, sport);
 	return err;

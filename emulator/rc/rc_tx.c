@@ -276,7 +276,8 @@ static void batch_send(struct rocemu_qp *qp, const struct gso_batch *b, const st
 	size_t at = b->off;
 
 	for (uint32_t i = b->first; i < b->first + b->nseg; at += wire[i], i++) {
-		rocemu_icrc_append_v4(&qp->path.flow, stage + at, wire[i] - ROCEMU_ICRC_BYTES);
+		rocemu_icrc_append_v4(&qp->path.flow, stage + at, wire[i] - ROCEMU_ICRC_BYTES,
+				      rocemu_ipv4_send_id(i - b->first));
 		tx_log(qp, stage + at, (uint32_t)local[i].iov_len);
 	}
 	datagram_send(qp, stage + b->off, b->len, b->nseg > 1 ? (uint16_t)b->seg_len : 0);
@@ -389,7 +390,7 @@ void rocemu_rc_send_ack(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, ui
 	uint8_t pkt[ACK_MAX_BYTES];
 	const struct rocemu_opcode_info *info =
 		ack_fill(qp, pkt, ROCEMU_OP_RC_ACKNOWLEDGE, psn, syndrome, msn);
-	size_t len = rocemu_icrc_append_v4(&qp->path.flow, pkt, info->length);
+	size_t len = rocemu_icrc_append_v4(&qp->path.flow, pkt, info->length, rocemu_ipv4_send_id(0));
 
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s syndrome 0x%02x msn %u",
@@ -407,7 +408,7 @@ void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn,
 	size_t len;
 
 	rocemu_atmack_set_orig(rocemu_pkt_atmack(pkt), orig);
-	len = rocemu_icrc_append_v4(&qp->path.flow, pkt, info->length);
+	len = rocemu_icrc_append_v4(&qp->path.flow, pkt, info->length, rocemu_ipv4_send_id(0));
 	tx_log(qp, pkt, 0);
 	datagram_send(qp, pkt, len, 0);
 }

@@ -87,7 +87,7 @@ static uint8_t send_wqe(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	len += rocemu_pad_bytes(w->length);
 	fd = rocemu_sport_get_port(dev, be16toh(w->av.rlid), qp->qpn, &sport);
 	flow.sport = htons(sport);
-	len = rocemu_icrc_append_v4(&flow, stage, len);
+	len = rocemu_icrc_append_v4(&flow, stage, len, rocemu_ipv4_send_id(0));
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s len %u to qp 0x%06x",
 			   dev->name, qp->qpn, qp->ud.psn, rocemu_opcode_name(stage[0]), w->length,

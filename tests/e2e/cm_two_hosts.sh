@@ -6,6 +6,7 @@
 # ib_write_bw -R between them; each side's capture shows the CM handshake
 # and the data, decoded as InfiniBand by tshark, none malformed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_hosts.sh"
 require_programs rping ib_write_bw ip
 use_test_net 242
 PAIR_READY=wait_cm_listening
@@ -14,38 +15,6 @@ HOST_A=rocemu-cm2-$$-a
 HOST_B=rocemu-cm2-$$-b
 ADDR_A=198.18.244.1
 ADDR_B=198.18.244.2
-
-# add_hosts: the two namespaces and their veth pair (a skip where they cannot be created).
-add_hosts() {
-	if ! ip netns add "$HOST_A" 2>/dev/null; then
-		echo "SKIP: $TEST_NAME: cannot create a network namespace here (needs root)"
-		exit 77
-	fi
-	ip netns add "$HOST_B" &&
-		ip link add veth0 netns "$HOST_A" type veth peer name veth0 netns "$HOST_B" &&
-		ip -n "$HOST_A" addr add "$ADDR_A/24" dev veth0 &&
-		ip -n "$HOST_B" addr add "$ADDR_B/24" dev veth0 &&
-		ip -n "$HOST_A" link set veth0 up && ip -n "$HOST_B" link set veth0 up &&
-		ip -n "$HOST_A" link set lo up && ip -n "$HOST_B" link set lo up ||
-		fail "cannot set up the veth pair between $HOST_A and $HOST_B"
-}
-
-del_hosts() {
-	ip netns del "$HOST_A" 2>/dev/null
-	ip netns del "$HOST_B" 2>/dev/null
-}
-
-# start_host NS ADDR DIR: a daemon in namespace NS, device rocemu0 on ADDR, runtime dir DIR.
-start_host() {
-	mkdir -p -m 0700 "$3"
-	RUNTIME_DIRS+=("$3")
-	DAEMON_WRAP=(ip netns exec "$1")
-	# perftest's client connects a second time as soon as the server says it will listen:
-	# a REQ before the listen is dropped and resent (every second, 15 times), not refused.
-	ROCEMU_CM_UNLISTENED=drop ROCEMU_CM_TIMEOUT_MS=1000 \
-		ROCEMU_DEVICES="rocemu0=$2" ROCEMU_RUNTIME_DIR=$3 ROCEMU_PCAP=$3/pcap start_daemon
-	DAEMON_WRAP=()
-}
 
 two_hosts() {
 	local dir_a=$ROCEMU_RUNTIME_DIR dir_b=$WORK_DIR/run-$BACKEND-b what dir

@@ -107,7 +107,7 @@ bool forge_send(struct forge *f, uint32_t dst, uint8_t *pkt, size_t len)
 	const struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ROCEMU_ROCEV2_PORT),
 					.sin_addr.s_addr = dst };
 
-	len = rocemu_icrc_append_v4(&flow, pkt, len);
+	len = rocemu_icrc_append_v4(&flow, pkt, len, 0);
 	if (sendto(f->fd, pkt, len, 0, (const struct sockaddr *)&to, sizeof(to)) != (ssize_t)len) {
 		check(false, "sending a forged packet of %zu bytes: %s", len, strerror(errno));
 		return false;

@@ -51,7 +51,8 @@ static const char *frame_fault(const uint8_t *f, size_t caplen, size_t len, uint
 {
 	const uint8_t *ip = f + ETH_BYTES, *udp = ip + IP_BYTES, *bth = udp + UDP_BYTES;
 	struct ether_header eth;
-	struct rocemu_ipv4_udp flow;
+	struct iphdr iph;
+	struct udphdr udph;
 	uint16_t ip_len, udp_len;
 	uint8_t pseudo[12];
 
@@ -88,11 +89,10 @@ static const char *frame_fault(const uint8_t *f, size_t caplen, size_t len, uint
 		return NULL;
 	if ((udp[6] | udp[7]) && ones_sum(ones_sum(0, pseudo, sizeof(pseudo)), udp, udp_len) != 0xffff)
 		return "UDP checksum";
-	memcpy(&flow.saddr, ip + 12, 4);
-	memcpy(&flow.daddr, ip + 16, 4);
-	memcpy(&flow.sport, udp, 2);
-	memcpy(&flow.dport, udp + 2, 2);
-	if (rocemu_icrc_check_v4(&flow, bth, udp_len - UDP_BYTES))
+	/* Over the IPv4 header the frame carries: its ID and flags as they are. */
+	memcpy(&iph, ip, sizeof(iph));
+	memcpy(&udph, udp, sizeof(udph));
+	if (rocemu_icrc_check_v4_hdrs(&iph, &udph, bth, udp_len - UDP_BYTES))
 		return "ICRC";
 	return NULL;
 }

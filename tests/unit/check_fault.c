@@ -540,8 +540,8 @@ START_TEST(test_corrupt_fails_icrc)
 	rocemu_bth_set_destqp(pkt, 0x112);
 	for (int i = 0; i < 64; i++)
 		pkt[ROCEMU_BTH_BYTES + i] = (uint8_t)i;
-	len = rocemu_icrc_append_v4(&flow, pkt, ROCEMU_BTH_BYTES + 64);
-	ck_assert_int_eq(rocemu_icrc_check_v4(&flow, pkt, len), 0);
+	len = rocemu_icrc_append_v4(&flow, pkt, ROCEMU_BTH_BYTES + 64, 0);
+	ck_assert_int_eq(rocemu_icrc_check_v4(&flow, pkt, len, NULL), 0);
 
 	link_open(&l, _i, PORT_CORRUPT);
 	f = rocemu_fault_new(l.loop, &cfg, 0);
@@ -562,7 +562,7 @@ START_TEST(test_corrupt_fails_icrc)
 			flipped += __builtin_popcount(x);
 		}
 		ck_assert_int_eq(flipped, 1);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, l.rx[i], len), -EBADMSG);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, l.rx[i], len, NULL), -EBADMSG);
 	}
 	ck_assert_uint_eq(rocemu_fault_counters(f)->corrupted, 8);
 	rocemu_fault_free(f);

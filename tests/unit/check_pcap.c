@@ -66,7 +66,7 @@ static void build_pkt(struct test_pkt *t, const struct rocemu_ipv4_udp *flow)
 	for (size_t i = 0; i < t->paylen; i++)
 		p[info->length + i] = (uint8_t)(i * 7 + 1);
 	len = info->length + t->paylen + rocemu_pad_bytes(t->paylen);
-	t->len = rocemu_icrc_append_v4(flow, p, len);
+	t->len = rocemu_icrc_append_v4(flow, p, len, 0);
 	ck_assert_uint_eq(t->len, rocemu_pkt_wire_len(info, t->paylen));
 }
 
@@ -76,6 +76,12 @@ static struct rocemu_ipv4_udp test_flow(void)
 					 .daddr = inet_addr("10.1.2.4"),
 					 .sport = htons(0xc123),
 					 .dport = htons(ROCEMU_ROCEV2_PORT) };
+}
+
+/* A run as the daemon's socket sends it: DF, TTL 64, IDs from 0, stamped now, no spacing. */
+static struct rocemu_pcap_run test_run(const struct rocemu_ipv4_udp *flow)
+{
+	return (struct rocemu_pcap_run){ .flow = flow, .ip = { .df = true, .ttl = 64 } };
 }
 
 static struct test_pkt test_pkts[] = {
@@ -189,13 +195,14 @@ static pcap_t *open_offline(const char *file, uint32_t snaplen)
 static void write_test_pkts(const char *file, uint64_t *t_before, uint64_t *t_after)
 {
 	struct rocemu_ipv4_udp flow = test_flow();
+	const struct rocemu_pcap_run run = test_run(&flow);
 	struct rocemu_pcap *p = rocemu_pcap_open(file, 0);
 
 	ck_assert_msg(p, "open %s: %s", file, strerror(errno));
 	*t_before = realtime_us();
 	for (size_t i = 0; i < NPKTS; i++) {
 		build_pkt(&test_pkts[i], &flow);
-		ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[i].data, test_pkts[i].len, 0), 0);
+		ck_assert_int_eq(rocemu_pcap_write(p, &run, test_pkts[i].data, test_pkts[i].len, 0), 0);
 	}
 	*t_after = realtime_us();
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
@@ -219,7 +226,7 @@ START_TEST(test_frames_read_back_byte_by_byte)
 		ts = (uint64_t)h->ts.tv_sec * 1000000u + (uint64_t)h->ts.tv_usec;
 		ck_assert_uint_ge(ts, t_before);
 		ck_assert_uint_le(ts, t_after);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, frame + FRAME_HDR, test_pkts[i].len), 0);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, frame + FRAME_HDR, test_pkts[i].len, NULL), 0);
 		expect_frame(h, frame, &test_pkts[i], &flow);
 	}
 	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), PCAP_ERROR_BREAK);
@@ -247,6 +254,7 @@ static off_t size_reached(off_t want)
 START_TEST(test_flush_policy)
 {
 	struct rocemu_ipv4_udp flow = test_flow();
+	const struct rocemu_pcap_run run = test_run(&flow);
 	struct rocemu_pcap *p;
 	struct stat st;
 	const off_t file_hdr = 24, rec_hdr = 16;
@@ -257,12 +265,12 @@ START_TEST(test_flush_policy)
 	rec = rec_hdr + FRAME_HDR + (off_t)test_pkts[0].len;
 	p = rocemu_pcap_open(path, 0);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(size_reached(file_hdr + rec), file_hdr + rec);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_flush(p), 0);
 	ck_assert_int_eq(size_reached(file_hdr + 2 * rec), file_hdr + 2 * rec);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, test_pkts[0].data, test_pkts[0].len, 0), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, test_pkts[0].data, test_pkts[0].len, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_size, file_hdr + 3 * rec);
@@ -273,6 +281,8 @@ END_TEST
 START_TEST(test_largest_datagram_and_errors)
 {
 	struct rocemu_ipv4_udp flow = test_flow();
+	const struct rocemu_pcap_run run = test_run(&flow);
+	struct rocemu_pcap_run noflow = run;
 	static uint8_t big[65508];
 	struct pcap_pkthdr *h;
 	const u_char *frame;
@@ -282,11 +292,13 @@ START_TEST(test_largest_datagram_and_errors)
 	make_tmpdir();
 	p = rocemu_pcap_open(path, 0);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, big, sizeof(big), 0), -EMSGSIZE);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, big, sizeof(big), 0), -EMSGSIZE);
 	ck_assert_int_eq(rocemu_pcap_write(p, NULL, big, 1, 0), -EINVAL);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, NULL, 1, 0), -EINVAL);
+	noflow.flow = NULL;
+	ck_assert_int_eq(rocemu_pcap_write(p, &noflow, big, 1, 0), -EINVAL);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, NULL, 1, 0), -EINVAL);
 	/* 65507 bytes: the largest frame, whole with snap length 0. */
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, big, sizeof(big) - 1, 0), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, big, sizeof(big) - 1, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
 	in = open_offline(path, ROCEMU_PCAP_SNAPLEN_MAX);
 	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), 1);
@@ -309,14 +321,17 @@ END_TEST
 /*
  * A record cut at the snap length is the first bytes of the whole frame but
  * for its UDP checksum, 0 (none), and says the whole length; a run of
- * segments is one record each, at one time.
+ * segments is one record each, the IPv4 ID one more each (as the kernel
+ * numbers GSO segments), each stamped when the one before it has passed.
  */
 START_TEST(test_snaplen_cuts_records)
 {
 	const uint32_t snaplen = FRAME_HDR + 20;
 	struct rocemu_ipv4_udp flow = test_flow();
+	const struct rocemu_pcap_run run = test_run(&flow);
 	struct test_pkt *t = &test_pkts[1];
-	uint8_t whole[FRAME_HDR + sizeof(t->data)], run[3 * sizeof(t->data)];
+	uint8_t whole[FRAME_HDR + sizeof(t->data)], segs[3 * sizeof(t->data)];
+	struct rocemu_pcap_run spaced = run;
 	struct pcap_pkthdr *h;
 	const u_char *frame;
 	struct rocemu_pcap *p;
@@ -327,7 +342,7 @@ START_TEST(test_snaplen_cuts_records)
 	build_pkt(t, &flow);
 	ck_assert_uint_gt(t->len, snaplen - FRAME_HDR);
 	p = rocemu_pcap_open(path, 0);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, t->data, t->len, 0), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &run, t->data, t->len, 0), 0);
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
 	in = open_offline(path, ROCEMU_PCAP_SNAPLEN_MAX);
 	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), 1);
@@ -336,21 +351,33 @@ START_TEST(test_snaplen_cuts_records)
 	memset(whole + FRAME_HDR - 2, 0, 2);
 
 	for (size_t i = 0; i < 3; i++)
-		memcpy(run + i * t->len, t->data, t->len);
+		memcpy(segs + i * t->len, t->data, t->len);
+	/* 1 ns a bit: the first two frames are 1000 bits apart at least, a microsecond. */
+	spaced.ns = 1700000000ull * 1000000000u;
+	spaced.bit_ps = 1000;
 	p = rocemu_pcap_open(path, snaplen);
-	ck_assert_int_eq(rocemu_pcap_write(p, &flow, run, 3 * t->len - 1, t->len), 0);
+	ck_assert_int_eq(rocemu_pcap_write(p, &spaced, segs, 3 * t->len - 1, t->len), 0);
 	ck_assert_int_eq(rocemu_pcap_close(p), 0);
 	in = open_offline(path, snaplen);
 	for (size_t i = 0; i < 3; i++) {
 		ck_assert_int_eq(pcap_next_ex(in, &h, &frame), 1);
 		ck_assert_uint_eq(h->caplen, snaplen);
 		ck_assert_uint_eq(h->len, FRAME_HDR + t->len - (i == 2));
-		if (i < 2)
-			ck_assert_mem_eq(frame, whole, snaplen);
-		if (!i)
-			first = h->ts;
-		ck_assert_int_eq(h->ts.tv_sec, first.tv_sec);
-		ck_assert_int_eq(h->ts.tv_usec, first.tv_usec);
+		/* The same frame but for its IPv4 ID and so header checksum. */
+		ck_assert_uint_eq(rocemu_get_be16(frame + ETH_BYTES + 4), i);
+		ck_assert_uint_eq(ones_sum(0, frame + ETH_BYTES, IP_BYTES), 0xffff);
+		if (i < 2) {
+			ck_assert_mem_eq(frame, whole, ETH_BYTES + 4);
+			ck_assert_mem_eq(frame + ETH_BYTES + 6, whole + ETH_BYTES + 6, 4);
+			ck_assert_mem_eq(frame + ETH_BYTES + 12, whole + ETH_BYTES + 12,
+					 snaplen - ETH_BYTES - 12);
+		}
+		ck_assert_int_eq(h->ts.tv_sec, 1700000000);
+		ck_assert_int_eq(h->ts.tv_usec, (long)(i * rocemu_pcap_frame_ps(t->len, 1000) /
+						       1000000));
+		if (i)
+			ck_assert_int_gt(h->ts.tv_usec, first.tv_usec);
+		first = h->ts;
 	}
 	ck_assert_int_eq(pcap_next_ex(in, &h, &frame), PCAP_ERROR_BREAK);
 	pcap_close(in);

@@ -511,6 +511,27 @@ static struct rocemu_ipv4_udp kat_flow(const struct kat *k)
 	return f;
 }
 
+/* The IPv4 and UDP headers a datagram of flow with wire_len bytes of payload leaves with. */
+static struct iphdr kat_ip_id(const struct rocemu_ipv4_udp *flow, size_t wire_len, uint16_t id,
+			      bool df)
+{
+	return (struct iphdr){ .version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
+			       .tot_len = htons((uint16_t)(28 + wire_len)), .id = htons(id),
+			       .frag_off = df ? htons(IP_DF) : 0, .saddr = flow->saddr,
+			       .daddr = flow->daddr };
+}
+
+static struct iphdr kat_ip(const struct rocemu_ipv4_udp *flow, size_t wire_len)
+{
+	return kat_ip_id(flow, wire_len, 0, true);
+}
+
+static struct udphdr kat_udp(const struct rocemu_ipv4_udp *flow, size_t wire_len)
+{
+	return (struct udphdr){ .source = flow->sport, .dest = flow->dport,
+				.len = htons((uint16_t)(8 + wire_len)) };
+}
+
 /* A copy of the packet with room for the ICRC. */
 static uint8_t *kat_copy(const struct kat *k)
 {
@@ -703,50 +724,129 @@ START_TEST(test_icrc_known_answers)
 		ck_assert_msg(rocemu_icrc_v4(&flow, p, k->len) == k->icrc, "%s: 0x%08x", k->name,
 			      rocemu_icrc_v4(&flow, p, k->len));
 		memset(p + k->len, 0, ROCEMU_ICRC_BYTES);
-		ck_assert_uint_eq(rocemu_icrc_append_v4(&flow, p, k->len), k->len + 4);
+		ck_assert_uint_eq(rocemu_icrc_append_v4(&flow, p, k->len, 0), k->len + 4);
 		/* least-significant byte first on the wire */
 		ck_assert_uint_eq(p[k->len], k->icrc & 0xff);
 		ck_assert_uint_eq(p[k->len + 1], (k->icrc >> 8) & 0xff);
 		ck_assert_uint_eq(p[k->len + 2], (k->icrc >> 16) & 0xff);
 		ck_assert_uint_eq(p[k->len + 3], k->icrc >> 24);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, k->len + 4), 0);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, 15), -EINVAL);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, zero4, 4), -EINVAL);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, k->len + 4, NULL), 0);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, 15, NULL), -EINVAL);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, zero4, 4, NULL), -EINVAL);
 		free(p);
 	}
 }
 END_TEST
 
-/* Every bit the ICRC covers changes it; the masked F/B/reserved byte does not. */
+/*
+ * Every bit the ICRC covers changes it; the masked F/B/reserved byte does
+ * not. Under the header it was sent with every flip is caught; a receiver
+ * that must find the ID takes a rare flip as another ID's packet (16 of 32
+ * bits hold), never as one with the sender's own.
+ */
 START_TEST(test_icrc_bit_flips)
 {
 	for (size_t i = 0; i < N_KATS; i++) {
 		const struct kat *k = &kats[i];
 		struct rocemu_ipv4_udp flow = kat_flow(k), other;
 		uint8_t *p = kat_copy(k);
-		size_t len = rocemu_icrc_append_v4(&flow, p, k->len);
+		size_t len = rocemu_icrc_append_v4(&flow, p, k->len, 0), taken = 0;
+		struct iphdr ip = kat_ip(&flow, len);
+		struct udphdr udp = kat_udp(&flow, len);
 
 		for (size_t byte = 0; byte < len; byte++)
 			for (int bit = 0; bit < 8; bit++) {
+				struct rocemu_ipv4_fields found;
+
 				p[byte] ^= (uint8_t)(1u << bit);
-				ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, len),
+				ck_assert_int_eq(rocemu_icrc_check_v4_hdrs(&ip, &udp, p, len),
 						 byte == 4 ? 0 : -EBADMSG);
+				if (byte != 4 && !rocemu_icrc_check_v4(&flow, p, len, &found)) {
+					ck_assert(found.id != 0 || !found.df);
+					taken++;
+				}
 				p[byte] ^= (uint8_t)(1u << bit);
 			}
-		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, len), 0);
+		ck_assert_uint_le(taken, 1 + len * 8 / 1000);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, len, NULL), 0);
 
 		other = flow;
 		other.saddr ^= htonl(1);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len), -EBADMSG);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len, NULL), -EBADMSG);
 		other = flow;
 		other.daddr ^= htonl(0x100);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len), -EBADMSG);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len, NULL), -EBADMSG);
 		other = flow;
 		other.sport ^= htons(1);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len), -EBADMSG);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len, NULL), -EBADMSG);
 		other = flow;
 		other.dport = htons(4792);
-		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len), -EBADMSG);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&other, p, len, NULL), -EBADMSG);
+		free(p);
+	}
+}
+END_TEST
+
+/*
+ * A receiver finds the ID (and DF) the sender's header had, whichever it
+ * was: rocemu's GSO segments, rxe's hashed counter, a peer without DF.
+ */
+START_TEST(test_icrc_finds_the_sender_id)
+{
+	static const uint16_t ids[] = { 0, 1, 2, 63, 0x1234, 0x8000, 0xbeef, 0xffff };
+
+	for (size_t i = 0; i < N_KATS; i++) {
+		const struct kat *k = &kats[i];
+		struct rocemu_ipv4_udp flow = kat_flow(k);
+		uint8_t *p = kat_copy(k);
+		size_t len = k->len + ROCEMU_ICRC_BYTES;
+
+		for (size_t j = 0; j < sizeof(ids) / sizeof(ids[0]); j++)
+			for (int df = 0; df <= 1; df++) {
+				struct iphdr ip = kat_ip_id(&flow, len, ids[j], df);
+				struct udphdr udp = kat_udp(&flow, len);
+				uint32_t icrc = htole32(rocemu_icrc_v4_hdrs(&ip, &udp, p, k->len));
+				struct rocemu_ipv4_fields found = { 0 };
+
+				memcpy(p + k->len, &icrc, sizeof(icrc));
+				ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, len, &found), 0);
+				ck_assert_uint_eq(found.id, ids[j]);
+				ck_assert_int_eq(found.df, df);
+				if (df) {
+					/* what a sender makes for that place of a send */
+					rocemu_icrc_append_v4(&flow, p, k->len, ids[j]);
+					ck_assert_mem_eq(p + k->len, &icrc, sizeof(icrc));
+				}
+			}
+		free(p);
+	}
+}
+END_TEST
+
+/* An ICRC moved to another ID is the one made for it; damage moves along unchanged. */
+START_TEST(test_icrc_move_id)
+{
+	for (size_t i = 0; i < N_KATS; i++) {
+		const struct kat *k = &kats[i];
+		struct rocemu_ipv4_udp flow = kat_flow(k);
+		uint8_t *p = kat_copy(k), want[4];
+		size_t len = rocemu_icrc_append_v4(&flow, p, k->len, 7);
+		struct rocemu_ipv4_fields found;
+
+		rocemu_icrc_move_id(p, len, 7, 0);
+		memcpy(want, p + k->len, 4);
+		rocemu_icrc_append_v4(&flow, p, k->len, 0);
+		ck_assert_mem_eq(p + k->len, want, 4);
+		rocemu_icrc_move_id(p, len, 0, 0x4321);
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, len, &found), 0);
+		ck_assert_uint_eq(found.id, 0x4321);
+		p[ROCEMU_BTH_BYTES - 1] ^= 0x10;	/* the PSN's low byte */
+		rocemu_icrc_move_id(p, len, 0x4321, 0);
+		ck_assert_int_eq(rocemu_icrc_check_v4_hdrs(&(struct iphdr){ 0 }, &(struct udphdr){ 0 },
+							   p, len), -EBADMSG);
+		p[ROCEMU_BTH_BYTES - 1] ^= 0x10;
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, p, len, &found), 0);
+		ck_assert_uint_eq(found.id, 0);
 		free(p);
 	}
 }
@@ -765,8 +865,21 @@ START_TEST(test_icrc_hardware_capture)
 	ip.tos = 0;
 	ip.ttl = 1;
 	ck_assert_uint_eq(rocemu_icrc_v4_hdrs(&ip, &udp, cnp_pkt, sizeof(cnp_pkt)), CNP_ICRC);
-	/* the IP ID is not */
-	ip.id = 0;
+	/* the IP ID is not, and a receiver that sees no header finds the ConnectX's own */
+	{
+		const struct rocemu_ipv4_udp flow = { .saddr = ip.saddr, .daddr = ip.daddr,
+						      .sport = udp.source, .dport = udp.dest };
+		uint8_t pkt[sizeof(cnp_pkt) + ROCEMU_ICRC_BYTES];
+		uint32_t icrc = htole32(CNP_ICRC);
+		struct rocemu_ipv4_fields found;
+
+		memcpy(pkt, cnp_pkt, sizeof(cnp_pkt));
+		memcpy(pkt + sizeof(cnp_pkt), &icrc, sizeof(icrc));
+		ck_assert_int_eq(rocemu_icrc_check_v4(&flow, pkt, sizeof(pkt), &found), 0);
+		ck_assert_uint_eq(found.id, ntohs(ip.id));
+		ck_assert_int_eq(found.df, (ntohs(ip.frag_off) & IP_DF) != 0);
+	}
+	ip.id ^= htons(1);
 	ck_assert_uint_ne(rocemu_icrc_v4_hdrs(&ip, &udp, cnp_pkt, sizeof(cnp_pkt)), CNP_ICRC);
 }
 END_TEST
@@ -800,6 +913,8 @@ static Suite *roce_suite(void)
 	tcase_add_test(tc, test_crc32_matches_table);
 	tcase_add_test(tc, test_icrc_known_answers);
 	tcase_add_test(tc, test_icrc_bit_flips);
+	tcase_add_test(tc, test_icrc_finds_the_sender_id);
+	tcase_add_test(tc, test_icrc_move_id);
 	tcase_add_test(tc, test_icrc_hardware_capture);
 	suite_add_tcase(s, tc);
 	return s;

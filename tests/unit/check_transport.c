@@ -174,7 +174,7 @@ static void receive_from(const char *src, uint8_t opcode, uint32_t destqp, uint3
 	rocemu_bth_set_pkey(pkt, 0xffff);
 	rocemu_bth_set_destqp(pkt, destqp);
 	rocemu_bth_set_psn(pkt, psn);
-	d.len = rocemu_icrc_append_v4(&flow, pkt, info->length);
+	d.len = rocemu_icrc_append_v4(&flow, pkt, info->length, 0);
 	d.src.sin_family = AF_INET;
 	d.src.sin_addr.s_addr = flow.saddr;
 	d.src.sin_port = flow.sport;

@@ -571,7 +571,7 @@ void fx_pkt_build(struct fx_pkt *p, uint8_t opcode, const struct fx_hdrs *h,
 	if (paylen)
 		memcpy(pkt + info->length, payload, paylen);
 	p->flow = peer_flow();
-	p->len = rocemu_icrc_append_v4(&p->flow, pkt, len - ROCEMU_ICRC_BYTES);
+	p->len = rocemu_icrc_append_v4(&p->flow, pkt, len - ROCEMU_ICRC_BYTES, 0);
 }
 
 void fx_rx(const struct fx_pkt *p)
@@ -628,7 +628,7 @@ const uint8_t *fx_wire_bth(unsigned int i)
 
 	ck_assert_uint_lt(i, fx.nwire);
 	ck_assert_mem_eq(&p->flow, &to_peer, sizeof(to_peer));
-	ck_assert_int_eq(rocemu_icrc_check_v4(&p->flow, p->data, p->len), 0);
+	ck_assert_int_eq(rocemu_icrc_check_v4(&p->flow, p->data, p->len, NULL), 0);
 	ck_assert_int_ge(rocemu_pkt_payload_len(p->data, p->len), 0);
 	ck_assert_uint_eq(rocemu_bth_destqp(p->data), FX_PEER_QPN);
 	return p->data;
