@@ -17,6 +17,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "emulator/cm/cm.h"
+#include "emulator/cm/cm_msg.h"
 #include "emulator/emu.h"
 #include "emulator/transport.h"
 #include "net/roce_opcode.h"
@@ -246,39 +247,11 @@ static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
 	cm_set_state(id, CM_IDLE);
 }
 
-/* Enhanced Connection Establishment (IBTA 12.6.2, ECE): vendor and options, carried as the kernel's CM carries them. */
-static void req_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
-{
-	rocemu_put_be24(&mad[CM_REQ_VENDOR_ID], ece->vendor_id & 0xffffff);
-	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
-}
-
-static void rep_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
-{
-	mad[CM_REP_VENDOR_ID_H] = (uint8_t)(ece->vendor_id >> 16);
-	mad[CM_REP_VENDOR_ID_M] = (uint8_t)(ece->vendor_id >> 8);
-	mad[CM_REP_VENDOR_ID_L] = (uint8_t)ece->vendor_id;
-	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
-}
-
-static struct ucma_abi_ece req_ece(const uint8_t *mad)
-{
-	return (struct ucma_abi_ece){ .vendor_id = rocemu_get_be24(&mad[CM_REQ_VENDOR_ID]),
-				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
-}
-
-static struct ucma_abi_ece rep_ece(const uint8_t *mad)
-{
-	return (struct ucma_abi_ece){ .vendor_id = (uint32_t)mad[CM_REP_VENDOR_ID_H] << 16 |
-						   (uint32_t)mad[CM_REP_VENDOR_ID_M] << 8 |
-						   mad[CM_REP_VENDOR_ID_L],
-				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
-}
-
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	       const struct ucma_abi_ece *ece)
 {
 	uint8_t *mad = id->mad, *cma = &mad[CM_REQ_PRIVATE_DATA];
+	struct cm_req req;
 
 	if (id->qp_type == IBV_QPT_UD)
 		return sidr_connect(id, param);
@@ -294,29 +267,37 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	id->flow_control = param->flow_control;
 	id->mtu = (uint8_t)id->dev->active_mtu;
 
+	req = (struct cm_req){
+		.local_comm_id = id->local_comm_id,
+		.ece_vendor_id = ece->vendor_id,
+		.ece_options = ece->attr_mod,
+		.service_id = cma_service_id(id->ps, ntohs(id->dst.sin_port)),
+		.local_qpn = id->local_qpn,
+		.responder_resources = id->responder_resources,
+		.initiator_depth = id->initiator_depth,
+		.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
+		.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
+		.transport = CM_TRANSPORT_RC,
+		.flow_control = id->flow_control,
+		.starting_psn = id->sq_psn,
+		.retry_count = id->retry_count,
+		.rnr_retry_count = id->rnr_retry_count,
+		.pkey = CM_PKEY_DEFAULT,
+		.mtu = id->mtu,
+		.max_cm_retries = CMA_MAX_CM_RETRIES,
+		.srq = id->srq,
+		/* Routed RoCE paths carry the permissive LID (the kernel's cm_format_req). */
+		.local_lid = CM_LID_PERMISSIVE,
+		.remote_lid = CM_LID_PERMISSIVE,
+		.traffic_class = id->tos,
+		.hop_limit = 64,
+		.local_ack_timeout = CM_LOCAL_ACK_TIMEOUT,
+	};
+	memcpy(req.local_ca_guid, &id->dev->node_guid, sizeof(req.local_ca_guid));
+	gid_put(req.local_gid, id->src.sin_addr.s_addr);
+	gid_put(req.remote_gid, id->dst.sin_addr.s_addr);
 	cm_mad_init(mad, CM_ATTR_REQ, id->local_comm_id);
-	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
-	req_ece_put(mad, ece);
-	rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], cma_service_id(id->ps, ntohs(id->dst.sin_port)));
-	memcpy(&mad[CM_REQ_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
-	rocemu_put_be24(&mad[CM_REQ_LOCAL_QPN], id->local_qpn);
-	mad[CM_REQ_RESPONDER_RESOURCES] = id->responder_resources;
-	mad[CM_REQ_INITIATOR_DEPTH] = id->initiator_depth;
-	/* transport service type RC is 0 */
-	mad[CM_REQ_TIMEOUT_TYPE_FC] = (uint8_t)(CMA_CM_RESPONSE_TIMEOUT << 3 | id->flow_control);
-	rocemu_put_be24(&mad[CM_REQ_STARTING_PSN], id->sq_psn);
-	mad[CM_REQ_TIMEOUT_RETRY] = (uint8_t)(CMA_CM_RESPONSE_TIMEOUT << 3 | id->retry_count);
-	rocemu_put_be16(&mad[CM_REQ_PKEY], CM_PKEY_DEFAULT);
-	mad[CM_REQ_MTU_RNR] = (uint8_t)(id->mtu << 4 | id->rnr_retry_count);
-	mad[CM_REQ_RETRIES_SRQ] = (uint8_t)(CMA_MAX_CM_RETRIES << 4 | (id->srq ? 1 << 3 : 0));
-	/* Routed RoCE paths carry the permissive LID (the kernel's cm_format_req). */
-	rocemu_put_be16(&mad[CM_REQ_PRIMARY_SLID], CM_LID_PERMISSIVE);
-	rocemu_put_be16(&mad[CM_REQ_PRIMARY_DLID], CM_LID_PERMISSIVE);
-	gid_put(&mad[CM_REQ_PRIMARY_SGID], id->src.sin_addr.s_addr);
-	gid_put(&mad[CM_REQ_PRIMARY_DGID], id->dst.sin_addr.s_addr);
-	mad[CM_REQ_PRIMARY_TCLASS] = id->tos;
-	mad[CM_REQ_PRIMARY_HOP_LIMIT] = 64;
-	mad[CM_REQ_PRIMARY_ACK_TIMEOUT] = CM_LOCAL_ACK_TIMEOUT << 3;
+	cm_req_put(mad, &req);
 	cma_hdr_put(cma, id);
 	memcpy(&cma[CMA_HDR_BYTES], param->private_data, param->private_data_len);
 
@@ -330,6 +311,7 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	      const struct ucma_abi_ece *ece)
 {
 	uint8_t rtu[CM_MAD_BYTES], *mad = id->mad;
+	struct cm_rep rep;
 
 	if (id->qp_type == IBV_QPT_UD) {
 		if (!param || id->cm != CM_REQ_RCVD ||
@@ -353,16 +335,22 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
 	id->responder_resources = param->responder_resources;
 	id->initiator_depth = param->initiator_depth;
-	mad_start(id, CM_ATTR_REP, mad);
-	rocemu_put_be24(&mad[CM_REP_LOCAL_QPN], id->local_qpn);
-	rep_ece_put(mad, ece);
-	rocemu_put_be24(&mad[CM_REP_STARTING_PSN], id->sq_psn);
-	mad[CM_REP_RESPONDER_RESOURCES] = id->responder_resources;
-	mad[CM_REP_INITIATOR_DEPTH] = id->initiator_depth;
-	mad[CM_REP_ACK_DELAY_FO_FC] = (uint8_t)(CM_TARGET_ACK_DELAY << 3 | param->flow_control);
-	mad[CM_REP_RNR_SRQ] = (uint8_t)(min_u8(param->rnr_retry_count, CM_RETRY_MAX) << 5 |
-					(param->srq ? 1 << 4 : 0));
-	memcpy(&mad[CM_REP_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
+	rep = (struct cm_rep){
+		.local_comm_id = id->local_comm_id,
+		.remote_comm_id = id->remote_comm_id,
+		.ece_vendor_id = ece->vendor_id,
+		.ece_options = ece->attr_mod,
+		.qpn = id->local_qpn,
+		.starting_psn = id->sq_psn,
+		.responder_resources = id->responder_resources,
+		.initiator_depth = id->initiator_depth,
+		.target_ack_delay = CM_TARGET_ACK_DELAY,
+		.flow_control = param->flow_control,
+		.rnr_retry_count = min_u8(param->rnr_retry_count, CM_RETRY_MAX),
+		.srq = param->srq,
+	};
+	memcpy(rep.local_ca_guid, &id->dev->node_guid, sizeof(rep.local_ca_guid));
+	cm_rep_put(mad_start(id, CM_ATTR_REP, mad), &rep, false);
 	memcpy(&mad[CM_REP_PRIVATE_DATA], param->private_data, param->private_data_len);
 	id->listener = NULL;
 	cm_set_state(id, CM_REP_SENT);
@@ -672,47 +660,48 @@ static bool rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 
 static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
 {
-	uint64_t sid = rocemu_get_be64(&mad[CM_REQ_SERVICE_ID]);
 	const uint8_t *cma = &mad[CM_REQ_PRIVATE_DATA];
-	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
-	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, comm);
+	struct rocemu_cm_id *listener, *id;
 	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
-	uint8_t mtu = mad[CM_REQ_MTU_RNR] >> 4;
+	struct cm_req req;
 
+	cm_req_get(mad, &req);
+	id = req_seen(dev, saddr, req.local_comm_id);
 	if (id) {		/* our REP was lost: send it again; a REQ still unanswered waits */
 		if (id->cm != CM_REP_SENT)
 			return false;
 		mad_send(dev, saddr, id->mad);
 		return true;
 	}
-	/* transport service type (bits 2:1) 0: RC */
-	listener = mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6 ? NULL :
-		   listener_of(dev, sid, cma, IBV_QPT_RC);
+	listener = req.transport != CM_TRANSPORT_RC ? NULL :
+		   listener_of(dev, req.service_id, cma, IBV_QPT_RC);
 	if (!listener) {
 		if (!refuse_unlistened(dev, saddr))
 			return false;
 		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
 		return true;
 	}
-	if (!(id = request_id_new(listener, dev, saddr, comm, mad, cma))) {
+	if (!(id = request_id_new(listener, dev, saddr, req.local_comm_id, mad, cma))) {
 		reject_req(dev, saddr, mad, CM_REJ_CONSUMER_DEFINED);
 		return true;
 	}
-	id->remote_qpn = rocemu_get_be24(&mad[CM_REQ_LOCAL_QPN]);
-	id->rq_psn = rocemu_get_be24(&mad[CM_REQ_STARTING_PSN]);
+	id->remote_qpn = req.local_qpn;
+	id->rq_psn = req.starting_psn;
 	id->sq_psn = random_psn();
 	/* What the peer's side offers is what this side may use, crosswise. */
-	id->initiator_depth = mad[CM_REQ_RESPONDER_RESOURCES];
-	id->responder_resources = mad[CM_REQ_INITIATOR_DEPTH];
-	id->retry_count = mad[CM_REQ_TIMEOUT_RETRY] & 7;
-	id->rnr_retry_count = mad[CM_REQ_MTU_RNR] & 7;
-	id->srq = mad[CM_REQ_RETRIES_SRQ] >> 3 & 1;
-	id->flow_control = mad[CM_REQ_TIMEOUT_TYPE_FC] & 1;
-	id->mtu = mtu >= IBV_MTU_256 && mtu < dev->active_mtu ? mtu : (uint8_t)dev->active_mtu;
+	id->initiator_depth = req.responder_resources;
+	id->responder_resources = req.initiator_depth;
+	id->retry_count = req.retry_count;
+	id->rnr_retry_count = req.rnr_retry_count;
+	id->srq = req.srq;
+	id->flow_control = req.flow_control;
+	id->mtu = req.mtu >= IBV_MTU_256 && req.mtu < dev->active_mtu ? req.mtu :
+									(uint8_t)dev->active_mtu;
 	cm_set_state(id, CM_REQ_RCVD);
 	ev = cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
-	ev->ece = req_ece(mad);
+	ev->ece.vendor_id = req.ece_vendor_id;
+	ev->ece.attr_mod = req.ece_options;
 	c = &ev->param.conn;
 	conn_private(c, &cma[CMA_HDR_BYTES], CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
 	c->responder_resources = id->responder_resources;
@@ -730,6 +719,7 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
 	uint8_t rtu[CM_MAD_BYTES];
+	struct cm_rep rep;
 
 	if (id->cm == CM_ESTABLISHED && from_peer(id, mad)) {	/* our RTU was lost */
 		mad_send(id->dev, id->dst.sin_addr.s_addr, mad_start(id, CM_ATTR_RTU, rtu));
@@ -737,23 +727,25 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	}
 	if (id->cm != CM_REQ_SENT)
 		return false;
+	cm_rep_get(mad, &rep, false);
 	timer_stop(id);
-	id->remote_comm_id = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
-	id->remote_qpn = rocemu_get_be24(&mad[CM_REP_LOCAL_QPN]);
-	id->rq_psn = rocemu_get_be24(&mad[CM_REP_STARTING_PSN]);
-	id->initiator_depth = min_u8(id->initiator_depth, mad[CM_REP_RESPONDER_RESOURCES]);
-	id->responder_resources = min_u8(id->responder_resources, mad[CM_REP_INITIATOR_DEPTH]);
-	id->rnr_retry_count = mad[CM_REP_RNR_SRQ] >> 5;
+	id->remote_comm_id = rep.local_comm_id;
+	id->remote_qpn = rep.qpn;
+	id->rq_psn = rep.starting_psn;
+	id->initiator_depth = min_u8(id->initiator_depth, rep.responder_resources);
+	id->responder_resources = min_u8(id->responder_resources, rep.initiator_depth);
+	id->rnr_retry_count = rep.rnr_retry_count;
 	cm_set_state(id, CM_REP_RCVD);
 	ev = cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
-	ev->ece = rep_ece(mad);
+	ev->ece.vendor_id = rep.ece_vendor_id;
+	ev->ece.attr_mod = rep.ece_options;
 	c = &ev->param.conn;
 	conn_private(c, &mad[CM_REP_PRIVATE_DATA], CM_REP_PRIVATE_BYTES);
-	c->responder_resources = mad[CM_REP_INITIATOR_DEPTH];
-	c->initiator_depth = mad[CM_REP_RESPONDER_RESOURCES];
-	c->flow_control = mad[CM_REP_ACK_DELAY_FO_FC] & 1;
+	c->responder_resources = rep.initiator_depth;
+	c->initiator_depth = rep.responder_resources;
+	c->flow_control = rep.flow_control;
 	c->rnr_retry_count = id->rnr_retry_count;
-	c->srq = mad[CM_REP_RNR_SRQ] >> 4 & 1;
+	c->srq = rep.srq;
 	c->qp_num = id->remote_qpn;
 	return true;
 }
