@@ -103,7 +103,14 @@ struct rocemu_cm_id {
 	uint8_t tos;
 	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the path's */
 	/* what the handshake agreed */
-	uint32_t remote_comm_id, local_qpn, remote_qpn, sq_psn, rq_psn;
+	uint32_t remote_comm_id, local_qpn, remote_qpn;
+	/*
+	 * The PSN this side's receive queue starts at: random, drawn when the
+	 * id is made (the kernel's seq_num), and the Starting PSN of the REQ or
+	 * REP this side sends. The peer's Starting PSN is where this side's
+	 * sends start: sq_psn.
+	 */
+	uint32_t rq_psn, sq_psn;
 	uint64_t remote_tid;		/* the peer's REQ, SIDR REQ, then DREQ transaction, echoed in answers */
 	uint8_t responder_resources, initiator_depth, retry_count, rnr_retry_count;
 	bool srq, flow_control;
@@ -162,6 +169,8 @@ void cm_proto_config(void);
 const char *cm_state_name(enum cm_state s);
 /* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
 uint32_t cm_comm_id_next(void);
+/* A random 24-bit PSN, as the kernel's __rdma_create_id draws an id's seq_num. */
+uint32_t cm_random_psn(void);
 /* rdma_connect: send the REQ, with the ECE of rdma_set_local_ece. 0 or -errno. */
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	       const struct ucma_abi_ece *ece);

@@ -78,7 +78,7 @@ static bool refuse_unlistened(struct rocemu_device *dev, uint32_t saddr)
 	return cm_refuse_unlistened;
 }
 
-static uint32_t random_psn(void)
+uint32_t cm_random_psn(void)
 {
 	uint32_t v;
 
@@ -258,7 +258,6 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	if (param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
 		return -EINVAL;
 	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
-	id->sq_psn = random_psn();
 	id->responder_resources = param->responder_resources;
 	id->initiator_depth = param->initiator_depth;
 	id->retry_count = min_u8(param->retry_count, CM_RETRY_MAX);
@@ -279,7 +278,8 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 		.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
 		.transport = CM_TRANSPORT_RC,
 		.flow_control = id->flow_control,
-		.starting_psn = id->sq_psn,
+		/* Where this side's receive queue starts: ib_send_cm_req's rq_psn. */
+		.starting_psn = id->rq_psn,
 		.retry_count = id->retry_count,
 		.rnr_retry_count = id->rnr_retry_count,
 		.pkey = CM_PKEY_DEFAULT,
@@ -341,7 +341,8 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 		.ece_vendor_id = ece->vendor_id,
 		.ece_options = ece->attr_mod,
 		.qpn = id->local_qpn,
-		.starting_psn = id->sq_psn,
+		/* Where this side's receive queue starts: ib_send_cm_rep's rq_psn. */
+		.starting_psn = id->rq_psn,
 		.responder_resources = id->responder_resources,
 		.initiator_depth = id->initiator_depth,
 		.target_ack_delay = CM_TARGET_ACK_DELAY,
@@ -687,8 +688,8 @@ static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad
 		return true;
 	}
 	id->remote_qpn = req.local_qpn;
-	id->rq_psn = req.starting_psn;
-	id->sq_psn = random_psn();
+	/* The peer's receive queue starts there: this side's sends do (cm_req_handler's sq_psn). */
+	id->sq_psn = req.starting_psn;
 	/* What the peer's side offers is what this side may use, crosswise. */
 	id->initiator_depth = req.responder_resources;
 	id->responder_resources = req.initiator_depth;
@@ -731,7 +732,7 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	timer_stop(id);
 	id->remote_comm_id = rep.local_comm_id;
 	id->remote_qpn = rep.qpn;
-	id->rq_psn = rep.starting_psn;
+	id->sq_psn = rep.starting_psn;	/* cm_rep_handler's sq_psn */
 	id->initiator_depth = min_u8(id->initiator_depth, rep.responder_resources);
 	id->responder_resources = min_u8(id->responder_resources, rep.initiator_depth);
 	id->rnr_retry_count = rep.rnr_retry_count;

@@ -111,6 +111,7 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 	}
 	id->emu = emu;
 	id->local_comm_id = cm_comm_id_next();
+	id->rq_psn = cm_random_psn();
 	id->file = file;
 	id->uid = uid;
 	id->ps = ps;
