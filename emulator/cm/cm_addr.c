@@ -24,7 +24,6 @@
 #define EPHEMERAL_LAST 60999
 #define ROCE_GID_INDEX 0	/* the GID ::ffff:<device address>, RoCE v2 */
 #define ROCE_HOP_LIMIT 64
-#define CMA_IBOE_PACKET_LIFETIME 16	/* the kernel's path packet life for RoCE */
 #define PATH_SELECTOR_EXACTLY 2
 
 struct rocemu_device *cm_device_of_addr(struct rocemu_emu *emu, uint32_t addr)
@@ -223,8 +222,7 @@ void cm_fill_ah(const struct rocemu_cm_id *id, struct ib_uverbs_ah_attr *ah)
 	ah->grh.traffic_class = id->tos;
 }
 
-int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
-		    struct ib_uverbs_qp_attr *a)
+int cm_init_qp_attr(struct rocemu_cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_attr *a)
 {
 	a->qp_state = qp_state;
 	a->port_num = ROCEMU_PORT_NUM;
@@ -234,7 +232,10 @@ int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 	if (id->qp_type == IBV_QPT_UD || id->cm == CM_IDLE) {
 		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 		if (id->qp_type == IBV_QPT_UD) {
-			a->qkey = RDMA_UDP_QKEY;
+			/* cma_set_default_qkey: the UDP port space's, kept for the SIDR REP to match. */
+			if (!id->qkey)
+				id->qkey = RDMA_UDP_QKEY;
+			a->qkey = id->qkey;
 			a->qp_attr_mask |= IBV_QP_QKEY;
 		} else {
 			a->qp_access_flags = 0;
@@ -265,7 +266,7 @@ int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 		a->sq_psn = id->sq_psn;
-		a->timeout = id->ack_timeout ? id->ack_timeout : CMA_IBOE_PACKET_LIFETIME + 1;
+		a->timeout = id->ack_timeout ? id->ack_timeout : id->timeout;
 		a->retry_cnt = id->retry_count;
 		a->rnr_retry = id->rnr_retry_count;
 		a->max_rd_atomic = id->initiator_depth;
@@ -290,4 +291,19 @@ struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_devi
 			wildcard = id;
 	}
 	return wildcard;
+}
+
+bool cm_port_listened(struct rocemu_emu *emu, struct rocemu_device *dev, uint16_t ps,
+		      uint16_t port)
+{
+	struct rocemu_list *n;
+
+	for (n = emu->cm_ids_all.next; n != &emu->cm_ids_all; n = n->next) {
+		struct rocemu_cm_id *id = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
+
+		if (id->state == CMA_LISTEN && id->ps == ps && id->src.sin_port == htons(port) &&
+		    (!id->dev || id->dev == dev))
+			return true;
+	}
+	return false;
 }
