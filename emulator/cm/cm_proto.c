@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The connection handshake of RC ids on the wire (IBTA 12.9, the kernel's
- * cm.c with cma.c's events): the active side sends a REQ with the RDMA CM
- * IP service ID and the CMA header, the passive side answers REP or REJ,
- * the active side RTU; DREQ and DREP end it, then timewait. A MAD that
- * waits for an answer (REQ, REP, DREQ) is resent each timeout until the
- * retries run out, which ends in UNREACHABLE (or DISCONNECTED) with
- * -ETIMEDOUT, never a hang. Every MAD received is checked against the id
- * and the state it names before it changes anything; others are dropped.
+ * The connection handshake of RC, UC and XRC ids on the wire (IBTA 12.9,
+ * the kernel's cm.c with cma.c's events), and SIDR for UD ids: the active
+ * side sends a REQ with the RDMA CM IP service ID and the CMA header, the
+ * passive side answers REP or REJ, the active side RTU; DREQ and DREP end
+ * it, then timewait. A MAD that waits for an answer (REQ, REP, DREQ) is
+ * resent each timeout until the retries run out, which ends in
+ * UNREACHABLE (or DISCONNECTED) with -ETIMEDOUT, never a hang. Every MAD
+ * received is checked against the id and the state it names before it
+ * changes anything; others are dropped.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -280,7 +281,10 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 
 	if (id->qp_type == IBV_QPT_UD)
 		return sidr_connect(id, param);
-	if (param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
+	/* RC, UC and XRC initiators connect (cm_validate_req_param). */
+	if ((id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_UC &&
+	     id->qp_type != IBV_QPT_XRC_SEND) ||
+	    param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
 		return -EINVAL;
 	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
 	id->responder_resources = param->responder_resources;
@@ -306,7 +310,8 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 		.initiator_depth = id->initiator_depth,
 		.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
 		.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
-		.transport = CM_TRANSPORT_RC,
+		.transport = id->qp_type == IBV_QPT_UC ? CM_TRANSPORT_UC :
+			     id->qp_type == IBV_QPT_XRC_SEND ? CM_TRANSPORT_XRC : CM_TRANSPORT_RC,
 		.flow_control = id->flow_control,
 		/* Where this side's receive queue starts: ib_send_cm_req's rq_psn. */
 		.starting_psn = id->rq_psn,
@@ -382,7 +387,7 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 		.srq = param->srq,
 	};
 	memcpy(rep.local_ca_guid, &id->dev->node_guid, sizeof(rep.local_ca_guid));
-	cm_rep_put(mad_start(id, CM_ATTR_REP, mad), &rep, false);
+	cm_rep_put(mad_start(id, CM_ATTR_REP, mad), &rep, id->qp_type == IBV_QPT_XRC_RECV);
 	memcpy(&mad[CM_REP_PRIVATE_DATA], param->private_data, param->private_data_len);
 	id->listener = NULL;
 	cm_set_state(id, CM_REP_SENT);
@@ -493,6 +498,9 @@ void cm_abandon(struct rocemu_cm_id *id)
 		send_rej(id, CM_REJ_CONSUMER_DEFINED, NULL, 0);
 		break;
 	case CM_ESTABLISHED:
+		/* An XRC target QP lives on in its domain: its id goes without a DREQ (cm_destroy_id). */
+		if (id->qp_type == IBV_QPT_XRC_RECV)
+			break;
 		mad_start(id, CM_ATTR_DREQ, id->mad);
 		rocemu_put_be24(&id->mad[CM_DREQ_REMOTE_QPN], id->remote_qpn);
 		mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
@@ -702,7 +710,16 @@ static bool rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 /* The QP type a REQ's transport is for at the receiver (cm_req_get_qp_type), 0 for none. */
 static uint8_t req_qp_type(enum cm_transport t)
 {
-	return t == CM_TRANSPORT_RC ? IBV_QPT_RC : 0;
+	switch (t) {
+	case CM_TRANSPORT_RC:
+		return IBV_QPT_RC;
+	case CM_TRANSPORT_UC:
+		return IBV_QPT_UC;
+	case CM_TRANSPORT_XRC:
+		return IBV_QPT_XRC_RECV;	/* an initiator's REQ is for a target */
+	default:
+		return 0;
+	}
 }
 
 static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
@@ -785,7 +802,7 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	}
 	if (id->cm != CM_REQ_SENT)
 		return false;
-	cm_rep_get(mad, &rep, false);
+	cm_rep_get(mad, &rep, id->qp_type == IBV_QPT_XRC_SEND);
 	timer_stop(id);
 	id->remote_comm_id = rep.local_comm_id;
 	id->remote_qpn = rep.qpn;
