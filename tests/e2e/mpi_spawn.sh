@@ -72,10 +72,16 @@ off_device() {
 	done
 }
 
+# note_qpns: append "QPN PID" for every QP the daemon has now to $QPNS.
+note_qpns() {
+	run_with_timeout 5 "$ROCEMU" status |
+		awk '$1 == "client" && $2 == "pid" { pid = $3 } $1 == "qp" { print $2, pid }' >>"$QPNS"
+}
+
 # spawn_attempt WHAT CMD...: CMD in the background, output in $OUT, until
 # it exits (0, its status in SPAWN_RC) or stalls (1, still running as
 # SPAWN_PID): no output for STALL_SECS once it printed, or none at all for
-# START_SECS.
+# START_SECS. The QPs it has are noted every half second.
 spawn_attempt() {
 	local what=$1 size last=0 still=0 limit=$((START_SECS * 2))
 
@@ -86,6 +92,7 @@ spawn_attempt() {
 	BACKGROUND_PIDS+=("$SPAWN_PID")
 	while kill -0 "$SPAWN_PID" 2>/dev/null; do
 		sleep 0.5
+		note_qpns
 		size=$(stat -c %s "$OUT")
 		if [ "$size" != "$last" ]; then
 			last=$size
@@ -107,11 +114,12 @@ spawn_attempt() {
 
 # spawn_run TLS LANE: mpi_spawn over UCX_TLS=TLS (UCX's default when
 # empty) on rocemu0; every process chose pml ucx, every round's data was
-# checked on every side, no UCX or sanitizer error, and UCX carries tags
-# over LANE on rocemu0. With CHECK_BYTES, rocemu0 received at least the
-# exchanges' bytes.
+# checked on every side, no UCX or sanitizer error, UCX carries tags over
+# LANE on rocemu0, and no QP number seen was held by two processes (the
+# parent's UCX would take the second for the first). With CHECK_BYTES,
+# rocemu0 received at least the exchanges' bytes.
 spawn_run() {
-	local tls=$1 lane=$2 what attempt stuck before after tls_opt=() start pid
+	local tls=$1 lane=$2 what attempt stuck before after tls_opt=() start pid reused
 	local per_round=$(((CHILDREN + 1) * CHILDREN * BLOCK))
 
 	what="mpi_spawn ($ROUNDS rounds of $CHILDREN children) over UCX's default transports"
@@ -121,6 +129,8 @@ spawn_run() {
 	fi
 	before=$(rcv_bytes rocemu0)
 	start=$SECONDS
+	QPNS=$WORK_DIR/qpns
+	: >"$QPNS"
 	for attempt in $(seq "$ATTEMPTS"); do
 		if spawn_attempt "$what" "$ROCEMU" run -- bash -c "$MPIRUN_PRELOAD" \
 			"${MPIRUN[@]}" "${tls_opt[@]}" -x UCX_NET_DEVICES=rocemu0:1 \
@@ -157,6 +167,9 @@ spawn_run() {
 	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$ROCEMU_RUNTIME_DIR/rocemud.log" ||
 		fail "$what: the daemon reports a sanitizer error"
 	expect "ep_cfg\[[0-9]+\]: tag\(.*$lane/rocemu0:1" "$what: tags over $lane/rocemu0:1"
+	reused=$(sort -u "$QPNS" | awk '{ print $1 }' | uniq -d | tr '\n' ' ')
+	[ -z "$reused" ] || fail "$what: QP numbers held by one process and then another: $reused"
+	ok "$what: $(awk '{ print $1 }' "$QPNS" | sort -u | wc -l) QP numbers seen, none held by two processes"
 	if [ -n "${CHECK_BYTES:-}" ]; then
 		[ "$((after - before))" -ge "$((ROUNDS * per_round))" ] ||
 			fail "$what: rocemu0 received $((after - before)) bytes, less than $((ROUNDS * per_round))"
