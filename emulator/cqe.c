@@ -109,7 +109,7 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 
 	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
-	cqe->srqn_uidx = htobe32(info->xrc_srqn);	/* ring.h: also an error CQE's srqn */
+	cqe->srqn_uidx = htobe32(info->srqn);	/* ring.h: also an error CQE's srqn */
 	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR) {
 		err->syndrome = info->syndrome;
 		err->s_wqe_opcode_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);

@@ -24,7 +24,7 @@ struct rocemu_cqe_info {
 	uint32_t byte_cnt;
 	__be32 imm;			/* responder: as on the wire */
 	uint32_t src_qp;
-	uint32_t xrc_srqn;		/* receive from an XRC SRQ: its number, else 0 */
+	uint32_t srqn;			/* receive from an SRQ: its number, else 0 */
 	uint8_t l3_hdr_type;		/* UD receive: MLX5_CQE_L3_HDR_TYPE_* of its GRH (and its SL) */
 	bool solicited;
 	const uint8_t *scatter;		/* data carried in the CQE (cqe_scatter.h), or NULL */

@@ -273,6 +273,11 @@ struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp)
 	return qp->srq && qp->srq->cq ? qp->srq->cq : qp->recv_cq;
 }
 
+uint32_t rocemu_qp_recv_srqn(const struct rocemu_qp *qp)
+{
+	return qp->srq ? qp->srq->srqn : 0;
+}
+
 int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *req,
 		    struct rocemu_query_qp_resp *resp)
 {

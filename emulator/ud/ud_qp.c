@@ -68,6 +68,7 @@ void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrom
 		.syndrome = syndrome,
 		.qpn = qp->qpn,
 		.wqe_counter = (uint16_t)counter,
+		.srqn = rocemu_qp_recv_srqn(qp),
 	};
 
 	rocemu_cqe_write(rocemu_qp_recv_cq(qp), &info);

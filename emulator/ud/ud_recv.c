@@ -98,6 +98,7 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		.wqe_counter = (uint16_t)w.counter,
 		.byte_cnt = GRH_BYTES + pkt->paylen,
 		.src_qp = rocemu_deth_src_qp(deth),
+		.srqn = rocemu_qp_recv_srqn(qp),
 		.l3_hdr_type = MLX5_CQE_L3_HDR_TYPE_IPV4,
 		.solicited = rocemu_bth_se(pkt->bth),
 	};

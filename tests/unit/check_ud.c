@@ -144,6 +144,7 @@ START_TEST(test_recv)
 			  (uint32_t)MLX5_CQE_L3_HDR_TYPE_IPV4 << 28 |
 			  (0x8u | MLX5_CQE_L3_HDR_TYPE_IPV4) << 24 | FX_PEER_QPN);
 	ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), IMM);
+	ck_assert_uint_eq(be32toh(cqe.srqn_uidx), 0);	/* from the RQ: no SRQ named */
 	for (unsigned int i = 0; i < 20; i++)
 		ck_assert_uint_eq(fx.buf[i], 0);
 	memcpy(&ip, fx.buf + 20, sizeof(ip));
@@ -252,6 +253,8 @@ START_TEST(test_srq_recv)
 		ck_assert_uint_eq(be32toh(cqe.byte_cnt), GRH_BYTES + MSG);
 		ck_assert_uint_eq(be32toh(cqe.flags_rqpn) & 0xffffff, FX_PEER_QPN);
 		ck_assert_uint_eq(be32toh(cqe.sop_drop_qpn) & 0xffffff, fx.qp.qpn);
+		/* The SRQ named, as a ConnectX names it for mlx5's poller (CQE version 0). */
+		ck_assert_uint_eq(be32toh(cqe.srqn_uidx) & 0xffffff, fx.srq.srqn);
 		ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), IMM);
 		ck_assert_uint_eq(fx.buf[i * 4096 + 20] >> 4, 4);	/* the GRH's IPv4 header */
 		ck_assert_mem_eq(fx.buf + i * 4096 + GRH_BYTES, payload, MSG);
@@ -287,7 +290,8 @@ START_TEST(test_srq_recv_too_long)
 	index = fx_srq_post(&sge, 1);
 	fx_srq_post(&sge, 1);
 	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY, &h, payload, MSG);
-	fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_ERR, index, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_ERR, index, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	ck_assert_uint_eq(be32toh(((struct mlx5_err_cqe *)&cqe)->srqn) & 0xffffff, fx.srq.srqn);
 	/* The other WQE is the SRQ's, not flushed with the QP. */
 	ck_assert(!fx_poll(&fx.rcq, &cqe));
 	fx_expect_qp_error(IBV_EVENT_QP_LAST_WQE_REACHED);
