@@ -82,6 +82,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_busy_rd_atomics", k->rx_busy_rd_atomics },
 		{ "rx_qkey_violations", k->rx_qkey_violations },
 		{ "rx_ud_dropped", k->rx_ud_dropped },
+		{ "out_of_buffer", k->out_of_buffer },
 		{ "rx_uc_dropped", k->rx_uc_dropped },
 		{ "rx_cm_dropped", k->rx_cm_dropped },
 		{ "rx_dct_connect", k->rx_dct_connect },
