@@ -252,11 +252,12 @@ rcv_bytes() {
 }
 
 # start_daemon: run tools/rocemud for the current runtime dir in the
-# background and wait (bounded) until it answers. Sets DAEMON_PID.
+# background (for at most DAEMON_LIMIT seconds, default 300) and wait
+# (bounded) until it answers. Sets DAEMON_PID.
 start_daemon() {
 	echo "+ rocemud & (ROCEMU_NET=$ROCEMU_NET ROCEMU_DEVICES=${ROCEMU_DEVICES:-})" >>"$COMMANDS_LOG"
 	# timeout itself, not a subshell running it: cleanup's kill reaches the daemon.
-	timeout -k 5 300 "${DAEMON_WRAP[@]}" "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
+	timeout -k 5 "${DAEMON_LIMIT:-300}" "${DAEMON_WRAP[@]}" "$ROCEMUD" >>"$ROCEMU_RUNTIME_DIR/rocemud.log" 2>&1 &
 	DAEMON_PID=$!
 	BACKGROUND_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 100); do
