@@ -633,15 +633,23 @@ $(value "$r" port_rcv_packets), $rocemu_dropped dropped more")
 	done
 }
 
-# compare_captures: the hook where the kernel's capture of the tap
-# (TAP_PCAP: every frame as it crossed the tap, both ways, whole, the
-# command channel's TCP and ARP too) and rocemu's own (ROCEMU_PCAP_FILE:
-# what rocemu0 sent, captured before fault injection, and what it received,
-# whose IP and UDP headers it cannot see and writes itself) are to be
-# compared frame by frame. Called once per backend, after the guest and the
-# daemon stopped; nothing yet.
+# compare_captures: the RoCEv2 frames of the kernel's capture of the tap
+# (TAP_PCAP: every frame as it crossed the tap, both ways, whole) are each a
+# valid RoCEv2 packet whose ICRC holds over the IPv4 header it carried:
+# rocemu's, with the IDs the kernel gave its GSO segments, and rxe's, with
+# its own IDs and UDP checksum 0. rocemu's own capture (ROCEMU_PCAP_FILE)
+# is compared byte for byte with a kernel capture in wire_capture.sh; here
+# the MACs differ and the fault cases drop packets it captured.
 compare_captures() {
-	: "$TAP_PCAP" "$ROCEMU_PCAP_FILE"
+	local roce=$WORK_DIR/tap-roce-$BACKEND.pcap
+
+	[ -s "$TAP_PCAP" ] || fail "no capture of the tap in $TAP_PCAP"
+	capture 60 tcpdump -r "$TAP_PCAP" -w "$roce" "udp dst port 4791" ||
+		fail "tcpdump cannot read $TAP_PCAP"
+	capture 60 "$top_builddir/tests/e2e/pcap_check" "$roce" ||
+		fail "a RoCEv2 frame on the tap is not valid (see pcap_check's line above)"
+	ok "every RoCEv2 frame on the tap, rocemu's and rxe's, has a valid ICRC: $(tail -n 1 "$OUT" | cut -d';' -f1)"
+	: "$ROCEMU_PCAP_FILE"
 }
 
 # save_artifacts: the captures, console, table and log of this backend into ARTIFACTS/BACKEND.
