@@ -22,6 +22,13 @@ struct rocemu_cq {
 	uint32_t users;			/* QPs completing to it */
 	uint32_t pi;			/* producer index (free-running), cqe.c */
 	uint8_t fired_sn;		/* arm sequence number of the last event */
+	/*
+	 * As a ConnectX's CQ context (last_notified_index, last_solicit_index):
+	 * pi when the last event was raised (the CQEs before it were reported
+	 * by one), and pi just past the newest solicited or error CQE; both
+	 * kept within ncqe of pi (cqe.c).
+	 */
+	uint32_t notified, solicited;
 	uint64_t overruns;
 	bool direct;			/* handed out by mlx5dv_init_obj (direct.c) */
 	uint64_t direct_seen;		/* its doorbell record as the scan last saw it */

@@ -26,10 +26,14 @@ static uint32_t cq_db_read(const struct rocemu_cq *cq, int word)
 	return be32toh(__atomic_load_n(&cq_dbrec(cq)[word], __ATOMIC_ACQUIRE));
 }
 
-/* Write the 8-byte user_cq into the channel, as uverbs does per event. */
+/*
+ * Write the 8-byte user_cq into the channel, as uverbs does per event; it
+ * reports every CQE written so far, unpolled ones included.
+ */
 static void cq_fire(struct rocemu_cq *cq, uint32_t arm)
 {
 	cq->fired_sn = (uint8_t)rocemu_cq_arm_sn(arm);
+	cq->notified = cq->pi;
 	if (!cq->channel)
 		return;
 	if (write(cq->channel->event_fd, &cq->user_cq, sizeof(cq->user_cq)) !=
@@ -70,12 +74,47 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 	return 0;
 }
 
+/*
+ * An arm that finds CQEs owes an event at once only for CQEs no event has
+ * reported yet, as a ConnectX decides it from its CQ context
+ * (last_notified_index, last_solicit_index): some at or past the arm's
+ * consumer index, written since the last event (for a solicited arm, one
+ * of them solicited or an error). The CQ that raised an event and is
+ * armed again before it is polled (ibv_get_cq_event(3)'s loop, librpma's
+ * rpma_cq_wait) raises none until its next CQE; NAPI-like pollers that
+ * arm after their last poll still hear of the CQEs that came in between.
+ */
+static bool cq_owes_event(const struct rocemu_cq *cq, uint32_t arm)
+{
+	uint32_t unpolled = (cq->pi - rocemu_cq_arm_ci(arm)) & ROCEMU_CQ_INDEX_MASK;
+	uint32_t unreported = cq->pi - cq->notified;
+	uint32_t fresh = unpolled < unreported ? unpolled : unreported;
+
+	if (rocemu_cq_arm_all(arm))
+		return fresh > 0;
+	return cq->pi - cq->solicited < fresh;
+}
+
 void rocemu_cqe_arm_check(struct rocemu_cq *cq)
 {
 	uint32_t arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
 
-	if (cq_armed(cq, arm) && rocemu_cq_arm_ci(arm) != (cq->pi & ROCEMU_CQ_INDEX_MASK))
+	if (cq_armed(cq, arm) && cq_owes_event(cq, arm))
 		cq_fire(cq, arm);
+}
+
+/*
+ * Further than ncqe back, the marks tell nothing an arm could use (no more
+ * CQEs are unpolled), and a free-running distance must never wrap.
+ */
+static void cq_marks_bound(struct rocemu_cq *cq)
+{
+	uint32_t ncqe = cq->layout.ncqe;
+
+	if (cq->pi - cq->notified > ncqe)
+		cq->notified = cq->pi - ncqe;
+	if (cq->pi - cq->solicited > ncqe)
+		cq->solicited = cq->pi - ncqe;
 }
 
 /*
@@ -109,7 +148,7 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 
 	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
-	cqe->srqn_uidx = htobe32(info->xrc_srqn);	/* ring.h: also an error CQE's srqn */
+	cqe->srqn_uidx = htobe32(info->srqn);	/* ring.h: also an error CQE's srqn */
 	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR) {
 		err->syndrome = info->syndrome;
 		err->s_wqe_opcode_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
@@ -155,6 +194,9 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe) | scatter,
 			 __ATOMIC_RELEASE);
 	cq->pi++;
+	if (info->solicited || error)
+		cq->solicited = cq->pi;
+	cq_marks_bound(cq);
 	/* Traced once written: an overrun's lost CQE is not one. */
 	if (rocemu_tracing(cq->owner->emu))
 		rocemu_trace_cqe(cq, info);

@@ -2,7 +2,8 @@
 /*
  * The CQE writer: requester, responder and error CQEs in mlx5 format
  * (owner bit last, with release), and completion events for armed CQs
- * into the completion channel's pipe.
+ * into the completion channel's pipe: one per arm, for a CQE no event
+ * reported before.
  */
 #ifndef ROCEMU_EMULATOR_CQE_H
 #define ROCEMU_EMULATOR_CQE_H
@@ -24,7 +25,7 @@ struct rocemu_cqe_info {
 	uint32_t byte_cnt;
 	__be32 imm;			/* responder: as on the wire */
 	uint32_t src_qp;
-	uint32_t xrc_srqn;		/* receive from an XRC SRQ: its number, else 0 */
+	uint32_t srqn;			/* receive from an SRQ: its number, else 0 */
 	uint8_t l3_hdr_type;		/* UD receive: MLX5_CQE_L3_HDR_TYPE_* of its GRH (and its SL) */
 	bool solicited;
 	const uint8_t *scatter;		/* data carried in the CQE (cqe_scatter.h), or NULL */
@@ -44,7 +45,11 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
  */
 int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec);
 
-/* The shim armed cq (or it may have): fire now if CQEs past the arm's index exist. */
+/*
+ * The shim armed cq (or it may have): fire now if CQEs at or past the
+ * arm's consumer index were written since the last event (for a solicited
+ * arm, a solicited or error one among them), as a ConnectX does.
+ */
 void rocemu_cqe_arm_check(struct rocemu_cq *cq);
 
 #endif /* ROCEMU_EMULATOR_CQE_H */

@@ -10,6 +10,7 @@
 
 #include "emulator/client.h"
 #include "emulator/ctrl_ops.h"
+#include "emulator/doorbell.h"
 #include "emulator/transport.h"
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
@@ -94,8 +95,12 @@ static void connection_ready(void *arg, int fd, uint32_t revents)
 	uint8_t buf[REQUEST_MAX];
 	ssize_t n;
 
-	/* A request sees the state no held placement or ACK waiting could tell apart. */
+	/*
+	 * A request sees the state no held placement or ACK waiting could tell
+	 * apart, and after the doorbells its client rang before sending it.
+	 */
 	rocemu_transport_settle();
+	rocemu_doorbell_before_request(c);
 	for (;;) {
 		n = rocemu_ctrl_recv(fd, buf, sizeof(buf), NULL, NULL);
 		if (n == -EAGAIN)

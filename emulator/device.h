@@ -56,7 +56,8 @@ struct rocemu_device_counters {
 	uint64_t rx_stale_atomics;	/* responder: duplicate atomics no longer in the replay cache */
 	uint64_t rx_busy_rd_atomics;	/* responder: READs, atomics with every resource owed */
 	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
-	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving, no receive posted */
+	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving */
+	uint64_t out_of_buffer;		/* UD: datagrams dropped: no receive WQE in the RQ or SRQ */
 	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
 	uint64_t rx_cm_dropped;		/* CM: MADs on QP1 malformed, stale or in the wrong state */
 	uint64_t rx_dct_connect;	/* DCT: connections of a DCI taken (mlx5's counter) */
@@ -83,6 +84,7 @@ struct rocemu_device {
 	uint64_t rx_datagrams;
 	uint64_t rx_dropped;		/* port down, malformed, bad ICRC, no such QP */
 	uint64_t rx_icrc_errors;
+	uint64_t rx_no_qp;		/* of rx_dropped: to a QPN no QP has (one destroyed, a stale peer) */
 	uint32_t num_pd, num_mr, num_cq, num_qp, num_srq;
 	uint64_t dm_used;		/* dm.c: bytes of ROCEMU_DM_MAX_SIZE allocated */
 	struct rocemu_device_counters counters;

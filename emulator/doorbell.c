@@ -92,6 +92,14 @@ static bool scan_client(struct rocemu_client *c)
 	return true;
 }
 
+void rocemu_doorbell_before_request(struct rocemu_client *c)
+{
+	if (!c->dev || !scan_client(c))
+		return;
+	rocemu_direct_work(c->emu);
+	c->emu->last_work_ns = rocemu_now_ns();
+}
+
 static bool scan_all(struct rocemu_emu *emu)
 {
 	struct rocemu_client *c;

@@ -19,6 +19,13 @@ void rocemu_doorbell_awake(struct rocemu_emu *emu);
 /* A client's kick eventfd fired (already drained). */
 void rocemu_doorbell_kick(struct rocemu_client *c);
 /*
+ * c is about to be served a control request: the doorbells it rang
+ * before sending it are seen first, as a NIC has seen a doorbell written
+ * before the command that follows it. A WQE posted, then its QP moved to
+ * ERR (rdma_disconnect right after a last SEND) goes out before the flush.
+ */
+void rocemu_doorbell_before_request(struct rocemu_client *c);
+/*
  * A QP entered ERR (+1) or left it or went (-1). Receives need the
  * daemon only to be flushed in ERR, so while no QP is there a receive
  * doorbell does not wake a sleeping daemon (context page recv_kick).

@@ -97,15 +97,19 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_idtable_init(&emu->mws, 1, ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
 	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
+	/* QP numbers go round their whole range before one comes back, as NICs
+	 * hand them out: a peer that still knows the number of a QP gone (UCX's
+	 * UD keeps a closed connection for minutes) does not meet a new QP under
+	 * it at once. */
+	rocemu_idtable_init_cyclic(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->srqs, 1, ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->xrcd_opens, 1, ROCEMU_MAX_XRCD_OPENS);
 	rocemu_list_init(&emu->xrcds);
 	rocemu_list_init(&emu->ufiles);
 	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->cm_ids, 1, ROCEMU_MAX_CM_IDS);
-	rocemu_idtable_init(&emu->reserved_qpns, ROCEMU_FIRST_RESERVED_QPN,
-			    ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
+	rocemu_idtable_init_cyclic(&emu->reserved_qpns, ROCEMU_FIRST_RESERVED_QPN,
+				   ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
 	rocemu_list_init(&emu->cm_ids_all);
 	rocemu_list_init(&emu->tracers);
 	cm_proto_config();

@@ -139,7 +139,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	recv_cq = rocemu_cq_lookup(c, req->recv_cqn);
 	if (req->srqn != ROCEMU_NO_HANDLE && !tgt && !ini) {
 		srq = rocemu_srq_lookup(c, req->srqn);
-		if (!srq)
+		/* uverbs create_qp: an XRC SRQ serves XRC targets only. */
+		if (!srq || srq->xrcd_open)
 			return -EINVAL;
 		/* Receives come from the SRQ: the QP's own receive caps are ignored (no RQ). */
 		want.max_recv_wr = 0;
@@ -270,6 +271,11 @@ const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp)
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp)
 {
 	return qp->srq && qp->srq->cq ? qp->srq->cq : qp->recv_cq;
+}
+
+uint32_t rocemu_qp_recv_srqn(const struct rocemu_qp *qp)
+{
+	return qp->srq ? qp->srq->srqn : 0;
 }
 
 int rocemu_qp_query(struct rocemu_client *c, const struct rocemu_query_qp_req *req,

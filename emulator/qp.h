@@ -86,6 +86,13 @@ int rocemu_qp_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req
 struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp);
 const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp);
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp);
+/*
+ * The srqn of qp's receive CQEs: its SRQ's number (an XRC target's, the
+ * one the request named), which a ConnectX writes into every CQE of a
+ * receive from an SRQ (CQE version 0: mlx5's poller finds the SRQ by it);
+ * 0 for a receive queue's.
+ */
+uint32_t rocemu_qp_recv_srqn(const struct rocemu_qp *qp);
 
 /* "RC", "UC", "UD"... for logs and status. */
 const char *rocemu_qp_type_name(enum ibv_qp_type type);

@@ -104,6 +104,7 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	}
 	qp = rocemu_idtable_get(&dev->emu->qps, rocemu_bth_destqp(d->data));
 	if (!qp || qp->owner->dev != dev) {
+		dev->rx_no_qp++;
 		rx_drop(dev, d, "no such QP");
 		return;
 	}

@@ -59,7 +59,8 @@ static uint64_t rq_complete(struct rocemu_rq *rq)
 
 /*
  * Where a CQE's receive came from: the XRC SRQ it names (its QP, an XRC
- * target, may be another process's: qp NULL), or the QP's SRQ or RQ.
+ * target, may be another process's: qp NULL), or the QP's SRQ (which the
+ * CQE names too) or RQ.
  */
 struct cqe_src {
 	struct rocemu_qp *qp;
@@ -190,7 +191,7 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 		qpn = rocemu_cqe_qpn(cqe);
 		srqn = op->flags & ROCEMU_CQE_OP_RQ ? rocemu_cqe_srqn(cqe) : 0;
 		src.xrc_srq = srqn ? cq_xrc_srq(cq, srqn) : NULL;
-		src.qp = srqn ? NULL : cqe_qp(cq, qpn, cache);
+		src.qp = src.xrc_srq ? NULL : cqe_qp(cq, qpn, cache);
 		if (__builtin_expect(src.qp || src.xrc_srq, 1))
 			break;
 		/* A CQE of a QP or XRC SRQ destroyed since (mlx5 cleans them from the CQ): dropped. */

@@ -72,9 +72,9 @@ static int qp_init_attr_check(struct ibv_context *context,
 }
 
 /* An XRC target has no queue and no CQ: nothing of it is in the poller's QP table. */
-static bool qp_has_cqs(const struct ibv_qp *ibqp)
+static bool qp_has_cqs(const struct rocemu_qp *qp)
 {
-	return ibqp->send_cq != NULL;
+	return qp->type != IBV_QPT_XRC_RECV;
 }
 
 /* The daemon's layout keeps to the ring contract and fits the memfd. */
@@ -193,10 +193,15 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		goto err_unmap;
 	ibqp->context = context;
 	ibqp->qp_context = attr->qp_context;
-	ibqp->pd = attr->pd;
-	ibqp->send_cq = attr->send_cq;
-	ibqp->recv_cq = attr->recv_cq;
-	ibqp->srq = attr->srq;
+	/*
+	 * What the caller gave, even where the type keeps none of it (an XRC
+	 * target's PD and CQs), as libibverbs' set_qp records them: librdmacm
+	 * takes an XRC target id's PD from its QP for the SRQ and MRs.
+	 */
+	ibqp->pd = want->pd;
+	ibqp->send_cq = want->send_cq;
+	ibqp->recv_cq = want->recv_cq;
+	ibqp->srq = want->srq;
 	ibqp->handle = qp->qpn;
 	ibqp->qp_num = qp->qpn;
 	ibqp->state = IBV_QPS_RESET;
@@ -205,7 +210,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 				     ((size_t)qp->layout.rq_wqe_cnt << qp->layout.rq_wqe_shift));
 	if (err)
 		goto err_queues;
-	err = qp_has_cqs(ibqp) ? rocemu_qp_table_insert(rctx, qp) : 0;
+	err = qp_has_cqs(qp) ? rocemu_qp_table_insert(rctx, qp) : 0;
 	if (err)
 		goto err_domain;
 	pthread_mutex_init(&ibqp->mutex, NULL);
@@ -306,11 +311,17 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 	return 0;
 }
 
-/* The QP's CQEs still unpolled go; SRQ WQEs they completed are free again. */
+/*
+ * The QP's CQEs still unpolled go; SRQ WQEs they completed are free again.
+ * An XRC target completes nothing of its own (its SRQ's CQEs name the SRQ),
+ * whatever CQs its creator named.
+ */
 static void qp_clean_cqs(struct rocemu_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->qpx.qp_base;
 
+	if (!qp_has_cqs(qp))
+		return;
 	if (ibqp->recv_cq)
 		rocemu_cq_clean(to_rcq(ibqp->recv_cq), qp->qpn,
 				ibqp->srq ? to_rsrq(ibqp->srq) : NULL);
@@ -370,7 +381,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	/* mlx5_destroy_qp: an SRQ must get back the WQEs of CQEs nobody will poll now. */
 	if (ibqp->srq)
 		qp_clean_cqs(qp);
-	if (qp_has_cqs(ibqp))
+	if (qp_has_cqs(qp))
 		rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
 	if (qp->map) {
 		rocemu_qp_queues_free(qp);

@@ -23,6 +23,9 @@
 #include "emulator/cm/cm_mad.h"
 #include "emulator/list.h"
 
+/* The path packet life the kernel's cma gives a RoCE route (4.096 us * 2^16). */
+#define CMA_IBOE_PACKET_LIFETIME 16
+
 struct rocemu_client;
 struct rocemu_device;
 struct rocemu_emu;
@@ -101,13 +104,25 @@ struct rocemu_cm_id {
 	bool passive;			/* made by a request: shares its listener's port */
 	bool reuseaddr;
 	uint8_t tos;
-	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the path's */
+	uint8_t ack_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT, 0: the handshake's */
 	/* what the handshake agreed */
-	uint32_t remote_comm_id, local_qpn, remote_qpn, sq_psn, rq_psn;
+	uint32_t remote_comm_id, local_qpn, remote_qpn;
+	/*
+	 * The PSN this side's receive queue starts at: random, drawn when the
+	 * id is made (the kernel's seq_num), and the Starting PSN of the REQ or
+	 * REP this side sends. The peer's Starting PSN is where this side's
+	 * sends start: sq_psn.
+	 */
+	uint32_t rq_psn, sq_psn;
 	uint64_t remote_tid;		/* the peer's REQ, SIDR REQ, then DREQ transaction, echoed in answers */
 	uint8_t responder_resources, initiator_depth, retry_count, rnr_retry_count;
 	bool srq, flow_control;
 	uint8_t mtu;			/* enum ibv_mtu */
+	uint8_t timeout;		/* the QP's local ACK timeout (the kernel's cm av.timeout); timewait lasts as long */
+	uint32_t qkey;			/* a UD id's Q_Key: 0 until its QP's INIT or a SIDR REP sets it */
+	/* how its REQ, REP or DREQ is resent: the passive side as the peer's REQ asks */
+	unsigned int resend_ms;
+	uint8_t max_cm_retries;
 	/* the MAD that waits for an answer, resent until retries run out */
 	uint8_t mad[CM_MAD_BYTES];
 	unsigned int retries_left;
@@ -148,12 +163,19 @@ int cm_resolve_addr(struct rocemu_cm_id *id, const struct sockaddr_in *dst);
 void cm_query_route(const struct rocemu_cm_id *id, struct ucma_abi_query_route_resp *resp);
 /* The address vector from id's source to its destination (GRH, GID index 0, port 1). */
 void cm_fill_ah(const struct rocemu_cm_id *id, struct ib_uverbs_ah_attr *ah);
-/* rdma_init_qp_attr for id and qp_state: 0 with resp filled, or -EINVAL. */
-int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
-		    struct ib_uverbs_qp_attr *resp);
+/* rdma_init_qp_attr for id and qp_state: 0 with resp filled, or -EINVAL. A UD id takes its Q_Key. */
+int cm_init_qp_attr(struct rocemu_cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_attr *resp);
 /* The listening id a request for (ps, port) at addr on dev goes to, or NULL. */
 struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_device *dev,
 				      uint16_t ps, uint16_t port, uint32_t addr);
+/*
+ * Whether an id listens on (ps, port) on dev, at any address: the kernel's
+ * ib_cm then has a listener for the service ID on the device, and a
+ * request the rdma_cm finds no id for is refused by the consumer, not as
+ * an invalid service ID.
+ */
+bool cm_port_listened(struct rocemu_emu *emu, struct rocemu_device *dev, uint16_t ps,
+		      uint16_t port);
 
 /* ---- cm_proto.c ---- */
 
@@ -162,6 +184,8 @@ void cm_proto_config(void);
 const char *cm_state_name(enum cm_state s);
 /* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
 uint32_t cm_comm_id_next(void);
+/* A random 24-bit PSN, as the kernel's __rdma_create_id draws an id's seq_num. */
+uint32_t cm_random_psn(void);
 /* rdma_connect: send the REQ, with the ECE of rdma_set_local_ece. 0 or -errno. */
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	       const struct ucma_abi_ece *ece);

@@ -7,7 +7,8 @@
  * (the kernel's loopback rule), any other through the source address the
  * host's routing table picks; the path is the port's (MTU, P_Key 0xffff,
  * GIDs ::ffff:a.b.c.d at index 0); rdma_init_qp_attr returns what
- * ib_cm_init_qp_attr does for each state.
+ * ib_cm_init_qp_attr does for each state and QP type (RC, UC, XRC
+ * initiator and target).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -24,7 +25,6 @@
 #define EPHEMERAL_LAST 60999
 #define ROCE_GID_INDEX 0	/* the GID ::ffff:<device address>, RoCE v2 */
 #define ROCE_HOP_LIMIT 64
-#define CMA_IBOE_PACKET_LIFETIME 16	/* the kernel's path packet life for RoCE */
 #define PATH_SELECTOR_EXACTLY 2
 
 struct rocemu_device *cm_device_of_addr(struct rocemu_emu *emu, uint32_t addr)
@@ -223,8 +223,7 @@ void cm_fill_ah(const struct rocemu_cm_id *id, struct ib_uverbs_ah_attr *ah)
 	ah->grh.traffic_class = id->tos;
 }
 
-int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
-		    struct ib_uverbs_qp_attr *a)
+int cm_init_qp_attr(struct rocemu_cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_attr *a)
 {
 	a->qp_state = qp_state;
 	a->port_num = ROCEMU_PORT_NUM;
@@ -234,7 +233,10 @@ int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 	if (id->qp_type == IBV_QPT_UD || id->cm == CM_IDLE) {
 		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 		if (id->qp_type == IBV_QPT_UD) {
-			a->qkey = RDMA_UDP_QKEY;
+			/* cma_set_default_qkey: the UDP port space's, kept for the SIDR REP to match. */
+			if (!id->qkey)
+				id->qkey = RDMA_UDP_QKEY;
+			a->qkey = id->qkey;
 			a->qp_attr_mask |= IBV_QP_QKEY;
 		} else {
 			a->qp_access_flags = 0;
@@ -253,22 +255,32 @@ int cm_init_qp_attr(const struct rocemu_cm_id *id, uint32_t qp_state,
 		return 0;
 	case IBV_QPS_RTR:
 		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+				  IBV_QP_RQ_PSN;
 		cm_fill_ah(id, &a->ah_attr);
 		a->path_mtu = id->mtu;
 		a->dest_qp_num = id->remote_qpn;
 		a->rq_psn = id->rq_psn;
-		a->max_dest_rd_atomic = id->responder_resources;
-		a->min_rnr_timer = 0;
+		/* A responder's RDMA depth: RC and XRC targets (cm_init_qp_rtr_attr). */
+		if (id->qp_type == IBV_QPT_RC || id->qp_type == IBV_QPT_XRC_RECV) {
+			a->qp_attr_mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+			a->max_dest_rd_atomic = id->responder_resources;
+			a->min_rnr_timer = 0;
+		}
 		return 0;
-	default:		/* RTS */
-		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	default:		/* RTS: what each type's requester or responder needs (cm_init_qp_rts_attr) */
+		a->qp_attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 		a->sq_psn = id->sq_psn;
-		a->timeout = id->ack_timeout ? id->ack_timeout : CMA_IBOE_PACKET_LIFETIME + 1;
-		a->retry_cnt = id->retry_count;
-		a->rnr_retry = id->rnr_retry_count;
-		a->max_rd_atomic = id->initiator_depth;
+		if (id->qp_type == IBV_QPT_RC || id->qp_type == IBV_QPT_XRC_SEND) {
+			a->qp_attr_mask |= IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					   IBV_QP_MAX_QP_RD_ATOMIC;
+			a->retry_cnt = id->retry_count;
+			a->rnr_retry = id->rnr_retry_count;
+			a->max_rd_atomic = id->initiator_depth;
+		}
+		if (id->qp_type != IBV_QPT_UC) {
+			a->qp_attr_mask |= IBV_QP_TIMEOUT;
+			a->timeout = id->ack_timeout ? id->ack_timeout : id->timeout;
+		}
 		return 0;
 	}
 }
@@ -290,4 +302,19 @@ struct rocemu_cm_id *cm_find_listener(struct rocemu_emu *emu, struct rocemu_devi
 			wildcard = id;
 	}
 	return wildcard;
+}
+
+bool cm_port_listened(struct rocemu_emu *emu, struct rocemu_device *dev, uint16_t ps,
+		      uint16_t port)
+{
+	struct rocemu_list *n;
+
+	for (n = emu->cm_ids_all.next; n != &emu->cm_ids_all; n = n->next) {
+		struct rocemu_cm_id *id = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
+
+		if (id->state == CMA_LISTEN && id->ps == ps && id->src.sin_port == htons(port) &&
+		    (!id->dev || id->dev == dev))
+			return true;
+	}
+	return false;
 }

@@ -66,6 +66,11 @@ enum cm_attr {
 #define CM_REQ_PKEY CM_OFF(48)
 #define CM_REQ_MTU_RNR CM_OFF(50)		/* MTU:4, RDC:1, RNR retry:3 */
 #define CM_REQ_RETRIES_SRQ CM_OFF(51)		/* max CM retries:4, SRQ:1, extended transport:3 */
+/* Transport service types (IBTA table 106) and XRC's extended transport type (annex A14) */
+#define CM_TST_RC 0
+#define CM_TST_UC 1
+#define CM_TST_EXTENDED 3
+#define CM_ETT_XRC 1
 #define CM_REQ_PRIMARY_SLID CM_OFF(52)
 #define CM_REQ_PRIMARY_DLID CM_OFF(54)
 #define CM_REQ_PRIMARY_SGID CM_OFF(56)
@@ -86,6 +91,7 @@ enum cm_attr {
 /* REP */
 #define CM_REP_LOCAL_QKEY CM_OFF(8)
 #define CM_REP_LOCAL_QPN CM_OFF(12)
+#define CM_REP_LOCAL_EECN CM_OFF(16)		/* 24 bits: an XRC target's QPN (the kernel's cm_format_rep) */
 #define CM_REP_VENDOR_ID_H CM_OFF(15)		/* the ECE vendor, a byte after each 24-bit field */
 #define CM_REP_VENDOR_ID_M CM_OFF(19)
 #define CM_REP_VENDOR_ID_L CM_OFF(23)
@@ -113,7 +119,9 @@ enum cm_attr {
 #define CM_SIDR_REQ_PRIVATE_DATA CM_OFF(16)
 #define CM_SIDR_REQ_PRIVATE_BYTES 216
 #define CM_SIDR_REP_STATUS CM_OFF(4)
-#define CM_SIDR_REP_QPN CM_OFF(8)
+#define CM_SIDR_REP_VENDOR_ID_H CM_OFF(6)	/* 16 bits: the ECE vendor's high two bytes */
+#define CM_SIDR_REP_QPN CM_OFF(8)		/* 24 bits, then the ECE vendor's low byte */
+#define CM_SIDR_REP_VENDOR_ID_L CM_OFF(11)
 #define CM_SIDR_REP_SERVICE_ID CM_OFF(12)
 #define CM_SIDR_REP_QKEY CM_OFF(20)
 #define CM_SIDR_REP_PRIVATE_DATA CM_OFF(96)

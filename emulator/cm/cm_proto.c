@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The connection handshake of RC ids on the wire (IBTA 12.9, the kernel's
- * cm.c with cma.c's events): the active side sends a REQ with the RDMA CM
- * IP service ID and the CMA header, the passive side answers REP or REJ,
- * the active side RTU; DREQ and DREP end it, then timewait. A MAD that
- * waits for an answer (REQ, REP, DREQ) is resent each timeout until the
- * retries run out, which ends in UNREACHABLE (or DISCONNECTED) with
- * -ETIMEDOUT, never a hang. Every MAD received is checked against the id
- * and the state it names before it changes anything; others are dropped.
+ * The connection handshake of RC, UC and XRC ids on the wire (IBTA 12.9,
+ * the kernel's cm.c with cma.c's events), and SIDR for UD ids: the active
+ * side sends a REQ with the RDMA CM IP service ID and the CMA header, the
+ * passive side answers REP or REJ, the active side RTU; DREQ and DREP end
+ * it, then timewait. A MAD that waits for an answer (REQ, REP, DREQ) is
+ * resent each timeout until the retries run out, which ends in
+ * UNREACHABLE (or DISCONNECTED) with -ETIMEDOUT, never a hang. Every MAD
+ * received is checked against the id and the state it names before it
+ * changes anything; others are dropped.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,26 +18,24 @@
 #include <rdma/rdma_cma.h>
 
 #include "emulator/cm/cm.h"
+#include "emulator/cm/cm_msg.h"
 #include "emulator/emu.h"
 #include "emulator/transport.h"
 #include "net/roce_opcode.h"
 #include "rocemu/log.h"
 
 /*
- * The kernel's timings on RoCE: a response timeout of 2^20 * 4.096 us and
- * twice the packet life of 2^16 * 4.096 us per try, 15 retries; timewait of
- * the ACK timeout (2^17 * 4.096 us).
+ * The kernel's cma on RoCE: REQ and REP wait 2^20 * 4.096 us for an
+ * answer (plus twice the packet life, for the REQ), resent 15 times; a
+ * ConnectX acknowledges within 2^16 * 4.096 us (its local_ca_ack_delay).
  */
 #define CMA_CM_RESPONSE_TIMEOUT 20
 #define CMA_MAX_CM_RETRIES 15
-#define CM_DEFAULT_TIMEOUT_MS (4096 + 2 * 256)
-#define CM_TIMEWAIT_MS 512
-#define CM_LOCAL_ACK_TIMEOUT 17	/* the path's packet life + 1 */
-#define CM_TARGET_ACK_DELAY 16	/* a ConnectX's local_ca_ack_delay */
+#define CM_TARGET_ACK_DELAY 16	/* the device's local_ca_ack_delay (device.c) */
 #define CM_LID_PERMISSIVE 0xffff
 #define CM_RETRY_MAX 7
 
-static unsigned int cm_timeout_ms = CM_DEFAULT_TIMEOUT_MS;
+static unsigned int cm_timeout_ms;	/* ROCEMU_CM_TIMEOUT_MS: every resend after as long; 0: as the kernel's */
 static unsigned int cm_max_retries = CMA_MAX_CM_RETRIES;
 static bool cm_refuse_unlistened = true;	/* ROCEMU_CM_UNLISTENED=drop: stay silent instead */
 
@@ -60,9 +59,7 @@ static unsigned int env_uint(const char *name, unsigned int def, unsigned int ma
 
 void cm_proto_config(void)
 {
-	cm_timeout_ms = env_uint("ROCEMU_CM_TIMEOUT_MS", CM_DEFAULT_TIMEOUT_MS, 3600000);
-	if (!cm_timeout_ms)
-		cm_timeout_ms = 1;
+	cm_timeout_ms = env_uint("ROCEMU_CM_TIMEOUT_MS", 0, 3600000);
 	cm_max_retries = env_uint("ROCEMU_CM_RETRIES", CMA_MAX_CM_RETRIES, CMA_MAX_CM_RETRIES);
 	cm_refuse_unlistened = !getenv("ROCEMU_CM_UNLISTENED") ||
 			       strcmp(getenv("ROCEMU_CM_UNLISTENED"), "drop");
@@ -77,7 +74,7 @@ static bool refuse_unlistened(struct rocemu_device *dev, uint32_t saddr)
 	return cm_refuse_unlistened;
 }
 
-static uint32_t random_psn(void)
+uint32_t cm_random_psn(void)
 {
 	uint32_t v;
 
@@ -145,12 +142,23 @@ static void mad_send(struct rocemu_device *dev, uint32_t daddr, const uint8_t *m
 			   err ? strerror(-err) : "");
 }
 
+/*
+ * How id resends what waits for an answer: after ms, retries times, as
+ * the kernel's cm_id_priv timeout_ms and max_cm_retries; the environment
+ * shortens both.
+ */
+static void resend_policy(struct rocemu_cm_id *id, unsigned int ms, unsigned int retries)
+{
+	id->resend_ms = cm_timeout_ms ? cm_timeout_ms : ms;
+	id->max_cm_retries = (uint8_t)(retries < cm_max_retries ? retries : cm_max_retries);
+}
+
 /* Send id's MAD and wait for its answer, resending it on each timeout. */
 static void send_expecting_answer(struct rocemu_cm_id *id)
 {
-	id->retries_left = cm_max_retries;
+	id->retries_left = id->max_cm_retries;
 	mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
-	timer_arm(id, cm_timeout_ms);
+	timer_arm(id, id->resend_ms);
 }
 
 /*
@@ -191,20 +199,26 @@ static void cma_hdr_put(uint8_t *cma, const struct rocemu_cm_id *id)
 	memcpy(&cma[CMA_HDR_OFF_DST_V4], &id->dst.sin_addr.s_addr, 4);
 }
 
-/* The listener of the request mad at dev, or NULL: an RDMA CM IP service with a valid CMA header for dev. */
+/*
+ * The listening id a request (its service ID sid and CMA header cma) at
+ * dev goes to, found in the kernel's two steps: *held tells whether ib_cm
+ * has a listener for the service ID on dev (an id listens on its port
+ * space and port there); then the rdma_cm's id whose address the CMA
+ * header names, NULL when the header is not one of IPv4 for dev. The QP
+ * type is the caller's to check (cma_ib_check_req_qp_type).
+ */
 static struct rocemu_cm_id *listener_of(struct rocemu_device *dev, uint64_t sid, const uint8_t *cma,
-					uint8_t qp_type)
+					bool *held)
 {
 	uint16_t ps = cma_service_ps(sid);
-	struct rocemu_cm_id *listener;
 	uint32_t daddr;
 
+	*held = ps && cm_port_listened(dev->emu, dev, ps, (uint16_t)sid);
 	memcpy(&daddr, &cma[CMA_HDR_OFF_DST_V4], sizeof(daddr));
-	if (!ps || cma[CMA_HDR_OFF_VERSION] != CMA_HDR_VERSION ||
+	if (!*held || cma[CMA_HDR_OFF_VERSION] != CMA_HDR_VERSION ||
 	    cma[CMA_HDR_OFF_IP_VERSION] != CMA_HDR_IPV4 || daddr != dev->ipv4)
 		return NULL;
-	listener = cm_find_listener(dev->emu, dev, ps, (uint16_t)sid, daddr);
-	return listener && listener->qp_type == qp_type ? listener : NULL;
+	return cm_find_listener(dev->emu, dev, ps, (uint16_t)sid, daddr);
 }
 
 /* rdma_connect of a UD id: a SIDR REQ, answered by the peer's QPN and Q_Key. */
@@ -221,15 +235,22 @@ static int sidr_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_para
 			cma_service_id(id->ps, ntohs(id->dst.sin_port)));
 	cma_hdr_put(cma, id);
 	memcpy(&cma[CMA_HDR_BYTES], param->private_data, param->private_data_len);
+	/* cma_resolve_ib_udp: the response timeout alone, no packet life. */
+	resend_policy(id, cm_time_to_ms(CMA_CM_RESPONSE_TIMEOUT), CMA_MAX_CM_RETRIES);
 	id->state = CMA_CONNECT;
 	cm_set_state(id, CM_REQ_SENT);
 	send_expecting_answer(id);
 	return 0;
 }
 
-/* A SIDR REP to the request id took, kept in id->mad to answer its repeats; SIDR is over then. */
+/*
+ * A SIDR REP to the request id took, kept in id->mad to answer its
+ * repeats; SIDR is over then. Accepted, it carries the Q_Key of the UDP
+ * port space and the ECE of the accept (the kernel's cma_send_sidr_rep and
+ * cm_format_sidr_rep: the vendor's low two bytes and the options).
+ */
 static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
-			  const uint8_t *data, uint8_t len)
+			  const uint8_t *data, uint8_t len, const struct ucma_abi_ece *ece)
 {
 	uint8_t *mad = id->mad;
 
@@ -239,53 +260,33 @@ static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
 	rocemu_put_be24(&mad[CM_SIDR_REP_QPN], qpn & ROCEMU_QPN_MASK);
 	rocemu_put_be64(&mad[CM_SIDR_REP_SERVICE_ID],
 			cma_service_id(id->ps, ntohs(id->src.sin_port)));
-	rocemu_put_be32(&mad[CM_SIDR_REP_QKEY], status == CM_SIDR_SUCCESS ? RDMA_UDP_QKEY : 0);
+	if (status == CM_SIDR_SUCCESS) {
+		id->qkey = RDMA_UDP_QKEY;
+		rocemu_put_be32(&mad[CM_SIDR_REP_QKEY], id->qkey);
+		rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
+		rocemu_put_be16(&mad[CM_SIDR_REP_VENDOR_ID_H], (ece->vendor_id >> 8) & 0xff);
+		mad[CM_SIDR_REP_VENDOR_ID_L] = (uint8_t)ece->vendor_id;
+	}
 	memcpy(&mad[CM_SIDR_REP_PRIVATE_DATA], data, len);
 	mad_send(id->dev, id->dst.sin_addr.s_addr, mad);
 	id->listener = NULL;
 	cm_set_state(id, CM_IDLE);
 }
 
-/* Enhanced Connection Establishment (IBTA 12.6.2, ECE): vendor and options, carried as the kernel's CM carries them. */
-static void req_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
-{
-	rocemu_put_be24(&mad[CM_REQ_VENDOR_ID], ece->vendor_id & 0xffffff);
-	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
-}
-
-static void rep_ece_put(uint8_t *mad, const struct ucma_abi_ece *ece)
-{
-	mad[CM_REP_VENDOR_ID_H] = (uint8_t)(ece->vendor_id >> 16);
-	mad[CM_REP_VENDOR_ID_M] = (uint8_t)(ece->vendor_id >> 8);
-	mad[CM_REP_VENDOR_ID_L] = (uint8_t)ece->vendor_id;
-	rocemu_put_be32(&mad[MAD_OFF_ATTR_MOD], ece->attr_mod);
-}
-
-static struct ucma_abi_ece req_ece(const uint8_t *mad)
-{
-	return (struct ucma_abi_ece){ .vendor_id = rocemu_get_be24(&mad[CM_REQ_VENDOR_ID]),
-				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
-}
-
-static struct ucma_abi_ece rep_ece(const uint8_t *mad)
-{
-	return (struct ucma_abi_ece){ .vendor_id = (uint32_t)mad[CM_REP_VENDOR_ID_H] << 16 |
-						   (uint32_t)mad[CM_REP_VENDOR_ID_M] << 8 |
-						   mad[CM_REP_VENDOR_ID_L],
-				      .attr_mod = rocemu_get_be32(&mad[MAD_OFF_ATTR_MOD]) };
-}
-
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	       const struct ucma_abi_ece *ece)
 {
 	uint8_t *mad = id->mad, *cma = &mad[CM_REQ_PRIVATE_DATA];
+	struct cm_req req;
 
 	if (id->qp_type == IBV_QPT_UD)
 		return sidr_connect(id, param);
-	if (param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
+	/* RC, UC and XRC initiators connect (cm_validate_req_param). */
+	if ((id->qp_type != IBV_QPT_RC && id->qp_type != IBV_QPT_UC &&
+	     id->qp_type != IBV_QPT_XRC_SEND) ||
+	    param->private_data_len > CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES)
 		return -EINVAL;
 	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
-	id->sq_psn = random_psn();
 	id->responder_resources = param->responder_resources;
 	id->initiator_depth = param->initiator_depth;
 	id->retry_count = min_u8(param->retry_count, CM_RETRY_MAX);
@@ -293,30 +294,46 @@ int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	id->srq = param->srq;
 	id->flow_control = param->flow_control;
 	id->mtu = (uint8_t)id->dev->active_mtu;
+	/* The path's until the REP names the peer's ACK delay (cm_init_av_by_path). */
+	id->timeout = CMA_IBOE_PACKET_LIFETIME + 1;
+	/* ib_send_cm_req: twice the packet life and the peer's response time. */
+	resend_policy(id, 2 * cm_time_to_ms(CMA_IBOE_PACKET_LIFETIME) +
+			  cm_time_to_ms(CMA_CM_RESPONSE_TIMEOUT), CMA_MAX_CM_RETRIES);
 
+	req = (struct cm_req){
+		.local_comm_id = id->local_comm_id,
+		.ece_vendor_id = ece->vendor_id,
+		.ece_options = ece->attr_mod,
+		.service_id = cma_service_id(id->ps, ntohs(id->dst.sin_port)),
+		.local_qpn = id->local_qpn,
+		.responder_resources = id->responder_resources,
+		.initiator_depth = id->initiator_depth,
+		.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
+		.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
+		.transport = id->qp_type == IBV_QPT_UC ? CM_TRANSPORT_UC :
+			     id->qp_type == IBV_QPT_XRC_SEND ? CM_TRANSPORT_XRC : CM_TRANSPORT_RC,
+		.flow_control = id->flow_control,
+		/* Where this side's receive queue starts: ib_send_cm_req's rq_psn. */
+		.starting_psn = id->rq_psn,
+		.retry_count = id->retry_count,
+		.rnr_retry_count = id->rnr_retry_count,
+		.pkey = CM_PKEY_DEFAULT,
+		.mtu = id->mtu,
+		.max_cm_retries = CMA_MAX_CM_RETRIES,
+		.srq = id->srq,
+		/* Routed RoCE paths carry the permissive LID (the kernel's cm_format_req). */
+		.local_lid = CM_LID_PERMISSIVE,
+		.remote_lid = CM_LID_PERMISSIVE,
+		.traffic_class = id->tos,
+		.hop_limit = 64,
+		/* What the peer's QP waits for our ACKs: our ACK delay and the path (cm_format_req). */
+		.local_ack_timeout = cm_ack_timeout(CM_TARGET_ACK_DELAY, CMA_IBOE_PACKET_LIFETIME),
+	};
+	memcpy(req.local_ca_guid, &id->dev->node_guid, sizeof(req.local_ca_guid));
+	gid_put(req.local_gid, id->src.sin_addr.s_addr);
+	gid_put(req.remote_gid, id->dst.sin_addr.s_addr);
 	cm_mad_init(mad, CM_ATTR_REQ, id->local_comm_id);
-	rocemu_put_be32(&mad[CM_LOCAL_COMM_ID], id->local_comm_id);
-	req_ece_put(mad, ece);
-	rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], cma_service_id(id->ps, ntohs(id->dst.sin_port)));
-	memcpy(&mad[CM_REQ_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
-	rocemu_put_be24(&mad[CM_REQ_LOCAL_QPN], id->local_qpn);
-	mad[CM_REQ_RESPONDER_RESOURCES] = id->responder_resources;
-	mad[CM_REQ_INITIATOR_DEPTH] = id->initiator_depth;
-	/* transport service type RC is 0 */
-	mad[CM_REQ_TIMEOUT_TYPE_FC] = (uint8_t)(CMA_CM_RESPONSE_TIMEOUT << 3 | id->flow_control);
-	rocemu_put_be24(&mad[CM_REQ_STARTING_PSN], id->sq_psn);
-	mad[CM_REQ_TIMEOUT_RETRY] = (uint8_t)(CMA_CM_RESPONSE_TIMEOUT << 3 | id->retry_count);
-	rocemu_put_be16(&mad[CM_REQ_PKEY], CM_PKEY_DEFAULT);
-	mad[CM_REQ_MTU_RNR] = (uint8_t)(id->mtu << 4 | id->rnr_retry_count);
-	mad[CM_REQ_RETRIES_SRQ] = (uint8_t)(CMA_MAX_CM_RETRIES << 4 | (id->srq ? 1 << 3 : 0));
-	/* Routed RoCE paths carry the permissive LID (the kernel's cm_format_req). */
-	rocemu_put_be16(&mad[CM_REQ_PRIMARY_SLID], CM_LID_PERMISSIVE);
-	rocemu_put_be16(&mad[CM_REQ_PRIMARY_DLID], CM_LID_PERMISSIVE);
-	gid_put(&mad[CM_REQ_PRIMARY_SGID], id->src.sin_addr.s_addr);
-	gid_put(&mad[CM_REQ_PRIMARY_DGID], id->dst.sin_addr.s_addr);
-	mad[CM_REQ_PRIMARY_TCLASS] = id->tos;
-	mad[CM_REQ_PRIMARY_HOP_LIMIT] = 64;
-	mad[CM_REQ_PRIMARY_ACK_TIMEOUT] = CM_LOCAL_ACK_TIMEOUT << 3;
+	cm_req_put(mad, &req);
 	cma_hdr_put(cma, id);
 	memcpy(&cma[CMA_HDR_BYTES], param->private_data, param->private_data_len);
 
@@ -330,13 +347,14 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	      const struct ucma_abi_ece *ece)
 {
 	uint8_t rtu[CM_MAD_BYTES], *mad = id->mad;
+	struct cm_rep rep;
 
 	if (id->qp_type == IBV_QPT_UD) {
 		if (!param || id->cm != CM_REQ_RCVD ||
 		    param->private_data_len > CM_SIDR_REP_PRIVATE_BYTES)
 			return -EINVAL;
 		sidr_rep_send(id, CM_SIDR_SUCCESS, param->qp_num, param->private_data,
-			      param->private_data_len);
+			      param->private_data_len, ece);
 		return 0;
 	}
 	if (!param) {		/* the active side, after the REP: RTU */
@@ -353,16 +371,23 @@ int cm_accept(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	id->local_qpn = param->qp_num & ROCEMU_QPN_MASK;
 	id->responder_resources = param->responder_resources;
 	id->initiator_depth = param->initiator_depth;
-	mad_start(id, CM_ATTR_REP, mad);
-	rocemu_put_be24(&mad[CM_REP_LOCAL_QPN], id->local_qpn);
-	rep_ece_put(mad, ece);
-	rocemu_put_be24(&mad[CM_REP_STARTING_PSN], id->sq_psn);
-	mad[CM_REP_RESPONDER_RESOURCES] = id->responder_resources;
-	mad[CM_REP_INITIATOR_DEPTH] = id->initiator_depth;
-	mad[CM_REP_ACK_DELAY_FO_FC] = (uint8_t)(CM_TARGET_ACK_DELAY << 3 | param->flow_control);
-	mad[CM_REP_RNR_SRQ] = (uint8_t)(min_u8(param->rnr_retry_count, CM_RETRY_MAX) << 5 |
-					(param->srq ? 1 << 4 : 0));
-	memcpy(&mad[CM_REP_LOCAL_CA_GUID], &id->dev->node_guid, sizeof(id->dev->node_guid));
+	rep = (struct cm_rep){
+		.local_comm_id = id->local_comm_id,
+		.remote_comm_id = id->remote_comm_id,
+		.ece_vendor_id = ece->vendor_id,
+		.ece_options = ece->attr_mod,
+		.qpn = id->local_qpn,
+		/* Where this side's receive queue starts: ib_send_cm_rep's rq_psn. */
+		.starting_psn = id->rq_psn,
+		.responder_resources = id->responder_resources,
+		.initiator_depth = id->initiator_depth,
+		.target_ack_delay = CM_TARGET_ACK_DELAY,
+		.flow_control = param->flow_control,
+		.rnr_retry_count = min_u8(param->rnr_retry_count, CM_RETRY_MAX),
+		.srq = param->srq,
+	};
+	memcpy(rep.local_ca_guid, &id->dev->node_guid, sizeof(rep.local_ca_guid));
+	cm_rep_put(mad_start(id, CM_ATTR_REP, mad), &rep, id->qp_type == IBV_QPT_XRC_RECV);
 	memcpy(&mad[CM_REP_PRIVATE_DATA], param->private_data, param->private_data_len);
 	id->listener = NULL;
 	cm_set_state(id, CM_REP_SENT);
@@ -399,7 +424,7 @@ int cm_reject(struct rocemu_cm_id *id, uint8_t reason, const uint8_t *data, uint
 	if (id->qp_type == IBV_QPT_UD) {
 		if (id->cm != CM_REQ_RCVD || len > CM_SIDR_REP_PRIVATE_BYTES)
 			return -EINVAL;
-		sidr_rep_send(id, CM_SIDR_REJECT, 0, data, len);
+		sidr_rep_send(id, CM_SIDR_REJECT, 0, data, len, NULL);
 		return 0;
 	}
 	if (id->cm != CM_REQ_RCVD && id->cm != CM_REP_RCVD)
@@ -421,7 +446,7 @@ static void send_drep(struct rocemu_cm_id *id)
 static void enter_timewait(struct rocemu_cm_id *id)
 {
 	cm_set_state(id, CM_TIMEWAIT);
-	timer_arm(id, CM_TIMEWAIT_MS);
+	timer_arm(id, cm_time_to_ms(id->timeout));	/* cm_enter_timewait */
 }
 
 int cm_disconnect(struct rocemu_cm_id *id)
@@ -459,7 +484,7 @@ void cm_abandon(struct rocemu_cm_id *id)
 	timer_stop(id);
 	if (id->qp_type == IBV_QPT_UD) {	/* SIDR has no REJ: a request not answered is refused */
 		if (id->cm == CM_REQ_RCVD)
-			sidr_rep_send(id, CM_SIDR_REJECT, 0, NULL, 0);
+			sidr_rep_send(id, CM_SIDR_REJECT, 0, NULL, 0, NULL);
 		id->cm = CM_IDLE;
 		return;
 	}
@@ -473,6 +498,9 @@ void cm_abandon(struct rocemu_cm_id *id)
 		send_rej(id, CM_REJ_CONSUMER_DEFINED, NULL, 0);
 		break;
 	case CM_ESTABLISHED:
+		/* An XRC target QP lives on in its domain: its id goes without a DREQ (cm_destroy_id). */
+		if (id->qp_type == IBV_QPT_XRC_RECV)
+			break;
 		mad_start(id, CM_ATTR_DREQ, id->mad);
 		rocemu_put_be24(&id->mad[CM_DREQ_REMOTE_QPN], id->remote_qpn);
 		mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
@@ -502,11 +530,12 @@ static void cm_timer(void *arg)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s rdma_cm id %u: %s timed out, resending",
 			   id->dev->name, id->handle, cm_attr_name(cm_mad_attr(id->mad)));
 		mad_send(id->dev, id->dst.sin_addr.s_addr, id->mad);
-		timer_arm(id, cm_timeout_ms);
+		timer_arm(id, id->resend_ms);
 		return;
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "%s rdma_cm id %u: %s unanswered after %u retries",
-		   id->dev->name, id->handle, cm_attr_name(cm_mad_attr(id->mad)), cm_max_retries);
+		   id->dev->name, id->handle, cm_attr_name(cm_mad_attr(id->mad)),
+		   id->max_cm_retries);
 	switch (id->cm) {
 	case CM_REQ_SENT:
 	case CM_REP_SENT:
@@ -622,6 +651,7 @@ static bool rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 	uint32_t reqid = rocemu_get_be32(&mad[CM_SIDR_REQUEST_ID]);
 	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, reqid);
 	struct ucma_abi_ud_param *ud;
+	bool held;
 
 	if (id) {		/* our SIDR REP was lost: send it again */
 		if (cm_mad_attr(id->mad) != CM_ATTR_SIDR_REP)
@@ -629,14 +659,16 @@ static bool rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 		mad_send(dev, saddr, id->mad);
 		return true;
 	}
-	listener = listener_of(dev, rocemu_get_be64(&mad[CM_SIDR_REQ_SERVICE_ID]), cma, IBV_QPT_UD);
-	if (!listener) {
+	listener = listener_of(dev, rocemu_get_be64(&mad[CM_SIDR_REQ_SERVICE_ID]), cma, &held);
+	if (!held) {		/* cm_sidr_req_handler: no listener of the service ID */
 		if (!refuse_unlistened(dev, saddr))
 			return false;
 		sidr_refuse(dev, saddr, mad, CM_SIDR_UNSUPPORTED);
 		return true;
 	}
-	if (!(id = request_id_new(listener, dev, saddr, reqid, mad, cma))) {
+	/* The rdma_cm takes it for no id of its, or for one not UD: refused (cm_destroy_id). */
+	if (!listener || listener->qp_type != IBV_QPT_UD ||
+	    !(id = request_id_new(listener, dev, saddr, reqid, mad, cma))) {
 		sidr_refuse(dev, saddr, mad, CM_SIDR_REJECT);
 		return true;
 	}
@@ -650,6 +682,7 @@ static bool rx_sidr_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t
 
 static bool rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 {
+	uint32_t qkey = rocemu_get_be32(&mad[CM_SIDR_REP_QKEY]);
 	uint8_t status = mad[CM_SIDR_REP_STATUS];
 	struct ucma_abi_ud_param *ud;
 
@@ -659,10 +692,14 @@ static bool rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	cm_set_state(id, CM_IDLE);
 	if (status != CM_SIDR_SUCCESS) {
 		ud = &cm_event_queue(id, id, RDMA_CM_EVENT_UNREACHABLE, status)->param.ud;
+	} else if (!qkey || (id->qkey && id->qkey != qkey)) {
+		/* cma_set_qkey: none, or another than the id's QP took. */
+		ud = &cm_event_queue(id, id, RDMA_CM_EVENT_ADDR_ERROR, -EINVAL)->param.ud;
 	} else {
+		id->qkey = qkey;
 		ud = &cm_event_queue(id, id, RDMA_CM_EVENT_ESTABLISHED, 0)->param.ud;
 		ud->qp_num = rocemu_get_be24(&mad[CM_SIDR_REP_QPN]);
-		ud->qkey = rocemu_get_be32(&mad[CM_SIDR_REP_QKEY]);
+		ud->qkey = qkey;
 		cm_fill_ah(id, &ud->ah_attr);
 	}
 	memcpy(ud->private_data, &mad[CM_SIDR_REP_PRIVATE_DATA], CM_SIDR_REP_PRIVATE_BYTES);
@@ -670,49 +707,76 @@ static bool rx_sidr_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	return true;
 }
 
+/* The QP type a REQ's transport is for at the receiver (cm_req_get_qp_type), 0 for none. */
+static uint8_t req_qp_type(enum cm_transport t)
+{
+	switch (t) {
+	case CM_TRANSPORT_RC:
+		return IBV_QPT_RC;
+	case CM_TRANSPORT_UC:
+		return IBV_QPT_UC;
+	case CM_TRANSPORT_XRC:
+		return IBV_QPT_XRC_RECV;	/* an initiator's REQ is for a target */
+	default:
+		return 0;
+	}
+}
+
 static bool rx_req(struct rocemu_device *dev, uint32_t saddr, const uint8_t *mad)
 {
-	uint64_t sid = rocemu_get_be64(&mad[CM_REQ_SERVICE_ID]);
 	const uint8_t *cma = &mad[CM_REQ_PRIVATE_DATA];
-	uint32_t comm = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
-	struct rocemu_cm_id *listener, *id = req_seen(dev, saddr, comm);
+	struct rocemu_cm_id *listener, *id;
 	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
-	uint8_t mtu = mad[CM_REQ_MTU_RNR] >> 4;
+	struct cm_req req;
+	bool held;
 
+	cm_req_get(mad, &req);
+	id = req_seen(dev, saddr, req.local_comm_id);
 	if (id) {		/* our REP was lost: send it again; a REQ still unanswered waits */
 		if (id->cm != CM_REP_SENT)
 			return false;
 		mad_send(dev, saddr, id->mad);
 		return true;
 	}
-	/* transport service type (bits 2:1) 0: RC */
-	listener = mad[CM_REQ_TIMEOUT_TYPE_FC] & 0x6 ? NULL :
-		   listener_of(dev, sid, cma, IBV_QPT_RC);
-	if (!listener) {
+	listener = listener_of(dev, req.service_id, cma, &held);
+	if (!held) {		/* cm_match_req: no listener of the service ID */
 		if (!refuse_unlistened(dev, saddr))
 			return false;
 		reject_req(dev, saddr, mad, CM_REJ_INVALID_SERVICE_ID);
 		return true;
 	}
-	if (!(id = request_id_new(listener, dev, saddr, comm, mad, cma))) {
+	/*
+	 * The rdma_cm finds no id for it, or one of another QP type than the
+	 * REQ's transport (cma_ib_check_req_qp_type), or has no room: the
+	 * consumer's refusal, as cm_destroy_id sends it for a REQ not taken.
+	 */
+	if (!listener || listener->qp_type != req_qp_type(req.transport) ||
+	    !(id = request_id_new(listener, dev, saddr, req.local_comm_id, mad, cma))) {
 		reject_req(dev, saddr, mad, CM_REJ_CONSUMER_DEFINED);
 		return true;
 	}
-	id->remote_qpn = rocemu_get_be24(&mad[CM_REQ_LOCAL_QPN]);
-	id->rq_psn = rocemu_get_be24(&mad[CM_REQ_STARTING_PSN]);
-	id->sq_psn = random_psn();
+	id->remote_qpn = req.local_qpn;
+	/* The peer's receive queue starts there: this side's sends do (cm_req_handler's sq_psn). */
+	id->sq_psn = req.starting_psn;
 	/* What the peer's side offers is what this side may use, crosswise. */
-	id->initiator_depth = mad[CM_REQ_RESPONDER_RESOURCES];
-	id->responder_resources = mad[CM_REQ_INITIATOR_DEPTH];
-	id->retry_count = mad[CM_REQ_TIMEOUT_RETRY] & 7;
-	id->rnr_retry_count = mad[CM_REQ_MTU_RNR] & 7;
-	id->srq = mad[CM_REQ_RETRIES_SRQ] >> 3 & 1;
-	id->flow_control = mad[CM_REQ_TIMEOUT_TYPE_FC] & 1;
-	id->mtu = mtu >= IBV_MTU_256 && mtu < dev->active_mtu ? mtu : (uint8_t)dev->active_mtu;
+	id->initiator_depth = req.responder_resources;
+	id->responder_resources = req.initiator_depth;
+	id->retry_count = req.retry_count;
+	id->rnr_retry_count = req.rnr_retry_count;
+	id->srq = req.srq;
+	id->flow_control = req.flow_control;
+	/* The REQ's path MTU, but not past this port's active MTU. */
+	id->mtu = req.mtu >= IBV_MTU_256 && req.mtu < dev->active_mtu ? req.mtu :
+									(uint8_t)dev->active_mtu;
+	/* The path's packet life is the REQ's ACK timeout less one (cm_format_paths_from_req). */
+	id->timeout = req.local_ack_timeout ? req.local_ack_timeout : 1;
+	/* The REP waits as long as the REQ says its sender answers, and is resent as often. */
+	resend_policy(id, cm_time_to_ms(req.local_cm_response_timeout), req.max_cm_retries);
 	cm_set_state(id, CM_REQ_RCVD);
 	ev = cm_event_queue(listener, id, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
-	ev->ece = req_ece(mad);
+	ev->ece.vendor_id = req.ece_vendor_id;
+	ev->ece.attr_mod = req.ece_options;
 	c = &ev->param.conn;
 	conn_private(c, &cma[CMA_HDR_BYTES], CM_REQ_PRIVATE_BYTES - CMA_HDR_BYTES);
 	c->responder_resources = id->responder_resources;
@@ -730,6 +794,7 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	struct ucma_abi_event_resp *ev;
 	struct ucma_abi_conn_param *c;
 	uint8_t rtu[CM_MAD_BYTES];
+	struct cm_rep rep;
 
 	if (id->cm == CM_ESTABLISHED && from_peer(id, mad)) {	/* our RTU was lost */
 		mad_send(id->dev, id->dst.sin_addr.s_addr, mad_start(id, CM_ATTR_RTU, rtu));
@@ -737,23 +802,27 @@ static bool rx_rep(struct rocemu_cm_id *id, const uint8_t *mad)
 	}
 	if (id->cm != CM_REQ_SENT)
 		return false;
+	cm_rep_get(mad, &rep, id->qp_type == IBV_QPT_XRC_SEND);
 	timer_stop(id);
-	id->remote_comm_id = rocemu_get_be32(&mad[CM_LOCAL_COMM_ID]);
-	id->remote_qpn = rocemu_get_be24(&mad[CM_REP_LOCAL_QPN]);
-	id->rq_psn = rocemu_get_be24(&mad[CM_REP_STARTING_PSN]);
-	id->initiator_depth = min_u8(id->initiator_depth, mad[CM_REP_RESPONDER_RESOURCES]);
-	id->responder_resources = min_u8(id->responder_resources, mad[CM_REP_INITIATOR_DEPTH]);
-	id->rnr_retry_count = mad[CM_REP_RNR_SRQ] >> 5;
+	id->remote_comm_id = rep.local_comm_id;
+	id->remote_qpn = rep.qpn;
+	id->sq_psn = rep.starting_psn;	/* cm_rep_handler's sq_psn */
+	/* What the peer accepted is what this side uses, crosswise (cm_rep_handler). */
+	id->initiator_depth = rep.responder_resources;
+	id->responder_resources = rep.initiator_depth;
+	id->rnr_retry_count = rep.rnr_retry_count;
+	id->timeout = cm_ack_timeout(rep.target_ack_delay, CMA_IBOE_PACKET_LIFETIME);
 	cm_set_state(id, CM_REP_RCVD);
 	ev = cm_event_queue(id, id, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
-	ev->ece = rep_ece(mad);
+	ev->ece.vendor_id = rep.ece_vendor_id;
+	ev->ece.attr_mod = rep.ece_options;
 	c = &ev->param.conn;
 	conn_private(c, &mad[CM_REP_PRIVATE_DATA], CM_REP_PRIVATE_BYTES);
-	c->responder_resources = mad[CM_REP_INITIATOR_DEPTH];
-	c->initiator_depth = mad[CM_REP_RESPONDER_RESOURCES];
-	c->flow_control = mad[CM_REP_ACK_DELAY_FO_FC] & 1;
+	c->responder_resources = rep.initiator_depth;
+	c->initiator_depth = rep.responder_resources;
+	c->flow_control = rep.flow_control;
 	c->rnr_retry_count = id->rnr_retry_count;
-	c->srq = mad[CM_REP_RNR_SRQ] >> 4 & 1;
+	c->srq = rep.srq;
 	c->qp_num = id->remote_qpn;
 	return true;
 }

@@ -111,6 +111,7 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 	}
 	id->emu = emu;
 	id->local_comm_id = cm_comm_id_next();
+	id->rq_psn = cm_random_psn();
 	id->file = file;
 	id->uid = uid;
 	id->ps = ps;
@@ -210,7 +211,11 @@ static int cmd_create_id(struct ucma_call *call)
 	struct rocemu_cm_id *id;
 	uint8_t qp_type;
 
-	/* The port space decides, but for IB's, where the command's own type counts (ucma_get_qp_type). */
+	/*
+	 * The port space decides, but for IB's, where the command's own type
+	 * counts, whatever it is (ucma_get_qp_type): RC, UC and XRC connect
+	 * by REQ, UD resolves by SIDR, another type fails at rdma_connect.
+	 */
 	switch (cmd->ps) {
 	case RDMA_PS_TCP:
 		qp_type = IBV_QPT_RC;
@@ -225,8 +230,6 @@ static int cmd_create_id(struct ucma_call *call)
 	default:
 		return -EINVAL;
 	}
-	if (qp_type != IBV_QPT_RC && qp_type != IBV_QPT_UD)
-		return -EINVAL;
 	id = cm_id_new(call->file, cmd->uid, cmd->ps, qp_type);
 	if (!id)
 		return -ENOMEM;

@@ -173,6 +173,8 @@ static enum comp_state comp_check_ack(struct comp_ctx *c)
 static enum comp_state comp_retire(struct comp_ctx *c)
 {
 	retire_upto(c, c->pkt->psn);
+	/* An answer is progress: both retry counts start again (rxe's reset_retry_counters). */
+	c->req->retries = 0;
 	c->req->rnr_retries = 0;
 	c->run_req = true;
 	return COMP_DONE;

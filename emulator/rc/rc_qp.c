@@ -242,8 +242,7 @@ void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct roce
 
 void rocemu_rc_recv_cqe(struct rocemu_qp *qp, struct rocemu_cqe_info *info)
 {
-	if (qp->srq && qp->srq->xrcd_open)
-		info->xrc_srqn = qp->srq->srqn;
+	info->srqn = rocemu_qp_recv_srqn(qp);
 	rocemu_rc_cqe(qp, rocemu_qp_recv_cq(qp), info);
 }
 

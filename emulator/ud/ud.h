@@ -2,8 +2,8 @@
 /*
  * The UD transport of one QP: datagrams of at most the port MTU, each
  * addressed by the AV its send WQE carries (ud_send.c), received into the
- * next receive WQE behind a 40-byte GRH after the Q_Key check
- * (ud_recv.c); no PSN sequence, no ACK, no retry (ud_qp.c: ops, errors,
+ * next receive WQE, of its SRQ or its RQ, behind a 40-byte GRH after the
+ * Q_Key check (ud_recv.c); no PSN sequence, no ACK, no retry (ud_qp.c: ops, errors,
  * flush). Everything runs on the daemon's one loop.
  */
 #ifndef ROCEMU_EMULATOR_UD_H
@@ -17,7 +17,7 @@ struct rocemu_send_wqe;
 
 struct rocemu_ud {
 	uint32_t sq_bb;			/* next BB to fetch from the SQ ring */
-	uint32_t rq_ci;			/* next receive WQE counter */
+	uint32_t rq_ci;			/* next receive WQE counter of the RQ (none with an SRQ) */
 	uint32_t psn;			/* PSN of the next datagram (IBTA 9.7.2: any, ignored) */
 };
 

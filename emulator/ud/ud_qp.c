@@ -11,6 +11,7 @@
 #include "emulator/mcast.h"
 #include "emulator/qp.h"
 #include "emulator/qp_state.h"
+#include "emulator/srq.h"
 #include "emulator/wqe.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -29,13 +30,17 @@ static void ud_destroy(struct rocemu_qp *qp)
 	rocemu_mcast_detach_all(qp);
 }
 
-/* An error CQE moves the QP to ERR, as a ConnectX does; the rest flushes. */
+/*
+ * An error CQE moves the QP to ERR, as a ConnectX does; the rest flushes,
+ * and a QP with an SRQ reports its last WQE: it holds none between datagrams.
+ */
 static void ud_to_error(struct rocemu_qp *qp)
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
 	rocemu_qp_enter_state(qp, IBV_QPS_ERR, "an error completion");
 	ud_flush(qp);
+	rocemu_srq_qp_errored(qp);
 }
 
 void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
@@ -63,14 +68,18 @@ void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrom
 		.syndrome = syndrome,
 		.qpn = qp->qpn,
 		.wqe_counter = (uint16_t)counter,
+		.srqn = rocemu_qp_recv_srqn(qp),
 	};
 
-	rocemu_cqe_write(qp->recv_cq, &info);
+	rocemu_cqe_write(rocemu_qp_recv_cq(qp), &info);
 	if (syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
 		ud_to_error(qp);
 }
 
-/* Complete every WQE posted and not yet taken, on both queues, with WR_FLUSH_ERR. */
+/*
+ * Complete every WQE posted and not yet taken, on both queues, with
+ * WR_FLUSH_ERR; an SRQ's WQEs belong to no QP until taken: none to flush.
+ */
 static void ud_flush(struct rocemu_qp *qp)
 {
 	struct rocemu_ud *ud = &qp->ud;
@@ -104,6 +113,8 @@ static void ud_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 		break;
 	case IBV_QPS_ERR:
 		ud_flush(qp);
+		if (cur != IBV_QPS_ERR)
+			rocemu_srq_qp_errored(qp);
 		break;
 	default:
 		break;

@@ -2,9 +2,10 @@
 /*
  * A UD datagram arriving: dropped and counted unless the QP receives
  * (RTR, RTS, SQD), the Q_Key matches (IBTA C10-15) and a receive WQE is
- * posted; then the WQE takes the 40-byte GRH as a ConnectX writes it for
- * RoCEv2 over IPv4 (20 zero bytes, then the IPv4 header) followed by the
- * payload, and the CQE says GRH, the source QP and the immediate.
+ * posted, in the QP's SRQ when it has one, else in its RQ; then the WQE
+ * takes the 40-byte GRH as a ConnectX writes it for RoCEv2 over IPv4 (20
+ * zero bytes, then the IPv4 header) followed by the payload, and the CQE
+ * says GRH, the source QP and the immediate.
  */
 #include <errno.h>
 #include <netinet/ip.h>
@@ -15,6 +16,7 @@
 #include "emulator/cqe.h"
 #include "emulator/dma.h"
 #include "emulator/qp.h"
+#include "emulator/srq.h"
 #include "net/pcap.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
@@ -74,11 +76,12 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		ud_drop(qp, &k->rx_qkey_violations, "Q_Key mismatch");
 		return;
 	}
-	if (!qp->layout.rq_wqe_cnt || (uint16_t)qp->ud.rq_ci == rocemu_wqe_rq_doorbell(qp)) {
-		ud_drop(qp, &k->rx_ud_dropped, "no receive posted");
+	/* The SRQ's limit event comes with the WQE that takes it below the limit. */
+	if (rocemu_recv_wqe_next(qp, &qp->ud.rq_ci, &w)) {
+		/* UD has no RNR NAK: a ConnectX drops the datagram and counts it, as here. */
+		ud_drop(qp, &k->out_of_buffer, "no receive posted");
 		return;
 	}
-	rocemu_wqe_parse_recv(qp, qp->ud.rq_ci++, &w);
 	if (GRH_BYTES + (uint64_t)pkt->paylen > w.length) {
 		rocemu_ud_recv_fail(qp, w.counter, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 		return;
@@ -95,10 +98,11 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		.wqe_counter = (uint16_t)w.counter,
 		.byte_cnt = GRH_BYTES + pkt->paylen,
 		.src_qp = rocemu_deth_src_qp(deth),
+		.srqn = rocemu_qp_recv_srqn(qp),
 		.l3_hdr_type = MLX5_CQE_L3_HDR_TYPE_IPV4,
 		.solicited = rocemu_bth_se(pkt->bth),
 	};
 	if (imm)
 		memcpy(&info.imm, pkt->bth + pkt->info->offset[ROCEMU_HDR_IMMDT], sizeof(info.imm));
-	rocemu_cqe_write(qp->recv_cq, &info);
+	rocemu_cqe_write(rocemu_qp_recv_cq(qp), &info);
 }

@@ -328,10 +328,10 @@ static inline bool rocemu_cqe_ready(uint8_t op_own, uint32_t ci, uint32_t ncqe)
 }
 
 /*
- * srqn_uidx (srqn of an error CQE, at the same offset): the XRC SRQ a
- * receive CQE's WQE came from, 0 for any other CQE (SRQ numbers start at
- * 1). The poller frees that SRQ's WQE: the target QP may be another
- * process's.
+ * srqn_uidx (srqn of an error CQE, at the same offset): the SRQ a receive
+ * CQE's WQE came from, as a ConnectX with CQE version 0 writes it, 0 for
+ * any other CQE (SRQ numbers start at 1). The poller frees that SRQ's WQE:
+ * an XRC SRQ's target QP may be another process's.
  */
 static inline uint32_t rocemu_cqe_srqn(const struct mlx5_cqe64 *cqe)
 {

@@ -4,7 +4,10 @@
  * a reject with private data, a connect to a port nobody listens on, a
  * REQ to an address where no CM answers (UNREACHABLE after the retries,
  * within bounded time), a disconnect from either side (DISCONNECTED on
- * both, then TIMEWAIT_EXIT), and binds to addresses of no device. With --daemon-dies: a connection, "ready",
+ * both, then TIMEWAIT_EXIT), binds to addresses of no device, ids of
+ * RDMA_PS_IB with the QP type of their own (ucma_get_qp_type): a UC
+ * connection that carries a SEND, and a type the CM cannot connect,
+ * whose rdma_connect fails with EINVAL. With --daemon-dies: a connection, "ready",
  * then DEVICE_REMOVAL for each id once the script kills rocemud, and
  * rdma_destroy_id returning without a hang.
  *
@@ -310,6 +313,143 @@ out:
 	}
 }
 
+/*
+ * An endpoint of RDMA_PS_IB and QP type type (rdma_create_ep: the public
+ * way to give an id a type of its own): a listener on dst when src is
+ * NULL, else an id resolved from *src to dst; then on ch, as async ids.
+ */
+static struct rdma_cm_id *ps_ib_ep(struct rdma_event_channel *ch, enum ibv_qp_type type,
+				   struct sockaddr_in *src, struct sockaddr_in dst)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_NUMERICHOST, .ai_port_space = RDMA_PS_IB,
+				       .ai_qp_type = type }, *res;
+	char host[INET_ADDRSTRLEN], service[8];
+	struct rdma_cm_id *id;
+	int err;
+
+	if (src) {
+		hints.ai_src_addr = (struct sockaddr *)src;
+		hints.ai_src_len = sizeof(*src);
+	} else {
+		hints.ai_flags |= RAI_PASSIVE;
+	}
+	inet_ntop(AF_INET, &dst.sin_addr, host, sizeof(host));
+	snprintf(service, sizeof(service), "%u", ntohs(dst.sin_port));
+	if (rdma_getaddrinfo(host, service, &hints, &res))
+		return NULL;
+	err = rdma_create_ep(&id, res, NULL, NULL);
+	rdma_freeaddrinfo(res);
+	if (err)
+		return NULL;
+	if (ch && rdma_migrate_id(id, ch)) {
+		rdma_destroy_ep(id);
+		return NULL;
+	}
+	return id;
+}
+
+/*
+ * Ids of RDMA_PS_IB keep the QP type they are made with (the kernel's
+ * ucma_get_qp_type): a UC listener and a UC client connect (a REQ of
+ * transport UC), their UC QPs reach RTS through the CM's attributes and
+ * carry a SEND; an id of a type no REQ is for (a raw packet QP's) is
+ * made, but rdma_connect refuses it with EINVAL (cm_validate_req_param).
+ */
+static void ps_ib_types(struct rdma_event_channel *sch, struct rdma_event_channel *cch,
+			struct sockaddr_in src, struct sockaddr_in dst)
+{
+	static const char msg[] = "over UC";
+	/* One each: rdma_create_qp writes the CQs it made back into the attributes. */
+	struct ibv_qp_init_attr cattr = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UC,
+	}, sattr = cattr;
+	struct rdma_conn_param param = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct rdma_cm_id *listener = NULL, *c = NULL, *s = NULL, *raw = NULL;
+	struct ibv_mr *smr = NULL, *cmr = NULL;
+	char sbuf[sizeof(msg)] = "", cbuf[sizeof(msg)];
+	struct ibv_sge sge = { .length = sizeof(msg) };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad_rwr;
+	struct ibv_send_wr swr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED }, *bad_swr;
+	struct rdma_cm_event *ev;
+	struct ibv_wc wc;
+	long start;
+	int n = 0;
+
+	listener = ps_ib_ep(sch, IBV_QPT_UC, NULL, dst);
+	if (!listener || rdma_listen(listener, 4)) {
+		CHECK(0, "UC: a listener of RDMA_PS_IB: %s", strerror(errno));
+		goto out;
+	}
+	c = ps_ib_ep(cch, IBV_QPT_UC, &src, dst);
+	if (!c || rdma_create_qp(c, NULL, &cattr) || rdma_connect(c, &param)) {
+		CHECK(0, "UC: client id, QP and rdma_connect: %s", strerror(errno));
+		goto out;
+	}
+	if (expect_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, &ev, "UC: server"))
+		goto out;
+	s = ev->id;
+	CHECK(s->qp_type == IBV_QPT_UC && ev->param.conn.qp_num == c->qp->qp_num,
+	      "UC: the request's id is UC, from the client's QP 0x%06x", ev->param.conn.qp_num);
+	rdma_ack_cm_event(ev);
+	if (rdma_create_qp(s, NULL, &sattr) ||
+	    !(smr = ibv_reg_mr(s->pd, sbuf, sizeof(sbuf), IBV_ACCESS_LOCAL_WRITE)) ||
+	    !(cmr = ibv_reg_mr(c->pd, cbuf, sizeof(cbuf), 0))) {
+		CHECK(0, "UC: server QP and MRs: %s", strerror(errno));
+		goto out;
+	}
+	sge.addr = (uintptr_t)sbuf;
+	sge.lkey = smr->lkey;
+	if (ibv_post_recv(s->qp, &rwr, &bad_rwr) || rdma_accept(s, &param)) {
+		CHECK(0, "UC: receive and rdma_accept: %s", strerror(errno));
+		goto out;
+	}
+	if (expect_event(cch, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, "UC: client") ||
+	    expect_event(sch, RDMA_CM_EVENT_ESTABLISHED, 0, NULL, "UC: server"))
+		goto out;
+	CHECK(qp_state(c->qp) == IBV_QPS_RTS && qp_state(s->qp) == IBV_QPS_RTS,
+	      "UC: both QPs in RTS once established");
+	memcpy(cbuf, msg, sizeof(msg));
+	sge.addr = (uintptr_t)cbuf;
+	sge.lkey = cmr->lkey;
+	CHECK(!ibv_post_send(c->qp, &swr, &bad_swr), "UC: the client posts a SEND");
+	for (start = now_ms(); n == 0 && now_ms() - start < EVENT_WAIT_MS;)
+		n = ibv_poll_cq(s->recv_cq, 1, &wc);
+	CHECK(n == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == sizeof(msg) &&
+	      !memcmp(sbuf, msg, sizeof(msg)), "UC: the server receives \"%s\"", sbuf);
+	CHECK(!rdma_disconnect(c), "UC: rdma_disconnect");
+	expect_event(sch, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, "UC: server");
+	CHECK(!rdma_disconnect(s), "UC: the server's rdma_disconnect (DREP)");
+	expect_event(cch, RDMA_CM_EVENT_DISCONNECTED, 0, NULL, "UC: client");
+	expect_event(sch, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, "UC: server");
+	expect_event(cch, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, "UC: client");
+
+	raw = ps_ib_ep(NULL, IBV_QPT_RAW_PACKET, &src, dst);
+	CHECK(raw != NULL, "another type: a raw packet id of RDMA_PS_IB resolves: %s",
+	      raw ? "yes" : strerror(errno));
+	errno = 0;
+	CHECK(raw && rdma_connect(raw, &param) && errno == EINVAL,
+	      "another type: its rdma_connect fails with EINVAL (%s)", strerror(errno));
+out:
+	if (raw)
+		rdma_destroy_ep(raw);
+	if (smr)
+		ibv_dereg_mr(smr);
+	if (cmr)
+		ibv_dereg_mr(cmr);
+	if (s) {
+		rdma_destroy_qp(s);
+		rdma_destroy_id(s);
+	}
+	if (c) {
+		rdma_destroy_qp(c);
+		rdma_destroy_id(c);
+	}
+	if (listener)
+		rdma_destroy_id(listener);
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_event_channel *sch, *cch;
@@ -350,6 +490,7 @@ int main(int argc, char **argv)
 	connect_then_end(sch, cch, cli, srv, SERVER_DISCONNECTS);
 	connect_then_end(sch, cch, cli, srv, CLIENT_DISCONNECTS);
 	bind_without_device(sch, cch, cli, srv);
+	ps_ib_types(sch, cch, cli, addr_of(argv[1], port + 2));
 	rdma_destroy_id(listener);
 out:
 	rdma_destroy_event_channel(sch);

@@ -6,6 +6,8 @@
 # answers (UNREACHABLE after the CM's retries, within bounded time), a
 # disconnect from either side (DISCONNECTED on both, then TIMEWAIT_EXIT);
 # binds to addresses of no device (loopback: the wildcard; ENODEV; EADDRNOTAVAIL);
+# ids of RDMA_PS_IB with a QP type of their own: a UC connection carrying a
+# SEND, a raw packet id whose rdma_connect is EINVAL;
 # rocemud killed under connected ids (DEVICE_REMOVAL for each, no hang).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CM_ERRORS=$top_builddir/tests/e2e/cm_errors

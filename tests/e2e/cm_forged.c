@@ -7,8 +7,11 @@
  * - short MADs, wrong base or class version, class, method, Q_Key,
  *   opcode, unknown attributes, MADs naming no id: dropped, counted in
  *   rx_cm_dropped, and nothing reaches this program's listeners;
- * - REQs and SIDR REQs with a bad CMA header, another transport or
- *   service: refused (REJ "invalid service ID", SIDR REP "unsupported");
+ * - REQs and SIDR REQs for a service nobody listens on: refused (REJ
+ *   "invalid service ID", SIDR REP "unsupported"); for the listeners' port
+ *   with a bad CMA header or another transport: refused by the consumer
+ *   (REJ "consumer defined", SIDR REP "rejected"), as the kernel's ib_cm
+ *   finds the port's listener and the rdma_cm then no id for the request;
  * - a connection the fake peer makes to this program's listener: MADs
  *   that do not fit it (REJ, RTU, DREP once established, a REP or RTU from
  *   another comm ID, a DREQ for another QPN, MRA, SIDR REP, short ones)
@@ -199,6 +202,7 @@ static void req_mad(uint8_t *mad, uint32_t comm)
 	rocemu_put_be16(&mad[CM_REQ_PKEY], CM_PKEY_DEFAULT);
 	mad[CM_REQ_MTU_RNR] = IBV_MTU_1024 << 4 | 7;
 	mad[CM_REQ_RETRIES_SRQ] = 15 << 4;
+	mad[CM_REQ_PRIMARY_ACK_TIMEOUT] = 18 << 3;
 	cma_put(&mad[CM_REQ_PRIVATE_DATA]);
 }
 
@@ -275,7 +279,14 @@ static void refused(void)
 {
 	static const char *const rc_defects[] = {
 		"CMA header version 1", "CMA header of IPv6", "CMA header for another address",
-		"transport UC", "a service ID not of the RDMA CM", "a port space nobody listens in",
+		"transport UC", "transport XRC", "transport RD",
+		"a service ID not of the RDMA CM", "a port space nobody listens in",
+	};
+	/* The first six reach the port's listener (ib_cm's), the rest no listener at all. */
+	static const uint16_t reasons[] = {
+		CM_REJ_CONSUMER_DEFINED, CM_REJ_CONSUMER_DEFINED, CM_REJ_CONSUMER_DEFINED,
+		CM_REJ_CONSUMER_DEFINED, CM_REJ_CONSUMER_DEFINED, CM_REJ_CONSUMER_DEFINED,
+		CM_REJ_INVALID_SERVICE_ID, CM_REJ_INVALID_SERVICE_ID,
 	};
 	uint8_t mad[CM_MAD_BYTES], ans[CM_MAD_BYTES];
 	char what[96];
@@ -289,27 +300,41 @@ static void refused(void)
 		case 0: mad[CM_REQ_PRIVATE_DATA + CMA_HDR_OFF_VERSION] = 1; break;
 		case 1: mad[CM_REQ_PRIVATE_DATA + CMA_HDR_OFF_IP_VERSION] = 0x60; break;
 		case 2: memcpy(&mad[CM_REQ_PRIVATE_DATA + CMA_HDR_OFF_DST_V4], &peer_addr, 4); break;
-		case 3: mad[CM_REQ_TIMEOUT_TYPE_FC] |= 1 << 1; break;
-		case 4: rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], 0x1234567800000000ull | port); break;
+		case 3: mad[CM_REQ_TIMEOUT_TYPE_FC] |= CM_TST_UC << 1; break;
+		case 4:
+			mad[CM_REQ_TIMEOUT_TYPE_FC] |= CM_TST_EXTENDED << 1;
+			mad[CM_REQ_RETRIES_SRQ] |= CM_ETT_XRC;
+			break;
+		case 5: mad[CM_REQ_TIMEOUT_TYPE_FC] |= 2 << 1; break;
+		case 6: rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], 0x1234567800000000ull | port); break;
 		default: rocemu_put_be64(&mad[CM_REQ_SERVICE_ID], CMA_SERVICE_ID_PREFIX |
 					 cma_service_id(RDMA_PS_IPOIB, port)); break;
 		}
 		send_mad(mad);
 		snprintf(what, sizeof(what), "a REQ with %s", rc_defects[i]);
 		if (answer(CM_ATTR_REJ, ans, what))
-			check(rocemu_get_be16(&ans[CM_REJ_REASON]) == CM_REJ_INVALID_SERVICE_ID &&
+			check(rocemu_get_be16(&ans[CM_REJ_REASON]) == reasons[i] &&
 			      rocemu_get_be32(&ans[CM_REMOTE_COMM_ID]) == comm,
-			      "%s: REJ reason %u (invalid service ID) to comm 0x%x", what,
-			      rocemu_get_be16(&ans[CM_REJ_REASON]),
+			      "%s: REJ reason %u (want %u) to comm 0x%x", what,
+			      rocemu_get_be16(&ans[CM_REJ_REASON]), reasons[i],
 			      rocemu_get_be32(&ans[CM_REMOTE_COMM_ID]));
 	}
 	sidr_req_mad(mad, 0x9100);
 	mad[CM_SIDR_REQ_PRIVATE_DATA + CMA_HDR_OFF_IP_VERSION] = 0x60;
 	send_mad(mad);
 	if (answer(CM_ATTR_SIDR_REP, ans, "a SIDR REQ with a CMA header of IPv6"))
-		check(ans[CM_SIDR_REP_STATUS] == CM_SIDR_UNSUPPORTED &&
+		check(ans[CM_SIDR_REP_STATUS] == CM_SIDR_REJECT &&
 		      rocemu_get_be32(&ans[CM_SIDR_REQUEST_ID]) == 0x9100,
-		      "a SIDR REQ with a CMA header of IPv6: status %u (unsupported)",
+		      "a SIDR REQ with a CMA header of IPv6: status %u (rejected)",
+		      ans[CM_SIDR_REP_STATUS]);
+	sidr_req_mad(mad, 0x9101);
+	rocemu_put_be64(&mad[CM_SIDR_REQ_SERVICE_ID], CMA_SERVICE_ID_PREFIX |
+			cma_service_id(RDMA_PS_UDP, (uint16_t)(port + 1)));
+	send_mad(mad);
+	if (answer(CM_ATTR_SIDR_REP, ans, "a SIDR REQ for a port nobody listens on"))
+		check(ans[CM_SIDR_REP_STATUS] == CM_SIDR_UNSUPPORTED &&
+		      rocemu_get_be32(&ans[CM_SIDR_REQUEST_ID]) == 0x9101,
+		      "a SIDR REQ for a port nobody listens on: status %u (unsupported)",
 		      ans[CM_SIDR_REP_STATUS]);
 	all_dropped("refused requests");
 }
@@ -397,6 +422,10 @@ static void connection(void)
 	if (answer(CM_ATTR_DREP, ans, "the disconnect"))
 		check(rocemu_get_be32(&ans[CM_REMOTE_COMM_ID]) == comm, "the DREP is to comm 0x%x",
 		      rocemu_get_be32(&ans[CM_REMOTE_COMM_ID]));
+	/* Timewait lasts the REQ's ACK timeout; its end comes before anything else happens. */
+	ev = next_event(RDMA_CM_EVENT_TIMEWAIT_EXIT, "the end of timewait");
+	if (ev)
+		rdma_ack_cm_event(ev);
 }
 
 /* A UD id's SIDR REQ to the fake peer: connection MADs naming it are dropped, the SIDR REP taken. */

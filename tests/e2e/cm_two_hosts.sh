@@ -4,9 +4,12 @@
 # by a veth pair (198.18.244.1 and .2, MTU 1500: the devices take the
 # link's MTU, active_mtu 1024). Unmodified rping (100 validated pings) and
 # ib_write_bw -R between them; each side's capture shows the CM handshake
-# and the data, decoded as InfiniBand by tshark, none malformed.
+# and the data, decoded as InfiniBand by tshark, none malformed, and the
+# first requests of each side start where the other's REQ or REP said.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_hosts.sh"
+CM_PSN_CHECK=$top_builddir/tests/e2e/cm_psn_check
+require_built "$CM_PSN_CHECK"
 require_programs rping ib_write_bw ip
 use_test_net 242
 PAIR_READY=wait_cm_listening
@@ -47,6 +50,10 @@ two_hosts() {
 		check_captures "$dir/pcap"
 		cm_ladder "$dir/pcap/rocemu0.pcap" ConnectRequest ConnectReply ReadyToUse \
 			DisconnectRequest DisconnectReply
+		# rping sends both ways: each side's first request carries the other's Starting PSN.
+		capture 30 "$CM_PSN_CHECK" "$dir/pcap/rocemu0.pcap" 1 1 ||
+			fail "cm_psn_check $(basename "$dir"): a Starting PSN is not where the first request starts"
+		ok "$(tail -1 "$OUT")"
 		command -v tshark >/dev/null || continue
 		capture 30 tshark -r "$dir/pcap/rocemu0.pcap" "${TSHARK_IB[@]}" -T fields -e _ws.col.Info
 		expect "RDMA Write (First|Only)" "$(basename "$dir"): the RDMA writes are in the capture"

@@ -5,8 +5,8 @@
  * once, up to an "end" message that says how many came before. "mcast
  * main DEV_A DEV_B": a sender on DEV_A attached to the group itself but
  * created with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB (it hears none of its
- * own sends), two receivers on DEV_B (one attached twice, still one copy
- * each), ibv_destroy_qp refused with EBUSY while attached, and no more
+ * own sends), three receivers on DEV_B (one attached twice, still one copy
+ * each; one receiving through an SRQ), ibv_destroy_qp refused with EBUSY while attached, and no more
  * datagrams for a receiver once detached, a source QPN on UD QPs only.
  * "mcast unprivileged DEV", run without CAP_NET_RAW: no source QPN (EPERM).
  */
@@ -33,6 +33,7 @@ struct ud {
 	const char *name;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_srq *srq;	/* set before ud_open: the QP receives through it */
 	struct buf *buf;	/* RECVS slots of receives, then one message to send */
 };
 
@@ -41,9 +42,15 @@ static union ibv_gid group_gid;
 static bool post_slot(struct ud *u, unsigned int slot)
 {
 	struct ibv_sge sge = sge_of(u->buf, slot * SLOT, SLOT);
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+	int err;
 
-	return post_recv(u->qp, &wr, "post a UD receive");
+	if (!u->srq)
+		return post_recv(u->qp, &wr, "post a UD receive");
+	err = ibv_post_srq_recv(u->srq, &wr, &bad);
+	if (err)
+		check(false, "%s: post an SRQ receive: %s", u->name, strerror(err));
+	return !err;
 }
 
 static bool ud_open(struct ud *u, struct dev *d, const char *name, uint32_t create_flags)
@@ -51,7 +58,7 @@ static bool ud_open(struct ud *u, struct dev *d, const char *name, uint32_t crea
 	struct ibv_qp_init_attr_ex init = {
 		.qp_type = IBV_QPT_UD, .cap = { .max_send_wr = 16, .max_recv_wr = RECVS,
 						.max_send_sge = 1, .max_recv_sge = 1 },
-		.pd = d->pd, .comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = d->pd, .comp_mask = IBV_QP_INIT_ATTR_PD, .srq = u->srq,
 	};
 	int err;
 
@@ -70,8 +77,8 @@ static bool ud_open(struct ud *u, struct dev *d, const char *name, uint32_t crea
 		init.source_qpn = SOURCE_QPN;
 	}
 	u->qp = ibv_create_qp_ex(d->ctx, &init);
-	check(u->qp != NULL, "%s: create a UD QP on %s: %s", name, d->name,
-	      u->qp ? "ok" : strerror(errno));
+	check(u->qp != NULL, "%s: create a UD QP on %s%s: %s", name, d->name,
+	      u->srq ? " receiving through an SRQ" : "", u->qp ? "ok" : strerror(errno));
 	if (!u->qp)
 		return false;
 	err = ud_to_rts(u->qp, QKEY, 0);
@@ -92,8 +99,11 @@ static void ud_close(struct ud *u)
 	}
 	if (u->cq)
 		ibv_destroy_cq(u->cq);
+	if (u->srq)
+		ibv_destroy_srq(u->srq);
 	u->qp = NULL;
 	u->cq = NULL;
+	u->srq = NULL;
 }
 
 static void attach(struct ud *u, const char *what)
@@ -203,7 +213,8 @@ out:
 
 static int run_main(const char *name_a, const char *name_b)
 {
-	struct ud s = { 0 }, r1 = { 0 }, r2 = { 0 };
+	struct ud s = { 0 }, r1 = { 0 }, r2 = { 0 }, r3 = { 0 };
+	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = RECVS, .max_sge = 1 } };
 	uint32_t count, src_qp;
 	union ibv_gid unicast;
 	struct ibv_ah *ah = NULL;
@@ -211,8 +222,11 @@ static int run_main(const char *name_a, const char *name_b)
 
 	if (!dev_open(&dev_a, name_a) || !dev_open(&dev_b, name_b))
 		return checks_finish();
-	if (!ud_open(&s, &dev_a, "sender", IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) ||
-	    !ud_open(&r1, &dev_b, "r1", 0) || !ud_open(&r2, &dev_b, "r2", 0))
+	r3.srq = ibv_create_srq(dev_b.pd, &srq_attr);
+	check(r3.srq != NULL, "r3: create an SRQ: %s", r3.srq ? "ok" : strerror(errno));
+	if (!r3.srq || !ud_open(&s, &dev_a, "sender", IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) ||
+	    !ud_open(&r1, &dev_b, "r1", 0) || !ud_open(&r2, &dev_b, "r2", 0) ||
+	    !ud_open(&r3, &dev_b, "r3", 0))
 		goto out;
 	unicast = dev_b.gid;
 	err = ibv_attach_mcast(r1.qp, &unicast, 0);
@@ -221,6 +235,7 @@ static int run_main(const char *name_a, const char *name_b)
 	attach(&r1, "");
 	attach(&r1, " a second time");
 	attach(&r2, "");
+	attach(&r3, "");
 	ah = ibv_create_ah(dev_a.pd, &(struct ibv_ah_attr){ .is_global = 1, .port_num = 1,
 			   .grh = { .dgid = group_gid, .hop_limit = 1 } });
 	check(ah != NULL, "create the AH of " GROUP ": %s", ah ? "ok" : strerror(errno));
@@ -230,7 +245,9 @@ static int run_main(const char *name_a, const char *name_b)
 		send_to_group(&s, ah, seq, 0);
 	expect_messages(&r1, 0, 4);
 	expect_messages(&r2, 0, 4);
+	expect_messages(&r3, 0, 4);	/* through its SRQ */
 	expect_messages(&s, 0, 0);	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
+	check(!ibv_detach_mcast(r3.qp, &group_gid, 0), "r3: detach");
 
 	err = ibv_destroy_qp(r1.qp);
 	check(err == EBUSY, "r1: destroy while attached: %s (want EBUSY)", strerror(err));
@@ -252,6 +269,7 @@ out:
 		ibv_destroy_ah(ah);
 	ud_close(&r1);
 	ud_close(&r2);
+	ud_close(&r3);
 	ud_close(&s);
 	bufs_free();
 	dev_close(&dev_b);

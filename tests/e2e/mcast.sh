@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# UD multicast (tests/e2e/mcast.c): a group with three receivers in two
-# processes (two QPs on rocemu1, one attached twice, and one on rocemu2),
+# UD multicast (tests/e2e/mcast.c): a group with four receivers in two
+# processes (three QPs on rocemu1, one attached twice, one receiving
+# through an SRQ, and one on rocemu2),
 # a sender on rocemu0 attached with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
 # EBUSY on destroy while attached, nothing after detach; the capture shows
 # IP multicast to 239.1.2.3 with destination QPN 0xFFFFFF, decoded by tshark;
@@ -28,7 +29,7 @@ mcast() {
 	wait_ready "$member_out" "$pid" 10 || { cat "$member_out" >>"$COMMANDS_LOG"; fail "the member process is not ready"; }
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} capture 60 "$ROCEMU" run -- "$MCAST" main rocemu0 rocemu1 ||
 		fail "mcast main rocemu0 rocemu1 failed"
-	expect "^0 failed$" "every check of the sender and the two receivers passed ($(grep -c '^ok: ' "$OUT") checks)"
+	expect "^0 failed$" "every check of the sender and the three receivers passed ($(grep -c '^ok: ' "$OUT") checks)"
 	wait "$pid"
 	forget_pid "$pid"
 	cp "$member_out" "$OUT"

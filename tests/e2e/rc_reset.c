@@ -4,7 +4,9 @@
  * before the RESET runs again, none of its completions still in the CQ
  * comes back, and the receive queue is whole again after every cycle.
  * Data are checked at the responder: the old WRITEs' target keeps its
- * bytes after their source changed.
+ * bytes after their source changed. A SEND posted right before its QP
+ * goes to ERR still leaves: the device sees a doorbell before the command
+ * that follows it.
  *
  *   rc_reset DEV_A DEV_B
  *
@@ -201,10 +203,49 @@ static void receives_across_resets(void)
 	}
 }
 
+/*
+ * A SEND posted, then its QP moved to ERR at once (rdma_disconnect right
+ * behind a last message): the device saw the doorbell before the command,
+ * so the SEND leaves; its own completion is flushed or successful, as the
+ * ACK comes before the QP's move or after.
+ */
+static void send_then_error(void)
+{
+	struct buf *src = buf_new(&dev_a, MSG, MSG, IBV_ACCESS_LOCAL_WRITE, 0);
+	struct buf *dst = buf_new(&dev_b, MSG, MSG, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
+	struct ibv_qp_attr err_attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_sge rsge, ssge;
+	struct ibv_recv_wr rwr = { .wr_id = 0x77, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_send_wr swr = { .wr_id = 0x2000, .sg_list = &ssge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+
+	if (!src || !dst)
+		return;
+	rsge = sge_of(dst, 0, MSG);
+	ssge = sge_of(src, 0, MSG);
+	fill_pattern(src->p, MSG, 77, 0);
+	if (!post_recv(p.b.qp, &rwr, "b's receive"))
+		return;
+	/* Quiet first: the daemon asleep wakes to the doorbell's kick and the command at once. */
+	poll(NULL, 0, QUIET_MS);
+	if (!post_send(p.a.qp, &swr, "the SEND"))
+		return;
+	check(!ibv_modify_qp(p.a.qp, &err_attr, IBV_QP_STATE), "a's QP to ERR right behind it");
+	if (expect_wc(p.b.recv_cq, "b: the SEND arrived",
+		      (struct want){ 0x77, IBV_WC_SUCCESS, IBV_WC_RECV, MSG }, NULL))
+		check_pattern(dst->p, MSG, 77, 0, "b: its bytes");
+	check(wait_wc(p.a.send_cq, &wc) == 1 && wc.wr_id == 0x2000 &&
+	      (wc.status == IBV_WC_WR_FLUSH_ERR || wc.status == IBV_WC_SUCCESS),
+	      "a: the SEND completes, flushed or successful (%s)", ibv_wc_status_str(wc.status));
+	pair_reset();
+}
+
 static const struct named_check checks[] = {
 	{ "WRITEs polled, RESET, one WRITE", writes_polled_then_reset },
 	{ "WRITEs unpolled, RESET, one WRITE", writes_unpolled_then_reset },
 	{ "receives across RESET cycles", receives_across_resets },
+	{ "a SEND, then its QP to ERR at once", send_then_error },
 };
 
 int main(int argc, char **argv)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # QPs reused after RESET (tests/e2e/rc_reset.c): no old WRITE runs again,
-# no old completion comes back, receives work after several RESET cycles;
+# no old completion comes back, receives work after several RESET cycles,
+# a SEND posted right before its QP goes to ERR still arrives;
 # between two devices, then on one.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RC_RESET=$top_builddir/tests/e2e/rc_reset

@@ -4,11 +4,15 @@
 # displayed and validated) and ucmatose (4 connections), between two
 # devices and on one; udaddy (UD ids, SIDR); rsockets (rstream and
 # riostream, data verified); the captures show the CM handshake (REQ, REP,
-# RTU, DREQ, DREP, SIDR REQ and REP) as InfiniBand CM on QP1, none malformed.
+# RTU, DREQ, DREP, SIDR REQ and REP) as InfiniBand CM on QP1, none malformed,
+# and each connection's first requests carry the Starting PSNs of its REQ
+# and REP as the kernel's ib_cm means them (tests/e2e/cm_psn_check.c).
 # perftest's -R is left out: its client makes a second connection that can
 # reach the server before the server listens for it (REJECTED 8 under load,
 # as it would be on the kernel's CM).
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pair.sh"
+CM_PSN_CHECK=$top_builddir/tests/e2e/cm_psn_check
+require_built "$CM_PSN_CHECK"
 require_programs rping ucmatose udaddy rstream riostream
 use_test_net 240
 
@@ -73,7 +77,7 @@ expect_fixed_in() {
 }
 
 rdma_cm() {
-	local pcap=$WORK_DIR/pcap-$BACKEND
+	local pcap=$WORK_DIR/pcap-$BACKEND dev
 
 	mkdir -p "$pcap"
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
@@ -87,6 +91,12 @@ rdma_cm() {
 	rsocket_pair riostream
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 	check_captures "$pcap"
+	# Both sides send on each connection: rping's two, ucmatose's 4 and rsockets'.
+	for dev in rocemu0 rocemu1; do
+		capture 30 "$CM_PSN_CHECK" "$pcap/$dev.pcap" 6 6 ||
+			fail "cm_psn_check $dev.pcap: a Starting PSN is not where the first request starts"
+		ok "$(tail -1 "$OUT")"
+	done
 	cm_ladder "$pcap/rocemu1.pcap" ConnectRequest ConnectReply ReadyToUse DisconnectRequest \
 		DisconnectReply ServiceIDResReq ServiceIDResReqResp
 }

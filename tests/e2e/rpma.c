@@ -6,10 +6,25 @@
  * rpma_flush (visibility) and a read back, each checked; the server checks
  * after the client has gone that its memory holds what was written.
  *
+ * "rcq-server"/"rcq-client" run what librpma's example
+ * 12-receive-completion-queue does, in this program's words: a connection
+ * whose receives complete to a CQ of their own (rpma_conn_cfg_set_rcq_size);
+ * per round the client posts a receive, sends its counter, waits for the
+ * SEND's completion on the CQ, then for the answer's on the receive CQ,
+ * and takes the answer, the counter plus one, as its next counter; the
+ * server waits on the receive CQ, posts its next receive, answers and waits
+ * on the CQ. Each completion is taken by one rpma_cq_wait and one
+ * rpma_cq_get_wc, which must find it there, as the example's
+ * get_wc_and_validate does. The client ends with a message of its own,
+ * completion only on error, and disconnects at once: the server must get it.
+ *
  * usage: rpma server ADDR PORT | rpma client SERVER_ADDR PORT
+ *        rpma rcq-server ADDR PORT | rpma rcq-client SERVER_ADDR PORT ROUNDS
  * Prints "ok: ..." per check ("ready" once the server listens) and
  * "N failed" last; exits 0 when none failed.
  */
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +33,9 @@
 #include "check_line.h"
 
 #define REGION 4096
+#define RCQ_SIZE 10		/* the receive CQ's size, the example's */
+#define FIRST_COUNTER 7		/* the client's counter in its first round */
+#define LAST_MESSAGE UINT64_MAX	/* the client's last message: no answer */
 
 /* Stop on a librpma error: nothing after it can be checked. */
 #define MUST(call)							\
@@ -157,19 +175,183 @@ static void client(const char *addr, const char *port, unsigned char *buf)
 	MUST(rpma_peer_delete(&peer));
 }
 
+/* Stop at a failed round: the peer, left waiting, is stopped by the script. */
+static void __attribute__((noreturn)) give_up(void)
+{
+	printf("%d failed\n", failed);
+	exit(1);
+}
+
+/*
+ * The next completion of cq, by one rpma_cq_wait and one rpma_cq_get_wc:
+ * the event must not come before the completion is there. It must be a
+ * successful one of opcode; a FAIL line says what came otherwise.
+ */
+static void one_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, const char *who,
+			   unsigned int round)
+{
+	struct ibv_wc wc;
+	int ret = rpma_cq_wait(cq);
+
+	if (!ret)
+		ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
+	if (!ret && wc.status == IBV_WC_SUCCESS && wc.opcode == opcode)
+		return;
+	CHECK(false, "%s: round %u: %s completion: %s", who, round,
+	      opcode == IBV_WC_SEND ? "SEND" : "receive",
+	      ret ? rpma_err_2str(ret) : wc.status ? ibv_wc_status_str(wc.status) : "another opcode");
+	give_up();
+}
+
+/* The connection configuration of both sides: a receive CQ of RCQ_SIZE of its own. */
+static struct rpma_conn_cfg *rcq_cfg(void)
+{
+	struct rpma_conn_cfg *cfg;
+
+	MUST(rpma_conn_cfg_new(&cfg));
+	MUST(rpma_conn_cfg_set_rcq_size(cfg, RCQ_SIZE));
+	return cfg;
+}
+
+/* Disconnect, wait for the connection to close, free it. */
+static void rcq_close(struct rpma_conn **conn, const char *who)
+{
+	enum rpma_conn_event event;
+
+	MUST(rpma_conn_disconnect(*conn));
+	MUST(rpma_conn_next_event(*conn, &event));
+	CHECK(event == RPMA_CONN_CLOSED, "%s: connection closed", who);
+	MUST(rpma_conn_delete(conn));
+}
+
+static void rcq_server(const char *addr, const char *port, uint64_t *msg)
+{
+	struct rpma_peer *peer = peer_for(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+	struct rpma_conn_cfg *cfg = rcq_cfg();
+	struct rpma_mr_local *recv_mr, *send_mr;
+	uint64_t *recv = msg, *send = msg + 1, want = FIRST_COUNTER;
+	enum rpma_conn_event event;
+	struct rpma_conn_req *req;
+	struct rpma_cq *cq, *rcq;
+	struct rpma_conn *conn;
+	struct rpma_ep *ep;
+	unsigned int rounds = 0;
+
+	MUST(rpma_mr_reg(peer, recv, sizeof(*recv), RPMA_MR_USAGE_RECV, &recv_mr));
+	MUST(rpma_mr_reg(peer, send, sizeof(*send), RPMA_MR_USAGE_SEND, &send_mr));
+	MUST(rpma_ep_listen(peer, addr, port, &ep));
+	printf("ready\n");
+	fflush(stdout);
+	MUST(rpma_ep_next_conn_req(ep, cfg, &req));
+	MUST(rpma_conn_req_recv(req, recv_mr, 0, sizeof(*recv), recv));
+	MUST(rpma_conn_req_connect(&req, NULL, &conn));
+	MUST(rpma_conn_next_event(conn, &event));
+	CHECK(event == RPMA_CONN_ESTABLISHED, "rcq-server: connection established");
+	MUST(rpma_conn_get_cq(conn, &cq));
+	MUST(rpma_conn_get_rcq(conn, &rcq));
+	CHECK(cq != rcq, "rcq-server: the connection has a receive CQ of its own");
+	for (;;) {
+		one_completion(rcq, IBV_WC_RECV, "rcq-server", rounds);
+		if (*recv == LAST_MESSAGE)
+			break;
+		if (*recv != want) {
+			CHECK(false, "rcq-server: round %u: got %" PRIu64 ", not %" PRIu64, rounds,
+			      *recv, want);
+			give_up();
+		}
+		/* The client's next counter is the answer. */
+		*send = want = *recv + 1;
+		MUST(rpma_recv(conn, recv_mr, 0, sizeof(*recv), recv));
+		MUST(rpma_send(conn, send_mr, 0, sizeof(*send), RPMA_F_COMPLETION_ALWAYS, NULL));
+		one_completion(cq, IBV_WC_SEND, "rcq-server", rounds);
+		rounds++;
+	}
+	CHECK(true, "rcq-server: %u rounds, each counter the one expected, then the client's last "
+	      "message", rounds);
+	rcq_close(&conn, "rcq-server");
+	MUST(rpma_ep_shutdown(&ep));
+	MUST(rpma_conn_cfg_delete(&cfg));
+	MUST(rpma_mr_dereg(&send_mr));
+	MUST(rpma_mr_dereg(&recv_mr));
+	MUST(rpma_peer_delete(&peer));
+}
+
+static void rcq_client(const char *addr, const char *port, unsigned int rounds, uint64_t *msg)
+{
+	struct rpma_peer *peer = peer_for(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
+	struct rpma_conn_cfg *cfg = rcq_cfg();
+	struct rpma_mr_local *recv_mr, *send_mr;
+	uint64_t *recv = msg, *send = msg + 1, counter = FIRST_COUNTER;
+	enum rpma_conn_event event;
+	struct rpma_conn_req *req;
+	struct rpma_cq *cq, *rcq;
+	struct rpma_conn *conn;
+	unsigned int round;
+
+	MUST(rpma_mr_reg(peer, recv, sizeof(*recv), RPMA_MR_USAGE_RECV, &recv_mr));
+	MUST(rpma_mr_reg(peer, send, sizeof(*send), RPMA_MR_USAGE_SEND, &send_mr));
+	MUST(rpma_conn_req_new(peer, addr, port, cfg, &req));
+	MUST(rpma_conn_req_connect(&req, NULL, &conn));
+	MUST(rpma_conn_next_event(conn, &event));
+	CHECK(event == RPMA_CONN_ESTABLISHED, "rcq-client: connection established");
+	MUST(rpma_conn_get_cq(conn, &cq));
+	MUST(rpma_conn_get_rcq(conn, &rcq));
+	for (round = 0; round < rounds; round++) {
+		MUST(rpma_recv(conn, recv_mr, 0, sizeof(*recv), recv));
+		*send = counter;
+		MUST(rpma_send(conn, send_mr, 0, sizeof(*send), RPMA_F_COMPLETION_ALWAYS, NULL));
+		one_completion(cq, IBV_WC_SEND, "rcq-client", round);
+		one_completion(rcq, IBV_WC_RECV, "rcq-client", round);
+		if (*recv != counter + 1) {
+			CHECK(false, "rcq-client: round %u: sent %" PRIu64 ", got %" PRIu64, round,
+			      counter, *recv);
+			give_up();
+		}
+		counter = *recv;
+	}
+	CHECK(round == rounds, "rcq-client: %u of %u rounds, each completion found by one "
+	      "rpma_cq_wait, each answer its counter plus one", round, rounds);
+	CHECK(counter == FIRST_COUNTER + rounds, "rcq-client: the counter went from %d to %" PRIu64,
+	      FIRST_COUNTER, counter);
+	/* The example's last message: completion only on error, the disconnect right behind it. */
+	*send = LAST_MESSAGE;
+	MUST(rpma_send(conn, send_mr, 0, sizeof(*send), RPMA_F_COMPLETION_ON_ERROR, NULL));
+	rcq_close(&conn, "rcq-client");
+	MUST(rpma_conn_cfg_delete(&cfg));
+	MUST(rpma_mr_dereg(&send_mr));
+	MUST(rpma_mr_dereg(&recv_mr));
+	MUST(rpma_peer_delete(&peer));
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: rpma server ADDR PORT | rpma client SERVER_ADDR PORT\n"
+		"       rpma rcq-server ADDR PORT | rpma rcq-client SERVER_ADDR PORT ROUNDS\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char buf[2 * REGION] __attribute__((aligned(4096)));
+	static uint64_t msg[2] __attribute__((aligned(64)));
+	char *end;
+	unsigned long rounds;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 4 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
-		fprintf(stderr, "usage: rpma server ADDR PORT | rpma client SERVER_ADDR PORT\n");
-		return 2;
-	}
-	if (!strcmp(argv[1], "server"))
+	if (argc == 4 && !strcmp(argv[1], "server")) {
 		server(argv[2], argv[3], buf);
-	else
+	} else if (argc == 4 && !strcmp(argv[1], "client")) {
 		client(argv[2], argv[3], buf);
+	} else if (argc == 4 && !strcmp(argv[1], "rcq-server")) {
+		rcq_server(argv[2], argv[3], msg);
+	} else if (argc == 5 && !strcmp(argv[1], "rcq-client")) {
+		rounds = strtoul(argv[4], &end, 10);
+		if (*end || !rounds || rounds > 100000)
+			return usage();
+		rcq_client(argv[2], argv[3], (unsigned int)rounds, msg);
+	} else {
+		return usage();
+	}
 	printf("%d failed\n", failed);
 	return failed ? 1 : 0;
 }

@@ -7,9 +7,10 @@
  * none; Q_Keys, SRQ numbers, DC access keys and rkeys right or wrong; PSNs
  * near the start or anywhere; payloads of every size, truncated packets.
  * An MR with no remote rights lies beside the one with every right: it
- * may not change. The UD QP stays in RTS: its responder drops what it
- * cannot take (the UC QP may fail, as a SEND longer than its receive is a
- * local length error there). After PACKETS fuzz packets reached the daemon
+ * may not change. The UD QP, which receives through the SRQ, stays in
+ * RTS: a receive fits any datagram, and its responder drops what it cannot
+ * take (the UC QP may fail, as a SEND longer than its receive is a local
+ * length error there). After PACKETS fuzz packets reached the daemon
  * (its port counters say so) it must answer `rocemu status`.
  *
  *   transport_fuzz DEVICE_A DEVICE_B ROCEMU [PACKETS [SEED]]
@@ -28,7 +29,7 @@
 #define QKEY 0x11111111u
 #define DC_KEY 0x5ca1ab1eull
 #define MEM_LEN 65536
-#define SLOT 4096		/* a receive buffer */
+#define SLOT 8192		/* a receive buffer: the GRH and any UD payload fit */
 #define RECVS 64		/* receives kept posted per SRQ */
 #define PAYLOAD_MAX 4200	/* past the MTU of 4096 */
 #define BATCH 64		/* fuzz packets between two looks at the CQ */

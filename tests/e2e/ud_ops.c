@@ -6,13 +6,17 @@
  * AH made from that completion carries the answer back; a datagram with
  * the wrong Q_Key is dropped (the script reads the counter) and one with
  * the privileged bit takes the QP's Q_Key; a message over the port MTU
- * fails with a local length error; the ibv_qp_ex UD builders.
+ * fails with a local length error; the ibv_qp_ex UD builders; a UD QP on
+ * an SRQ (ibv_create_qp_ex and mlx5dv_create_qp): its receives, the limit
+ * event, a datagram dropped on an empty SRQ (the script reads the
+ * counter), QP_LAST_WQE_REACHED in ERR.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/ip.h>
 #include <stdio.h>
 #include <string.h>
+#include <infiniband/mlx5dv.h>
 #include "verbs_pair.h"
 
 #define QKEY 0x11110000u
@@ -31,13 +35,22 @@ struct ud {
 
 static struct ud a, b;
 
-static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
+/* How a UD QP is made: its receive queue, or an SRQ through verbs or mlx5dv. */
+struct ud_how {
+	bool qp_ex;			/* with every ibv_qp_ex UD send op */
+	struct ibv_srq *srq;		/* receives through it, not an RQ of its own */
+	bool dv;			/* made by mlx5dv_create_qp */
+};
+
+static bool ud_open_how(struct ud *u, struct dev *d, const struct ud_how *how)
 {
 	struct ibv_qp_init_attr_ex init = {
 		.qp_type = IBV_QPT_UD, .cap = { .max_send_wr = 16, .max_recv_wr = 16,
 						.max_send_sge = 1, .max_recv_sge = 1 },
-		.pd = d->pd, .comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = d->pd, .comp_mask = IBV_QP_INIT_ATTR_PD, .srq = how->srq,
 	};
+	struct mlx5dv_qp_init_attr dv = { 0 };
+	bool qp_ex = how->qp_ex;
 	int err;
 
 	u->dev = d;
@@ -52,8 +65,9 @@ static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
 		init.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		init.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 	}
-	u->qp = ibv_create_qp_ex(d->ctx, &init);
-	check(u->qp != NULL, "%s: create a UD QP%s: %s", d->name, qp_ex ? " with ibv_qp_ex" : "",
+	u->qp = how->dv ? mlx5dv_create_qp(d->ctx, &init, &dv) : ibv_create_qp_ex(d->ctx, &init);
+	check(u->qp != NULL, "%s: create a UD QP%s%s%s: %s", d->name, qp_ex ? " with ibv_qp_ex" : "",
+	      how->srq ? " on an SRQ" : "", how->dv ? " by mlx5dv_create_qp" : "",
 	      u->qp ? "ok" : strerror(errno));
 	if (!u->qp)
 		return false;
@@ -61,6 +75,13 @@ static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
 	check(!err, "%s: UD QP 0x%06x to RTS with Q_Key 0x%x: %s", d->name, u->qp->qp_num, QKEY,
 	      strerror(err));
 	return !err;
+}
+
+static bool ud_open(struct ud *u, struct dev *d, bool qp_ex)
+{
+	const struct ud_how how = { .qp_ex = qp_ex };
+
+	return ud_open_how(u, d, &how);
 }
 
 static void ud_close(struct ud *u)
@@ -309,6 +330,105 @@ out:
 	both_close();
 }
 
+#define SRQ_WRS 8
+#define SRQ_LIMIT 2
+#define SRQ_SLOT 2048		/* each SRQ receive's place in B's receive half */
+
+/* An SRQ receive of GRH_BYTES + MSG bytes into slot i of u's buffer. */
+static bool post_srq_recv_at(struct ud *u, struct ibv_srq *srq, unsigned int i)
+{
+	struct ibv_sge sge = sge_of(u->buf, i * SRQ_SLOT, GRH_BYTES + MSG);
+	struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge, .num_sge = 1 }, *bad;
+	int err;
+
+	memset(u->buf->p + i * SRQ_SLOT, UNTOUCHED, GRH_BYTES + MSG + 64);
+	err = ibv_post_srq_recv(srq, &wr, &bad);
+	check(!err, "B: post SRQ receive %u: %s", i, strerror(err));
+	return !err;
+}
+
+/*
+ * B's UD QP receives through an SRQ (made as how says): the completions
+ * name the SRQ's WRs, with the GRH and payload in their buffers; the limit
+ * event fires once fewer than SRQ_LIMIT are left; a datagram finding the
+ * SRQ empty is dropped (the script expects one out_of_buffer on B) and the
+ * QP receives on; in ERR it reports its last WQE reached.
+ */
+static void ud_through_srq(bool dv)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = SRQ_WRS, .max_sge = 1 } };
+	struct ibv_srq_attr limit = { .srq_limit = SRQ_LIMIT };
+	struct ibv_qp_attr err_attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_ah *ah = NULL;
+	struct ibv_srq *srq;
+	struct ud_how how;
+	struct ibv_wc wc;
+	unsigned int i;
+
+	srq = ibv_create_srq(dev_b.pd, &sattr);
+	check(srq != NULL, "B: create an SRQ: %s", srq ? "ok" : strerror(errno));
+	how = (struct ud_how){ .srq = srq, .dv = dv };
+	if (!srq || !ud_open(&a, &dev_a, false) || !ud_open_how(&b, &dev_b, &how) ||
+	    !(ah = ah_to(&dev_a, &dev_b.gid)))
+		goto out;
+	for (i = 0; i < 3; i++)
+		post_srq_recv_at(&b, srq, i);
+	check(!ibv_modify_srq(srq, &limit, IBV_SRQ_LIMIT), "B: arm the SRQ's limit at %u", SRQ_LIMIT);
+	for (i = 0; i < 3; i++) {
+		post_ud_send(&a, ah, b.qp->qp_num, QKEY, 10 + i, MSG, IBV_WR_SEND_WITH_IMM);
+		expect_wc(a.cq, "A: the send completes",
+			  (struct want){ 10 + i, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+		if (!expect_wc(b.cq, "B: the SRQ's receive completes, in order",
+			       (struct want){ 100 + i, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_BYTES + MSG },
+			       &wc))
+			goto out;
+		check(wc.src_qp == a.qp->qp_num && wc.qp_num == b.qp->qp_num &&
+		      (wc.wc_flags & IBV_WC_GRH) && ntohl(wc.imm_data) == IMM,
+		      "B: from A's QP 0x%06x to B's 0x%06x, GRH, immediate 0x%x", wc.src_qp, wc.qp_num,
+		      ntohl(wc.imm_data));
+		check_grh(b.buf->p + i * SRQ_SLOT, MSG);
+		check_pattern(b.buf->p + i * SRQ_SLOT + GRH_BYTES, MSG, 10 + i, 0,
+			      "B: the payload after the GRH");
+		check_untouched(b.buf->p + i * SRQ_SLOT + GRH_BYTES + MSG, 64, UNTOUCHED,
+				"B: past the message");
+		if (i == 1)
+			check(wait_event(dev_b.ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 2000),
+			      "B: SRQ_LIMIT_REACHED once 1 WR is left");
+	}
+	post_ud_send(&a, ah, b.qp->qp_num, QKEY, 13, MSG, IBV_WR_SEND);
+	expect_wc(a.cq, "A: a send to the empty SRQ completes (UD has no RNR)",
+		  (struct want){ 13, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	expect_silence(b.cq, "B: the datagram finding the SRQ empty is dropped");
+	post_srq_recv_at(&b, srq, 3);
+	post_ud_send(&a, ah, b.qp->qp_num, QKEY, 14, MSG, IBV_WR_SEND);
+	expect_wc(a.cq, "A: the next send completes",
+		  (struct want){ 14, IBV_WC_SUCCESS, IBV_WC_SEND, -1 }, NULL);
+	if (expect_wc(b.cq, "B: it arrives in the WR posted since",
+		      (struct want){ 103, IBV_WC_SUCCESS, IBV_WC_RECV, GRH_BYTES + MSG }, NULL))
+		check_pattern(b.buf->p + 3 * SRQ_SLOT + GRH_BYTES, MSG, 14, 0, "B: its payload");
+	check(!ibv_modify_qp(b.qp, &err_attr, IBV_QP_STATE), "B: the QP to ERR");
+	check(wait_event(dev_b.ctx, IBV_EVENT_QP_LAST_WQE_REACHED, b.qp, 2000),
+	      "B: QP_LAST_WQE_REACHED");
+	expect_silence(b.cq, "B: the SRQ's WRs are not flushed with the QP");
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	ud_close(&b);
+	check(!srq || !ibv_destroy_srq(srq), "B: destroy the SRQ once its QP is gone");
+	ud_close(&a);
+	bufs_free();
+}
+
+static void check_srq(void)
+{
+	ud_through_srq(false);
+}
+
+static void check_srq_dv(void)
+{
+	ud_through_srq(true);
+}
+
 /* What a RoCE port cannot route, and what UD cannot post. */
 static void check_refusals(void)
 {
@@ -337,6 +457,8 @@ static const struct named_check checks[] = {
 	{ "Q_Key mismatch dropped, privileged Q_Key", check_qkey },
 	{ "messages up to the port MTU", check_mtu },
 	{ "ibv_qp_ex UD builders", check_qp_ex },
+	{ "UD through an SRQ (ibv_create_qp_ex)", check_srq },
+	{ "UD through an SRQ (mlx5dv_create_qp)", check_srq_dv },
 	{ "refusals", check_refusals },
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The UD checks of tests/e2e/ud_ops.c (GRH bytes, AH from a completion,
-# Q_Key rules, the MTU limit, ibv_qp_ex builders) from rocemu0 to rocemu1;
-# `rocemu stats` then counts exactly the one datagram with a wrong Q_Key.
+# Q_Key rules, the MTU limit, ibv_qp_ex builders, receives through an SRQ)
+# from rocemu0 to rocemu1; `rocemu stats` then counts exactly the one
+# datagram with a wrong Q_Key and the two that found an SRQ empty.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 UD_OPS=$top_builddir/tests/e2e/ud_ops
 require_built "$UD_OPS"
@@ -27,6 +28,11 @@ ud_ops() {
 	[ "$(stat rocemu0 rx_qkey_violations)" = 0 ] ||
 		fail "rocemu0 rx_qkey_violations is $(stat rocemu0 rx_qkey_violations), not 0"
 	ok "the datagram with the wrong Q_Key is counted once, on its receiver"
+	[ "$(stat rocemu1 out_of_buffer)" = 2 ] ||
+		fail "rocemu1 out_of_buffer is $(stat rocemu1 out_of_buffer), not 2"
+	[ "$(stat rocemu1 rx_ud_dropped)" = 0 ] ||
+		fail "rocemu1 rx_ud_dropped is $(stat rocemu1 rx_ud_dropped), not 0"
+	ok "the datagrams finding the SRQ empty are counted, one per SRQ check, as out_of_buffer"
 }
 
 for_each_backend ud_ops

@@ -257,7 +257,7 @@ bool side_open(struct side *s, struct dev *d, const struct side_spec *spec)
 	memset(s, 0, sizeof(*s));
 	s->dev = d;
 	s->send_cq = ibv_create_cq(d->ctx, spec->send_cqe, NULL, spec->send_channel, 0);
-	s->recv_cq = ibv_create_cq(d->ctx, spec->recv_cqe, NULL, NULL, 0);
+	s->recv_cq = ibv_create_cq(d->ctx, spec->recv_cqe, NULL, spec->recv_channel, 0);
 	if (!s->send_cq || !s->recv_cq) {
 		check(false, "%s: ibv_create_cq: %s", d->name, strerror(errno));
 		return false;

@@ -73,6 +73,7 @@ struct side_spec {
 	int send_cqe, recv_cqe;
 	bool qp_ex;			/* created with every ibv_qp_ex send op */
 	struct ibv_comp_channel *send_channel;	/* of the send CQ, or NULL */
+	struct ibv_comp_channel *recv_channel;	/* of the receive CQ, or NULL */
 	struct qp_knobs knobs;
 };
 

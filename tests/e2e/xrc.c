@@ -7,8 +7,9 @@
  * has it); one domain per file shared by two contexts and by another
  * process (this program run again as "xrc open DEVICE FILE"), gone with
  * its last open, also when a process exits without closing it. XRC SRQs:
- * EINVAL without their domain or CQ, ibv_get_srq_num, and the domain and
- * the CQ held (EBUSY) while the SRQ lives.
+ * EINVAL without their domain or CQ, ibv_get_srq_num, RC and UD QPs
+ * refused on one (EINVAL, as uverbs), and the domain and the CQ held
+ * (EBUSY) while the SRQ lives.
  *
  *   xrc DEV_A DEV_B
  *
@@ -126,6 +127,21 @@ static struct ibv_srq *xrc_srq_create(struct ibv_xrcd *xrcd, struct ibv_cq *cq, 
 #define XRC_SRQ_MASK (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD | \
 		      IBV_SRQ_INIT_ATTR_CQ)
 
+/* uverbs create_qp: a QP of type receiving through an XRC SRQ is EINVAL. */
+static void refuses_xrc_srq(enum ibv_qp_type type, struct ibv_cq *cq, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr attr = { .send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = type,
+					 .cap = { .max_send_wr = 1, .max_send_sge = 1 } };
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = ibv_create_qp(dev_b.pd, &attr);
+	check(!qp && errno == EINVAL, "create_qp %s on an XRC SRQ -> EINVAL (got %s)",
+	      type == IBV_QPT_RC ? "RC" : "UD", qp ? "a QP" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
 static void xrc_srq(void)
 {
 	struct ibv_xrcd *xrcd = xrcd_open(dev_b.ctx, -1, O_CREAT);
@@ -148,6 +164,8 @@ static void xrc_srq(void)
 	if (!srq)
 		goto out;
 	check(!ibv_get_srq_num(srq, &srqn) && srqn, "get_srq_num gives the SRQ's number (%u)", srqn);
+	refuses_xrc_srq(IBV_QPT_RC, cq, srq);
+	refuses_xrc_srq(IBV_QPT_UD, cq, srq);
 	check(ibv_close_xrcd(xrcd) == EBUSY, "close_xrcd while an XRC SRQ is in it -> EBUSY");
 	check(ibv_destroy_cq(cq) == EBUSY, "destroy_cq while an XRC SRQ completes to it -> EBUSY");
 	check(!ibv_destroy_srq(srq), "destroy the XRC SRQ");

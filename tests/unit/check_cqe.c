@@ -5,7 +5,8 @@
  * carry their fields where mlx5 has them, data scattered to a CQE fills
  * its first 32 bytes, an overrun puts the CQ in error
  * for good (CQ_ERR once) and fails a QP completing into it, and an armed
- * CQ raises a completion event per its arm command.
+ * CQ raises a completion event per its arm command, at once only for a CQE
+ * no event reported before.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -179,6 +180,98 @@ START_TEST(test_arm_solicited)
 }
 END_TEST
 
+/* The arm word as mlx5_arm_cq writes it into the doorbell record. */
+static void arm_word(struct fx_cq *cq, uint32_t sn, bool solicited_only)
+{
+	__be32 *dbrec = (__be32 *)(cq->map + cq->layout.dbrec_offset);
+
+	__atomic_store_n(&dbrec[CQ_DB_ARM],
+			 htobe32(sn << 28 | (solicited_only ? MLX5_CQ_DB_REQ_NOT_SOL : MLX5_CQ_DB_REQ_NOT) |
+				 (cq->ci & 0xffffff)), __ATOMIC_RELEASE);
+	rocemu_cqe_arm_check(fx_emu_cq(cq));
+}
+
+static bool event(int ch)
+{
+	uint64_t user_cq;
+	ssize_t n = read(ch, &user_cq, sizeof(user_cq));
+
+	ck_assert(n == -1 || (n == sizeof(user_cq) && user_cq == FX_USER_CQ));
+	return n == sizeof(user_cq);
+}
+
+/*
+ * An arm owes an event at once only for a CQE at or past its consumer
+ * index that no event reported: the CQE of the last event, unpolled, raises
+ * none; one written while the CQ was not armed does; with all polled, the
+ * next CQE does.
+ */
+START_TEST(test_arm_unpolled)
+{
+	struct mlx5_cqe64 cqe;
+	struct fx_cq cq;
+	int ch;
+
+	fx_cq_create(&cq, &ch);
+	ck_assert_int_eq(fcntl(ch, F_SETFL, O_NONBLOCK), 0);
+	ck_assert(write_cqe(&cq, &send_ok));
+	ck_assert(!event(ch));			/* never armed */
+	arm_word(&cq, 1, false);
+	ck_assert(event(ch));			/* written before the arm, unpolled */
+	arm_word(&cq, 2, false);
+	ck_assert(!event(ch));			/* its event reported it */
+	ck_assert(write_cqe(&cq, &send_ok));
+	ck_assert(event(ch));
+	ck_assert(write_cqe(&cq, &send_ok));	/* after the event, before the next arm */
+	arm_word(&cq, 3, false);
+	ck_assert(event(ch));
+	arm_word(&cq, 0, false);
+	ck_assert(!event(ch));
+	for (int i = 0; i < 3; i++)
+		ck_assert(fx_poll(&cq, &cqe));
+	ck_assert(write_cqe(&cq, &send_ok));	/* armed, with all polled before it */
+	ck_assert(event(ch));
+	ck_assert(fx_poll(&cq, &cqe));
+	/* An arm at the consumer index of a CQ whose CQEs were all polled: the next one. */
+	arm_word(&cq, 1, false);
+	ck_assert(!event(ch));
+	ck_assert(write_cqe(&cq, &send_ok));
+	ck_assert(event(ch));
+	close(ch);
+	munmap(cq.map, cq.layout.size);
+}
+END_TEST
+
+/* Armed for solicited CQEs with CQEs unpolled: an event at once only for an unreported solicited one. */
+START_TEST(test_arm_solicited_unpolled)
+{
+	struct rocemu_cqe_info plain = { .op = MLX5_CQE_RESP_SEND, .qpn = 0x123, .byte_cnt = 4 };
+	struct rocemu_cqe_info solicited = plain;
+	struct fx_cq cq;
+	int ch;
+
+	solicited.solicited = true;
+	fx_cq_create(&cq, &ch);
+	ck_assert_int_eq(fcntl(ch, F_SETFL, O_NONBLOCK), 0);
+	ck_assert(write_cqe(&cq, &plain));
+	arm_word(&cq, 1, true);
+	ck_assert(!event(ch));
+	ck_assert(write_cqe(&cq, &solicited));
+	ck_assert(event(ch));
+	ck_assert(write_cqe(&cq, &solicited));	/* after the event, before the next arm */
+	ck_assert(write_cqe(&cq, &plain));
+	arm_word(&cq, 2, true);
+	ck_assert(event(ch));
+	arm_word(&cq, 3, true);
+	ck_assert(!event(ch));			/* reported, though unpolled */
+	/* Armed for every CQE, none is unreported: nothing either. */
+	arm_word(&cq, 3, false);
+	ck_assert(!event(ch));
+	close(ch);
+	munmap(cq.map, cq.layout.size);
+}
+END_TEST
+
 static Suite *cqe_suite(void)
 {
 	Suite *s = suite_create("cqe");
@@ -191,6 +284,8 @@ static Suite *cqe_suite(void)
 	tcase_add_test(tc, test_overrun_puts_cq_in_error);
 	tcase_add_test(tc, test_overrun_fails_qp);
 	tcase_add_test(tc, test_arm_solicited);
+	tcase_add_test(tc, test_arm_unpolled);
+	tcase_add_test(tc, test_arm_solicited_unpolled);
 	suite_add_tcase(s, tc);
 	return s;
 }

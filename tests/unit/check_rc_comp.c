@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulator/qp.h"
+#include "emulator/qp_timer.h"
+#include "emulator/rc/rc.h"
 #include "tests/unit/fixture.h"
 
 /* Long enough for an RNR wait of 10 us, far shorter than anything else pending. */
@@ -177,6 +180,43 @@ START_TEST(test_rnr_nak_waits_then_resends)
 }
 END_TEST
 
+/* The local ACK timer of the QP expires n times, as the loop fires it: no longer armed. */
+static void ack_timeouts(unsigned int n)
+{
+	while (n--) {
+		rocemu_qp_timer_cancel(fx_emu_qp(), ROCEMU_QP_TIMER_RETRY);
+		rocemu_rc_timer(fx_emu_qp(), ROCEMU_QP_TIMER_RETRY);
+	}
+}
+
+/*
+ * retry_cnt counts timeouts without an answer in between: an ACK after 5
+ * of 7 leaves the next message its own 7, even when the timer armed for
+ * the first expires with nothing outstanding (a slow peer, as rxe in a VM).
+ */
+START_TEST(test_ack_restarts_the_retry_count)
+{
+	uint16_t s;
+
+	fx_emu_qp()->attr.timeout = 20;	/* 4 s: only the calls below expire it */
+	post(MLX5_OPCODE_SEND, true, 0, 8);
+	fx_doorbell();
+	ack_timeouts(5);
+	ck_assert_uint_eq(fx.dev->counters.local_ack_timeout_err, 5);
+	fx_rx_ack(FX_SQ_PSN, ack_syndrome(), 1);
+	expect_req_cqe(0, MLX5_OPCODE_SEND);
+	ack_timeouts(1);
+	s = post(MLX5_OPCODE_SEND, true, 0, 8);
+	fx_doorbell();
+	fx_wire_clear();
+	ack_timeouts(7);
+	ck_assert_uint_eq(fx.nwire, 7);
+	expect_no_cqe();
+	ack_timeouts(1);
+	fx_expect_cqe(&fx.scq, MLX5_CQE_REQ_ERR, s, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+}
+END_TEST
+
 /* A remote access NAK fails its WQE, flushes the rest and the QP (QP_FATAL). */
 START_TEST(test_access_nak_fails_qp)
 {
@@ -292,6 +332,7 @@ static Suite *rc_comp_suite(void)
 	tcase_add_test(tc, test_atomic_ack_writes_original);
 	tcase_add_test(tc, test_rnr_nak_waits_then_resends);
 	tcase_add_test(tc, test_access_nak_fails_qp);
+	tcase_add_test(tc, test_ack_restarts_the_retry_count);
 	tcase_add_test(tc, test_read_response_misfits_dropped);
 	tcase_add_test(tc, test_stale_and_early_acks_ignored);
 	suite_add_tcase(s, tc);

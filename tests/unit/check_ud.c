@@ -5,7 +5,10 @@
  * (DETH with the Q_Key, privileged or not, and our QPN; the AV's source
  * port), fails a message over the port MTU with a local length error,
  * receives behind a GRH with the CQE fields mlx5 reads, drops and counts
- * what has the wrong Q_Key or finds no receive, and flushes in ERR.
+ * what has the wrong Q_Key or finds no receive, and flushes in ERR. A UD QP
+ * on an SRQ takes its receives there (the CQE names the SRQ WQE, the limit
+ * event fires, an empty SRQ drops and counts the datagram) and reports
+ * QP_LAST_WQE_REACHED in ERR.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -24,13 +27,11 @@
 #define MSG 100u
 #define DATAGRAM_DS 3u		/* sizeof(struct mlx5_wqe_datagram_seg) / 16 */
 
-static void ud_setup(void)
+static void ud_to_rts(void)
 {
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM,
 				    .qkey = QKEY };
 
-	fx_setup();
-	fx_qp_replace(IBV_QPT_UD);
 	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 					     IBV_QP_QKEY), 0);
 	attr.qp_state = IBV_QPS_RTR;
@@ -38,6 +39,22 @@ static void ud_setup(void)
 	attr.qp_state = IBV_QPS_RTS;
 	attr.sq_psn = FX_SQ_PSN;
 	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+}
+
+static void ud_setup(void)
+{
+	fx_setup();
+	fx_qp_replace(IBV_QPT_UD);
+	ud_to_rts();
+}
+
+/* The UD QP receives through fx.srq. */
+static void ud_srq_setup(void)
+{
+	fx_setup();
+	fx_srq_create();
+	fx_qp_replace_srq(IBV_QPT_UD);
+	ud_to_rts();
 }
 
 /* A UD send WQE of len bytes from fx.buf to the peer, as mlx5 writes it; returns its counter. */
@@ -127,6 +144,7 @@ START_TEST(test_recv)
 			  (uint32_t)MLX5_CQE_L3_HDR_TYPE_IPV4 << 28 |
 			  (0x8u | MLX5_CQE_L3_HDR_TYPE_IPV4) << 24 | FX_PEER_QPN);
 	ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), IMM);
+	ck_assert_uint_eq(be32toh(cqe.srqn_uidx), 0);	/* from the RQ: no SRQ named */
 	for (unsigned int i = 0; i < 20; i++)
 		ck_assert_uint_eq(fx.buf[i], 0);
 	memcpy(&ip, fx.buf + 20, sizeof(ip));
@@ -152,7 +170,8 @@ START_TEST(test_recv_drops)
 	ck_assert_uint_eq(fx.dev->counters.rx_qkey_violations, 1);
 	h.qkey = QKEY;
 	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY, &h, payload, MSG);
-	ck_assert_uint_eq(fx.dev->counters.rx_ud_dropped, 1);
+	ck_assert_uint_eq(fx.dev->counters.out_of_buffer, 1);
+	ck_assert_uint_eq(fx.dev->counters.rx_ud_dropped, 0);
 	fx_post_recv(&sge, 1);
 	fx_doorbell();
 	h.qkey = QKEY ^ 0x10000;
@@ -206,10 +225,97 @@ START_TEST(test_flush)
 }
 END_TEST
 
+/* An SRQ WQE of GRH_BYTES + MSG bytes at fx.buf + off; its index. */
+static uint16_t srq_post_at(size_t off)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)fx.buf + off, .length = GRH_BYTES + MSG,
+			       .lkey = fx.lkey };
+
+	return fx_srq_post(&sge, 1);
+}
+
+/* A receive through the SRQ lands as one through the RQ; its CQE names the SRQ WQE. */
+START_TEST(test_srq_recv)
+{
+	struct fx_hdrs h = { .psn = 1, .qkey = QKEY, .imm = IMM };
+	struct rocemu_async_record ev;
+	uint8_t payload[MSG];
+	struct mlx5_cqe64 cqe;
+	uint16_t index[4];
+
+	for (unsigned int i = 0; i < 3; i++)
+		index[i] = srq_post_at(i * 4096);
+	ck_assert_int_eq(fx_srq_arm(2), 0);
+	for (unsigned int i = 0; i < 3; i++) {
+		memset(payload, 0x10 + i, sizeof(payload));
+		fx_rx_build(ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE, &h, payload, MSG);
+		cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_SEND_IMM, index[i], 0);
+		ck_assert_uint_eq(be32toh(cqe.byte_cnt), GRH_BYTES + MSG);
+		ck_assert_uint_eq(be32toh(cqe.flags_rqpn) & 0xffffff, FX_PEER_QPN);
+		ck_assert_uint_eq(be32toh(cqe.sop_drop_qpn) & 0xffffff, fx.qp.qpn);
+		/* The SRQ named, as a ConnectX names it for mlx5's poller (CQE version 0). */
+		ck_assert_uint_eq(be32toh(cqe.srqn_uidx) & 0xffffff, fx.srq.srqn);
+		ck_assert_uint_eq(be32toh(cqe.imm_inval_pkey), IMM);
+		ck_assert_uint_eq(fx.buf[i * 4096 + 20] >> 4, 4);	/* the GRH's IPv4 header */
+		ck_assert_mem_eq(fx.buf + i * 4096 + GRH_BYTES, payload, MSG);
+		/* The limit event once fewer than 2 WQEs are left, then no more. */
+		ck_assert(fx_async_event(&ev) == (i == 1));
+		if (i == 1) {
+			ck_assert_uint_eq(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
+			ck_assert_uint_eq(ev.element, FX_USER_SRQ);
+		}
+	}
+	/* An empty SRQ: no RNR for UD, the datagram is dropped and counted, the QP receives on. */
+	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY, &h, payload, MSG);
+	ck_assert(!fx_poll(&fx.rcq, &cqe));
+	ck_assert_uint_eq(fx.dev->counters.out_of_buffer, 1);
+	ck_assert_int_eq(fx_qp_state(), IBV_QPS_RTS);
+	index[3] = srq_post_at(0);
+	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY, &h, payload, MSG);
+	fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_SEND, index[3], 0);
+	ck_assert(!fx_async_event(&ev));
+}
+END_TEST
+
+/* A datagram longer than the SRQ WQE fails that WQE, then QP_LAST_WQE_REACHED. */
+START_TEST(test_srq_recv_too_long)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)fx.buf, .length = GRH_BYTES + MSG - 1,
+			       .lkey = fx.lkey };
+	struct fx_hdrs h = { .psn = 1, .qkey = QKEY };
+	uint8_t payload[MSG] = { 0 };
+	struct mlx5_cqe64 cqe;
+	uint16_t index;
+
+	index = fx_srq_post(&sge, 1);
+	fx_srq_post(&sge, 1);
+	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY, &h, payload, MSG);
+	cqe = fx_expect_cqe(&fx.rcq, MLX5_CQE_RESP_ERR, index, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	ck_assert_uint_eq(be32toh(((struct mlx5_err_cqe *)&cqe)->srqn) & 0xffffff, fx.srq.srqn);
+	/* The other WQE is the SRQ's, not flushed with the QP. */
+	ck_assert(!fx_poll(&fx.rcq, &cqe));
+	fx_expect_qp_error(IBV_EVENT_QP_LAST_WQE_REACHED);
+}
+END_TEST
+
+/* Moved to ERR, a QP with an SRQ reports its last WQE reached, and flushes none of the SRQ's. */
+START_TEST(test_srq_to_error)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct mlx5_cqe64 cqe;
+
+	srq_post_at(0);
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE), 0);
+	fx_doorbell();
+	fx_expect_qp_error(IBV_EVENT_QP_LAST_WQE_REACHED);
+	ck_assert(!fx_poll(&fx.rcq, &cqe));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ud");
-	TCase *tc = tcase_create("ud");
+	TCase *tc = tcase_create("ud"), *srq = tcase_create("ud_srq");
 
 	tcase_add_checked_fixture(tc, ud_setup, fx_teardown);
 	tcase_add_test(tc, test_send);
@@ -219,5 +325,10 @@ int main(void)
 	tcase_add_test(tc, test_recv_too_long);
 	tcase_add_test(tc, test_flush);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(srq, ud_srq_setup, fx_teardown);
+	tcase_add_test(srq, test_srq_recv);
+	tcase_add_test(srq, test_srq_recv_too_long);
+	tcase_add_test(srq, test_srq_to_error);
+	suite_add_tcase(s, srq);
 	return fx_suite_run(s);
 }

@@ -18,6 +18,7 @@
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/rx.h"
+#include "emulator/srq.h"
 #include "emulator/transport.h"
 #include "net/udp_port.h"
 #include "rocemu/ring.h"
@@ -159,12 +160,12 @@ int fx_qp_modify(struct ibv_qp_attr *attr, int mask)
 
 static uint8_t dci_log_streams;	/* of the next DCI qp_create makes */
 
-static void qp_create(enum ibv_qp_type type)
+static void qp_create(enum ibv_qp_type type, uint32_t srqn)
 {
 	const struct rocemu_create_qp_req req = {
 		.dci_log_concurrent = dci_log_streams, .dci_log_errored = dci_log_streams,
 		.pdn = fx.pdn, .qp_type = type, .send_cqn = fx.scq.cqn,
-		.recv_cqn = fx.rcq.cqn, .srqn = ROCEMU_NO_HANDLE, .user_qp = FX_USER_QP,
+		.recv_cqn = fx.rcq.cqn, .srqn = srqn, .user_qp = FX_USER_QP,
 		.cap = { .max_send_wr = FX_QP_DEPTH, .max_recv_wr = FX_QP_DEPTH,
 			 .max_send_sge = FX_SGE_MAX, .max_recv_sge = FX_SGE_MAX,
 			 .max_inline_data = FX_INLINE_MAX },
@@ -291,7 +292,7 @@ static void setup(enum ibv_qp_type type)
 	fx.lkey = fx.rkey = fx_mr_reg(fx.client, fx.pdn, fx.buf, FX_BUF_BYTES, ALL_ACCESS);
 	fx_cq_create(&fx.scq, NULL);
 	fx_cq_create(&fx.rcq, NULL);
-	qp_create(type);
+	qp_create(type, ROCEMU_NO_HANDLE);
 	qp_to_rts(type);
 }
 
@@ -326,13 +327,74 @@ void fx_qp_replace(enum ibv_qp_type type)
 {
 	ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);
 	munmap(fx.qp.map, fx.qp.layout.size);
-	qp_create(type);
+	qp_create(type, ROCEMU_NO_HANDLE);
+}
+
+void fx_qp_replace_srq(enum ibv_qp_type type)
+{
+	ck_assert_ptr_nonnull(fx.srq.map);
+	ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);
+	munmap(fx.qp.map, fx.qp.layout.size);
+	qp_create(type, fx.srq.srqn);
+	ck_assert_uint_eq(fx.qp.layout.rq_wqe_cnt, 0);	/* no RQ of its own */
+}
+
+static struct mlx5_wqe_srq_next_seg *srq_wqe(uint16_t index)
+{
+	return (void *)(fx.srq.map + fx.srq.layout.buf_offset +
+			((size_t)index << fx.srq.layout.wqe_shift));
+}
+
+void fx_srq_create(void)
+{
+	const struct rocemu_create_srq_req req = {
+		.pdn = fx.pdn, .attr = { .max_wr = FX_QP_DEPTH, .max_sge = FX_SGE_MAX },
+		.user_srq = FX_USER_SRQ, .srq_type = IBV_SRQT_BASIC,
+	};
+	struct rocemu_create_srq_resp resp;
+	int fd;
+
+	ck_assert_int_eq(rocemu_srq_create(fx.client, &req, &resp, &fd), 0);
+	fx.srq = (struct fx_srq){ .srqn = resp.layout.srqn, .layout = resp.layout };
+	fx.srq.map = map_fd(fd, resp.layout.size);
+	for (uint32_t i = 0; i < fx.srq.layout.wqe_cnt; i++)
+		srq_wqe((uint16_t)i)->next_wqe_index =
+			htobe16((uint16_t)((i + 1) & (fx.srq.layout.wqe_cnt - 1)));
+}
+
+int fx_srq_arm(uint32_t limit)
+{
+	const struct rocemu_modify_srq_req req = { .srqn = fx.srq.srqn, .attr_mask = IBV_SRQ_LIMIT,
+						   .attr = { .srq_limit = limit } };
+
+	return rocemu_srq_modify(fx.client, &req);
+}
+
+uint16_t fx_srq_post(const struct ibv_sge *sge, unsigned int num_sge)
+{
+	uint16_t index = fx.srq.head;
+	struct mlx5_wqe_srq_next_seg *next = srq_wqe(index);
+	struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)(next + 1);
+	uint32_t slots = ((1u << fx.srq.layout.wqe_shift) - sizeof(*next)) / sizeof(*d);
+	__be32 *db = (__be32 *)(fx.srq.map + fx.srq.layout.dbrec_offset);
+	unsigned int i;
+
+	ck_assert_uint_le(num_sge, slots);
+	for (i = 0; i < num_sge; i++)
+		mlx5dv_set_data_seg(&d[i], sge[i].length, sge[i].lkey, sge[i].addr);
+	if (i < slots)
+		mlx5dv_set_data_seg(&d[i], 0, MLX5_INVALID_LKEY, 0);
+	fx.srq.head = be16toh(next->next_wqe_index) & (fx.srq.layout.wqe_cnt - 1);
+	__atomic_store_n(db, rocemu_wq_dbrec_word(++fx.srq.posted), __ATOMIC_RELEASE);
+	return index;
 }
 
 void fx_teardown(void)
 {
 	rocemu_emu_fini(&fx.emu);
 	munmap(fx.qp.map, fx.qp.layout.size);
+	if (fx.srq.map)
+		munmap(fx.srq.map, fx.srq.layout.size);
 	munmap(fx.scq.map, fx.scq.layout.size);
 	munmap(fx.rcq.map, fx.rcq.layout.size);
 	munmap(fx.buf, FX_BUF_BYTES);

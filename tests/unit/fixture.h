@@ -39,6 +39,7 @@
 #define FX_CQE 32
 #define FX_USER_QP 0x5150u		/* the "application's ibv_qp" in async events */
 #define FX_USER_CQ 0xc0c0u		/* the "application's ibv_cq" in events */
+#define FX_USER_SRQ 0x5e50u		/* the "application's ibv_srq" in async events */
 #define FX_PKT_MAX 4200u		/* one RoCE packet of the fixture's MTU and more */
 #define FX_WIRE_MAX 256u		/* packets the fake wire keeps */
 
@@ -67,6 +68,15 @@ struct fx_qp {
 	uint32_t rq_head;		/* next receive WQE (free-running) */
 };
 
+/* An SRQ as the shim sees it: its mapping, its free list's head and the WQEs posted. */
+struct fx_srq {
+	uint32_t srqn;
+	struct rocemu_srq_layout layout;
+	uint8_t *map;
+	uint16_t head;			/* the next WQE to fill, along the links */
+	uint32_t posted;		/* the doorbell record's counter */
+};
+
 struct fx {
 	struct rocemu_loop *loop;
 	int stop_fd;			/* fx_run: ends the loop's run */
@@ -83,6 +93,7 @@ struct fx {
 	uint32_t lkey, rkey;
 	struct fx_cq scq, rcq;
 	struct fx_qp qp;
+	struct fx_srq srq;		/* made by fx_srq_create, else unmapped */
 	struct fx_pkt *wire;		/* what the device sent, in order */
 	unsigned int nwire;
 };
@@ -123,6 +134,15 @@ struct rocemu_cq *fx_emu_cq(const struct fx_cq *cq);
 struct rocemu_client *fx_client_new(void);
 /* Destroy fx.qp and create a QP of type in its place, in RESET. */
 void fx_qp_replace(enum ibv_qp_type type);
+/*
+ * fx.srq: a basic SRQ of FX_QP_DEPTH WQEs of FX_SGE_MAX SGEs on fx.pdn, its
+ * WQEs linked i -> i + 1 as mlx5_alloc_srq_buf links them.
+ */
+void fx_srq_create(void);
+/* Arm fx.srq's limit (ibv_modify_srq IBV_SRQ_LIMIT); 0 or -errno as the op answers. */
+int fx_srq_arm(uint32_t limit);
+/* As fx_qp_replace, the new QP receiving through fx.srq. */
+void fx_qp_replace_srq(enum ibv_qp_type type);
 
 /* ---- the shim's side of the rings ---- */
 
@@ -149,6 +169,12 @@ uint16_t fx_post_send(const struct fx_wr *wr);
 void *fx_sq_seg(uint32_t bb, unsigned int seg);
 /* Post a receive WQE of the given SGEs (not yet rung). */
 void fx_post_recv(const struct ibv_sge *sge, unsigned int num_sge);
+/*
+ * Post a receive WQE of the given SGEs into fx.srq at its head and write
+ * its doorbell record, as mlx5_post_srq_recv; returns the WQE's index, the
+ * wqe_counter of its CQE.
+ */
+uint16_t fx_srq_post(const struct ibv_sge *sge, unsigned int num_sge);
 /* Write both doorbell records and let the daemon's loop scan them. */
 void fx_doorbell(void);
 /* Run the daemon's loop for ns nanoseconds: timers due by then fire, then it goes idle once more. */
