@@ -39,6 +39,23 @@ void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d)
 	rocemu_rx_datagram_to(dev, dev->ipv4, d);
 }
 
+/*
+ * An ID the sender can have written. RoCE NICs and rxe send UDP checksum 0
+ * and IDs of their own; a datagram with a checksum (udp_port.c tells them
+ * apart, on the device's own address) comes from a host's unconnected UDP
+ * socket, a daemon's, whose IDs are those of a GSO send
+ * (rocemu_ipv4_send_id): holding its ICRC to them keeps damage that
+ * another ID would explain at 1 in 2^26, not 2^16.
+ */
+static bool id_plausible(const struct rocemu_device *dev, uint32_t daddr,
+			 const struct rocemu_dgram *d, const struct rocemu_ipv4_fields *ip)
+{
+	bool summed = !d->udp_check_zero &&
+		      (d->ip_known || (dev->udp_fd_unsummed >= 0 && daddr == dev->ipv4));
+
+	return !summed || (ip->df && ip->id < ROCEMU_IPV4_SEND_IDS);
+}
+
 static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
 	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
@@ -60,7 +77,8 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	if (!d->ip_known)
 		pkt.ip.df = true;
 	/* Handed over inside the daemon, untouched since its sender computed the ICRC: it is right. */
-	bad_icrc = !d->vouched && rocemu_icrc_check_v4(&flow, d->data, d->len, &pkt.ip);
+	bad_icrc = !d->vouched && (rocemu_icrc_check_v4(&flow, d->data, d->len, &pkt.ip) ||
+				   !id_plausible(dev, daddr, d, &pkt.ip));
 	rocemu_egress_rx(dev, daddr, d, &pkt.ip);
 	rocemu_doorbell_awake(dev->emu);
 	if (bad_icrc) {

@@ -33,6 +33,8 @@ struct rocemu_ipv4_fields {
  * and with UDP_SEGMENT one more per segment, as inet_gso_segment counts
  * them. Every ICRC rocemu sends covers this ID.
  */
+#define ROCEMU_IPV4_SEND_IDS 64	/* IDs of one send: its most segments, the kernel's UDP_MAX_SEGMENTS */
+
 static inline uint16_t rocemu_ipv4_send_id(unsigned int k)
 {
 	return (uint16_t)k;

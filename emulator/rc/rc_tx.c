@@ -18,7 +18,7 @@
 
 #define DGRAM_BYTES 65507u	/* the largest UDP payload over IPv4: one GSO batch */
 #define STAGE_BATCHES 4u	/* GSO batches built before one gather reads their data */
-#define GSO_MAX_SEGS 64u	/* the kernel's UDP_MAX_SEGMENTS */
+#define GSO_MAX_SEGS ROCEMU_IPV4_SEND_IDS
 _Static_assert(GSO_MAX_SEGS <= ROCEMU_GATHER_MAX_IOV, "a GSO batch is gathered at once");
 #define ROCE_PKEY_DEFAULT 0xffff
 
