@@ -82,14 +82,16 @@ void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct ro
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
 
-	const struct rocemu_pcap_run run = {
-		.flow = &flow, .ip = *ip, .udp_check_zero = d->udp_check_zero,
-		/* A GRO batch has one arrival time: each next packet came one packet's time later. */
-		.ns = d->rx_ns ? d->rx_ns + d->seg * rocemu_capture_packet_ps(d->len) / 1000 : 0,
-	};
-
 	rocemu_stats_rcv(dev, d->len);
-	rocemu_capture_packets(dev, run, d->data, d->len, 0);
+	if (dev->pcap) {
+		const struct rocemu_pcap_run run = {
+			.flow = &flow, .ip = *ip, .udp_check_zero = d->udp_check_zero,
+			/* A GRO batch has one arrival time: each next packet came one packet's time later. */
+			.ns = d->rx_ns ? d->rx_ns + d->seg * rocemu_capture_packet_ps(d->len) / 1000 : 0,
+		};
+
+		rocemu_capture_packets(dev, run, d->data, d->len, 0);
+	}
 	if (rocemu_tracing(dev->emu))
 		rocemu_trace_packets(dev, false, &flow, d->data, d->len, 0);
 }
