@@ -142,7 +142,7 @@ void rocemu_port_query(const struct rocemu_device *dev, struct ibv_port_attr *at
 	attr->active_mtu = dev->active_mtu;
 	attr->gid_tbl_len = ROCEMU_GID_TBL_LEN;
 	attr->port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
-	attr->max_msg_sz = 0x40000000;
+	attr->max_msg_sz = ROCEMU_MAX_MSG_SZ;
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 4;
 	attr->active_width = ROCEMU_WIDTH_4X;

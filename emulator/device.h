@@ -30,6 +30,7 @@
 #define ROCEMU_MAX_PD 65536
 #define ROCEMU_MAX_RD_ATOM 16
 #define ROCEMU_MAX_INLINE 512
+#define ROCEMU_MAX_MSG_SZ 0x40000000u	/* a ConnectX-5's: 1 GiB */
 #define ROCEMU_MAX_SRQ 16384
 /* One entry of the ring stays free (ring.h), as mlx5's (1 << log_max_srq_sz) - 1. */
 #define ROCEMU_MAX_SRQ_WR (ROCEMU_SRQ_MAX_WQES - 1)

@@ -7,6 +7,7 @@
 #ifndef ROCEMU_EMULATOR_SRQ_H
 #define ROCEMU_EMULATOR_SRQ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "emulator/client.h"
@@ -26,6 +27,7 @@ struct rocemu_srq {
 	uint32_t users;			/* QPs taking from it */
 	uint32_t consumed;		/* WQEs taken (free-running; the doorbell counts posts) */
 	uint16_t next;			/* index of the next WQE along the links */
+	bool broken;			/* its doorbell went past the ring: SRQ_ERR raised, no more taken */
 	struct rocemu_srq_layout layout;
 	struct rocemu_shm ring;
 };
@@ -50,7 +52,10 @@ void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq);
  * The next receive WQE of qp: from its SRQ when it has one (fires the
  * limit event when the SRQ drops below an armed limit), else the RQ WQE
  * at *rq_ci, which then advances. w->counter is what the CQE's
- * wqe_counter carries. Returns 0, or -EAGAIN when none is posted (RNR).
+ * wqe_counter carries. Returns 0, -EAGAIN when none is posted (RNR), or
+ * -EINVAL (logged) when the queue is broken, its doorbell past the ring
+ * (an SRQ raises IBV_EVENT_SRQ_ERR once and stays so): the QP fails,
+ * with IBV_EVENT_QP_FATAL.
  */
 int rocemu_recv_wqe_next(struct rocemu_qp *qp, uint32_t *rq_ci, struct rocemu_recv_wqe *w);
 

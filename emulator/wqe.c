@@ -11,6 +11,7 @@
 #include "emulator/qp.h"
 #include "emulator/srq.h"
 #include "net/roce_hdr.h"
+#include "rocemu/log.h"
 #include "rocemu/ring.h"
 
 #define BB_SIZE ROCEMU_WQE_BB
@@ -33,9 +34,34 @@ uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp)
 	return (uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_SND_DBR], __ATOMIC_ACQUIRE));
 }
 
-uint16_t rocemu_wqe_rq_doorbell(const struct rocemu_qp *qp)
+/* Entries from consumer to the 16-bit producer counter db, or -EINVAL past a ring of cnt. */
+static int posted_within(uint16_t db, uint32_t consumer, uint32_t cnt)
 {
-	return (uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
+	uint16_t n = (uint16_t)(db - consumer);
+
+	return n <= cnt ? n : -EINVAL;
+}
+
+int rocemu_wqe_sq_posted(const struct rocemu_qp *qp, uint32_t bb)
+{
+	return qp->layout.sq_wqe_cnt ?
+	       posted_within(rocemu_wqe_sq_doorbell(qp), bb, qp->layout.sq_wqe_cnt) : 0;
+}
+
+void rocemu_wqe_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb)
+{
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: send doorbell 0x%04x is past the %u BBs of the ring from 0x%04x",
+		   qp->owner->dev->name, qp->qpn, psn, rocemu_wqe_sq_doorbell(qp),
+		   qp->layout.sq_wqe_cnt, (uint16_t)bb);
+}
+
+int rocemu_wqe_rq_posted(const struct rocemu_qp *qp, uint32_t counter)
+{
+	/* Acquire: pairs with the shim's release store after writing WQEs. */
+	return qp->layout.rq_wqe_cnt ?
+	       posted_within((uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_RCV_DBR],
+							       __ATOMIC_ACQUIRE)),
+			     counter, qp->layout.rq_wqe_cnt) : 0;
 }
 
 bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp)
@@ -103,7 +129,8 @@ static int parse_data(const uint8_t *seg, const uint8_t *end, struct rocemu_send
 	return 0;
 }
 
-int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w)
+int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t posted,
+			  struct rocemu_send_wqe *w)
 {
 	uint8_t buf[ROCEMU_WQE_MAX_BBS * BB_SIZE];
 	const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)buf;
@@ -113,7 +140,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 
 	/* A QP without a send queue has no ring to read, whatever its doorbell says. */
 	if (!qp->layout.sq_wqe_cnt) {
-		*w = (struct rocemu_send_wqe){ .bb = bb };
+		*w = (struct rocemu_send_wqe){ .bb = bb, .bbs = 1 };
 		return -EINVAL;
 	}
 	/* One BB at a time: a WQE may wrap past the end of the ring into BB 0. */
@@ -126,7 +153,12 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu
 	w->fm_ce_se = ctrl->fm_ce_se;
 	w->imm = ctrl->imm;
 	w->umr = false;
-	if (!ds || w->bbs > qp->layout.sq_wqe_cnt || rocemu_wqe_ctrl_qpn(ctrl) != qp->qpn)
+	/* A WQE ends within what was posted (which the ring holds): else one BB is the step. */
+	if (!ds || w->bbs > posted) {
+		w->bbs = 1;
+		return -EINVAL;
+	}
+	if (rocemu_wqe_ctrl_qpn(ctrl) != qp->qpn)
 		return -EINVAL;
 	for (i = 1; i < w->bbs; i++)
 		memcpy(buf + i * BB_SIZE, sq_bb_addr(qp, bb + i), BB_SIZE);
@@ -233,11 +265,12 @@ uint16_t rocemu_wqe_parse_srq(const struct rocemu_srq *srq, uint16_t index,
 	return be16toh(next.next_wqe_index) & (srq->layout.wqe_cnt - 1);
 }
 
-uint16_t rocemu_wqe_srq_doorbell(const struct rocemu_srq *srq)
+int rocemu_wqe_srq_posted(const struct rocemu_srq *srq, uint32_t taken)
 {
 	const __be32 *db = (const __be32 *)((const uint8_t *)srq->ring.addr +
 					    srq->layout.dbrec_offset);
 
 	/* Acquire: pairs with the shim's release store after writing WQEs. */
-	return (uint16_t)be32toh(__atomic_load_n(db, __ATOMIC_ACQUIRE));
+	return posted_within((uint16_t)be32toh(__atomic_load_n(db, __ATOMIC_ACQUIRE)), taken,
+			     srq->layout.wqe_cnt);
 }

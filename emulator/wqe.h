@@ -59,14 +59,18 @@ struct rocemu_recv_wqe {
 };
 
 /*
- * Parse the send WQE whose ctrl segment is at BB counter bb: its data
- * segments are inline ones, then pointers, as ConnectX gathers them in
- * order (UCX puts a header inline before its data pointers); an inline
- * segment after a pointer is not emulated. Returns 0, -EINVAL for a
- * malformed WQE (size, opcode, QPN, inline length, inline after a
- * pointer) or -EOPNOTSUPP for an opcode not implemented.
+ * Parse the send WQE whose ctrl segment is at BB counter bb, of the
+ * posted BBs from there on (at least 1): its data segments are inline
+ * ones, then pointers, as ConnectX gathers them in order (UCX puts a
+ * header inline before its data pointers); an inline segment after a
+ * pointer is not emulated. Returns 0, -EINVAL for a malformed WQE (size
+ * 0 or past the posted BBs, opcode, QPN, inline length, inline after a
+ * pointer) or -EOPNOTSUPP for an opcode not implemented. Either way
+ * w->bbs is the step to the next WQE, 1 to posted: its size, or one BB
+ * past a ctrl whose size is broken.
  */
-int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_wqe *w);
+int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t posted,
+			  struct rocemu_send_wqe *w);
 /*
  * A DCI's send WQE at bb, its first BB only: the datagram segment (the
  * DCT's address vector, number and key) and ctrl's DCI stream.
@@ -82,12 +86,20 @@ int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct r
  */
 uint16_t rocemu_wqe_parse_srq(const struct rocemu_srq *srq, uint16_t index,
 			      struct rocemu_recv_wqe *w);
-/* The 16-bit SRQ doorbell counter (acquire: WQEs are complete). */
-uint16_t rocemu_wqe_srq_doorbell(const struct rocemu_srq *srq);
-
 /* The 16-bit producer counters of the doorbell record (acquire: WQEs are complete). */
 uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp);
-uint16_t rocemu_wqe_rq_doorbell(const struct rocemu_qp *qp);
+/*
+ * What the doorbell record says is posted past a consumer: send BBs past
+ * BB counter bb, receive WQEs past counter, SRQ WQEs past those taken;
+ * 0 for a queue without a ring. -EINVAL when it says more than the ring
+ * holds, which no poster can ring: every loop over the ring stops within
+ * its size whatever the application wrote.
+ */
+int rocemu_wqe_sq_posted(const struct rocemu_qp *qp, uint32_t bb);
+int rocemu_wqe_rq_posted(const struct rocemu_qp *qp, uint32_t counter);
+int rocemu_wqe_srq_posted(const struct rocemu_srq *srq, uint32_t taken);
+/* Log that qp's send doorbell is past its ring, seen at PSN psn from BB counter bb. */
+void rocemu_wqe_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb);
 /*
  * Whether the page of qp's doorbell record exists (mincore): until someone
  * writes it, its counters are 0, and the daemon reads them without

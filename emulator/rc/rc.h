@@ -42,6 +42,7 @@ struct rocemu_rc_wqe {
 	uint32_t length;
 	uint16_t wqe_counter;
 	uint8_t opcode;			/* MLX5_OPCODE_* */
+	uint8_t bbs;			/* its size when taken: a parse again reads no further */
 	bool signaled;
 	bool fence;			/* waits for earlier READs and atomics */
 };
@@ -237,10 +238,17 @@ void rocemu_rc_req_run(struct rocemu_qp *qp);
 void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn);
 /*
  * Take the WQE at the SQ fetch point to the FIFO's head, parsed into the
- * cache (req.wqe), with its PSN range (none for a local operation). *err
- * is the parser's -errno: the entry is taken anyway, to complete in error.
+ * cache (req.wqe), with its PSN range (none for a local operation).
+ * *posted is rocemu_wqe_sq_posted's count, read once per run (so a run
+ * takes at most one ring of WQEs), less what the run took: the WQE's
+ * BBs come off it. *err is what the WQE fails with: a local QP operation
+ * error when it does not parse, a local length error when it is longer
+ * than max_msg_sz; the entry is taken anyway, to complete in error. A
+ * *posted of -EINVAL, a doorbell past the ring, is logged and takes
+ * nothing (NULL): the queue is broken, a local QP operation error.
  */
-struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err);
+struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
+					 enum rocemu_rc_err *err);
 /* Execute a LOCAL_INV or window bind WQE: RC_ERR_NONE, or the error it completes with. */
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
 /* READ or atomic: takes a max_rd_atomic credit and waits for response data. */
@@ -261,10 +269,11 @@ void rocemu_rc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 /* ---- resp_place.c: what the RC and UC responders share of SEND and WRITE ---- */
 /*
  * The receive WQE the message needs (the first packet of a SEND, a WRITE
- * with immediate): true when it has one, taking the next if it must;
- * false when none is posted.
+ * with immediate): 0 when it has one, taking the next if it must;
+ * rocemu_recv_wqe_next's -EAGAIN when none is posted, -EINVAL when the
+ * queue is broken.
  */
-bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags);
+int rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags);
 /* First packet of a WRITE: its RETH into resp, the whole range checked; 0 or the R_Key's -errno. */
 int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth);
 /*

@@ -230,8 +230,10 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 
 	if (!w->bbs || w->bb != e->bb) {
 		c->err = RC_ERR_LOC_QP_OP;
-		if (rocemu_wqe_parse_send(c->qp, e->bb, w))
+		if (rocemu_wqe_parse_send(c->qp, e->bb, e->bbs, w)) {
+			w->bbs = 0;	/* nothing valid cached */
 			return COMP_ERROR;
+		}
 	}
 	c->err = RC_ERR_LOC_PROT;
 	c->req->cqe_data_len = 0;

@@ -269,11 +269,14 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 		rocemu_rc_cqe(qp, qp->send_cq, &info);
 }
 
-/* Complete every SQ WQE (in flight, then still in the ring) with WR_FLUSH_ERR. */
+/*
+ * Complete every SQ WQE (in flight, then still in the ring) with
+ * WR_FLUSH_ERR; a doorbell past the ring names no WQE to flush.
+ */
 static void flush_sq(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
-	uint16_t db = rocemu_wqe_sq_doorbell(qp);
+	int posted = rocemu_wqe_sq_posted(qp, req->sq_bb);
 	struct rocemu_send_wqe w;
 	struct rocemu_rc_wqe e;
 
@@ -282,9 +285,8 @@ static void flush_sq(struct rocemu_qp *qp)
 		rocemu_rc_complete_send(qp, &req->fifo[req->tail & req->fifo_mask], RC_ERR_WR_FLUSH);
 	req->cursor = req->head;
 	req->reads_out = 0;
-	while ((uint16_t)req->sq_bb != db) {
-		if (rocemu_wqe_parse_send(qp, req->sq_bb, &w) && !w.bbs)
-			w.bbs = 1;	/* a broken ctrl: step one BB */
+	for (; posted > 0; posted -= (int)w.bbs) {
+		rocemu_wqe_parse_send(qp, req->sq_bb, (uint32_t)posted, &w);
 		e = (struct rocemu_rc_wqe){ .opcode = w.opcode, .wqe_counter = w.wqe_counter };
 		rocemu_rc_complete_send(qp, &e, RC_ERR_WR_FLUSH);
 		req->sq_bb += w.bbs;
@@ -294,7 +296,7 @@ static void flush_sq(struct rocemu_qp *qp)
 static void flush_rq(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_resp *resp = &qp->rc.resp;
-	uint16_t db = rocemu_wqe_rq_doorbell(qp);
+	int posted = rocemu_wqe_rq_posted(qp, resp->rq_ci);
 	struct rocemu_cqe_info info = {
 		.op = MLX5_CQE_RESP_ERR,
 		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
@@ -307,10 +309,8 @@ static void flush_rq(struct rocemu_qp *qp)
 		resp->has_recv = false;
 	}
 	resp->in_msg = RC_MSG_NONE;
-	/* The WQEs of an SRQ belong to no QP until taken: none to flush here. */
-	if (!qp->layout.rq_wqe_cnt)
-		return;
-	for (; (uint16_t)resp->rq_ci != db; resp->rq_ci++) {
+	/* The WQEs of an SRQ belong to no QP until taken: none (no RQ) to flush here. */
+	for (; posted > 0; posted--, resp->rq_ci++) {
 		info.wqe_counter = (uint16_t)resp->rq_ci;
 		rocemu_rc_cqe(qp, qp->recv_cq, &info);
 	}

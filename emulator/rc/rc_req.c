@@ -66,6 +66,7 @@ struct req_ctx {
 	struct rocemu_rc_req *req;
 	struct rocemu_rc_wqe *e;
 	enum rocemu_rc_err err;
+	int posted;		/* BBs of the SQ this run may still take (rocemu_rc_req_take) */
 	bool staging;		/* this run holds the stage (req_stage.c) */
 };
 
@@ -84,26 +85,39 @@ static uint32_t inflight(const struct rocemu_rc_req *req)
 	return (uint32_t)rocemu_psn_diff(req->cursor_psn, req->una_psn);
 }
 
-struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *err)
+struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
+					 enum rocemu_rc_err *err)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
 	struct rocemu_send_wqe *w = req->wqe;
 	struct rocemu_rc_wqe *e = &req->fifo[req->head & req->fifo_mask];
 	uint32_t npkts;
+	int parsed;
 
-	*err = rocemu_wqe_parse_send(qp, req->sq_bb, w);
+	*err = RC_ERR_LOC_QP_OP;
+	if (*posted < 0) {
+		rocemu_wqe_sq_broken_log(qp, req->next_psn, req->sq_bb);
+		return NULL;
+	}
+	parsed = rocemu_wqe_parse_send(qp, req->sq_bb, (uint32_t)*posted, w);
 	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
 				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
+				     .bbs = (uint8_t)w->bbs,
 				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
 				     /* libmlx5's UMRs carry the small fence: it waits as a fence does */
 				     .fence = !!(w->fm_ce_se & (MLX5_WQE_CTRL_FENCE |
 								MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) };
 	req->head++;
-	req->sq_bb += w->bbs ? w->bbs : 1;
-	if (*err) {
+	req->sq_bb += w->bbs;
+	*posted -= (int)w->bbs;
+	if (parsed) {
 		w->bbs = 0;	/* nothing valid cached */
 		return e;
 	}
+	/* Past max_msg_sz a message's PSNs could wrap: a ConnectX fails it so. */
+	*err = w->length > ROCEMU_MAX_MSG_SZ ? RC_ERR_LOC_LEN : RC_ERR_NONE;
+	if (*err)
+		return e;
 	/* A local operation takes no PSN: it retires with what precedes it. */
 	npkts = has_flag(e, ROCEMU_WQE_OP_LOCAL) ? 0 : rocemu_rc_npkts(qp, w->length);
 	e->first_psn = req->next_psn;
@@ -116,26 +130,25 @@ static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
 	enum rocemu_dci_route route;
-	int err;
 
 	if (req->cursor != req->head) {
 		c->e = &req->fifo[req->cursor & req->fifo_mask];
 		return REQ_LIMITS;
 	}
 	/*
-	 * A full FIFO waits for completions: a doorbell rung past the ring must not alias entries.
-	 * Without memory for the FIFO the WQE waits in the ring for the next doorbell.
+	 * A full FIFO waits for completions. Without memory for the FIFO the
+	 * WQE waits in the ring for the next doorbell. A broken doorbell
+	 * (posted < 0) goes on to fail in the take.
 	 */
-	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
-	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || req->head - req->tail > req->fifo_mask ||
-	    rocemu_rc_req_mem_get(c->qp))
+	if (!c->posted || !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) ||
+	    req->head - req->tail > req->fifo_mask || rocemu_rc_req_mem_get(c->qp))
 		return REQ_DONE;
 	route = c->qp->type == ROCEMU_QPT_DCI ? rocemu_dci_route(c->qp, req->sq_bb) : ROCEMU_DCI_GO;
 	if (route == ROCEMU_DCI_WAIT)
 		return REQ_DONE;
-	c->e = rocemu_rc_req_take(c->qp, &err);
-	if (err || route == ROCEMU_DCI_FLUSH) {
-		c->err = err ? RC_ERR_LOC_QP_OP : RC_ERR_WR_FLUSH;
+	c->e = rocemu_rc_req_take(c->qp, &c->posted, &c->err);
+	if (c->err || route == ROCEMU_DCI_FLUSH) {
+		c->err = c->err ? c->err : RC_ERR_WR_FLUSH;
 		return REQ_ERR_LOCAL;
 	}
 	return REQ_LIMITS;
@@ -160,7 +173,7 @@ static enum req_state req_load(struct req_ctx *c)
 	struct rocemu_send_wqe *w = c->req->wqe;
 
 	if (!w->bbs || w->bb != c->e->bb) {
-		if (rocemu_wqe_parse_send(c->qp, c->e->bb, w)) {
+		if (rocemu_wqe_parse_send(c->qp, c->e->bb, c->e->bbs, w)) {
 			w->bbs = 0;
 			c->err = RC_ERR_LOC_QP_OP;
 			return REQ_ERR_LOCAL;
@@ -367,6 +380,7 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
 	    qp->owner->gone)
 		return;
+	c.posted = rocemu_wqe_sq_posted(qp, c.req->sq_bb);
 	/* A DCI's headers follow its connection of the moment: its messages leave at once. */
 	c.staging = qp->type != ROCEMU_QPT_DCI && rocemu_rc_stage_claim(qp);
 	while (state != REQ_DONE) {

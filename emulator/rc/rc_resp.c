@@ -298,9 +298,11 @@ static enum resp_state resp_check_op(struct resp_ctx *c)
 static enum resp_state resp_check_resource(struct resp_ctx *c)
 {
 	uint16_t f = c->flags;
+	int err = rocemu_resp_recv_ready(c->qp, c->resp, f);
 
-	if (!rocemu_resp_recv_ready(c->qp, c->resp, f))
-		return RESP_ERR_RNR;
+	c->err = RC_ERR_LOC_QP_OP;
+	if (err)
+		return err == -EAGAIN ? RESP_ERR_RNR : RESP_ERROR;
 	if (!rd_atomic_resources(c)) {
 		c->err = RC_ERR_REM_INV_REQ;
 		return RESP_ERROR;
@@ -418,6 +420,10 @@ static enum resp_state resp_read_reply(struct resp_ctx *c)
 	};
 	struct rocemu_rc_res *owed = c->duplicate ? res_read_at(resp, c->pkt->psn) : NULL;
 
+	/* Past max_msg_sz its PSNs could wrap round the whole space. */
+	c->err = RC_ERR_REM_INV_REQ;
+	if (read.length > ROCEMU_MAX_MSG_SZ)
+		return RESP_ERROR;
 	read.last_psn = rocemu_psn_add(read.psn, rocemu_rc_npkts(c->qp, read.length) - 1);
 	c->err = RC_ERR_REM_ACCESS;
 	c->dma_err = res_read_rkey(c->qp, &read);

@@ -18,18 +18,18 @@
 #include "emulator/srq.h"
 #include "net/roce_hdr.h"
 
-bool rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)
+int rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)
 {
 	bool needs_wqe = ((flags & ROCEMU_OPF_SEND) && (flags & ROCEMU_OPF_START)) ||
 			 ((flags & ROCEMU_OPF_WRITE) && (flags & ROCEMU_OPF_IMM));
+	int err;
 
 	if (!needs_wqe || resp->has_recv)
-		return true;
+		return 0;
 	/* From the QP's receive queue or its SRQ. */
-	if (rocemu_recv_wqe_next(qp, &resp->rq_ci, &resp->recv))
-		return false;
-	resp->has_recv = true;
-	return true;
+	err = rocemu_recv_wqe_next(qp, &resp->rq_ci, &resp->recv);
+	resp->has_recv = !err;
+	return err;
 }
 
 int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, const uint8_t *reth)

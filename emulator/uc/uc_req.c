@@ -47,6 +47,7 @@ struct req_ctx {
 	struct rocemu_rc_req *req;
 	struct rocemu_rc_wqe *e;
 	uint32_t budget;	/* packets this turn may still send */
+	int posted;		/* BBs of the SQ this run may still take (rocemu_rc_req_take) */
 	enum rocemu_rc_err err;
 };
 
@@ -63,22 +64,22 @@ static const uint8_t *wire_ops(const struct rocemu_wqe_op *op)
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	int err;
 
 	if (req->tail != req->head) {
 		c->e = &req->fifo[req->tail & req->fifo_mask];
 		return REQ_SEND;
 	}
-	/* Without memory for the FIFO the WQE waits in the ring for the next doorbell. */
-	if ((uint16_t)req->sq_bb == rocemu_wqe_sq_doorbell(c->qp) ||
-	    !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) || rocemu_rc_req_mem_get(c->qp))
+	/*
+	 * Without memory for the FIFO the WQE waits in the ring for the next
+	 * doorbell. A broken doorbell (posted < 0) goes on to fail in the take.
+	 */
+	if (!c->posted || !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) ||
+	    rocemu_rc_req_mem_get(c->qp))
 		return REQ_DONE;
-	c->e = rocemu_rc_req_take(c->qp, &err);
+	c->e = rocemu_rc_req_take(c->qp, &c->posted, &c->err);
 	req->cursor = req->tail;
-	if (err) {
-		c->err = RC_ERR_LOC_QP_OP;
+	if (c->err)
 		return REQ_ERR_LOCAL;
-	}
 	req->cursor_psn = c->e->first_psn;
 	return REQ_CHECK_LOCAL;
 }
@@ -168,6 +169,7 @@ void rocemu_uc_req_run(struct rocemu_qp *qp)
 
 	if (!rocemu_rc_sq_active(qp) || !qp->layout.sq_wqe_cnt || qp->owner->gone)
 		return;
+	c.posted = rocemu_wqe_sq_posted(qp, c.req->sq_bb);
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x uc req %s",

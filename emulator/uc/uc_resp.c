@@ -104,9 +104,12 @@ static enum resp_state resp_check_op(struct resp_ctx *c)
 
 static enum resp_state resp_check_resource(struct resp_ctx *c)
 {
-	/* No RNR NAK on UC: the message is dropped (rxe). */
-	if (!rocemu_resp_recv_ready(c->qp, c->resp, c->flags))
-		return drop(c, "no receive WQE");
+	int err = rocemu_resp_recv_ready(c->qp, c->resp, c->flags);
+
+	/* No RNR NAK on UC: the message is dropped (rxe). A broken queue is this side's fault. */
+	c->err = RC_ERR_LOC_QP_OP;
+	if (err)
+		return err == -EAGAIN ? drop(c, "no receive WQE") : RESP_ERROR;
 	if ((c->flags & ROCEMU_OPF_WRITE) && (c->flags & ROCEMU_OPF_START))
 		return RESP_CHECK_RKEY;
 	return RESP_EXECUTE;

@@ -27,6 +27,8 @@ void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe 
 			     uint8_t syndrome);
 /* The receive side found an error for the WQE it consumed: error CQE, QP to ERR. */
 void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrome);
+/* A work queue is broken (a doorbell past its ring): QP to ERR, IBV_EVENT_QP_FATAL. */
+void rocemu_ud_qp_fatal(struct rocemu_qp *qp);
 
 /* ---- ud_send.c ---- */
 /* Send every WQE posted (RTS): one datagram each. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/async_event.h"
 #include "emulator/cqe.h"
 #include "emulator/mcast.h"
 #include "emulator/qp.h"
@@ -31,16 +32,25 @@ static void ud_destroy(struct rocemu_qp *qp)
 }
 
 /*
- * An error CQE moves the QP to ERR, as a ConnectX does; the rest flushes,
- * and a QP with an SRQ reports its last WQE: it holds none between datagrams.
+ * An error CQE moves the QP to ERR, as a ConnectX does, and so does a
+ * broken work queue, with QP_FATAL (no CQE can tell of it); the rest
+ * flushes, and a QP with an SRQ reports its last WQE: it holds none
+ * between datagrams.
  */
-static void ud_to_error(struct rocemu_qp *qp)
+static void ud_to_error(struct rocemu_qp *qp, const char *why, bool fatal)
 {
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		return;
-	rocemu_qp_enter_state(qp, IBV_QPS_ERR, "an error completion");
+	rocemu_qp_enter_state(qp, IBV_QPS_ERR, why);
 	ud_flush(qp);
+	if (fatal)
+		rocemu_async_event_qp(qp, IBV_EVENT_QP_FATAL);
 	rocemu_srq_qp_errored(qp);
+}
+
+void rocemu_ud_qp_fatal(struct rocemu_qp *qp)
+{
+	ud_to_error(qp, "a broken work queue", true);
 }
 
 void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
@@ -58,7 +68,7 @@ void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe 
 	if (syndrome || (w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE))
 		rocemu_cqe_write(qp->send_cq, &info);
 	if (syndrome && syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
-		ud_to_error(qp);
+		ud_to_error(qp, "an error completion", false);
 }
 
 void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrome)
@@ -73,29 +83,26 @@ void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrom
 
 	rocemu_cqe_write(rocemu_qp_recv_cq(qp), &info);
 	if (syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
-		ud_to_error(qp);
+		ud_to_error(qp, "an error completion", false);
 }
 
 /*
  * Complete every WQE posted and not yet taken, on both queues, with
- * WR_FLUSH_ERR; an SRQ's WQEs belong to no QP until taken: none to flush.
+ * WR_FLUSH_ERR; an SRQ's WQEs belong to no QP until taken: none to flush,
+ * and a doorbell past its ring names none either.
  */
 static void ud_flush(struct rocemu_qp *qp)
 {
 	struct rocemu_ud *ud = &qp->ud;
-	uint16_t sq_db = rocemu_wqe_sq_doorbell(qp), rq_db;
+	int posted = rocemu_wqe_sq_posted(qp, ud->sq_bb);
 	struct rocemu_send_wqe w;
 
-	while (qp->layout.sq_wqe_cnt && (uint16_t)ud->sq_bb != sq_db) {
-		if (rocemu_wqe_parse_send(qp, ud->sq_bb, &w) && !w.bbs)
-			w.bbs = 1;	/* a broken ctrl: step one BB */
+	for (; posted > 0; posted -= (int)w.bbs) {
+		rocemu_wqe_parse_send(qp, ud->sq_bb, (uint32_t)posted, &w);
 		rocemu_ud_complete_send(qp, &w, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
 		ud->sq_bb += w.bbs;
 	}
-	if (!qp->layout.rq_wqe_cnt)
-		return;
-	rq_db = rocemu_wqe_rq_doorbell(qp);
-	for (; (uint16_t)ud->rq_ci != rq_db; ud->rq_ci++)
+	for (posted = rocemu_wqe_rq_posted(qp, ud->rq_ci); posted > 0; posted--, ud->rq_ci++)
 		rocemu_ud_recv_fail(qp, ud->rq_ci, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
 }
 

@@ -77,7 +77,12 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		return;
 	}
 	/* The SRQ's limit event comes with the WQE that takes it below the limit. */
-	if (rocemu_recv_wqe_next(qp, &qp->ud.rq_ci, &w)) {
+	err = rocemu_recv_wqe_next(qp, &qp->ud.rq_ci, &w);
+	if (err == -EINVAL) {
+		rocemu_ud_qp_fatal(qp);
+		return;
+	}
+	if (err) {
 		/* UD has no RNR NAK: a ConnectX drops the datagram and counts it, as here. */
 		ud_drop(qp, &k->out_of_buffer, "no receive posted");
 		return;

@@ -105,18 +105,23 @@ void rocemu_ud_send_run(struct rocemu_qp *qp)
 {
 	struct rocemu_ud *ud = &qp->ud;
 	struct rocemu_send_wqe w;
-	uint16_t db;
 	uint8_t syndrome;
+	int posted;
 
-	if (qp->attr.qp_state != IBV_QPS_RTS || !qp->layout.sq_wqe_cnt)
+	if (qp->attr.qp_state != IBV_QPS_RTS)
 		return;
-	db = rocemu_wqe_sq_doorbell(qp);
-	while (qp->attr.qp_state == IBV_QPS_RTS && (uint16_t)ud->sq_bb != db) {
-		int err = rocemu_wqe_parse_send(qp, ud->sq_bb, &w);
+	/* Read once: a run takes at most one ring of WQEs. */
+	posted = rocemu_wqe_sq_posted(qp, ud->sq_bb);
+	if (posted < 0) {
+		rocemu_wqe_sq_broken_log(qp, ud->psn, ud->sq_bb);
+		rocemu_ud_qp_fatal(qp);
+		return;
+	}
+	while (qp->attr.qp_state == IBV_QPS_RTS && posted > 0) {
+		int err = rocemu_wqe_parse_send(qp, ud->sq_bb, (uint32_t)posted, &w);
 
-		if (err && !w.bbs)
-			w.bbs = 1;
 		ud->sq_bb += w.bbs;
+		posted -= (int)w.bbs;
 		syndrome = err ? MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR : send_wqe(qp, &w);
 		rocemu_ud_complete_send(qp, &w, syndrome);
 	}

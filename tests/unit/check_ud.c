@@ -18,7 +18,7 @@
 #include "emulator/device.h"
 #include "fixture.h"
 
-#define QKEY 0x0000beefu
+#define QKEY FX_QKEY
 #define PEER_QKEY 0x00001234u
 #define PRIVILEGED_QKEY 0x80000000u
 #define AV_SPORT 0xc555u
@@ -26,36 +26,6 @@
 #define GRH_BYTES 40u
 #define MSG 100u
 #define DATAGRAM_DS 3u		/* sizeof(struct mlx5_wqe_datagram_seg) / 16 */
-
-static void ud_to_rts(void)
-{
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM,
-				    .qkey = QKEY };
-
-	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					     IBV_QP_QKEY), 0);
-	attr.qp_state = IBV_QPS_RTR;
-	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE), 0);
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = FX_SQ_PSN;
-	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
-}
-
-static void ud_setup(void)
-{
-	fx_setup();
-	fx_qp_replace(IBV_QPT_UD);
-	ud_to_rts();
-}
-
-/* The UD QP receives through fx.srq. */
-static void ud_srq_setup(void)
-{
-	fx_setup();
-	fx_srq_create();
-	fx_qp_replace_srq(IBV_QPT_UD);
-	ud_to_rts();
-}
 
 /* A UD send WQE of len bytes from fx.buf to the peer, as mlx5 writes it; returns its counter. */
 static uint16_t post_ud(uint8_t opcode, uint32_t qkey, uint32_t len)
@@ -317,7 +287,7 @@ int main(void)
 	Suite *s = suite_create("ud");
 	TCase *tc = tcase_create("ud"), *srq = tcase_create("ud_srq");
 
-	tcase_add_checked_fixture(tc, ud_setup, fx_teardown);
+	tcase_add_checked_fixture(tc, fx_setup_ud, fx_teardown);
 	tcase_add_test(tc, test_send);
 	tcase_add_test(tc, test_send_over_mtu);
 	tcase_add_test(tc, test_recv);
@@ -325,7 +295,7 @@ int main(void)
 	tcase_add_test(tc, test_recv_too_long);
 	tcase_add_test(tc, test_flush);
 	suite_add_tcase(s, tc);
-	tcase_add_checked_fixture(srq, ud_srq_setup, fx_teardown);
+	tcase_add_checked_fixture(srq, fx_setup_ud_srq, fx_teardown);
 	tcase_add_test(srq, test_srq_recv);
 	tcase_add_test(srq, test_srq_recv_too_long);
 	tcase_add_test(srq, test_srq_to_error);

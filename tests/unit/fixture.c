@@ -323,6 +323,35 @@ void fx_setup_dci_streams(void)
 	setup(ROCEMU_QPT_DCI);
 }
 
+static void ud_to_rts(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM,
+				    .qkey = FX_QKEY };
+
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					     IBV_QP_QKEY), 0);
+	attr.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE), 0);
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = FX_SQ_PSN;
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+}
+
+void fx_setup_ud(void)
+{
+	fx_setup();
+	fx_qp_replace(IBV_QPT_UD);
+	ud_to_rts();
+}
+
+void fx_setup_ud_srq(void)
+{
+	fx_setup();
+	fx_srq_create();
+	fx_qp_replace_srq(IBV_QPT_UD);
+	ud_to_rts();
+}
+
 void fx_qp_replace(enum ibv_qp_type type)
 {
 	ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);

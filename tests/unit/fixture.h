@@ -40,6 +40,7 @@
 #define FX_USER_QP 0x5150u		/* the "application's ibv_qp" in async events */
 #define FX_USER_CQ 0xc0c0u		/* the "application's ibv_cq" in events */
 #define FX_USER_SRQ 0x5e50u		/* the "application's ibv_srq" in async events */
+#define FX_QKEY 0x0000beefu		/* a UD QP's Q_Key */
 #define FX_PKT_MAX 4200u		/* one RoCE packet of the fixture's MTU and more */
 #define FX_WIRE_MAX 256u		/* packets the fake wire keeps */
 
@@ -110,6 +111,9 @@ void fx_setup_xrc_ini(void);
 #define FX_DCI_LOG_STREAMS 2
 void fx_setup_dci(void);
 void fx_setup_dci_streams(void);
+/* The same with a UD QP of Q_Key FX_QKEY; with _srq, receiving through fx.srq. */
+void fx_setup_ud(void);
+void fx_setup_ud_srq(void);
 void fx_teardown(void);
 /* Run suite s; the exit status of the test program. */
 int fx_suite_run(Suite *s);
