@@ -17,8 +17,10 @@ PAIR_SERVER_WRAP=()
 PAIR_CLIENT_WRAP=()
 
 # Each test's TCP ports follow from its net N (use_test_net): 40 for the
-# io_uring backend, then 40 for epoll, from 12000 + 80 N; every test has
-# its own N, and all of them stay below the kernel's ephemeral ports (32768).
+# io_uring backend, then 40 for epoll, from 12000 + 80 N, and past N 255
+# (which would reach them) from 2000 + 80 (N - 256), below the first
+# test's; every test has its own N, and all of them stay below the
+# kernel's ephemeral ports (32768).
 TEST_PORTS_PER_BACKEND=40
 
 # port_listening PORT: some socket listens on TCP port PORT.
@@ -31,7 +33,8 @@ next_port() {
 	[ -n "$TEST_NET" ] || fail "use_test_net was not called"
 	if [ "$PORT_BACKEND" != "$BACKEND" ]; then
 		PORT_BACKEND=$BACKEND
-		NEXT_PORT=$((12000 + (TEST_NET * 2 + BACKEND_INDEX) * TEST_PORTS_PER_BACKEND))
+		NEXT_PORT=$(((TEST_NET < 256 ? 12000 : 2000) +
+			     ((TEST_NET & 255) * 2 + BACKEND_INDEX) * TEST_PORTS_PER_BACKEND))
 		PORT_LIMIT=$((NEXT_PORT + TEST_PORTS_PER_BACKEND))
 	fi
 	while port_listening "$NEXT_PORT"; do
