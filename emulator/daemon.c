@@ -24,13 +24,21 @@ static void on_signal(void *arg, int fd, uint32_t revents)
 	rocemu_loop_stop(loop);
 }
 
-/* SIGTERM and SIGINT arrive through the loop; SIGPIPE never (a client may vanish). */
+/*
+ * SIGTERM and SIGINT arrive through the loop. What a client can make
+ * happen never ends the daemon: SIGPIPE (a client may vanish), SIGXFSZ
+ * and SIGXCPU (an autostarted daemon inherits the soft RLIMIT_FSIZE and
+ * RLIMIT_CPU of the client that started it; past the first a write fails
+ * instead), SIGBUS (its memfds are sealed, shm.h).
+ */
 static int signals_setup(void)
 {
 	sigset_t set;
 	int fd;
 
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGXCPU, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

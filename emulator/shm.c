@@ -2,6 +2,7 @@
 #include "emulator/shm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,10 +19,11 @@ int rocemu_shm_create(const char *name, size_t size, struct rocemu_shm *shm)
 	int fd, err;
 
 	size = rocemu_page_align(size ? size : 1);
-	fd = memfd_create(name, MFD_CLOEXEC);
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size)) {
+	if (ftruncate(fd, (off_t)size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		err = -errno;
 		close(fd);
 		return err;

@@ -2,7 +2,10 @@
 /*
  * Shared memory the daemon creates and a client maps: a memfd sized to a
  * page multiple, mapped MAP_SHARED here. The fd goes to the client once
- * (SCM_RIGHTS); the daemon keeps only the mapping.
+ * (SCM_RIGHTS); the daemon keeps only the mapping. Its size is sealed
+ * first (F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_SEAL): a client's ftruncate
+ * fails with EPERM, so no page the daemon maps can vanish under it (a
+ * load or store there would be SIGBUS).
  */
 #ifndef ROCEMU_EMULATOR_SHM_H
 #define ROCEMU_EMULATOR_SHM_H
