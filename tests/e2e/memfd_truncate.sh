@@ -17,7 +17,7 @@ memfd_truncate() {
 
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
-	start_daemon
+	ROCEMU_LOG=info start_daemon
 	start_held "$out" 60 "$MEMFD_TRUNCATE" "$ROCEMU_RUNTIME_DIR" ||
 		fail "memfd_truncate did not get ready"
 	# The daemon has read the rings by now: its doorbell scan runs at once on a kick.

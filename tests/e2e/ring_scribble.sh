@@ -92,7 +92,7 @@ ring_scribble() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	STOP=$WORK_DIR/stop-$BACKEND
-	start_daemon
+	ROCEMU_LOG=info start_daemon
 	next_port
 	pp_port=$PAIR_PORT
 	next_port
