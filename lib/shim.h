@@ -145,6 +145,9 @@ void rocemu_conn_close(struct rocemu_conn *conn);
  */
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		     const void *req, void *resp, int *fds, int nfds);
+/* The same with send_fd passed along with the request (SCM_RIGHTS); -1 passes none. */
+int rocemu_conn_call_fd(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
+			const void *req, void *resp, int send_fd);
 /* Record that the daemon is gone (logged once). */
 void rocemu_conn_set_lost(struct rocemu_conn *conn);
 /* A non-blocking look at the connection: a hang-up marks it lost. */
