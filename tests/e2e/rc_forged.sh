@@ -9,6 +9,7 @@
 RC_FORGED=$top_builddir/tests/e2e/rc_forged
 require_built "$RC_FORGED"
 use_test_net 60
+[ "$(id -u)" -eq 0 ] || skip "needs root: the responder's packets are forged through a raw socket"
 
 rc_forged() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
