@@ -8,6 +8,8 @@
 RC_INJECT=$top_builddir/tests/e2e/rc_inject
 require_built "$RC_INJECT"
 use_test_net 37
+# Bound on the host (not the default private wire of loopback devices): the forger sends to the devices from outside the daemon, as on a host where they are reachable.
+export ROCEMU_WIRE=host
 [ "$(id -u)" -eq 0 ] || skip "needs root: the forger runs as user nobody"
 
 rc_inject() {
