@@ -59,6 +59,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	c->async_fd = -1;
 	c->kick_fd = -1;
 	c->pidfd = -1;
+	c->req_fd = -1;
 	read_comm(pid, c->comm, sizeof(c->comm));
 	rocemu_list_init(&c->mws);
 	rocemu_list_init(&c->channels);

@@ -214,6 +214,16 @@ struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const ch
 	return NULL;
 }
 
+struct rocemu_device *rocemu_emu_device_by_ipv4(struct rocemu_emu *emu, uint32_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < emu->num_devices; i++)
+		if (emu->devices[i].ipv4 == addr)
+			return &emu->devices[i];
+	return NULL;
+}
+
 int rocemu_emu_set_port_state(struct rocemu_emu *emu, struct rocemu_device *dev,
 			      enum ibv_port_state state)
 {

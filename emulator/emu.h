@@ -77,6 +77,8 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 void rocemu_emu_fini(struct rocemu_emu *emu);
 
 struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const char *name);
+/* The device of IPv4 address addr (network order), or NULL. */
+struct rocemu_device *rocemu_emu_device_by_ipv4(struct rocemu_emu *emu, uint32_t addr);
 
 /*
  * Change a device's port state (IBV_PORT_ACTIVE or IBV_PORT_DOWN) and tell

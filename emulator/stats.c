@@ -70,6 +70,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_icrc_errors", dev->rx_icrc_errors },
 		{ "rx_dropped", dev->rx_dropped },
 		{ "rx_no_qp", dev->rx_no_qp },
+		{ "rx_forged_source", dev->rx_forged_source },
 		{ "out_of_sequence", k->out_of_sequence },
 		{ "duplicate_request", k->duplicate_request },
 		{ "packet_seq_err", k->packet_seq_err },

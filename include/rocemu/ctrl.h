@@ -427,12 +427,11 @@ struct rocemu_query_srq_resp {
 };
 
 /*
- * ibv_open_xrcd: with shared set, the XRCD of the file (st_dev, st_ino)
- * of the caller's fd, found or made as oflags (O_CREAT, O_EXCL) say.
+ * ibv_open_xrcd: with shared set, the request carries the caller's fd
+ * (SCM_RIGHTS), as proof it may open the file, and the XRCD is that of
+ * the file's inode, found or made as oflags (O_CREAT, O_EXCL) say.
  */
 struct rocemu_open_xrcd_req {
-	uint64_t file_dev;
-	uint64_t file_ino;
 	uint32_t oflags;
 	uint32_t shared;	/* 0: fd -1, a domain of this context's own */
 };
