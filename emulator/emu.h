@@ -33,6 +33,7 @@ struct rocemu_emu {
 	struct rocemu_idtable xrcd_opens;	/* each context's opens of XRC domains (xrcd.c) */
 	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
 	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */
+	struct rocemu_list mms;		/* address spaces of clients and MRs (mm.c) */
 	struct rocemu_idtable dms;	/* device memory (dm.c) */
 	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
 	struct rocemu_idtable reserved_qpns;	/* QPNs no QP gets (reserved_qpn.c) */

@@ -250,13 +250,13 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
 	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&
 	    (!is_read(e) || len == e->length) &&
-	    rocemu_cqe_scatter_reachable(c->qp->owner->pid, w->sge, w->num_sge, remote, n)) {
+	    rocemu_cqe_scatter_reachable(c->qp->owner->mm, w->sge, w->num_sge, remote, n)) {
 		memcpy(c->req->cqe_data, data, len);
 		c->req->cqe_data_len = len;
 		return COMP_DONE;
 	}
 	if (!c->dma_err)
-		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
+		c->dma_err = rocemu_dma_copy(c->qp->owner->mm, &local, 1, remote, n, true);
 	return c->dma_err ? COMP_ERROR : COMP_DONE;
 }
 

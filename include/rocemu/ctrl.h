@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 2
+#define ROCEMU_CTRL_VERSION 3
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
@@ -123,9 +123,26 @@ struct rocemu_hello_resp {
 	struct rocemu_dev_info devices[ROCEMU_MAX_DEVICES];
 };
 
+/*
+ * What binds a context to its process's memory, in OPEN_DEVICE and
+ * IMPORT_DEVICE: the daemon opens /proc/PID/mem and reads the whole
+ * request back at self, which only the requester's address space holds
+ * (nonce is random); it takes fd uffd of the requester (pidfd_getfd), a
+ * userfaultfd reporting unmaps, or -1.
+ */
+#define ROCEMU_MEM_NONCE_LEN 16
+
+struct rocemu_mem_proof {
+	uint64_t self;
+	uint8_t nonce[ROCEMU_MEM_NONCE_LEN];
+	int32_t uffd;
+	uint32_t reserved;
+};
+
 struct rocemu_open_device_req {
 	uint32_t dev_index;
 	uint32_t pid;
+	struct rocemu_mem_proof mem;
 };
 
 /* fds: [0] async event pipe (read end), [1] kick eventfd, [2] context page memfd, [3] cmd_fd */
@@ -167,6 +184,7 @@ struct rocemu_import_device_req {
 	uint8_t token[ROCEMU_CMD_TOKEN_LEN];
 	uint32_t pid;
 	uint32_t reserved;
+	struct rocemu_mem_proof mem;
 };
 
 struct rocemu_query_device_resp {

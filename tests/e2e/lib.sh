@@ -160,7 +160,7 @@ require_built() {
 	done
 }
 
-# use_test_net N: this test's addresses are 127.0.N.x; every test picks its own N.
+# use_test_net N: this test's addresses are 127.0.N.x (past 255, 127.N/256.N%256.x); every test picks its own N.
 use_test_net() {
 	TEST_NET=$1
 }
@@ -168,7 +168,7 @@ use_test_net() {
 # addr I: the I-th address of this test; each backend gets its own range,
 # so that the tests of both backends run at the same time.
 addr() {
-	echo "127.0.$TEST_NET.$((BACKEND_INDEX * 100 + $1))"
+	echo "127.$((TEST_NET / 256)).$((TEST_NET % 256)).$((BACKEND_INDEX * 100 + $1))"
 }
 
 # node_guid_of A.B.C.D: the node GUID (EUI-64 of MAC 02:00:A:B:C:D) as ibv_devinfo prints it.
