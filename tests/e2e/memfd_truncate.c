@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,6 +139,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: memfd_truncate RUNTIME_DIR\n");
 		return 2;
 	}
+	/* The proof that this address space is ours: the daemon reads the request back here. */
+	open_req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&open_req, .uffd = -1 };
+	check(getrandom(open_req.mem.nonce, sizeof(open_req.mem.nonce), 0) ==
+	      sizeof(open_req.mem.nonce), "a nonce for OPEN_DEVICE");
 	sock = rocemu_ctrl_connect(argv[1], why, sizeof(why));
 	check(sock >= 0, "connected to the daemon of %s%s%s", argv[1], sock < 0 ? ": " : "",
 	      sock >= 0 ? "" : sock == -EPERM ? why : strerror(-sock));
