@@ -17,49 +17,21 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rocemu/ctrl_io.h"
+#include "ctrl_client.h"
 #include "verbs_pair.h"
 
 #define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
 static int sock = -1;
-static uint32_t seq;
-
-/* One request and its answer: 0 or the daemon's -errno; up to *nfds fds into fds. */
-static int call(enum rocemu_ctrl_op op, const void *req, void *resp, int *fds, int *nfds)
-{
-	static union {
-		struct rocemu_msg_hdr hdr;
-		uint8_t buf[ROCEMU_CTRL_MSG_MAX];
-	} in;
-	struct rocemu_msg_hdr hdr;
-	ssize_t n;
-	int err;
-
-	rocemu_msg_init(&hdr, (uint16_t)op, ++seq, 0, rocemu_ctrl_body_size[op][0]);
-	err = rocemu_ctrl_send(sock, &hdr, req, NULL, 0);
-	if (err)
-		return err;
-	n = rocemu_ctrl_recv(sock, &in, sizeof(in), fds, nfds);
-	if (n <= 0)
-		return n ? (int)n : -ECONNRESET;
-	err = rocemu_msg_check(&in, (size_t)n, 1);
-	if (err || in.hdr.seq != seq)
-		return err ? err : -EPROTO;
-	if (!in.hdr.status && resp)
-		memcpy(resp, in.buf + sizeof(in.hdr), in.hdr.len);
-	return in.hdr.status;
-}
 
 /* A request that must succeed with one memfd (or, for OPEN_DEVICE, more): returns fds[at]. */
 static int call_fd(enum rocemu_ctrl_op op, const void *req, void *resp, int at)
 {
 	int fds[ROCEMU_CTRL_MAX_FDS], nfds = ROCEMU_CTRL_MAX_FDS;
-	int err = call(op, req, resp, fds, &nfds);
+	int err = ctrl_client_call(sock, op, req, -1, resp, fds, &nfds);
 
 	check(!err && nfds > at, "%s: %s", rocemu_ctrl_op_names[op], err ? strerror(-err) : "a memfd");
 	return !err && nfds > at ? fds[at] : -1;
@@ -105,8 +77,8 @@ static void make_daemon_read(struct rocemu_context_page *page, int kick_fd, uint
 	const struct rocemu_direct_doorbells_req qp = { .kind = ROCEMU_DIRECT_QP, .handle = qpn };
 	const struct rocemu_direct_doorbells_req cq = { .kind = ROCEMU_DIRECT_CQ, .handle = cqn };
 
-	check(!call(ROCEMU_OP_DIRECT_DOORBELLS, &qp, NULL, NULL, NULL) &&
-	      !call(ROCEMU_OP_DIRECT_DOORBELLS, &cq, NULL, NULL, NULL),
+	check(!ctrl_client_call(sock, ROCEMU_OP_DIRECT_DOORBELLS, &qp, -1, NULL, NULL, NULL) &&
+	      !ctrl_client_call(sock, ROCEMU_OP_DIRECT_DOORBELLS, &cq, -1, NULL, NULL, NULL),
 	      "the QP's and the CQ's doorbells watched");
 	__atomic_add_fetch(&page->doorbell_seq, 1, __ATOMIC_RELEASE);
 	check(!eventfd_write(kick_fd, 1), "the daemon kicked");
@@ -139,23 +111,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: memfd_truncate RUNTIME_DIR\n");
 		return 2;
 	}
-	/* The proof that this address space is ours: the daemon reads the request back here. */
-	open_req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&open_req, .uffd = -1 };
-	check(getrandom(open_req.mem.nonce, sizeof(open_req.mem.nonce), 0) ==
-	      sizeof(open_req.mem.nonce), "a nonce for OPEN_DEVICE");
+	check(!ctrl_client_mem_proof(&open_req.mem, &open_req), "the proof of our address space");
 	sock = rocemu_ctrl_connect(argv[1], why, sizeof(why));
 	check(sock >= 0, "connected to the daemon of %s%s%s", argv[1], sock < 0 ? ": " : "",
 	      sock >= 0 ? "" : sock == -EPERM ? why : strerror(-sock));
 	if (sock < 0)
 		return checks_finish();
-	check(!call(ROCEMU_OP_OPEN_DEVICE, &open_req, &open_resp, fds, &nfds) && nfds == 4,
-	      "OPEN_DEVICE: %d fds", nfds);
+	check(!ctrl_client_call(sock, ROCEMU_OP_OPEN_DEVICE, &open_req, -1, &open_resp, fds, &nfds) &&
+	      nfds == 4, "OPEN_DEVICE: %d fds", nfds);
 	if (nfds == 4) {
 		page_fd = fds[2];
 		page = mmap(NULL, open_resp.context_page_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			    page_fd, 0);
 	}
-	check(!call(ROCEMU_OP_ALLOC_PD, NULL, &pd, NULL, NULL), "ALLOC_PD");
+	check(!ctrl_client_call(sock, ROCEMU_OP_ALLOC_PD, NULL, -1, &pd, NULL, NULL), "ALLOC_PD");
 	qp_req.pdn = srq_req.pdn = pd.pdn;
 	cq_req.user_cq = 1;
 	check_sealed("the context page", page_fd);
@@ -171,7 +140,7 @@ int main(int argc, char **argv)
 	if (!fgets(line, sizeof(line), stdin))
 		line[0] = '\0';
 	query.qpn = qp.layout.qpn;
-	check(!call(ROCEMU_OP_QUERY_QP, &query, &state, NULL, NULL) &&
+	check(!ctrl_client_call(sock, ROCEMU_OP_QUERY_QP, &query, -1, &state, NULL, NULL) &&
 	      state.attr.qp_state == IBV_QPS_RESET, "the QP still answers a query, in RESET");
 	return checks_finish();
 }

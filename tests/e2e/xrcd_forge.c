@@ -14,44 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "rocemu/ctrl_io.h"
+#include "ctrl_client.h"
 
 static int failures;
-static uint32_t seq;
 
 static void check(bool ok, const char *what, int status)
 {
 	printf("%s: %s (status %d: %s)\n", ok ? "ok" : "FAIL", what, status, strerror(-status));
 	failures += !ok;
-}
-
-/* One request of op with body and send_fd (-1: none); the status, resp filled on 0. */
-static int call(int sock, enum rocemu_ctrl_op op, const void *body, int send_fd, void *resp)
-{
-	union {
-		struct rocemu_msg_hdr hdr;
-		char bytes[ROCEMU_CTRL_MSG_MAX];
-	} msg;
-	int fds[ROCEMU_CTRL_MAX_FDS], nfds = ROCEMU_CTRL_MAX_FDS, err;
-	struct rocemu_msg_hdr hdr;
-	ssize_t n;
-
-	rocemu_msg_init(&hdr, op, ++seq, 0, rocemu_ctrl_body_size[op][0]);
-	err = rocemu_ctrl_send(sock, &hdr, body, &send_fd, send_fd >= 0);
-	if (err)
-		return err;
-	n = rocemu_ctrl_recv(sock, &msg, sizeof(msg), fds, &nfds);
-	if (n < (ssize_t)sizeof(msg.hdr))
-		return n < 0 ? (int)n : -EPROTO;
-	while (nfds > 0)
-		close(fds[--nfds]);
-	if (!msg.hdr.status && resp)
-		memcpy(resp, msg.bytes + sizeof(msg.hdr), msg.hdr.len);
-	return msg.hdr.status;
 }
 
 int main(int argc, char **argv)
@@ -83,23 +56,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The daemon reads the request back at its own address, nonce and all: our memory is ours. */
-	open_dev.mem.self = (uintptr_t)&open_dev;
-	open_dev.mem.uffd = -1;
-	if (getrandom(open_dev.mem.nonce, sizeof(open_dev.mem.nonce), 0) !=
-	    (ssize_t)sizeof(open_dev.mem.nonce)) {
-		perror("getrandom");
+	st = ctrl_client_mem_proof(&open_dev.mem, &open_dev);
+	if (st) {
+		fprintf(stderr, "getrandom: %s\n", strerror(-st));
 		return 1;
 	}
-	st = call(sock, ROCEMU_OP_OPEN_DEVICE, &open_dev, -1, NULL);
+	st = ctrl_client_call(sock, ROCEMU_OP_OPEN_DEVICE, &open_dev, -1, NULL, NULL, NULL);
 	check(st == 0, "OPEN_DEVICE 0", st);
 
-	st = call(sock, ROCEMU_OP_OPEN_XRCD, &req, -1, NULL);
+	st = ctrl_client_call(sock, ROCEMU_OP_OPEN_XRCD, &req, -1, NULL, NULL, NULL);
 	check(st == -EBADF, "a shared XRCD without the file's fd: EBADF", st);
-	st = call(sock, ROCEMU_OP_OPEN_XRCD, &req, fd_a, &a);
+	st = ctrl_client_call(sock, ROCEMU_OP_OPEN_XRCD, &req, fd_a, &a, NULL, NULL);
 	check(st == 0, "the XRCD of file A, with its fd", st);
-	st = call(sock, ROCEMU_OP_OPEN_XRCD, &req, fd_a2, &b);
+	st = ctrl_client_call(sock, ROCEMU_OP_OPEN_XRCD, &req, fd_a2, &b, NULL, NULL);
 	check(st == 0 && b.xrcdn == a.xrcdn, "another fd of file A: the same domain", st);
-	st = call(sock, ROCEMU_OP_OPEN_XRCD, &req, fd_b, &other);
+	st = ctrl_client_call(sock, ROCEMU_OP_OPEN_XRCD, &req, fd_b, &other, NULL, NULL);
 	check(st == 0 && other.xrcdn != a.xrcdn, "file B's fd: a domain of its own", st);
 	return failures ? 1 : 0;
 }
