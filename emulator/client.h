@@ -23,6 +23,7 @@ struct rocemu_client {
 	pid_t pid;			/* SO_PEERCRED at accept */
 	uid_t uid;
 	char comm[17];
+	struct rocemu_charge charge;	/* limits.h: the connection and the descriptors it holds */
 	struct rocemu_device *dev;	/* NULL until OPEN_DEVICE */
 	int pidfd;			/* readable once the process exits; -1 if none */
 	bool gone;			/* the process exited: its QPs answer and send nothing */
@@ -42,7 +43,10 @@ struct rocemu_client {
 	struct rocemu_cm_file *ucma;	/* after UCMA_OPEN: the rdma_cm file it is (cm/ucma.c) */
 };
 
-/* A client for accepted socket sock of process pid. NULL on allocation failure. */
+/*
+ * A client for accepted socket sock of process pid, charged to its account.
+ * NULL with errno set: ENOMEM, or the process's limits (limits.h).
+ */
 struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid);
 
 /*
