@@ -27,7 +27,7 @@ FORCED_NET=${ROCEMU_NET:-}
 # Every setting comes from the test itself, none from the caller's shell.
 unset ROCEMU_DEVICES ROCEMU_RUNTIME_DIR ROCEMU_NET ROCEMU_LOG ROCEMU_ONLY \
 	ROCEMU_DAEMON ROCEMU_SHIM ROCEMU_IDLE_EXIT ROCEMU_PCAP ROCEMU_PCAP_SNAPLEN ROCEMU_FAULTS \
-	ROCEMU_DELIVERY ROCEMU_BUSY_POLL
+	ROCEMU_DELIVERY ROCEMU_BUSY_POLL ROCEMU_LIMITS
 
 WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rocemu-$TEST_NAME.XXXXXX") || exit 99
 COMMANDS_LOG=$WORK_DIR/commands.log
@@ -160,7 +160,8 @@ require_built() {
 	done
 }
 
-# use_test_net N: this test's addresses are 127.0.N.x; every test picks its own N.
+# use_test_net N: this test's addresses are 127.0.N.x (127.N/256.N%256.x past
+# 255); every test picks its own N.
 use_test_net() {
 	TEST_NET=$1
 }
@@ -168,7 +169,7 @@ use_test_net() {
 # addr I: the I-th address of this test; each backend gets its own range,
 # so that the tests of both backends run at the same time.
 addr() {
-	echo "127.0.$TEST_NET.$((BACKEND_INDEX * 100 + $1))"
+	echo "127.$((TEST_NET / 256)).$((TEST_NET % 256)).$((BACKEND_INDEX * 100 + $1))"
 }
 
 # node_guid_of A.B.C.D: the node GUID (EUI-64 of MAC 02:00:A:B:C:D) as ibv_devinfo prints it.

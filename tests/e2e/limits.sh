@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Per-client limits (emulator/limits.c), each reached with the kernel's
+# errno while other clients go on:
+# - objects: every kind stops at its ROCEMU_LIMITS value with EAGAIN (the
+#   rdma cgroup's answer), CQs at their default (half the device's) too;
+# - memory: CQs of 4M entries (256 MiB rings) stop at the client's 1 GiB
+#   with ENOMEM, and the daemon's VmRSS does not grow with them (their
+#   rings are not written through at creation) and is back to its idle
+#   figure once the client is gone;
+# - latency: another client's worst SEND round trip while one creates
+#   and destroys 4M-entry CQs in a loop stays within LATENCY_MARGIN_US of
+#   its worst while the same loop makes 1-entry CQs, in the same run: the
+#   two loads differ only in the ring size, so the margin covers the
+#   scheduling noise of a small loaded machine (tens of ms were seen on 2
+#   shared cores) and is a tenth of the second a create took when it
+#   made 256 MiB of CQEs invalid in the daemon's loop;
+# - descriptors: under RLIMIT_NOFILE 1024 a client gets a quarter of the
+#   daemon's descriptors, then EMFILE, and another program still opens
+#   the device and moves data.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+LIMITS=$top_builddir/tests/e2e/limits
+require_built "$LIMITS"
+require_programs prlimit
+use_test_net 270
+
+BIG_CQE=4194303
+LATENCY_MARGIN_US=100000
+RSS_MARGIN_KIB=4096
+
+# vm_rss_kib PID: its resident set, in KiB.
+vm_rss_kib() {
+	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"
+}
+
+# field WORD: the number after WORD in the last output.
+field() {
+	grep -Eo "$1 [0-9]+" "$OUT" | head -n 1 | cut -d' ' -f2
+}
+
+# restart_daemon: a daemon of one device, with the ROCEMU_LIMITS and DAEMON_WRAP of the moment.
+restart_daemon() {
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	export ROCEMU_DEVICES="rocemu0=$(addr 1)"
+	start_daemon
+}
+
+objects() {
+	local limit kind made
+
+	export ROCEMU_LIMITS="pd=3,mr=4,mw=5,cq=6,qp=7,srq=8,dm=2,xrcd=3,channel=5,cm_id=4,ctx=3"
+	restart_daemon
+	for limit in ${ROCEMU_LIMITS//,/ }; do
+		kind=${limit%=*}
+		made=${limit#*=}
+		# The program's own context and PD count as one of theirs.
+		case $kind in pd | ctx) made=$((made - 1)) ;; esac
+		capture 30 "$ROCEMU" run -- "$LIMITS" rocemu0 fill "$kind" $((made + 5)) </dev/null ||
+			fail "limits fill $kind failed"
+		expect "^$kind made $made errno EAGAIN$" "$kind: $made made, then EAGAIN"
+	done
+	unset ROCEMU_LIMITS
+	restart_daemon
+	capture 120 "$ROCEMU" run -- "$LIMITS" rocemu0 fill cq 9000 </dev/null || fail "limits fill cq failed"
+	expect "^cq made 8192 errno EAGAIN$" "cq: 8192 made by default, half the device's 16384, then EAGAIN"
+}
+
+# load_latency CQE: LATENCY_US, another client's worst round trip while one churns CQs of CQE entries.
+load_latency() {
+	local churn_out=$WORK_DIR/churn-$BACKEND-$1.out churn_pid
+
+	echo "+ rocemu run -- limits rocemu0 churn $1 6 &" >>"$COMMANDS_LOG"
+	run_with_timeout 60 "$ROCEMU" run -- prlimit --memlock=unlimited:unlimited \
+		"$LIMITS" rocemu0 churn "$1" 6 >"$churn_out" 2>&1 &
+	churn_pid=$!
+	BACKGROUND_PIDS+=("$churn_pid")
+	sleep 1
+	capture 60 "$ROCEMU" run -- "$LIMITS" rocemu0 pingpong 4 || fail "pingpong beside churn $1 failed"
+	wait "$churn_pid" || fail "churn $1 failed: $(cat "$churn_out")"
+	forget_pid "$churn_pid"
+	cat "$churn_out" >>"$COMMANDS_LOG"
+	grep -q "creates, .* first error none$" "$churn_out" || fail "churn $1: $(cat "$churn_out")"
+	LATENCY_US=$(field max_us)
+}
+
+memory() {
+	local held_out=$WORK_DIR/bigcq-$BACKEND.out pid rss_idle rss_held rss_after base big
+
+	restart_daemon
+	pid=$(daemon_pid)
+	[ -n "$pid" ] || fail "no daemon pid in rocemu status"
+	capture 30 "$ROCEMU" run -- "$LIMITS" rocemu0 pingpong 1 || fail "pingpong failed"
+	rss_idle=$(vm_rss_kib "$pid")
+
+	# No RLIMIT_MEMLOCK, with or without CAP_IPC_LOCK: the daemon's own limit is what stops it.
+	start_held "$held_out" 60 prlimit --memlock=unlimited:unlimited "$LIMITS" rocemu0 bigcq 8 ||
+		fail "limits bigcq: $(cat "$held_out")"
+	grep -qx "bigcq made 3 errno ENOMEM" "$held_out" ||
+		fail "not three 4M-entry CQs then ENOMEM: $(head -n 1 "$held_out")"
+	ok "three CQs of $BIG_CQE entries fit the client's 1 GiB, the fourth is ENOMEM"
+	rss_held=$(vm_rss_kib "$pid")
+	echo "rocemud VmRSS: $rss_idle KiB idle, $rss_held KiB with three 256 MiB rings"
+	[ "$rss_held" -le $((rss_idle + RSS_MARGIN_KIB)) ] ||
+		fail "the daemon grew by $((rss_held - rss_idle)) KiB for rings nothing wrote"
+	ok "the daemon grew by less than $RSS_MARGIN_KIB KiB for them"
+	release_held || fail "limits bigcq failed when released"
+
+	load_latency 1
+	base=$LATENCY_US
+	load_latency "$BIG_CQE"
+	big=$LATENCY_US
+	echo "pingpong worst round trip: $base us beside 1-entry CQ creates, $big us beside $BIG_CQE-entry ones"
+	[ "$big" -le $((base + LATENCY_MARGIN_US)) ] ||
+		fail "4M-entry creates stalled the other client: $big us, against $base us"
+	ok "4M-entry CQ creates cost the other client less than $((LATENCY_MARGIN_US / 1000)) ms more"
+
+	rss_after=$(vm_rss_kib "$pid")
+	echo "rocemud VmRSS: $rss_after KiB after the clients left"
+	[ "$rss_after" -le $((rss_idle + RSS_MARGIN_KIB)) ] ||
+		fail "the daemon kept $((rss_after - rss_idle)) KiB after its clients left"
+	ok "the daemon's VmRSS is back within $RSS_MARGIN_KIB KiB of idle"
+}
+
+descriptors() {
+	local held_out=$WORK_DIR/channels-$BACKEND.out made
+
+	DAEMON_WRAP=(prlimit --nofile=1024:1024)
+	restart_daemon
+	DAEMON_WRAP=()
+	start_held "$held_out" 60 "$LIMITS" rocemu0 fill channel 2000 ||
+		fail "limits fill channel: $(cat "$held_out")"
+	grep -Eq "^channel made [0-9]+ errno EMFILE$" "$held_out" ||
+		fail "no EMFILE for completion channels: $(head -n 1 "$held_out")"
+	made=$(grep -Eo "made [0-9]+" "$held_out" | cut -d' ' -f2)
+	[ "$made" -le 256 ] || fail "one client took $made of the daemon's 1024 descriptors"
+	ok "$made channels, within the client's share of 256 descriptors, then EMFILE"
+	capture 30 "$ROCEMU" run -- "$LIMITS" rocemu0 pingpong 1 || fail "pingpong beside the channels failed"
+	expect "^pingpong rounds [1-9][0-9]* " "another program opens the device and moves data"
+	release_held || fail "limits fill channel failed when released"
+}
+
+limits() {
+	objects
+	memory
+	descriptors
+}
+
+for_each_backend limits
