@@ -313,9 +313,13 @@ void rocemu_uncharge(struct rocemu_charge *ch)
 
 void rocemu_account_describe(const struct rocemu_account *a, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "fds %" PRIu64 " mem %" PRIu64 " pinned %" PRIu64,
-			 (uint64_t)a->used.fds, a->used.mem, a->used.pinned);
+	char memlock[24] = "no limit";
+	size_t n;
 
-	for (unsigned int k = 0; k < ROCEMU_RES_KINDS && n >= 0 && (size_t)n < len; k++)
-		n += snprintf(buf + n, len - (size_t)n, " %s %" PRIu64, kinds[k].key, a->objs[k]);
+	if (a->memlock != ROCEMU_LIMIT_NONE)
+		snprintf(memlock, sizeof(memlock), "%" PRIu64, a->memlock);
+	n = (size_t)snprintf(buf, len, "fds %u mem %" PRIu64 " pinned %" PRIu64 " of %s",
+			     a->used.fds, a->used.mem, a->used.pinned, memlock);
+	for (unsigned int k = 0; k < ROCEMU_RES_KINDS && n < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, " %s %" PRIu64, kinds[k].key, a->objs[k]);
 }

@@ -125,7 +125,7 @@ int rocemu_charge_change(struct rocemu_charge *ch, struct rocemu_amount amt);
 /* Give back what ch holds (nothing when it holds nothing). */
 void rocemu_uncharge(struct rocemu_charge *ch);
 
-/* One line of a's use for `rocemu status`. */
+/* What a holds, for `rocemu status`: "fds N mem N pinned N of MEMLOCK conn N ctx N pd N ...". */
 void rocemu_account_describe(const struct rocemu_account *a, char *buf, size_t len);
 
 #endif /* ROCEMU_EMULATOR_LIMITS_H */
