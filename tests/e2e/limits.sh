@@ -6,17 +6,22 @@
 #   rdma cgroup's answer), CQs at their default (half the device's) too;
 # - memory: CQs of 4M entries (256 MiB rings) stop at the client's 1 GiB
 #   with ENOMEM, and the daemon's VmRSS does not grow with them (their
-#   rings are not written through at creation) and is back to its idle
-#   figure once the client is gone;
+#   rings are not written through at creation) and is back within 8 MiB
+#   of its idle figure once the clients are gone: a thirty-second of one
+#   ring, room for the allocator's caches (16 KiB seen) and a sanitized
+#   daemon's (3 MiB seen after 20000 creates, its quarantine of freed
+#   chunks held to 1 MiB for this);
 # - latency: another client's worst SEND round trip while one creates
 #   and destroys 4M-entry CQs in a loop stays within LATENCY_MARGIN_US of
 #   its worst while the same loop makes 1-entry CQs, in the same run: the
 #   two loads differ only in the ring size, which costs the daemon about
-#   0.3 ms a create and destroy now (memfd, mmap, munmap). The margin
-#   covers the scheduling noise of a small loaded machine (worst round
-#   trips of 30 to 125 ms beside either loop on 2 shared cores at load 4)
-#   and is a fifth of the 1.3 s a create stalled the loop when it made
-#   256 MiB of CQEs invalid there (the other client's worst was 1368 ms);
+#   0.3 ms a create and destroy now (memfd, mmap, munmap). The margin,
+#   250 ms or the baseline itself when that is more, covers the
+#   scheduling noise of a small loaded machine, which grows with the
+#   baseline (worst round trips of 30 to 125 ms beside either loop on 2
+#   shared cores at load 4, 150 to 200 ms in a sanitized build), and is a
+#   fifth of the 1.3 s a create stalled the loop when it made 256 MiB of
+#   CQEs invalid there (the other client's worst was 1368 ms);
 # - descriptors: under RLIMIT_NOFILE 1024 a client gets a quarter of the
 #   daemon's descriptors, then EMFILE, and another program still opens
 #   the device and moves data.
@@ -28,7 +33,7 @@ use_test_net 270
 
 BIG_CQE=4194303
 LATENCY_MARGIN_US=250000
-RSS_MARGIN_KIB=4096
+RSS_MARGIN_KIB=8192
 
 # vm_rss_kib PID: its resident set, in KiB.
 vm_rss_kib() {
@@ -94,13 +99,13 @@ load_latency() {
 }
 
 memory() {
-	local held_out=$WORK_DIR/bigcq-$BACKEND.out pid rss_idle rss_held rss_after base big
+	local held_out=$WORK_DIR/bigcq-$BACKEND.out pid rss_idle rss_held rss_after base big margin
 
 	if ! pins_freely; then
 		echo "memory and latency not checked: RLIMIT_MEMLOCK $(ulimit -l) KiB and no CAP_IPC_LOCK stop 256 MiB rings first"
 		return
 	fi
-	restart_daemon
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1 restart_daemon
 	pid=$(daemon_pid)
 	[ -n "$pid" ] || fail "no daemon pid in rocemu status"
 	capture 30 "$ROCEMU" run -- "$LIMITS" rocemu0 pingpong 1 || fail "pingpong failed"
@@ -122,9 +127,10 @@ memory() {
 	load_latency "$BIG_CQE"
 	big=$LATENCY_US
 	echo "pingpong worst round trip: $base us beside 1-entry CQ creates, $big us beside $BIG_CQE-entry ones"
-	[ "$big" -le $((base + LATENCY_MARGIN_US)) ] ||
+	margin=$((base > LATENCY_MARGIN_US ? base : LATENCY_MARGIN_US))
+	[ "$big" -le $((base + margin)) ] ||
 		fail "4M-entry creates stalled the other client: $big us, against $base us"
-	ok "4M-entry CQ creates cost the other client less than $((LATENCY_MARGIN_US / 1000)) ms more"
+	ok "4M-entry CQ creates cost the other client less than $((margin / 1000)) ms more"
 
 	rss_after=$(vm_rss_kib "$pid")
 	echo "rocemud VmRSS: $rss_after KiB after the clients left"
