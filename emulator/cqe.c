@@ -53,14 +53,17 @@ static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
  * A ring starts as the memfd's zeros, which in the first pass read as
  * software's (opcode REQ, owner 0). A poller reads no further than the
  * first entry not software's (mlx5's poll_one, __mlx5_cq_clean), so only
- * the entry at the producer index need be invalid: each write makes the
+ * the entry at the producer index need be hardware's: each write makes the
  * next one so, as long as untouched entries remain, rather than the whole
- * ring up front (256 MiB for 4M entries, in the loop).
+ * ring up front (256 MiB for 4M entries, in the loop). Hardware's by both
+ * tests: an invalid opcode (mlx5's) and the owner bit of the pass before
+ * (UCX's, which reads the owner bit alone and sets it so in every entry
+ * when it takes a CQ over).
  */
 static void cqe_invalidate(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t index)
 {
 	rocemu_cqe_at(ring, cqe_size, ncqe, index)->op_own =
-		rocemu_cqe_op_own(MLX5_CQE_INVALID, index, ncqe);
+		rocemu_cqe_op_own(MLX5_CQE_INVALID, index + ncqe, ncqe);
 }
 
 uint32_t rocemu_cqe_ring_start(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t pi,

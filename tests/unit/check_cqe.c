@@ -65,6 +65,16 @@ static size_t ring_pages_resident(const struct fx_cq *cq)
 	return resident;
 }
 
+/* The entry at cq's ci is hardware's by its owner bit alone, as UCX tells (and by its opcode). */
+static void expect_next_hardware_owned(const struct fx_cq *cq)
+{
+	uint32_t ncqe = cq->layout.ncqe;
+	const struct mlx5_cqe64 *cqe = (const struct mlx5_cqe64 *)cq->map + (cq->ci & (ncqe - 1));
+
+	ck_assert_uint_eq(cqe->op_own >> 4, MLX5_CQE_INVALID);
+	ck_assert_uint_ne(cqe->op_own & MLX5_CQE_OWNER_MASK, !!(cq->ci & ncqe));
+}
+
 /* cq at the shim's ci..pi: each CQE written is polled in order, and then none. */
 static void write_and_poll(struct fx_cq *cq, uint32_t n)
 {
@@ -79,6 +89,7 @@ static void write_and_poll(struct fx_cq *cq, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		fx_expect_cqe(cq, MLX5_CQE_REQ, (uint16_t)i, 0);
 	ck_assert(!fx_poll(cq, &cqe));
+	expect_next_hardware_owned(cq);
 }
 
 START_TEST(test_ring_untouched)
@@ -98,6 +109,7 @@ START_TEST(test_ring_untouched)
 	/* 4 MiB of CQEs, one page of them touched: the entry the shim polls first. */
 	ck_assert_uint_eq(ring_pages_resident(&cq), 1);
 	ck_assert(!fx_poll(&cq, &cqe));
+	expect_next_hardware_owned(&cq);
 	write_and_poll(&cq, (uint32_t)per_page);
 	/* The page written, and the next one's first entry, which the shim polls next. */
 	ck_assert_uint_eq(ring_pages_resident(&cq), 2);
@@ -115,6 +127,7 @@ START_TEST(test_ring_untouched)
 	for (uint32_t i = 0; i < 3; i++)
 		fx_expect_cqe(&cq, MLX5_CQE_REQ, send_ok.wqe_counter, 0);
 	ck_assert(!fx_poll(&cq, &cqe));
+	expect_next_hardware_owned(&cq);
 	write_and_poll(&cq, 2 * (uint32_t)per_page);
 	munmap(cq.map, cq.layout.size);
 }
