@@ -14,6 +14,7 @@
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/doorbell.h"
+#include "emulator/mm.h"
 #include "emulator/mw.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
@@ -69,6 +70,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	c->async_fd = -1;
 	c->kick_fd = -1;
 	c->pidfd = -1;
+	c->req_fd = -1;
 	rocemu_list_init(&c->mws);
 	rocemu_list_init(&c->channels);
 	rocemu_list_init(&c->cqs);
@@ -213,7 +215,15 @@ fail_charge:
 	return err;
 }
 
-int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
+/* c's address space, proven by req (len bytes holding proof), for its first device. */
+static int client_attach(struct rocemu_client *c, const void *req, size_t len,
+			 const struct rocemu_mem_proof *proof)
+{
+	return c->mm ? 0 : rocemu_mm_attach(c->emu, c->pid, req, len, proof, &c->mm);
+}
+
+int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index, const void *req,
+			      size_t len, const struct rocemu_mem_proof *proof,
 			      struct rocemu_open_device_resp *resp, int *fds, int *nfds)
 {
 	struct rocemu_ufile *f;
@@ -223,6 +233,9 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 		return -EBUSY;
 	if (dev_index >= c->emu->num_devices)
 		return -ENODEV;
+	err = client_attach(c, req, len, proof);
+	if (err)
+		return err;
 	err = rocemu_ufile_create(&c->emu->devices[dev_index], c->charge.acct, &f, &cmd_fd);
 	if (err)
 		return err;
@@ -236,7 +249,8 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
 	return 0;
 }
 
-int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token,
+int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token, const void *req,
+				size_t len, const struct rocemu_mem_proof *proof,
 				struct rocemu_open_device_resp *resp, int *fds, int *nfds)
 {
 	struct rocemu_ufile *f;
@@ -247,7 +261,9 @@ int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token,
 	f = rocemu_ufile_find(c->emu, token);
 	if (!f)
 		return -EINVAL;
-	err = client_bind(c, f->dev, f, resp, fds, nfds);
+	err = client_attach(c, req, len, proof);
+	if (!err)
+		err = client_bind(c, f->dev, f, resp, fds, nfds);
 	if (!err)
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s imported by pid %d (%s)", c->dev->name, (int)c->pid,
 			   c->comm);
@@ -290,6 +306,8 @@ void rocemu_client_free(struct rocemu_client *c)
 	if (c->async_fd >= 0)
 		close(c->async_fd);
 	pidfd_close(c);
+	if (c->mm)
+		rocemu_mm_put(c->mm);
 	rocemu_shm_destroy(&c->context_page);
 	rocemu_text_pages_free(&c->report);
 	if (c->dev)

@@ -16,15 +16,18 @@
 #include "emulator/shm.h"
 #include "emulator/text_pages.h"
 
+struct rocemu_mm;
+
 struct rocemu_client {
 	struct rocemu_emu *emu;
 	struct rocemu_list node;	/* in emu->clients */
 	int sock;
-	pid_t pid;			/* SO_PEERCRED at accept */
+	pid_t pid;			/* SO_PEERCRED at accept: for logs; memory is reached through mm */
 	uid_t uid;
 	char comm[17];
 	struct rocemu_charge charge;	/* limits.h: the connection and the descriptors it holds */
 	struct rocemu_device *dev;	/* NULL until OPEN_DEVICE */
+	struct rocemu_mm *mm;		/* its address space (mm.h); NULL until OPEN_DEVICE */
 	int pidfd;			/* readable once the process exits; -1 if none */
 	bool gone;			/* the process exited: its QPs answer and send nothing */
 	int async_fd;			/* write end of the async event pipe */
@@ -41,6 +44,7 @@ struct rocemu_client {
 	struct rocemu_list reserved_qpns;	/* QPNs it reserved (reserved_qpn.c) */
 	struct rocemu_text_pages report;	/* the STATUS/STATS snapshot being read */
 	struct rocemu_cm_file *ucma;	/* after UCMA_OPEN: the rdma_cm file it is (cm/ucma.c) */
+	int req_fd;			/* the fd sent with the request being served, else -1 */
 };
 
 /*
@@ -50,12 +54,14 @@ struct rocemu_client {
 struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid);
 
 /*
- * Bind c to device dev_index: make its async pipe, kick eventfd, context
- * page and ufile, and return the client's ends in fds[0..3] (to be sent
- * and closed; fds[3] is the cmd_fd). Returns 0, -ENODEV for no such device, -EBUSY when already
- * bound, or -errno.
+ * Bind c to device dev_index: attach its address space (req, the request
+ * of len bytes holding proof: mm.h), make its async pipe, kick eventfd,
+ * context page and ufile, and return the client's ends in fds[0..3] (to
+ * be sent and closed; fds[3] is the cmd_fd). Returns 0, -ENODEV for no
+ * such device, -EBUSY when already bound, or -errno.
  */
-int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
+int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index, const void *req,
+			      size_t len, const struct rocemu_mem_proof *proof,
 			      struct rocemu_open_device_resp *resp, int *fds, int *nfds);
 
 /*
@@ -63,7 +69,8 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index,
  * holding token (fds[3] is then not set: the importer has the cmd_fd).
  * -EINVAL when no ufile has that token.
  */
-int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token,
+int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token, const void *req,
+				size_t len, const struct rocemu_mem_proof *proof,
 				struct rocemu_open_device_resp *resp, int *fds, int *nfds);
 
 /*

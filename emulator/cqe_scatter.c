@@ -45,7 +45,7 @@ void rocemu_cqe_scatter_setup(struct rocemu_qp *qp, uint32_t vendor_flags)
 			      cq_scatter_bytes(qp->send_cq) : 0;
 }
 
-bool rocemu_cqe_scatter_reachable(pid_t pid, const struct rocemu_sge *sge, unsigned int nsge,
+bool rocemu_cqe_scatter_reachable(const struct rocemu_mm *mm, const struct rocemu_sge *sge, unsigned int nsge,
 				  const struct rocemu_dma_seg *segs, unsigned int n)
 {
 	unsigned int i = 0;
@@ -53,9 +53,9 @@ bool rocemu_cqe_scatter_reachable(pid_t pid, const struct rocemu_sge *sge, unsig
 	for (unsigned int k = 0; k < n; k++, i++) {
 		while (i < nsge && !sge[i].length)
 			i++;
-		if (i == nsge || segs[k].pid != pid ||
+		if (i == nsge || segs[k].mm != mm ||
 		    (uintptr_t)segs[k].iov.iov_base != sge[i].addr)
 			return false;
 	}
-	return true;
+	return rocemu_dma_segs_reachable(segs, n);
 }

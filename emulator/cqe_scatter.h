@@ -40,10 +40,11 @@ void rocemu_cqe_scatter_setup(struct rocemu_qp *qp, uint32_t vendor_flags);
 /*
  * The driver's copy out of a CQE reaches what the DMA engine resolved the
  * SGEs at offset 0 to (segs, one per non-empty SGE): each in the polling
- * process pid at the address its SGE names. Not so for device memory,
- * zero-based MRs or another process's MR: their data goes by DMA.
+ * process's address space mm at the address its SGE names, and still the
+ * memory registered there. Not so for device memory, zero-based MRs or
+ * another process's MR: their data goes by DMA.
  */
-bool rocemu_cqe_scatter_reachable(pid_t pid, const struct rocemu_sge *sge, unsigned int nsge,
+bool rocemu_cqe_scatter_reachable(const struct rocemu_mm *mm, const struct rocemu_sge *sge, unsigned int nsge,
 				  const struct rocemu_dma_seg *segs, unsigned int n);
 
 #endif /* ROCEMU_EMULATOR_CQE_SCATTER_H */

@@ -54,7 +54,8 @@ static int op_open_device(struct rocemu_client *c, const void *req,
 
 	if (c->ucma)
 		return -EBUSY;
-	return rocemu_client_open_device(c, r->dev_index, reply->body, reply->fds, &reply->nfds);
+	return rocemu_client_open_device(c, r->dev_index, r, sizeof(*r), &r->mem, reply->body,
+					 reply->fds, &reply->nfds);
 }
 
 static int op_import_device(struct rocemu_client *c, const void *req,
@@ -62,7 +63,8 @@ static int op_import_device(struct rocemu_client *c, const void *req,
 {
 	const struct rocemu_import_device_req *r = req;
 
-	return rocemu_client_import_device(c, r->token, reply->body, reply->fds, &reply->nfds);
+	return rocemu_client_import_device(c, r->token, r, sizeof(*r), &r->mem, reply->body,
+					   reply->fds, &reply->nfds);
 }
 
 static int op_query_device(struct rocemu_client *c, const void *req,

@@ -93,6 +93,7 @@ static void connection_ready(void *arg, int fd, uint32_t revents)
 	struct rocemu_client *c = arg;
 	struct rocemu_emu *emu = c->emu;
 	uint8_t buf[REQUEST_MAX];
+	int nfds, err = 0;
 	ssize_t n;
 
 	/*
@@ -102,10 +103,17 @@ static void connection_ready(void *arg, int fd, uint32_t revents)
 	rocemu_transport_settle();
 	rocemu_doorbell_before_request(c);
 	for (;;) {
-		n = rocemu_ctrl_recv(fd, buf, sizeof(buf), NULL, NULL);
+		/* At most one fd comes with a request (OPEN_XRCD's file); more are closed unread. */
+		nfds = 1;
+		n = rocemu_ctrl_recv(fd, buf, sizeof(buf), &c->req_fd, &nfds);
 		if (n == -EAGAIN)
 			return;
-		if (n <= 0 || serve_request(c, buf, n)) {
+		if (n > 0)
+			err = serve_request(c, buf, n);
+		if (nfds)
+			close(c->req_fd);
+		c->req_fd = -1;
+		if (n <= 0 || err) {
 			connection_close(c);
 			return;
 		}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "emulator/daemon.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include "emulator/ctrl_server.h"
 #include "emulator/emu.h"
 #include "net/loop.h"
+#include "net/udp_netns.h"
 #include "rocemu/log.h"
 
 static void on_signal(void *arg, int fd, uint32_t revents)
@@ -78,15 +80,53 @@ static int serve(const struct rocemu_daemon_config *cfg, struct rocemu_loop *loo
 	return ret;
 }
 
+/* Every device on 127.0.0.0/8: none can reach another host. */
+static bool all_loopback(const struct rocemu_daemon_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->num_devs; i++)
+		if ((ntohl(cfg->devs[i].ipv4) >> 24) != IN_LOOPBACKNET)
+			return false;
+	return true;
+}
+
+/* The devices' sockets in a namespace of the daemon's own where none needs the host's. */
+static int wire_setup(const struct rocemu_daemon_config *cfg, char *err, size_t errlen)
+{
+	char why[160];
+	int ret;
+
+	if (cfg->wire == ROCEMU_WIRE_HOST || (cfg->wire == ROCEMU_WIRE_AUTO && !all_loopback(cfg)))
+		return 0;
+	if (!all_loopback(cfg)) {
+		snprintf(err, errlen, "ROCEMU_WIRE=private: a device's address is not on loopback");
+		return -EINVAL;
+	}
+	ret = rocemu_udp_netns_start(why, sizeof(why));
+	if (ret && cfg->wire == ROCEMU_WIRE_PRIVATE) {
+		snprintf(err, errlen, "ROCEMU_WIRE=private: %s", why);
+		return ret;
+	}
+	if (ret)
+		rocemu_log(ROCEMU_LOG_WARN, "devices bound on the host (%s): other local users can reach them",
+			   why);
+	else
+		rocemu_log(ROCEMU_LOG_INFO, "wire private: the devices' UDP sockets live in a network namespace of their own");
+	return 0;
+}
+
 int rocemu_daemon_run(const struct rocemu_daemon_config *cfg, char *err, size_t errlen)
 {
 	struct rocemu_loop *loop;
 	int sigfd, ret;
 
 	err[0] = '\0';
+	ret = wire_setup(cfg, err, errlen);
+	if (ret)
+		return ret;
 	sigfd = signals_setup();
 	if (sigfd < 0) {
 		snprintf(err, errlen, "signals: %s", strerror(-sigfd));
+		rocemu_udp_netns_stop();
 		return sigfd;
 	}
 	loop = rocemu_loop_new(ROCEMU_LOOP_AUTO);
@@ -94,6 +134,7 @@ int rocemu_daemon_run(const struct rocemu_daemon_config *cfg, char *err, size_t 
 		ret = -errno;
 		snprintf(err, errlen, "event loop: %s", strerror(errno));
 		close(sigfd);
+		rocemu_udp_netns_stop();
 		return ret;
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "event loop backend %s", rocemu_loop_backend_name(loop));
@@ -102,5 +143,6 @@ int rocemu_daemon_run(const struct rocemu_daemon_config *cfg, char *err, size_t 
 	rocemu_loop_unwatch_fd(loop, sigfd);
 	rocemu_loop_free(loop);
 	close(sigfd);
+	rocemu_udp_netns_stop();
 	return ret;
 }

@@ -13,6 +13,13 @@
 
 #include "emulator/device.h"
 
+/* Where the devices' UDP sockets live (ROCEMU_WIRE). */
+enum rocemu_wire_mode {
+	ROCEMU_WIRE_AUTO,	/* private when every device is on loopback, else host */
+	ROCEMU_WIRE_HOST,	/* bound on the host: other daemons and hosts reach them */
+	ROCEMU_WIRE_PRIVATE,	/* in a network namespace of the daemon's own (udp_netns.h) */
+};
+
 struct rocemu_daemon_config {
 	const char *runtime_dir;	/* made and checked by the caller */
 	const struct rocemu_device *devs;
@@ -22,6 +29,7 @@ struct rocemu_daemon_config {
 	bool udp_delivery;		/* ROCEMU_DELIVERY=udp: devices of this daemon talk through the kernel too */
 	bool busy_poll;			/* ROCEMU_BUSY_POLL=1: spin while clients are connected */
 	struct rocemu_limits limits;	/* ROCEMU_LIMITS over the defaults; fds 0: a share of the daemon's */
+	enum rocemu_wire_mode wire;		/* ROCEMU_WIRE: where the devices' UDP sockets live */
 };
 
 /*

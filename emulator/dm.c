@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "emulator/mm.h"
 #include "emulator/pd_mr.h"
 #include "rocemu/log.h"
 
@@ -126,6 +127,7 @@ int rocemu_dm_reg_mr(struct rocemu_client *c, const struct rocemu_reg_dm_mr_req 
 {
 	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
 	struct rocemu_dm *dm = dm_lookup(c, req->dm);
+	struct rocemu_mm *self;
 	struct rocemu_mr *mr;
 	int err;
 
@@ -137,12 +139,17 @@ int rocemu_dm_reg_mr(struct rocemu_client *c, const struct rocemu_reg_dm_mr_req 
 	err = rocemu_mr_access_check(req->access);
 	if (err)
 		return err;
+	self = rocemu_mm_self(c->emu);
+	if (!self)
+		return -errno;
 	/* Zero based, in the daemon's own mapping of the region. */
-	err = rocemu_mr_create(c, pd, req->access, getpid(),
+	err = rocemu_mr_create(c, pd, req->access, self,
 			       (uint64_t)(uintptr_t)dm->shm.addr + req->offset, req->length, 0, &mr);
+	rocemu_mm_put(self);
 	if (err)
 		return err;
 	mr->dm = dm;
+	mr->mem_gen = 0;	/* the daemon's own mapping: no report ever takes it away */
 	dm->users++;
 	rocemu_mr_resp(mr, resp);
 	return 0;

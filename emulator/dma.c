@@ -6,10 +6,13 @@
 
 #include "emulator/mkey.h"
 #include "emulator/mkey_indirect.h"
+#include "emulator/mm.h"
+#include "emulator/mm_watch.h"
 #include "emulator/pd_mr.h"
+#include "emulator/proc_maps.h"
 
 int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n,
-		       uint64_t addr, uint64_t len, pid_t pid)
+		       uint64_t addr, uint64_t len, struct rocemu_mm *mm, uint64_t gen)
 {
 	if (!remote)
 		return 0;
@@ -17,7 +20,8 @@ int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned
 		return -EMSGSIZE;
 	remote[*n].iov.iov_base = (void *)(uintptr_t)addr;
 	remote[*n].iov.iov_len = (size_t)len;
-	remote[*n].pid = pid;
+	remote[*n].mm = mm;
+	remote[*n].gen = gen;
 	(*n)++;
 	return 0;
 }
@@ -35,7 +39,7 @@ static int key_segs(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_u
 	if (ref.mr->indirect)
 		return rocemu_mkey_indirect_segs(qp, ref.mr->indirect, ref.addr, len, access, remote,
 						 max, n);
-	return rocemu_dma_seg_add(remote, max, n, ref.addr, len, ref.pid);
+	return rocemu_dma_seg_add(remote, max, n, ref.addr, len, ref.mm, ref.gen);
 }
 
 int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
@@ -115,69 +119,94 @@ static void cursor_advance(struct iov_cursor *c, size_t bytes)
 	}
 }
 
-/* Copy between the local cursor and remote iovecs all in process pid; 0 or -errno. */
-static int copy_run(pid_t pid, struct iov_cursor *lc, const struct iovec *remote,
-		    unsigned int nremote, bool to_remote)
+/* Copy between the local cursor and [addr, addr + len) of mm; 0 or -errno. */
+static int copy_run(const struct rocemu_mm *mm, struct iov_cursor *lc, uint64_t addr, size_t len,
+		    bool to_remote)
 {
-	struct iov_cursor rc = { remote, nremote, 0, 0 };
-	static struct iovec lbuf[IOV_MAX], rbuf[IOV_MAX];
-	unsigned int nl, nr;
+	static struct iovec lbuf[IOV_MAX];	/* the daemon is single-threaded */
+	unsigned int nl;
 	size_t bytes;
-	ssize_t done;
+	int err;
 
-	for (;;) {
-		/* Remote batch first, then as many local bytes as fit; trim remote to match. */
-		bytes = cursor_take(&rc, SIZE_MAX, rbuf, &nr);
-		if (!bytes)
-			return 0;
-		bytes = cursor_take(lc, bytes, lbuf, &nl);
+	while (len) {
+		bytes = cursor_take(lc, len, lbuf, &nl);
 		if (!bytes)
 			return -EFAULT;
-		cursor_take(&rc, bytes, rbuf, &nr);
-		done = to_remote ? process_vm_writev(pid, lbuf, nl, rbuf, nr, 0)
-				 : process_vm_readv(pid, lbuf, nl, rbuf, nr, 0);
-		/* ESRCH: no such process, or one that exited and has no memory left (a zombie). */
-		if (done < 0 && errno == ESRCH)
-			return -ESRCH;
-		if (done != (ssize_t)bytes)
-			return -EFAULT;
+		err = rocemu_mm_copy(mm, lbuf, nl, addr, bytes, to_remote);
+		if (err)
+			return err;
 		cursor_advance(lc, bytes);
-		cursor_advance(&rc, bytes);
+		addr += bytes;
+		len -= bytes;
 	}
+	return 0;
 }
 
-int rocemu_dma_copy(pid_t owner, const struct iovec *local, unsigned int nlocal,
+bool rocemu_dma_segs_reachable(const struct rocemu_dma_seg *segs, unsigned int n)
+{
+	struct rocemu_mm *synced = NULL;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		/* Pending reports are read once per address space met. */
+		if (segs[i].gen != ROCEMU_MM_FOLLOWS && segs[i].mm != synced) {
+			rocemu_mm_watch_sync(segs[i].mm);
+			synced = segs[i].mm;
+		}
+		if (!rocemu_mm_reachable(segs[i].mm, (uintptr_t)segs[i].iov.iov_base,
+					 segs[i].iov.iov_len, segs[i].gen))
+			return false;
+	}
+	return true;
+}
+
+int rocemu_dma_copy(const struct rocemu_mm *owner, const struct iovec *local, unsigned int nlocal,
 		    const struct rocemu_dma_seg *remote, unsigned int nremote, bool to_remote)
 {
 	struct iov_cursor lc = { local, nlocal, 0, 0 };
-	static struct iovec run[IOV_MAX];	/* the daemon is single-threaded */
-	unsigned int i = 0, n;
-	pid_t pid;
+	const struct rocemu_mm *mm = NULL;
+	uint64_t addr = 0;
+	size_t len = 0;
+	unsigned int i;
 	int err;
 
 	/*
-	 * One process_vm_* call per run of segments in one process, adjacent
-	 * ones joined: the kernel pins pages once per remote iovec, taking the
-	 * target's mmap lock and finding its VMA each time.
+	 * One call per run of adjacent segments of one address space: the
+	 * kernel takes the target's mmap lock and finds its VMA for each.
 	 */
-	while (i < nremote) {
-		pid = remote[i].pid;
-		for (n = 0; i < nremote && remote[i].pid == pid; i++) {
-			if (n && (char *)run[n - 1].iov_base + run[n - 1].iov_len ==
-					 (char *)remote[i].iov.iov_base) {
-				run[n - 1].iov_len += remote[i].iov.iov_len;
-				continue;
-			}
-			if (n == IOV_MAX)
-				break;
-			run[n++] = remote[i].iov;
+	if (!rocemu_dma_segs_reachable(remote, nremote))
+		return -EFAULT;
+	/*
+	 * /proc/PID/mem forces its way (FOLL_FORCE) into what the process maps
+	 * read-only or not at all: memory that follows the mapping (ODP,
+	 * unwatched) is checked as a page fault would be. A pid that is not
+	 * the address space's any more can only mislead the check of memory
+	 * the copy then cannot reach.
+	 */
+	for (i = 0; i < nremote; i++)
+		if (remote[i].gen == ROCEMU_MM_FOLLOWS && remote[i].iov.iov_len &&
+		    rocemu_proc_range_check(remote[i].mm->pid, (uintptr_t)remote[i].iov.iov_base,
+					    remote[i].iov.iov_len, to_remote))
+			return -EFAULT;
+	for (i = 0; i <= nremote; i++) {
+		if (i < nremote && len && remote[i].mm == mm &&
+		    addr + len == (uintptr_t)remote[i].iov.iov_base) {
+			len += remote[i].iov.iov_len;
+			continue;
 		}
-		err = copy_run(pid, &lc, run, n, to_remote);
-		/* Another process's memory gone is memory gone, not the QP's process. */
-		if (err == -ESRCH && pid != owner)
-			err = -EFAULT;
-		if (err)
-			return err;
+		if (len) {
+			err = copy_run(mm, &lc, addr, len, to_remote);
+			/* Another address space gone is memory gone, not the QP's process. */
+			if (err == -ESRCH && mm != owner)
+				err = -EFAULT;
+			if (err)
+				return err;
+		}
+		if (i < nremote) {
+			mm = remote[i].mm;
+			addr = (uintptr_t)remote[i].iov.iov_base;
+			len = remote[i].iov.iov_len;
+		}
 	}
 	return 0;
 }

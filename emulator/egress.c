@@ -105,7 +105,7 @@ int rocemu_egress_start(struct rocemu_emu *emu, char *err, size_t errlen)
 	ret = rocemu_capture_configure(emu, err, errlen);
 	if (ret)
 		return ret;
-	if (dir && *dir && mkdir(dir, 0777) && errno != EEXIST) {
+	if (dir && *dir && mkdir(dir, 0700) && errno != EEXIST) {
 		snprintf(err, errlen, "ROCEMU_PCAP: cannot create %s: %s", dir, strerror(errno));
 		return -errno;
 	}

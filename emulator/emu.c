@@ -109,6 +109,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_idtable_init(&emu->xrcd_opens, 1, ROCEMU_MAX_XRCD_OPENS);
 	rocemu_list_init(&emu->xrcds);
 	rocemu_list_init(&emu->ufiles);
+	rocemu_list_init(&emu->mms);
 	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->cm_ids, 1, ROCEMU_MAX_CM_IDS);
 	rocemu_idtable_init_cyclic(&emu->reserved_qpns, ROCEMU_FIRST_RESERVED_QPN,
@@ -212,6 +213,16 @@ struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const ch
 
 	for (i = 0; i < emu->num_devices; i++)
 		if (!strncmp(emu->devices[i].name, name, ROCEMU_DEV_NAME_MAX))
+			return &emu->devices[i];
+	return NULL;
+}
+
+struct rocemu_device *rocemu_emu_device_by_ipv4(struct rocemu_emu *emu, uint32_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < emu->num_devices; i++)
+		if (emu->devices[i].ipv4 == addr)
 			return &emu->devices[i];
 	return NULL;
 }

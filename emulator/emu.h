@@ -35,6 +35,7 @@ struct rocemu_emu {
 	struct rocemu_idtable xrcd_opens;	/* each context's opens of XRC domains (xrcd.c) */
 	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
 	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */
+	struct rocemu_list mms;		/* address spaces of clients and MRs (mm.c) */
 	struct rocemu_idtable dms;	/* device memory (dm.c) */
 	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
 	struct rocemu_idtable reserved_qpns;	/* QPNs no QP gets (reserved_qpn.c) */
@@ -78,6 +79,8 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 void rocemu_emu_fini(struct rocemu_emu *emu);
 
 struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const char *name);
+/* The device of IPv4 address addr (network order), or NULL. */
+struct rocemu_device *rocemu_emu_device_by_ipv4(struct rocemu_emu *emu, uint32_t addr);
 
 /*
  * Change a device's port state (IBV_PORT_ACTIVE or IBV_PORT_DOWN) and tell

@@ -26,6 +26,7 @@ static const struct {
 } kinds[ROCEMU_RES_KINDS] = {
 	[ROCEMU_RES_CONN] = { "conn", 256, 0 },
 	[ROCEMU_RES_CTX] = { "ctx", 256, 0 },
+	[ROCEMU_RES_MM] = { "mm", 16, 0 },
 	[ROCEMU_RES_PD] = { "pd", ROCEMU_MAX_PD / 2, ROCEMU_MAX_PD },
 	[ROCEMU_RES_MR] = { "mr", ROCEMU_MAX_MR / 2, ROCEMU_MAX_MR },
 	[ROCEMU_RES_MW] = { "mw", ROCEMU_MAX_MW / 2, 0 },
@@ -102,7 +103,7 @@ int rocemu_limits_parse(const char *spec, struct rocemu_limits *l, char *err, si
 		limit = limit_of(l, entry);
 		if (!limit)
 			snprintf(err, errlen, "\"%s\" is no limit (%s)", entry,
-				 "conn ctx pd mr mw cq qp srq dm xrcd channel cm_id fds mem");
+				 "conn ctx mm pd mr mw cq qp srq dm xrcd channel cm_id fds mem");
 		else if (!eq || parse_value(eq + 1, limit == &l->mem, limit))
 			snprintf(err, errlen, "%s: not a number%s or max", entry,
 				 limit == &l->mem ? " of bytes (K, M, G)" : "");

@@ -34,6 +34,7 @@ struct rocemu_client;
 enum rocemu_res {
 	ROCEMU_RES_CONN,	/* control connections, anonymous or bound to a device */
 	ROCEMU_RES_CTX,		/* device opens (their ufiles) */
+	ROCEMU_RES_MM,		/* address spaces opened (/proc/PID/mem, a userfaultfd) */
 	ROCEMU_RES_PD,
 	ROCEMU_RES_MR,		/* MRs and indirect mkeys */
 	ROCEMU_RES_MW,

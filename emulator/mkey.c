@@ -69,7 +69,7 @@ int rocemu_mkey_prefetch(const struct rocemu_client *c, const struct rocemu_pd *
 	 * mlx5's get_prefetchable_mr: only ODP MRs can be found for a prefetch;
 	 * the shim faults pages in its own process, so only MRs over its memory.
 	 */
-	if (!mr || mr->file != c->ufile || mr->pid != c->pid ||
+	if (!mr || mr->file != c->ufile || mr->mm != c->mm ||
 	    !(mr->access & IBV_ACCESS_ON_DEMAND))
 		return -ENOENT;
 	if (mr->pd != pd)
@@ -111,8 +111,10 @@ int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mk
 		return -EPERM;
 	if (use == ROCEMU_MKEY_INVALIDATE)
 		return 0;
-	if (ref->mr)
-		ref->pid = ref->mr->pid;
+	if (ref->mr) {
+		ref->mm = ref->mr->mm;
+		ref->gen = ref->mr->mem_gen;
+	}
 	if (ref->mw)
 		return window_access(qp, ref->mw, va, len, access, &ref->addr);
 	return mr_access(ref->mr, va, len, access, &ref->addr);

@@ -21,6 +21,7 @@
 
 struct rocemu_client;
 struct rocemu_pd;
+struct rocemu_mm;
 struct rocemu_mr;
 struct rocemu_mw;
 struct rocemu_qp;
@@ -39,8 +40,9 @@ enum rocemu_mkey_use {
 struct rocemu_mkey_ref {
 	struct rocemu_mr *mr;	/* NULL only for an unbound window to invalidate */
 	struct rocemu_mw *mw;	/* the window, or NULL for the MR's own key */
-	uint64_t addr;		/* of va in process pid's memory (LOCAL, REMOTE) */
-	pid_t pid;		/* whose memory the MR covers */
+	uint64_t addr;		/* of va in mm (LOCAL, REMOTE) */
+	struct rocemu_mm *mm;	/* the address space the MR covers */
+	uint64_t gen;		/* the MR's generation there (mm_watch.h) */
 };
 
 /*

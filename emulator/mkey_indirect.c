@@ -54,7 +54,7 @@ int rocemu_mkey_create(struct rocemu_client *c, const struct rocemu_create_mkey_
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	err = rocemu_mr_create(c, pd, 0, c->pid, 0, 0, 0, &mr);
+	err = rocemu_mr_create(c, pd, 0, NULL, 0, 0, 0, &mr);
 	if (err) {
 		free(l);
 		return err;
@@ -136,7 +136,7 @@ static int xlat_read(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w
 	unsigned int n;
 	int err = rocemu_dma_sgl(qp, w->sge, 1, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS, &n);
 
-	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, &local, 1, remote, n, false);
+	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, &local, 1, remote, n, false);
 }
 
 static uint32_t be32_at(const uint8_t *p)
@@ -322,7 +322,7 @@ int rocemu_mkey_indirect_segs(const struct rocemu_qp *qp, const struct rocemu_mk
 			if (!err && ref.mr->indirect)
 				err = -ENOKEY;
 			if (!err)
-				err = rocemu_dma_seg_add(remote, max, n, ref.addr, take, ref.pid);
+				err = rocemu_dma_seg_add(remote, max, n, ref.addr, take, ref.mm, ref.gen);
 			if (err)
 				return err;
 		}

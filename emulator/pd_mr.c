@@ -10,6 +10,8 @@
 #include "emulator/dm.h"
 #include "emulator/mkey.h"
 #include "emulator/mkey_indirect.h"
+#include "emulator/mm.h"
+#include "emulator/mm_watch.h"
 #include "emulator/mw.h"
 #include "emulator/proc_maps.h"
 #include "emulator/qp.h"
@@ -126,15 +128,33 @@ static int mr_range_check(pid_t pid, uint64_t addr, uint64_t length, uint64_t io
  * the pages of its range. Neither an ODP MR nor device memory (the
  * daemon's own) is pinned.
  */
-static struct rocemu_amount mr_amount(pid_t pid, uint32_t access, uint64_t addr, uint64_t length)
+static struct rocemu_amount mr_amount(const struct rocemu_mm *mm, uint32_t access, uint64_t addr,
+				      uint64_t length)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	if ((access & IBV_ACCESS_ON_DEMAND) || pid == getpid() || !length)
+	if ((access & IBV_ACCESS_ON_DEMAND) || !mm || mm->pid == getpid() || !length)
 		return ROCEMU_OBJ_ONLY;
 	return (struct rocemu_amount){
 		.pinned = ((addr + length + page - 1) & ~(page - 1)) - (addr & ~(page - 1))
 	};
+}
+
+/*
+ * A plain MR's pages are watched before they are checked, so that no unmap
+ * between the two goes unseen: its generation, or ROCEMU_MM_FOLLOWS.
+ */
+static uint64_t mr_watch(struct rocemu_mm *mm, uint64_t addr, uint64_t length, uint32_t access)
+{
+	if ((access & IBV_ACCESS_ON_DEMAND) || !length || addr + length < addr)
+		return ROCEMU_MM_FOLLOWS;
+	return rocemu_mm_watch_range(mm, addr, length);
+}
+
+static void mr_unwatch(struct rocemu_mm *mm, uint64_t addr, uint64_t length, uint64_t gen)
+{
+	if (gen != ROCEMU_MM_FOLLOWS)
+		rocemu_mm_unwatch_range(mm, addr, length);
 }
 
 static struct rocemu_mr *mr_lookup(struct rocemu_client *c, uint32_t handle)
@@ -154,7 +174,7 @@ void rocemu_mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
 	resp->length = mr->length;
 }
 
-int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, pid_t pid,
+int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, struct rocemu_mm *mm,
 		     uint64_t addr, uint64_t length, uint64_t iova, struct rocemu_mr **out)
 {
 	struct rocemu_mr *mr;
@@ -163,7 +183,7 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
-	err = rocemu_charge(c, &mr->charge, ROCEMU_RES_MR, mr_amount(pid, access, addr, length));
+	err = rocemu_charge(c, &mr->charge, ROCEMU_RES_MR, mr_amount(mm, access, addr, length));
 	if (!err)
 		err = rocemu_idtable_alloc(&c->emu->mrs, mr, &mr->handle);
 	if (err) {
@@ -179,7 +199,8 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	mr->file = c->ufile;
 	mr->pd = pd;
 	mr->access = access;
-	mr->pid = pid;
+	mr->mm = mm ? rocemu_mm_get(mm) : NULL;
+	mr->mem_gen = ROCEMU_MM_FOLLOWS;
 	mr->addr = addr;
 	mr->length = length;
 	mr->iova = iova;
@@ -187,7 +208,8 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	rocemu_list_add_tail(&c->ufile->mrs, &mr->node);
 	*out = mr;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u pd %u lkey 0x%08x pid %d addr 0x%llx len %llu access 0x%x",
-		   c->dev->name, mr->handle, pd->pdn, mr->lkey, (int)pid, (unsigned long long)addr,
+		   c->dev->name, mr->handle, pd->pdn, mr->lkey, mm ? (int)mm->pid : 0,
+		   (unsigned long long)addr,
 		   (unsigned long long)length, access);
 	return 0;
 }
@@ -197,6 +219,7 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 {
 	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
 	struct rocemu_mr *mr;
+	uint64_t gen;
 	int err;
 
 	if (!pd)
@@ -204,13 +227,18 @@ int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 	err = rocemu_mr_access_check(req->access);
 	if (err)
 		return err;
+	gen = mr_watch(c->mm, req->addr, req->length, req->access);
 	err = mr_range_check(c->pid, req->addr, req->length, req->iova, req->access);
-	if (err)
-		return err;
-	err = rocemu_mr_create(c, pd, req->access, c->pid, req->addr, req->length, req->iova, &mr);
 	if (!err)
-		rocemu_mr_resp(mr, resp);
-	return err;
+		err = rocemu_mr_create(c, pd, req->access, c->mm, req->addr, req->length, req->iova,
+				       &mr);
+	if (err) {
+		mr_unwatch(c->mm, req->addr, req->length, gen);
+		return err;
+	}
+	mr->mem_gen = gen;
+	rocemu_mr_resp(mr, resp);
+	return 0;
 }
 
 int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_reg_mr_resp *resp)
@@ -223,14 +251,29 @@ int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_reg
 	return 0;
 }
 
+/* mr now covers [addr, addr + length) of mm as of gen; what it watched before, it leaves. */
+static void mr_translate(struct rocemu_mr *mr, struct rocemu_mm *mm, uint64_t addr,
+			 uint64_t length, uint64_t gen)
+{
+	struct rocemu_mm *old = mr->mm;
+	uint64_t old_addr = mr->addr, old_length = mr->length, old_gen = mr->mem_gen;
+
+	mr->mm = rocemu_mm_get(mm);
+	mr->addr = addr;
+	mr->length = length;
+	mr->mem_gen = gen;
+	mr_unwatch(old, old_addr, old_length, old_gen);
+	rocemu_mm_put(old);
+}
+
 int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *req,
 		    struct rocemu_reg_mr_resp *resp)
 {
 	struct rocemu_mr *mr = mr_lookup(c, req->handle);
 	struct rocemu_pd *pd;
-	uint64_t addr, length, iova;
+	uint64_t addr, length, iova, gen;
+	struct rocemu_mm *mm;
 	uint32_t access;
-	pid_t pid;
 	int err;
 
 	/* A DM MR's translation is the device's: uverbs refuses rereg on it. */
@@ -243,7 +286,7 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	addr = mr->addr;
 	length = mr->length;
 	iova = mr->iova;
-	pid = mr->pid;
+	mm = mr->mm;
 	if (req->flags & IBV_REREG_MR_CHANGE_PD) {
 		pd = rocemu_pd_lookup(c, req->pdn);
 		if (!pd)
@@ -259,21 +302,22 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 		addr = req->addr;
 		length = req->length;
 		iova = req->iova;
-		pid = c->pid;	/* the new translation is the caller's memory, as uverbs takes it */
+		mm = c->mm;	/* the new translation is the caller's memory, as uverbs takes it */
 	}
-	err = mr_range_check(pid, addr, length, iova, access);
+	gen = mr_watch(mm, addr, length, access);
+	err = mr_range_check(mm->pid, addr, length, iova, access);
 	if (!err)
-		err = rocemu_charge_change(&mr->charge, mr_amount(pid, access, addr, length));
-	if (err)
+		err = rocemu_charge_change(&mr->charge, mr_amount(mm, access, addr, length));
+	if (err) {
+		mr_unwatch(mm, addr, length, gen);
 		return err;
+	}
 
 	mr->pd->users--;
 	pd->users++;
 	mr->pd = pd;
 	mr->access = access;
-	mr->pid = pid;
-	mr->addr = addr;
-	mr->length = length;
+	mr_translate(mr, mm, addr, length, gen);
 	mr->iova = iova;
 	mr->invalid = false;
 	rocemu_mr_resp(mr, resp);
@@ -288,6 +332,10 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u dereg", mr->file->dev->name, mr->handle);
 	rocemu_idtable_remove(&emu->mrs, mr->handle);
 	rocemu_list_del(&mr->node);
+	if (mr->mm) {
+		mr_unwatch(mr->mm, mr->addr, mr->length, mr->mem_gen);
+		rocemu_mm_put(mr->mm);
+	}
 	mr->pd->users--;
 	if (mr->dm)
 		mr->dm->users--;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Protection domains and memory regions. An MR records (pid, address,
- * length, access) of the registering process's memory, or of the daemon's
- * own for device memory; the DMA engine later reaches it with
- * process_vm_readv/writev after checking bounds, PD and access. Both
+ * Protection domains and memory regions. An MR records (address space,
+ * address, length, access) of the registering process's memory, or of the
+ * daemon's own for device memory; the DMA engine later reaches it through
+ * that address space (mm.h) after checking bounds, PD and access. Both
  * belong to the ufile of the context that made them (emulator/ufile.h), so
  * every context of that ufile may use them. Functions return 0 or -errno;
  * a handle of another ufile is -EINVAL (-ENOENT to import, as uverbs).
@@ -16,6 +16,8 @@
 
 #include "emulator/client.h"
 #include "emulator/ufile.h"
+
+struct rocemu_mm;
 
 struct rocemu_pd {
 	struct rocemu_ufile *file;
@@ -34,8 +36,9 @@ struct rocemu_mr {
 	struct rocemu_pd *pd;
 	struct rocemu_dm *dm;		/* device memory it covers, or NULL */
 	uint32_t access;
-	pid_t pid;			/* whose memory: the registering process, or the daemon (DM) */
-	uint64_t addr;			/* in pid's address space */
+	struct rocemu_mm *mm;		/* whose memory: the registering process's, the daemon's (DM), or NULL */
+	uint64_t mem_gen;		/* reports of unmaps after it take memory away (mm_watch.h) */
+	uint64_t addr;			/* in mm */
 	uint64_t length;
 	uint64_t iova;
 	bool invalid;			/* after LOCAL_INV / SEND_WITH_INV: no key reaches it */
@@ -62,10 +65,11 @@ void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
 int rocemu_mr_reg(struct rocemu_client *c, const struct rocemu_reg_mr_req *req,
 		  struct rocemu_reg_mr_resp *resp);
 /*
- * A new MR of c's ufile on pd over [addr, addr + length) of process pid,
- * keyed from iova; access already checked. -ENOMEM past max_mr.
+ * A new MR of c's ufile on pd over [addr, addr + length) of mm (NULL: no
+ * memory), keyed from iova, following the mapping (ROCEMU_MM_FOLLOWS);
+ * access already checked. -ENOMEM past max_mr.
  */
-int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, pid_t pid,
+int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t access, struct rocemu_mm *mm,
 		     uint64_t addr, uint64_t length, uint64_t iova, struct rocemu_mr **out);
 /* Access flags an MR may have (IBTA C10-20 included): 0 or -EINVAL. */
 int rocemu_mr_access_check(uint32_t access);

@@ -11,6 +11,7 @@
 #include "emulator/emu.h"
 #include "emulator/mcast.h"
 #include "emulator/qp.h"
+#include "emulator/sport.h"
 #include "emulator/transport.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
@@ -56,6 +57,21 @@ static bool id_plausible(const struct rocemu_device *dev, uint32_t daddr,
 	return !summed || (ip->df && ip->id < ROCEMU_IPV4_SEND_IDS);
 }
 
+/*
+ * A datagram the kernel handed over that claims a device of this daemon as
+ * its sender came from one of that device's sockets, or from another
+ * process (any local user may bind the address on a port of its own).
+ */
+static bool source_forged(struct rocemu_emu *emu, const struct rocemu_dgram *d)
+{
+	struct rocemu_device *from;
+
+	if (d->vouched)
+		return false;
+	from = rocemu_emu_device_by_ipv4(emu, d->src.sin_addr.s_addr);
+	return from && !rocemu_sport_held(from, ntohs(d->src.sin_port));
+}
+
 static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
 	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
@@ -84,6 +100,11 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	if (bad_icrc) {
 		dev->rx_icrc_errors++;
 		rx_drop(dev, d, "bad ICRC");
+		return;
+	}
+	if (dev->emu && source_forged(dev->emu, d)) {
+		dev->rx_forged_source++;
+		rx_drop(dev, d, "a device of this daemon's address, from a port it does not hold");
 		return;
 	}
 	paylen = rocemu_pkt_payload_len(d->data, d->len);

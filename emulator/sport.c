@@ -41,6 +41,12 @@ static struct rocemu_sport *sport_find(struct rocemu_device *dev, uint16_t port)
 	return NULL;
 }
 
+bool rocemu_sport_held(struct rocemu_device *dev, uint16_t port)
+{
+	return dev->wire.send || (port == ROCEMU_ROCEV2_PORT && dev->udp_fd >= 0) ||
+	       sport_find(dev, port) != NULL;
+}
+
 /* The loop the device sends through; none for a device outside an emulator (unit tests). */
 static struct rocemu_loop *loop_of(const struct rocemu_device *dev)
 {

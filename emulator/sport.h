@@ -11,6 +11,7 @@
 #ifndef ROCEMU_EMULATOR_SPORT_H
 #define ROCEMU_EMULATOR_SPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct rocemu_device;
@@ -41,6 +42,13 @@ int rocemu_sport_get_port(struct rocemu_device *dev, uint16_t port, uint32_t lqp
 
 /* Drop the reference rocemu_sport_get gave for sport (the socket stays open for reuse). */
 void rocemu_sport_put(struct rocemu_device *dev, uint16_t sport);
+
+/*
+ * dev holds a socket bound to port (host order): 4791 or a flow's own. No
+ * other process can send from that address and port, so a datagram from
+ * dev's address and another port is not dev's. A fake wire holds every port.
+ */
+bool rocemu_sport_held(struct rocemu_device *dev, uint16_t port);
 
 /* Close every source port of dev (device teardown). */
 void rocemu_sport_close_all(struct rocemu_device *dev);

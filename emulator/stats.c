@@ -55,6 +55,9 @@ static void text_add(struct text *t, const char *fmt, ...)
 
 static void device_stats(struct text *t, const struct rocemu_device *dev)
 {
+	const struct rocemu_loop *loop = dev->emu ? dev->emu->loop : NULL;
+	uint64_t queue_full = !loop ? 0 : rocemu_loop_local_drops_of(loop, dev->udp_fd) +
+					   rocemu_loop_local_drops_of(loop, dev->udp_fd_unsummed);
 	const struct rocemu_device_counters *k = &dev->counters;
 	const struct rocemu_fault_counters f = rocemu_fault_inject_totals(dev);
 	char spec[ROCEMU_FAULT_TEXT_MAX] = "";
@@ -70,6 +73,8 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_icrc_errors", dev->rx_icrc_errors },
 		{ "rx_dropped", dev->rx_dropped },
 		{ "rx_no_qp", dev->rx_no_qp },
+		{ "rx_forged_source", dev->rx_forged_source },
+		{ "rx_queue_full", queue_full },
 		{ "out_of_sequence", k->out_of_sequence },
 		{ "duplicate_request", k->duplicate_request },
 		{ "packet_seq_err", k->packet_seq_err },

@@ -18,6 +18,7 @@
 #include "emulator/qp_state.h"
 #include "emulator/srq.h"
 #include "emulator/xrcd.h"
+#include "net/udp_netns.h"
 
 struct text {
 	char *buf;
@@ -99,10 +100,11 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 	char ip[INET_ADDRSTRLEN], line[320];
 	unsigned int i;
 
-	text_add(&t, "rocemud pid %d backend %s delivery %s poll %s runtime %s\n", (int)getpid(),
-		 rocemu_loop_backend_name(emu->loop),
+	text_add(&t, "rocemud pid %d backend %s delivery %s poll %s wire %s runtime %s\n",
+		 (int)getpid(), rocemu_loop_backend_name(emu->loop),
 		 rocemu_loop_local_delivery(emu->loop) ? "local" : "udp",
-		 emu->busy_poll ? "busy" : "sleep", emu->runtime_dir);
+		 emu->busy_poll ? "busy" : "sleep", rocemu_udp_netns_active() ? "private" : "host",
+		 emu->runtime_dir);
 	for (i = 0; i < emu->num_devices; i++) {
 		const struct rocemu_device *dev = &emu->devices[i];
 

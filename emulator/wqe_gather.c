@@ -56,6 +56,6 @@ int rocemu_wqe_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *
 	int err = rocemu_wqe_gather_segs(qp, w, off, len, local, nlocal, rest, &nrest, remote,
 					 ROCEMU_DMA_MAX_SEGS, &n);
 
-	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, rest, nrest, remote, n,
+	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, rest, nrest, remote, n,
 					   false);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "rocemu/log.h"
 
@@ -18,7 +19,7 @@ static struct rocemu_xrcd *xrcd_of_file(struct rocemu_emu *emu, const struct roc
 	return NULL;
 }
 
-static struct rocemu_xrcd *xrcd_new(struct rocemu_client *c, const struct rocemu_open_xrcd_req *req)
+static struct rocemu_xrcd *xrcd_new(struct rocemu_client *c, const struct stat *file)
 {
 	struct rocemu_xrcd *x = calloc(1, sizeof(*x));
 
@@ -26,9 +27,9 @@ static struct rocemu_xrcd *xrcd_new(struct rocemu_client *c, const struct rocemu
 		return NULL;
 	x->dev = c->dev;
 	x->xrcdn = ++c->emu->xrcd_seq;
-	x->shared = req->shared;
-	x->file_dev = req->file_dev;
-	x->file_ino = req->file_ino;
+	x->shared = file != NULL;
+	x->file_dev = file ? file->st_dev : 0;
+	x->file_ino = file ? file->st_ino : 0;
 	rocemu_list_init(&x->tgt_qps);
 	rocemu_list_add_tail(&c->emu->xrcds, &x->node);
 	return x;
@@ -39,10 +40,14 @@ int rocemu_xrcd_open(struct rocemu_client *c, const struct rocemu_open_xrcd_req 
 {
 	struct rocemu_xrcd *x = NULL;
 	struct rocemu_xrcd_open *o;
+	struct stat file;
 	int err;
 
 	if (req->shared) {
-		x = xrcd_of_file(c->emu, c->dev, req->file_dev, req->file_ino);
+		/* The file is the one of the fd the client sent, as uverbs takes it: no fd, no domain. */
+		if (c->req_fd < 0 || fstat(c->req_fd, &file))
+			return -EBADF;
+		x = xrcd_of_file(c->emu, c->dev, file.st_dev, file.st_ino);
 		if (!x && !(req->oflags & O_CREAT))
 			return -EAGAIN;		/* ib_uverbs_open_xrcd: "need CREATE flag" */
 		if (x && (req->oflags & O_EXCL))
@@ -57,7 +62,7 @@ int rocemu_xrcd_open(struct rocemu_client *c, const struct rocemu_open_xrcd_req 
 	if (err)
 		goto fail;
 	if (!x)
-		x = xrcd_new(c, req);
+		x = xrcd_new(c, req->shared ? &file : NULL);
 	if (!x) {
 		rocemu_idtable_remove(&c->emu->xrcd_opens, o->handle);
 		err = -ENOMEM;

@@ -138,8 +138,8 @@ static int conn_adopt(struct rocemu_conn *conn)
 	return err;
 }
 
-int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
-		     const void *req, void *resp, int *fds, int nfds)
+static int conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op, const void *req,
+		     void *resp, int *fds, int nfds, int send_fd)
 {
 	struct rocemu_msg_hdr hdr;
 	int err;
@@ -157,7 +157,7 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 	}
 	pthread_mutex_lock(&conn->lock);
 	rocemu_msg_init(&hdr, op, ++conn->seq, 0, rocemu_ctrl_body_size[op][0]);
-	err = rocemu_ctrl_send(conn->fd, &hdr, req, NULL, 0);
+	err = rocemu_ctrl_send(conn->fd, &hdr, req, &send_fd, send_fd >= 0);
 	if (err == -EPIPE || err == -ECONNRESET) {
 		rocemu_conn_set_lost(conn);
 		err = -EIO;
@@ -165,6 +165,18 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		err = conn_recv(conn, op, hdr.seq, resp, fds, nfds);
 	pthread_mutex_unlock(&conn->lock);
 	return err;
+}
+
+int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
+		     const void *req, void *resp, int *fds, int nfds)
+{
+	return conn_call(conn, op, req, resp, fds, nfds, -1);
+}
+
+int rocemu_conn_call_fd(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
+			const void *req, void *resp, int send_fd)
+{
+	return conn_call(conn, op, req, resp, NULL, 0, send_fd);
 }
 
 void rocemu_conn_set_lost(struct rocemu_conn *conn)

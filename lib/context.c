@@ -177,13 +177,16 @@ static int context_adopt(struct rocemu_conn *conn)
 	struct rocemu_context_page *page;
 	struct rocemu_cmd_file_hdr hdr;
 	struct rocemu_conn own;
-	int fds[OPEN_FD__COUNT];
+	int fds[OPEN_FD__COUNT], err;
 	bool moved;
 
 	if (!cmd_fd_read(ctx->cmd_fd, &hdr))
 		return -EIO;
 	memcpy(req.token, hdr.token, sizeof(req.token));
-	if (context_connect(&own, ROCEMU_OP_IMPORT_DEVICE, &req, &resp, fds, &page))
+	rocemu_mem_proof_fill(&req.mem, &req);
+	err = context_connect(&own, ROCEMU_OP_IMPORT_DEVICE, &req, &resp, fds, &page);
+	rocemu_mem_proof_done(&req.mem);
+	if (err)
 		return -EIO;
 	moved = fd_move(fds[OPEN_FD_ASYNC], ctx->async_fd);
 	moved &= fd_move(fds[OPEN_FD_KICK], rctx->kick_fd);
@@ -250,11 +253,15 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct rocemu_device *dev = rocemu_device_of(device);
 
 	struct rocemu_open_device_req req = { .pid = (uint32_t)getpid() };
+	struct ibv_context *ctx;
 
 	if (!dev)
 		return REAL(ibv_open_device)(device);
 	req.dev_index = dev->info.index;
-	return context_open(dev, ROCEMU_OP_OPEN_DEVICE, &req, -1);
+	rocemu_mem_proof_fill(&req.mem, &req);
+	ctx = context_open(dev, ROCEMU_OP_OPEN_DEVICE, &req, -1);
+	rocemu_mem_proof_done(&req.mem);
+	return ctx;
 }
 
 /* The emulated device of index, from a fresh device list (as libibverbs looks it up). */
@@ -279,6 +286,7 @@ struct ibv_context *ibv_import_device(int cmd_fd)
 	struct rocemu_import_device_req req = { .pid = (uint32_t)getpid() };
 	struct rocemu_cmd_file_hdr hdr;
 	struct rocemu_device *dev;
+	struct ibv_context *ctx;
 
 	if (!cmd_fd_read(cmd_fd, &hdr))
 		return REAL(ibv_import_device)(cmd_fd);
@@ -288,7 +296,10 @@ struct ibv_context *ibv_import_device(int cmd_fd)
 		return NULL;
 	}
 	memcpy(req.token, hdr.token, sizeof(req.token));
-	return context_open(dev, ROCEMU_OP_IMPORT_DEVICE, &req, cmd_fd);
+	rocemu_mem_proof_fill(&req.mem, &req);
+	ctx = context_open(dev, ROCEMU_OP_IMPORT_DEVICE, &req, cmd_fd);
+	rocemu_mem_proof_done(&req.mem);
+	return ctx;
 }
 
 int ibv_close_device(struct ibv_context *context)

@@ -145,6 +145,16 @@ void rocemu_conn_close(struct rocemu_conn *conn);
  */
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
 		     const void *req, void *resp, int *fds, int nfds);
+/*
+ * mem_proof.c: fill p, inside request req, for OPEN_DEVICE or
+ * IMPORT_DEVICE (ctrl.h); once the call returned, done closes what fill
+ * opened.
+ */
+void rocemu_mem_proof_fill(struct rocemu_mem_proof *p, const void *req);
+void rocemu_mem_proof_done(struct rocemu_mem_proof *p);
+/* The same with send_fd passed along with the request (SCM_RIGHTS); -1 passes none. */
+int rocemu_conn_call_fd(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
+			const void *req, void *resp, int send_fd);
 /* Record that the daemon is gone (logged once). */
 void rocemu_conn_set_lost(struct rocemu_conn *conn);
 /* A non-blocking look at the connection: a hang-up marks it lost. */

@@ -7,7 +7,6 @@
 #include "shim.h"
 
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "rocemu/log.h"
 
@@ -18,7 +17,6 @@ struct ibv_xrcd *rocemu_open_xrcd_op(struct ibv_context *context,
 	struct rocemu_open_xrcd_req req = { .oflags = (uint32_t)attr->oflags };
 	struct rocemu_open_xrcd_resp resp;
 	struct rocemu_xrcd *xrcd;
-	struct stat st;
 	int err;
 
 	/* ibv_cmd_open_xrcd: unknown bits, then both of fd and oflags required. */
@@ -31,19 +29,14 @@ struct ibv_xrcd *rocemu_open_xrcd_op(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->fd != -1) {
-		if (fstat(attr->fd, &st))
-			return NULL;	/* EBADF, as fdget in the kernel */
-		req.shared = 1;
-		req.file_dev = st.st_dev;
-		req.file_ino = st.st_ino;
-	}
+	req.shared = attr->fd != -1;
 	xrcd = calloc(1, sizeof(*xrcd));
 	if (!xrcd) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = rocemu_conn_call(&rctx->conn, ROCEMU_OP_OPEN_XRCD, &req, &resp, NULL, 0);
+	/* The fd itself goes along (a bad one is EBADF, as fdget in the kernel). */
+	err = rocemu_conn_call_fd(&rctx->conn, ROCEMU_OP_OPEN_XRCD, &req, &resp, attr->fd);
 	if (err) {
 		free(xrcd);
 		errno = -err;

@@ -210,6 +210,11 @@ bool rocemu_loop_local_delivery(const struct rocemu_loop *loop)
 	return loop->local.on;
 }
 
+uint64_t rocemu_loop_local_drops_of(const struct rocemu_loop *loop, int fd)
+{
+	return rocemu_loop_local_drops(&loop->local, fd);
+}
+
 void rocemu_loop_fd_event(struct rocemu_loop *loop, int fd, uint32_t gen, uint32_t revents)
 {
 	struct fd_slot *slot = fd_slot_get(loop, fd);
@@ -726,6 +731,8 @@ int rocemu_loop_run(struct rocemu_loop *loop)
 			timeout = 0;
 		/* The sends may go with the poll's own system call. */
 		flush_logged(loop, true);
+		if (timeout)
+			rocemu_loop_local_trim(&loop->local);
 		rc = loop->ops->poll(loop->state, timeout);
 		if (rc < 0 && rc != -EINTR)
 			break;

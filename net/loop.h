@@ -107,6 +107,8 @@ int rocemu_loop_remove_source(struct rocemu_loop *loop, int fd);
  */
 void rocemu_loop_set_local_delivery(struct rocemu_loop *loop, bool on);
 bool rocemu_loop_local_delivery(const struct rocemu_loop *loop);
+/* Datagrams handed over inside this process that found receiving socket fd's queue full. */
+uint64_t rocemu_loop_local_drops_of(const struct rocemu_loop *loop, int fd);
 
 /*
  * Queue one datagram (or, with gso_size > 0, a batch of segments of

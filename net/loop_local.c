@@ -9,6 +9,9 @@
 
 #include "net/loop_backend.h"
 
+#define LOCAL_QUEUE_DEFAULT (8u << 20)	/* a receive buffer getsockopt cannot tell */
+#define LOCAL_QUEUE_KEEP (1u << 20)	/* kept across sleeps: what steady traffic needs */
+
 bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr, struct rocemu_ipv4_fields *ip)
 {
 	socklen_t len = sizeof(*addr);
@@ -29,6 +32,18 @@ bool rocemu_loop_local_bound(int fd, struct sockaddr_in *addr, struct rocemu_ipv
 	       !IN_MULTICAST(ntohl(addr->sin_addr.s_addr));
 }
 
+/* What the kernel would queue on fd before it drops: its receive buffer, as SO_RCVBUF reads. */
+
+static size_t receive_buffer(int fd)
+{
+	socklen_t len = sizeof(int);
+	int bytes;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, &len) || bytes <= 0)
+		return LOCAL_QUEUE_DEFAULT;
+	return (size_t)bytes;
+}
+
 int rocemu_loop_local_endpoint_add(struct rocemu_loop_local *l, int fd, uint32_t gen,
 				   const struct sockaddr_in *addr)
 {
@@ -37,8 +52,8 @@ int rocemu_loop_local_endpoint_add(struct rocemu_loop_local *l, int fd, uint32_t
 
 	if (rc)
 		return rc;
-	l->endpoints[l->nendpoints++] =
-		(struct rocemu_loop_local_endpoint){ .fd = fd, .gen = gen, .addr = *addr };
+	l->endpoints[l->nendpoints++] = (struct rocemu_loop_local_endpoint){
+		.fd = fd, .gen = gen, .addr = *addr, .limit = receive_buffer(fd) };
 	return 0;
 }
 
@@ -52,11 +67,11 @@ void rocemu_loop_local_endpoint_remove(struct rocemu_loop_local *l, int fd)
 	}
 }
 
-static const struct rocemu_loop_local_endpoint *endpoint_of(const struct rocemu_loop_local *l,
-							    const struct sockaddr_in *dst)
+static struct rocemu_loop_local_endpoint *endpoint_of(const struct rocemu_loop_local *l,
+						      const struct sockaddr_in *dst)
 {
 	for (unsigned int i = 0; i < l->nendpoints; i++) {
-		const struct rocemu_loop_local_endpoint *e = &l->endpoints[i];
+		struct rocemu_loop_local_endpoint *e = &l->endpoints[i];
 
 		if (e->addr.sin_addr.s_addr == dst->sin_addr.s_addr &&
 		    e->addr.sin_port == dst->sin_port)
@@ -77,12 +92,17 @@ int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in
 			   const struct iovec *iov, int iovcnt, size_t len, uint16_t gso_size,
 			   bool vouched)
 {
-	const struct rocemu_loop_local_endpoint *to;
+	struct rocemu_loop_local_endpoint *to;
 	struct rocemu_loop_local_queue *q = &l->fill;
 	int rc;
 
 	if (!src || !(to = endpoint_of(l, dst)))
 		return 0;
+	/* A receiver that cannot keep up loses what its socket would not hold: the queue stays bounded. */
+	if (to->queued + len > to->limit) {
+		to->drops++;
+		return 1;
+	}
 	rc = queue_reserve(q, len);
 	if (rc)
 		return rc;
@@ -92,7 +112,19 @@ int rocemu_loop_local_send(struct rocemu_loop_local *l, const struct sockaddr_in
 							 .off = q->used, .len = len };
 	rocemu_loop_iov_copy(q->data + q->used, iov, iovcnt);
 	q->used += len;
+	to->queued += len;
 	return 1;
+}
+
+/* The datagram of e leaves the queue of the endpoint it was for, if that is still there. */
+static void endpoint_unqueue(struct rocemu_loop_local *l, const struct rocemu_loop_local_entry *e)
+{
+	for (unsigned int i = 0; i < l->nendpoints; i++) {
+		if (l->endpoints[i].fd == e->dst_fd && l->endpoints[i].gen == e->dst_gen) {
+			l->endpoints[i].queued -= e->len;
+			return;
+		}
+	}
 }
 
 unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_local *l,
@@ -118,6 +150,7 @@ unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_
 				.rx_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
 			};
 
+			endpoint_unqueue(l, &q.e[i]);
 			rocemu_loop_dgram_event(loop, q.e[i].dst_fd, q.e[i].dst_gen,
 						q.data + q.e[i].off, q.e[i].len, &like,
 						q.e[i].gso_size);
@@ -126,6 +159,29 @@ unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_
 		l->drain = q;
 	}
 	return sent;
+}
+
+static void queue_trim(struct rocemu_loop_local_queue *q)
+{
+	if (q->n || q->size <= LOCAL_QUEUE_KEEP)
+		return;
+	free(q->e);
+	free(q->data);
+	*q = (struct rocemu_loop_local_queue){ 0 };
+}
+
+void rocemu_loop_local_trim(struct rocemu_loop_local *l)
+{
+	queue_trim(&l->fill);
+	queue_trim(&l->drain);
+}
+
+uint64_t rocemu_loop_local_drops(const struct rocemu_loop_local *l, int fd)
+{
+	for (unsigned int i = 0; i < l->nendpoints; i++)
+		if (l->endpoints[i].fd == fd)
+			return l->endpoints[i].drops;
+	return 0;
 }
 
 void rocemu_loop_local_free(struct rocemu_loop_local *l)

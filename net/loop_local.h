@@ -26,6 +26,8 @@ struct rocemu_loop_local_endpoint {
 	int fd;
 	uint32_t gen;
 	struct sockaddr_in addr;
+	size_t queued, limit;	/* bytes waiting for it; at most its socket's receive buffer */
+	uint64_t drops;		/* datagrams that found it full, as the kernel drops them */
 };
 
 struct rocemu_loop_local_entry {
@@ -92,5 +94,11 @@ unsigned int rocemu_loop_local_run(struct rocemu_loop *loop, struct rocemu_loop_
 			   unsigned int budget);
 
 void rocemu_loop_local_free(struct rocemu_loop_local *l);
+
+/* Give back what a burst grew the queues to, once they are empty (the loop is about to sleep). */
+void rocemu_loop_local_trim(struct rocemu_loop_local *l);
+
+/* Datagrams dropped for fd, bound receiving socket, because its queue was full. */
+uint64_t rocemu_loop_local_drops(const struct rocemu_loop_local *l, int fd);
 
 #endif /* ROCEMU_NET_LOOP_LOCAL_H */

@@ -2,6 +2,7 @@
 /* pcap writer: datagrams framed as Ethernet II / IPv4 / UDP (see pcap.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/ethernet.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "net/pcap.h"
 #include "net/pcap_sink.h"
@@ -25,9 +28,9 @@ _Static_assert(ROCEMU_PCAP_RECORD_HDR_BYTES == 4 * sizeof(uint32_t) &&
 #define BATCH_BYTES (1u << 20)
 
 struct rocemu_pcap {
-	int fd;			/* the pipe to the writer process (pcap_sink.c) */
+	int fd;			/* the pipe to the writer process (pcap_sink.c), -1 once it failed */
 	pid_t sink;		/* that process */
-	bool failed;		/* a write failed: the file ends at the last whole record */
+	int err;		/* -errno of the write that failed: the file ends at the last whole record */
 	uint32_t snaplen;	/* bytes kept of a frame, 0: all */
 	uint64_t last_flush_ns;	/* CLOCK_REALTIME */
 	uint64_t last_ns;	/* time of the last record: no record goes before it */
@@ -53,6 +56,47 @@ int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen)
 	return 0;
 }
 
+/* Replacing an existing name is safe only where no other user can place one: a directory of ours. */
+static bool dir_only_ours(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+	int n;
+
+	n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path)
+		  : snprintf(dir, sizeof(dir), ".");
+	if (n < 0 || (size_t)n >= sizeof(dir) || stat(dir, &st))
+		return false;
+	return S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * A new capture file, mode 0600 (it holds keys, addresses and PSNs): never
+ * through a symbolic link, and an existing file is replaced only as above.
+ */
+static int capture_file_open(const char *path)
+{
+	const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	struct stat st;
+	int fd;
+
+	fd = open(path, flags | O_EXCL, 0600);
+	if (fd >= 0 || errno != EEXIST)
+		return fd < 0 ? -errno : fd;
+	if (!dir_only_ours(path))
+		return -EEXIST;
+	fd = open(path, flags, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    fchmod(fd, 0600) || ftruncate(fd, 0)) {
+		close(fd);
+		return -EEXIST;
+	}
+	return fd;
+}
+
 struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 {
 	struct pcap_file_header hdr = {
@@ -71,8 +115,8 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen)
 	if (!p)
 		return NULL;
 	p->snaplen = snaplen;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = fd < 0 ? errno : 0;
+	fd = capture_file_open(path);
+	err = fd < 0 ? -fd : 0;
 	if (!err) {
 		p->fd = rocemu_pcap_sink_start(fd, &hdr, sizeof(hdr), &p->sink);
 		err = p->fd < 0 ? -p->fd : 0;
@@ -185,8 +229,8 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		seg = len;
 	if (seg > MAX_UDP_PAYLOAD)
 		return -EMSGSIZE;
-	if (p->failed)
-		return -EIO;
+	if (p->err)
+		return p->err;
 	/* One clock read for the run; a clock stepped back does not reorder the file. */
 	now = now_ns();
 	ip = run->ip;
@@ -218,13 +262,17 @@ int rocemu_pcap_flush(struct rocemu_pcap *p)
 	if (!p)
 		return -EINVAL;
 	p->last_flush_ns = now_ns();
-	if (p->failed)
-		return -EIO;
+	if (p->err)
+		return p->err;
 	ret = rocemu_pcap_sink_write(p->fd, p->batch, p->used);
 	p->used = 0;
-	if (ret)
-		p->failed = true;
-	return ret;
+	if (ret) {
+		/* The writer's own reason (a full disk, say) says more than the pipe's EPIPE. */
+		p->err = rocemu_pcap_sink_stop(p->fd, p->sink);
+		p->err = p->err ? p->err : ret;
+		p->fd = -1;
+	}
+	return p->err;
 }
 
 int rocemu_pcap_close(struct rocemu_pcap *p)
@@ -234,7 +282,7 @@ int rocemu_pcap_close(struct rocemu_pcap *p)
 	if (!p)
 		return 0;
 	rc = rocemu_pcap_flush(p);
-	err = rocemu_pcap_sink_stop(p->fd, p->sink);
+	err = p->fd >= 0 ? rocemu_pcap_sink_stop(p->fd, p->sink) : 0;
 	if (!rc)
 		rc = err;
 	free(p);

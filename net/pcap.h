@@ -72,10 +72,13 @@ uint64_t rocemu_pcap_frame_ps(size_t udp_len, uint32_t bit_ps);
 int rocemu_pcap_snaplen_parse(const char *text, uint32_t *snaplen);
 
 /*
- * Create (or truncate) the pcap file at path, link type Ethernet, records
- * cut at snaplen bytes (0: whole frames; the file header says
- * ROCEMU_PCAP_SNAPLEN_MAX then). Returns the writer, or NULL with errno set
- * (the open() or write() errno, EINVAL for snaplen over the maximum, ENOMEM).
+ * Create the pcap file at path, mode 0600, link type Ethernet, records cut
+ * at snaplen bytes (0: whole frames; the file header says
+ * ROCEMU_PCAP_SNAPLEN_MAX then). Never through a symbolic link (ELOOP); an
+ * existing file is replaced only in a directory of this user that no
+ * other may write (else EEXIST). Returns the writer, or NULL with errno
+ * set (the open() or write() errno, EINVAL for snaplen over the maximum,
+ * ENOMEM).
  */
 struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen);
 
@@ -85,13 +88,13 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen);
  * seg < len a run of seg-byte datagrams (the last possibly shorter),
  * stamped as run says (nanoseconds, each after every earlier record).
  * Returns 0, -EINVAL for a NULL argument, -EMSGSIZE when a datagram does
- * not fit in IPv4 (nothing written), -EIO when the file has had a write
- * error, or the -errno of the flush this write triggered.
+ * not fit in IPv4 (nothing written), the -errno of the file's earlier
+ * write error (-ENOSPC, say), or that of the flush this write triggered.
  */
 int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		      const uint8_t *buf, size_t len, size_t seg);
 
-/* Push buffered frames to the file. Returns 0 or -errno (-EIO by default). */
+/* Push buffered frames to the file. Returns 0 or the -errno of the file's write error. */
 int rocemu_pcap_flush(struct rocemu_pcap *p);
 
 /*

@@ -57,15 +57,16 @@ static size_t whole_records(const uint8_t *buf, size_t len)
 	}
 }
 
-/* The child: pipe in, whole records out. Exits 0, or 1 once the file refused a write. */
+/* The child: pipe in, whole records out. Exits 0, or with the errno of what failed. */
 static __attribute__((noreturn)) void sink_run(int in, int out)
 {
 	uint8_t *buf = malloc(SINK_BUF_BYTES);
 	size_t held = 0, whole;
 	ssize_t n;
+	int err;
 
 	if (!buf)
-		_exit(1);
+		_exit(ENOMEM);
 	while ((n = read(in, buf + held, SINK_BUF_BYTES - held)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -74,15 +75,16 @@ static __attribute__((noreturn)) void sink_run(int in, int out)
 		}
 		held += (size_t)n;
 		whole = whole_records(buf, held);
-		if (write_all(out, buf, whole))
-			_exit(1);	/* the daemon's next write finds the pipe closed */
+		err = write_all(out, buf, whole);
+		if (err)
+			_exit(-err);	/* the daemon's next write finds the pipe closed */
 		memmove(buf, buf + whole, held - whole);
 		held -= whole;
 		/* A record larger than the buffer cannot come: the daemon's are at most 64 KiB. */
 		if (held == SINK_BUF_BYTES)
-			_exit(1);
+			_exit(EMSGSIZE);
 	}
-	_exit(close(out) ? 1 : 0);
+	_exit(close(out) ? errno : 0);
 }
 
 int rocemu_pcap_sink_start(int file_fd, const void *head, size_t head_len, pid_t *pid)
@@ -103,7 +105,7 @@ int rocemu_pcap_sink_start(int file_fd, const void *head, size_t head_len, pid_t
 	if (child == 0) {
 		/* Only the pipe and the file: no client connection may stay open here. */
 		if (dup2(fds[0], STDIN_FILENO) < 0 || dup2(file_fd, STDOUT_FILENO) < 0)
-			_exit(1);
+			_exit(errno);
 		close_range(STDERR_FILENO + 1, ~0u, 0);
 		sink_run(STDIN_FILENO, STDOUT_FILENO);
 	}
@@ -126,5 +128,7 @@ int rocemu_pcap_sink_stop(int pipe_fd, pid_t pid)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+	if (!WIFEXITED(status))
+		return -EIO;
+	return -WEXITSTATUS(status);
 }

@@ -24,7 +24,8 @@ int rocemu_pcap_sink_start(int file_fd, const void *head, size_t head_len, pid_t
 int rocemu_pcap_sink_write(int pipe_fd, const void *buf, size_t len);
 /*
  * Close pipe_fd and wait for the writer: 0 when every whole record reached
- * the file, -EIO when a write failed, or waitpid's -errno.
+ * the file, else the -errno of the write that failed (-ENOSPC: the disk is
+ * full; -EIO: the writer was killed), or waitpid's.
  */
 int rocemu_pcap_sink_stop(int pipe_fd, pid_t pid);
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/udp_netns.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
@@ -210,9 +211,9 @@ static int port_open(uint32_t ipv4_be, uint16_t port, bool shared, char *err, si
 	}
 	inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
 	snprintf(addr, sizeof(addr), "%s:%u", ip, port);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = rocemu_udp_socket();
 	if (fd < 0) {
-		rc = -errno;
+		rc = fd;
 		snprintf(err, errlen, "cannot open a UDP socket for %s: %s", addr, strerror(-rc));
 		return rc;
 	}
@@ -305,9 +306,9 @@ int rocemu_udp_group_open(uint32_t group_be, uint32_t ifaddr_be)
 				.imr_interface.s_addr = ifaddr_be };
 	int on = 1, off = 0, fd, rc;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = rocemu_udp_socket();
 	if (fd < 0)
-		return -errno;
+		return fd;
 	socket_buf_grow(fd, SO_RCVBUF, SO_RCVBUFFORCE);
 	/* Every device of the host that joined gets its own copy; only groups this socket joined. */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) ||

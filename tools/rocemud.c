@@ -130,6 +130,22 @@ static int env_switch(const char *name, const char *off_value, const char *on_va
 	return -1;
 }
 
+/* ROCEMU_WIRE: unset or empty for the default, host or private. */
+static int env_wire(enum rocemu_wire_mode *wire)
+{
+	const char *env = getenv("ROCEMU_WIRE");
+
+	*wire = ROCEMU_WIRE_AUTO;
+	if (!env || !*env)
+		return 0;
+	if (!strcmp(env, "host") || !strcmp(env, "private")) {
+		*wire = env[0] == 'h' ? ROCEMU_WIRE_HOST : ROCEMU_WIRE_PRIVATE;
+		return 0;
+	}
+	fprintf(stderr, "rocemud: ROCEMU_WIRE=\"%s\" is neither host nor private\n", env);
+	return -1;
+}
+
 /*
  * Is a daemon answering on dir's socket? Returns its pid, 0 when none
  * (a stale socket file is removed), or -errno (-EPERM: why says whose it is).
@@ -175,6 +191,7 @@ static int run(const struct options *opt)
 	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
 	bool udp_delivery, busy_poll;
+	enum rocemu_wire_mode wire;
 	long other;
 	int ret;
 
@@ -189,7 +206,7 @@ static int run(const struct options *opt)
 	}
 	/* local: devices of this daemon hand datagrams over inside it; udp: through the kernel. */
 	if (env_switch("ROCEMU_DELIVERY", "local", "udp", &udp_delivery) ||
-	    env_switch("ROCEMU_BUSY_POLL", "0", "1", &busy_poll))
+	    env_switch("ROCEMU_BUSY_POLL", "0", "1", &busy_poll) || env_wire(&wire))
 		return 1;
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
@@ -220,7 +237,7 @@ static int run(const struct options *opt)
 					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
 					     .autostarted = opt->autostarted,
 					     .udp_delivery = udp_delivery,
-					     .busy_poll = busy_poll, .limits = limits };
+					     .busy_poll = busy_poll, .wire = wire, .limits = limits };
 	ret = rocemu_daemon_run(&cfg, err, sizeof(err));
 	if (ret && err[0])
 		fprintf(stderr, "rocemud: %s\n", err);

@@ -158,8 +158,6 @@ void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len);
 
 /* ---- cm_addr.c ---- */
 
-/* The device holding IPv4 address addr (network order), or NULL. */
-struct rocemu_device *cm_device_of_addr(struct rocemu_emu *emu, uint32_t addr);
 /* Bind id to addr: the device that has it (any, or loopback of none: no device yet) and a free port. 0 or -errno. */
 int cm_bind(struct rocemu_cm_id *id, const struct sockaddr_in *addr);
 /* Pick id's device and source address for dst, as the kernel's route lookup would. 0 or -errno. */

@@ -27,16 +27,6 @@
 #define ROCE_HOP_LIMIT 64
 #define PATH_SELECTOR_EXACTLY 2
 
-struct rocemu_device *cm_device_of_addr(struct rocemu_emu *emu, uint32_t addr)
-{
-	unsigned int i;
-
-	for (i = 0; i < emu->num_devices; i++)
-		if (emu->devices[i].ipv4 == addr)
-			return &emu->devices[i];
-	return NULL;
-}
-
 /*
  * Whether (ps, port) on dev (NULL: every device) is taken for id (a
  * request's ids share their listener's port).
@@ -84,7 +74,7 @@ static bool host_has_addr(uint32_t addr)
 static int bind_device(struct rocemu_emu *emu, uint32_t ip, struct rocemu_device **dev)
 {
 	*dev = NULL;
-	if (ip == htonl(INADDR_ANY) || (*dev = cm_device_of_addr(emu, ip)) != NULL ||
+	if (ip == htonl(INADDR_ANY) || (*dev = rocemu_emu_device_by_ipv4(emu, ip)) != NULL ||
 	    ntohl(ip) >> IN_CLASSA_NSHIFT == IN_LOOPBACKNET)
 		return 0;
 	return host_has_addr(ip) ? -ENODEV : -EADDRNOTAVAIL;
@@ -143,8 +133,8 @@ int cm_resolve_addr(struct rocemu_cm_id *id, const struct sockaddr_in *dst)
 	if (!dst->sin_addr.s_addr)
 		return -EADDRNOTAVAIL;
 	/* A local destination is its own source (the kernel's cma_resolve_loopback). */
-	if (!dev && (dev = cm_device_of_addr(id->emu, dst->sin_addr.s_addr)) == NULL)
-		dev = cm_device_of_addr(id->emu, route_source(dst->sin_addr.s_addr));
+	if (!dev && (dev = rocemu_emu_device_by_ipv4(id->emu, dst->sin_addr.s_addr)) == NULL)
+		dev = rocemu_emu_device_by_ipv4(id->emu, route_source(dst->sin_addr.s_addr));
 	if (!dev)
 		return -ENODEV;
 	id->dev = dev;

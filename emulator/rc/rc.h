@@ -30,6 +30,12 @@ struct rocemu_device;
 
 /* Packets sent but not yet acknowledged, at most: a huge post must not flood. */
 #define ROCEMU_RC_WINDOW 512u
+/*
+ * The window after a go-back-N resend, doubling with each acknowledgment
+ * that moves the oldest unacknowledged PSN: a resend does not pile a whole
+ * window behind packets still on their way, which losses would multiply.
+ */
+#define ROCEMU_RC_WINDOW_RESTART 16u
 /* The requester asks for an ACK at least this often within a message. */
 #define ROCEMU_RC_ACK_EVERY 64u
 /* READ response packets per turn of the loop: a long READ never holds the daemon. */
@@ -75,6 +81,7 @@ struct rocemu_rc_req {
 	uint32_t una_psn;		/* oldest PSN not acknowledged */
 	uint32_t sent_psn;		/* one past the newest PSN ever sent: [una, sent) may be answered */
 	uint32_t reads_out;		/* READ and atomic requests sent, not completed */
+	uint32_t window;		/* packets it may have in flight: ROCEMU_RC_WINDOW_RESTART..WINDOW */
 	uint32_t rnr_retries;		/* RNR NAKs in a row */
 	uint32_t retry_una;		/* una_psn when the local ACK timer was armed */
 	uint32_t retries;		/* timeouts in a row */

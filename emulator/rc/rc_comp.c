@@ -89,6 +89,14 @@ static void rewind_once(struct comp_ctx *c)
 	c->run_req = true;
 }
 
+/* psn and all before it are answered: the window widens again after a resend cut it. */
+static void una_advance(struct rocemu_rc_req *req, uint32_t psn)
+{
+	req->una_psn = rocemu_psn_add(psn, 1);
+	if (req->window < ROCEMU_RC_WINDOW)
+		req->window *= 2;
+}
+
 /* Complete WQEs whose last PSN is at or before psn; a READ waits for its data. */
 static void retire_upto(struct comp_ctx *c, uint32_t psn)
 {
@@ -116,7 +124,7 @@ static void retire_upto(struct comp_ctx *c, uint32_t psn)
 			req->una_psn = held->first_psn;
 		rewind_once(c);
 	} else if (rocemu_psn_diff(psn, req->una_psn) >= 0) {
-		req->una_psn = rocemu_psn_add(psn, 1);
+		una_advance(req, psn);
 	}
 	/* An ACK for packets sent before a rewind: no need to send them again. */
 	if (rocemu_psn_diff(req->cursor_psn, req->una_psn) < 0) {
@@ -242,13 +250,13 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
 	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&
 	    (!is_read(e) || len == e->length) &&
-	    rocemu_cqe_scatter_reachable(c->qp->owner->pid, w->sge, w->num_sge, remote, n)) {
+	    rocemu_cqe_scatter_reachable(c->qp->owner->mm, w->sge, w->num_sge, remote, n)) {
 		memcpy(c->req->cqe_data, data, len);
 		c->req->cqe_data_len = len;
 		return COMP_DONE;
 	}
 	if (!c->dma_err)
-		c->dma_err = rocemu_dma_copy(c->qp->owner->pid, &local, 1, remote, n, true);
+		c->dma_err = rocemu_dma_copy(c->qp->owner->mm, &local, 1, remote, n, true);
 	return c->dma_err ? COMP_ERROR : COMP_DONE;
 }
 
@@ -276,7 +284,7 @@ static enum comp_state comp_read(struct comp_ctx *c)
 	if (scatter_into(c, e, (uint32_t)rocemu_psn_diff(pkt->psn, e->first_psn) * c->qp->path.mtu,
 			 (void *)pkt->payload, pkt->paylen) != COMP_DONE)
 		return COMP_ERROR;
-	c->req->una_psn = rocemu_psn_add(pkt->psn, 1);
+	una_advance(c->req, pkt->psn);
 	if (pkt->info->flags & ROCEMU_OPF_END)
 		complete_rd_atomic(c, e);
 	return COMP_DONE;
@@ -296,7 +304,7 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	orig = rocemu_atmack_orig(rocemu_pkt_atmack((uint8_t *)pkt->bth));
 	if (scatter_into(c, e, 0, &orig, sizeof(orig)) != COMP_DONE)
 		return COMP_ERROR;
-	c->req->una_psn = rocemu_psn_add(pkt->psn, 1);
+	una_advance(c->req, pkt->psn);
 	complete_rd_atomic(c, e);
 	return COMP_DONE;
 }
@@ -318,12 +326,16 @@ static enum comp_state comp_rnr(struct comp_ctx *c)
 	return COMP_DONE;
 }
 
+/*
+ * Go back to the NAK'd PSN once per gap, as rxe does while a retry is under
+ * way: a duplicated NAK, or a second one for the same gap, would send the
+ * whole window again behind the first resend.
+ */
 static enum comp_state comp_nak_seq(struct comp_ctx *c)
 {
 	c->qp->owner->dev->counters.packet_seq_err++;
 	retire_upto(c, rocemu_psn_add(c->pkt->psn, -1u));
-	rocemu_rc_req_rewind(c->qp, c->pkt->psn);
-	c->run_req = true;
+	rewind_once(c);
 	return COMP_DONE;
 }
 

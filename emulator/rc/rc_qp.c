@@ -202,6 +202,7 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 			qp->rc.req.next_psn = qp->attr.sq_psn;
 			qp->rc.req.una_psn = qp->attr.sq_psn;
 			qp->rc.req.sent_psn = qp->attr.sq_psn;
+			qp->rc.req.window = ROCEMU_RC_WINDOW;
 		}
 		qp->rc.req.draining = false;
 		/* WQEs posted before RTS go now; with no doorbell ever written there are none. */

@@ -145,7 +145,7 @@ static enum req_state req_limits(struct req_ctx *c)
 {
 	uint32_t credits = c->qp->attr.max_rd_atomic ? c->qp->attr.max_rd_atomic : 1;
 
-	if (inflight(c->req) >= ROCEMU_RC_WINDOW)
+	if (inflight(c->req) >= c->req->window)
 		return REQ_DONE;
 	if (rocemu_rc_wqe_is_rd_atomic(c->e) && c->req->reads_out >= credits)
 		return REQ_DONE;
@@ -233,7 +233,7 @@ static enum req_state sent_advance(struct req_ctx *c, uint32_t sent)
 static enum req_state req_stage(struct req_ctx *c, const struct rocemu_rc_msg *m, uint32_t offset)
 {
 	uint32_t npkts = rocemu_rc_npkts(c->qp, m->length) - offset / c->qp->path.mtu;
-	uint32_t room = ROCEMU_RC_WINDOW - inflight(c->req);
+	uint32_t room = c->req->window - inflight(c->req);
 	int err;
 
 	if (!rocemu_rc_stage_add(c->qp, m, offset, room)) {
@@ -287,7 +287,7 @@ static enum req_state req_send(struct req_ctx *c)
 		return req_stage(c, &m, offset);
 	err = req_flush(c);
 	if (!err)
-		err = rocemu_rc_send_msg(c->qp, &m, offset, ROCEMU_RC_WINDOW - inflight(req), &sent);
+		err = rocemu_rc_send_msg(c->qp, &m, offset, req->window - inflight(req), &sent);
 	if (err)
 		return send_failed(c, err);
 	return sent_advance(c, sent);
@@ -448,4 +448,5 @@ void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn)
 	req->cursor = pos;
 	req->cursor_psn = psn;
 	req->reads_out = reads_before_cursor(req);
+	req->window = ROCEMU_RC_WINDOW_RESTART;
 }

@@ -200,7 +200,7 @@ static int batches_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx 
 	static struct rocemu_dma_seg remote[2 * ROCEMU_DMA_MAX_SEGS];
 	struct iovec rest[ROCEMU_GATHER_MAX_IOV];
 	unsigned int nrest = 0, nremote = 0, nr, n;
-	pid_t pid = rocemu_qp_mem_client(qp)->pid;
+	const struct rocemu_mm *mm = rocemu_qp_mem_client(qp)->mm;
 	int err;
 
 	for (uint32_t i = from; i < to; i++) {
@@ -208,7 +208,7 @@ static int batches_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx 
 
 		/* Room for the most one batch resolves to: else read what is gathered so far. */
 		if (nremote > ROCEMU_DMA_MAX_SEGS) {
-			err = rocemu_dma_copy(pid, rest, nrest, remote, nremote, false);
+			err = rocemu_dma_copy(mm, rest, nrest, remote, nremote, false);
 			if (err)
 				return err;
 			nrest = nremote = 0;
@@ -221,7 +221,7 @@ static int batches_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx 
 		nrest += nr;
 		nremote += n;
 	}
-	return rocemu_dma_copy(pid, rest, nrest, remote, nremote, false);
+	return rocemu_dma_copy(mm, rest, nrest, remote, nremote, false);
 }
 
 static void datagram_send(struct rocemu_qp *qp, const void *buf, size_t len, uint16_t gso)

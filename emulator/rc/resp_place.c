@@ -91,17 +91,17 @@ static int held_flush(const struct rocemu_qp *qp, bool current)
 {
 	struct rocemu_qp *owner = held.qp;
 	unsigned int i, seg = 0;
-	pid_t pid;
+	const struct rocemu_mm *mm;
 	int err;
 
 	if (!owner)
 		return 0;
 	held.qp = NULL;
-	pid = rocemu_qp_mem_client(owner)->pid;
-	if (!rocemu_dma_copy(pid, held.local, held.npkts, held.remote, held.nsegs, true))
+	mm = rocemu_qp_mem_client(owner)->mm;
+	if (!rocemu_dma_copy(mm, held.local, held.npkts, held.remote, held.nsegs, true))
 		return 0;
 	for (i = 0; i < held.npkts; seg = held.pkt[i++].seg_end) {
-		err = rocemu_dma_copy(pid, &held.local[i], 1, &held.remote[seg],
+		err = rocemu_dma_copy(mm, &held.local[i], 1, &held.remote[seg],
 				      held.pkt[i].seg_end - seg, true);
 		if (!err)
 			continue;
@@ -146,13 +146,13 @@ void rocemu_resp_hold_forget(const struct rocemu_qp *qp)
 		held.qp = NULL;
 }
 
-/* Segments all in one process, that process's: or -1. */
-static pid_t segs_pid(const struct rocemu_dma_seg *remote, unsigned int n)
+/* Segments all in one address space, that one: or NULL. */
+static const struct rocemu_mm *segs_mm(const struct rocemu_dma_seg *remote, unsigned int n)
 {
 	for (unsigned int i = 1; i < n; i++)
-		if (remote[i].pid != remote[0].pid)
-			return -1;
-	return n ? remote[0].pid : -1;
+		if (remote[i].mm != remote[0].mm)
+			return NULL;
+	return n ? remote[0].mm : NULL;
 }
 
 /*
@@ -172,18 +172,18 @@ static bool held_past_end(const struct rocemu_qp *qp, const struct rocemu_pkt *p
 static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struct iovec *data,
 		 const struct rocemu_dma_seg *remote, unsigned int n)
 {
-	pid_t pid = pkt ? segs_pid(remote, n) : -1;
+	const struct rocemu_mm *mm = pkt ? segs_mm(remote, n) : NULL;
 	int err;
 
-	if (held.qp && (held.qp != qp || pid < 0 || held.next_psn != pkt->psn ||
+	if (held.qp && (held.qp != qp || !mm || held.next_psn != pkt->psn ||
 			held.npkts == HELD_PKTS || held.nsegs + n > HELD_SEGS ||
-			pid != held.remote[0].pid)) {
+			mm != held.remote[0].mm)) {
 		err = held_flush(qp, false);
 		if (err)
 			return err;
 	}
-	if (pid < 0)
-		return rocemu_dma_copy(rocemu_qp_mem_client(qp)->pid, data, 1, remote, n, true);
+	if (!mm)
+		return rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, data, 1, remote, n, true);
 	/* A hold starts afresh here, however the last one ended (landed or forgotten). */
 	if (!held.qp) {
 		held.qp = qp;
@@ -222,7 +222,7 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 	 */
 	if (!resp->offset)
 		resp->cqe_data_len = data->iov_len <= qp->cqe_scatter_res &&
-				     rocemu_cqe_scatter_reachable(qp->owner->pid, resp->recv.sge,
+				     rocemu_cqe_scatter_reachable(qp->owner->mm, resp->recv.sge,
 								  resp->recv.num_sge, remote, n) ?
 				     (uint32_t)data->iov_len : 0;
 	if (resp->cqe_data_len) {

@@ -55,7 +55,7 @@ static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 	memcpy(grh + GRH_IPV4_OFFSET, &ip, sizeof(ip));
 	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, GRH_BYTES + pkt->paylen,
 			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
-	return err ? err : rocemu_dma_copy(qp->owner->pid, local, pkt->paylen ? 2 : 1, remote, n,
+	return err ? err : rocemu_dma_copy(qp->owner->mm, local, pkt->paylen ? 2 : 1, remote, n,
 					   true);
 }
 

@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 2
+#define ROCEMU_CTRL_VERSION 3
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
@@ -123,9 +123,26 @@ struct rocemu_hello_resp {
 	struct rocemu_dev_info devices[ROCEMU_MAX_DEVICES];
 };
 
+/*
+ * What binds a context to its process's memory, in OPEN_DEVICE and
+ * IMPORT_DEVICE: the daemon opens /proc/PID/mem and reads the whole
+ * request back at self, which only the requester's address space holds
+ * (nonce is random); it takes fd uffd of the requester (pidfd_getfd), a
+ * userfaultfd reporting unmaps, or -1.
+ */
+#define ROCEMU_MEM_NONCE_LEN 16
+
+struct rocemu_mem_proof {
+	uint64_t self;
+	uint8_t nonce[ROCEMU_MEM_NONCE_LEN];
+	int32_t uffd;
+	uint32_t reserved;
+};
+
 struct rocemu_open_device_req {
 	uint32_t dev_index;
 	uint32_t pid;
+	struct rocemu_mem_proof mem;
 };
 
 /* fds: [0] async event pipe (read end), [1] kick eventfd, [2] context page memfd, [3] cmd_fd */
@@ -167,6 +184,7 @@ struct rocemu_import_device_req {
 	uint8_t token[ROCEMU_CMD_TOKEN_LEN];
 	uint32_t pid;
 	uint32_t reserved;
+	struct rocemu_mem_proof mem;
 };
 
 struct rocemu_query_device_resp {
@@ -409,12 +427,11 @@ struct rocemu_query_srq_resp {
 };
 
 /*
- * ibv_open_xrcd: with shared set, the XRCD of the file (st_dev, st_ino)
- * of the caller's fd, found or made as oflags (O_CREAT, O_EXCL) say.
+ * ibv_open_xrcd: with shared set, the request carries the caller's fd
+ * (SCM_RIGHTS), as proof it may open the file, and the XRCD is that of
+ * the file's inode, found or made as oflags (O_CREAT, O_EXCL) say.
  */
 struct rocemu_open_xrcd_req {
-	uint64_t file_dev;
-	uint64_t file_ino;
 	uint32_t oflags;
 	uint32_t shared;	/* 0: fd -1, a domain of this context's own */
 };

@@ -11,6 +11,8 @@ CM_FORGED=$top_builddir/tests/e2e/cm_forged
 require_built "$CM_FORGED"
 require_programs rping
 use_test_net 6
+# Bound on the host (not the default private wire of loopback devices): its forger sends to the devices from outside the daemon.
+export ROCEMU_WIRE=host
 
 PAIR_READY=wait_cm_listening
 PAIR_LOSSY=

@@ -2,6 +2,8 @@
 /* Forged RoCEv2 packets and the daemon's CLI for the e2e tests (see forge.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +17,7 @@
 
 #include "forge.h"
 #include "net/icrc.h"
+#include "net/ipv4.h"
 #include "net/udp_port.h"
 #include "verbs_pair.h"
 
@@ -38,6 +41,7 @@ bool forge_open(struct forge *f, uint32_t addr, uint16_t port)
 
 	f->self = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
 					.sin_addr.s_addr = addr };
+	f->raw = false;
 	f->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (f->fd < 0 || bind(f->fd, (struct sockaddr *)&f->self, sizeof(f->self)) ||
 	    getsockname(f->fd, (struct sockaddr *)&f->self, &len)) {
@@ -49,6 +53,18 @@ bool forge_open(struct forge *f, uint32_t addr, uint16_t port)
 		return false;
 	}
 	return true;
+}
+
+bool forge_open_raw(struct forge *f, uint32_t addr, uint16_t port)
+{
+	f->self = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
+					.sin_addr.s_addr = addr };
+	f->raw = true;
+	f->fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (f->fd < 0)
+		check(false, "a raw socket to send as %s port %u: %s", inet_ntoa(f->self.sin_addr),
+		      port, strerror(errno));
+	return f->fd >= 0;
 }
 
 void forge_close(struct forge *f)
@@ -107,8 +123,22 @@ bool forge_send(struct forge *f, uint32_t dst, uint8_t *pkt, size_t len)
 	const struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ROCEMU_ROCEV2_PORT),
 					.sin_addr.s_addr = dst };
 
+	static uint8_t frame[sizeof(struct iphdr) + sizeof(struct udphdr) + FORGE_MAX];
+	const struct rocemu_ipv4_fields ip = { .df = true, .ttl = ROCEMU_IPV4_TTL_DEFAULT };
+	struct udphdr *udp = (struct udphdr *)(frame + sizeof(struct iphdr));
+	const void *out = pkt;
+
 	len = rocemu_icrc_append_v4(&flow, pkt, len, 0);
-	if (sendto(f->fd, pkt, len, 0, (const struct sockaddr *)&to, sizeof(to)) != (ssize_t)len) {
+	if (f->raw) {
+		/* UDP checksum 0, as a NIC sends: what the ICRC covers is all there is to check. */
+		*udp = (struct udphdr){ .source = flow.sport, .dest = flow.dport,
+					.len = htons((uint16_t)(sizeof(*udp) + len)) };
+		memcpy(udp + 1, pkt, len);
+		rocemu_ipv4_header((struct iphdr *)frame, &flow, &ip, len);
+		len += sizeof(struct iphdr) + sizeof(*udp);
+		out = frame;
+	}
+	if (sendto(f->fd, out, len, 0, (const struct sockaddr *)&to, sizeof(to)) != (ssize_t)len) {
 		check(false, "sending a forged packet of %zu bytes: %s", len, strerror(errno));
 		return false;
 	}

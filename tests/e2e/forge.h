@@ -27,6 +27,7 @@ struct named_check;
 struct forge {
 	int fd;
 	struct sockaddr_in self;	/* where the packets come from (the ICRC covers it) */
+	bool raw;			/* fd is a raw socket writing its own IPv4 and UDP headers */
 };
 
 /* The IPv4 address (network order) of a RoCEv2 GID ::ffff:a.b.c.d. */
@@ -34,6 +35,12 @@ uint32_t gid_ipv4(const union ibv_gid *gid);
 
 /* A UDP socket bound to addr (network order) and port (0: any). */
 bool forge_open(struct forge *f, uint32_t addr, uint16_t port);
+/*
+ * A raw socket (CAP_NET_RAW) sending as addr:port whoever holds that port:
+ * the forger only a privileged process can be, which the daemon cannot
+ * tell from a device of its own (it receives nothing: forge_recv fails).
+ */
+bool forge_open_raw(struct forge *f, uint32_t addr, uint16_t port);
 void forge_close(struct forge *f);
 
 /*

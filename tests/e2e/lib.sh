@@ -27,7 +27,7 @@ FORCED_NET=${ROCEMU_NET:-}
 # Every setting comes from the test itself, none from the caller's shell.
 unset ROCEMU_DEVICES ROCEMU_RUNTIME_DIR ROCEMU_NET ROCEMU_LOG ROCEMU_ONLY \
 	ROCEMU_DAEMON ROCEMU_SHIM ROCEMU_IDLE_EXIT ROCEMU_PCAP ROCEMU_PCAP_SNAPLEN ROCEMU_FAULTS \
-	ROCEMU_DELIVERY ROCEMU_BUSY_POLL ROCEMU_LIMITS
+	ROCEMU_DELIVERY ROCEMU_BUSY_POLL ROCEMU_WIRE ROCEMU_LIMITS
 
 WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rocemu-$TEST_NAME.XXXXXX") || exit 99
 COMMANDS_LOG=$WORK_DIR/commands.log
@@ -160,8 +160,7 @@ require_built() {
 	done
 }
 
-# use_test_net N: this test's addresses are 127.0.N.x (127.N/256.N%256.x past
-# 255); every test picks its own N.
+# use_test_net N: this test's addresses are 127.0.N.x (past 255, 127.N/256.N%256.x); every test picks its own N.
 use_test_net() {
 	TEST_NET=$1
 }

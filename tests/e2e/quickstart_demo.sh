@@ -19,6 +19,8 @@ demo() {
 quickstart_demo() {
 	local other_dir stale_pid
 
+	unset ROCEMU_WIRE
+
 	# Another daemon in the default runtime directory, with one device of its own.
 	export XDG_RUNTIME_DIR=$WORK_DIR/xdg-$BACKEND
 	other_dir=$XDG_RUNTIME_DIR/rocemu
@@ -54,7 +56,11 @@ quickstart_demo() {
 	wait "$stale_pid"
 	forget_pid "$stale_pid"
 
-	# A device address held by the other daemon.
+	# A device address held by the other daemon, both bound on the host (loopback
+	# devices are not by default: each daemon's live in a namespace of its own).
+	stop_daemon "$other_dir"
+	export ROCEMU_WIRE=host
+	ROCEMU_RUNTIME_DIR=$other_dir ROCEMU_DEVICES="rocemu0=$(addr 3)" start_daemon
 	next_port
 	demo --addresses "$(addr 4),$(addr 3)" --port "$PAIR_PORT" --capture "$WORK_DIR/capture-$BACKEND" &&
 		fail "the demo ran with an address taken"

@@ -9,6 +9,8 @@
 RC_EVENTS=$top_builddir/tests/e2e/rc_events
 require_built "$RC_EVENTS"
 use_test_net 31
+# Bound on the host (not the default private wire of loopback devices): a second daemon's device talks to the first's.
+export ROCEMU_WIRE=host
 
 # events_run WHAT ARGS...: rc_events ARGS under `rocemu run` and a timeout; every check passed.
 events_run() {

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "forge.h"
+#include "net/udp_port.h"
 #include "verbs_pair.h"
 
 #define MTU 1024		/* IBV_MTU_1024, as qp_connect sets it */
@@ -144,7 +145,7 @@ static void check_read_responses(void)
 		goto out;
 	local = buf_new(&dev_a, 2 * READ_LEN, 2 * READ_LEN, IBV_ACCESS_LOCAL_WRITE, UNTOUCHED);
 	remote = buf_new(&dev_b, READ_LEN, READ_LEN, rights, 0);
-	if (!local || !remote || !forge_open(&f, gid_ipv4(&dev_b.gid), 0))
+	if (!local || !remote || !forge_open_raw(&f, gid_ipv4(&dev_b.gid), ROCEMU_ROCEV2_PORT))
 		goto out;
 	fill_pattern(remote->p, READ_LEN, 1, 0);
 	bad0 = counter(&dev_a, "rx_bad_responses");
@@ -250,7 +251,7 @@ static void check_stale_acks(void)
 		goto out;
 	src = buf_new(&dev_a, 64, 64, IBV_ACCESS_LOCAL_WRITE, 0x11);
 	dst = buf_new(&dev_b, 64, 64, rights, UNTOUCHED);
-	if (!src || !dst || !forge_open(&f, gid_ipv4(&dev_b.gid), 0))
+	if (!src || !dst || !forge_open_raw(&f, gid_ipv4(&dev_b.gid), ROCEMU_ROCEV2_PORT))
 		goto out;
 	sge = sge_of(src, 0, 64);
 	wr = (struct ibv_send_wr){

@@ -9,6 +9,9 @@
 RC_FORGED=$top_builddir/tests/e2e/rc_forged
 require_built "$RC_FORGED"
 use_test_net 60
+# Bound on the host (not the default private wire of loopback devices): its forger sends to the devices from outside the daemon.
+export ROCEMU_WIRE=host
+[ "$(id -u)" -eq 0 ] || skip "needs root: the responder's packets are forged through a raw socket"
 
 rc_forged() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"

@@ -9,6 +9,8 @@
 RC_FUZZ=$top_builddir/tests/e2e/rc_fuzz
 require_built "$RC_FUZZ"
 use_test_net 62
+# Bound on the host (not the default private wire of loopback devices): its fuzzer sends to the devices from outside the daemon.
+export ROCEMU_WIRE=host
 PACKETS=100000
 SEED=1
 

@@ -9,6 +9,8 @@
 RC_LONG_READ=$top_builddir/tests/e2e/rc_long_read
 require_built "$RC_LONG_READ"
 use_test_net 120
+# Bound on the host (not the default private wire of loopback devices): a fake peer outside the daemon answers one of its devices.
+export ROCEMU_WIRE=host
 
 rc_long_read() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"

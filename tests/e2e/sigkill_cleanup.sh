@@ -21,7 +21,7 @@ sigkill_cleanup() {
 	export ROCEMU_DEVICES="rocemu0=$ip"
 	start_daemon
 	capture 10 "$ROCEMU" status || fail "rocemu status failed"
-	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery local poll sleep runtime $ROCEMU_RUNTIME_DIR$" "daemon runs the $ROCEMU_NET backend"
+	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery local poll sleep wire private runtime $ROCEMU_RUNTIME_DIR$" "daemon runs the $ROCEMU_NET backend"
 	expect "^device rocemu0 $ip port ACTIVE mtu 4096$" "device line"
 
 	pidfile=$WORK_DIR/client.pid

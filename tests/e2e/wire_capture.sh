@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # rocemu's captures show the wire. Two daemons as two hosts, each in a
-# network namespace of its own, joined by a veth pair (198.18.246.1 and .2)
+# network namespace of its own, joined by a veth pair (198.18.247.1 and .2)
 # whose MACs are those rocemu's captures give the addresses, with the
 # offloads off so that the kernel's own capture shows each segment with its
 # finished checksums. tcpdump captures on each end while unmodified clients
@@ -16,11 +16,11 @@ NETNS_REQUIRED=1
 . "$(dirname "${BASH_SOURCE[0]}")/lib_hosts.sh"
 require_programs ibv_rc_pingpong ibv_ud_pingpong ib_write_bw rping ip tcpdump ethtool python3 tshark
 require_built tests/e2e/pcap_compare tests/e2e/pcap_check
-use_test_net 246
+use_test_net 247
 HOST_A=rocemu-wire-$$-a
 HOST_B=rocemu-wire-$$-b
-ADDR_A=198.18.246.1
-ADDR_B=198.18.246.2
+ADDR_A=198.18.247.1
+ADDR_B=198.18.247.2
 TCPDUMP_PIDS=()
 
 # mac_of ADDR: the MAC rocemu's captures give ADDR, 02:00 and its four bytes.

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # XRC (tests/e2e/xrc.c): XRC domains, their errnos, one domain per file
 # shared by contexts and processes and gone with its last open; XRC SRQs.
+# A client forging the control protocol (tests/e2e/xrcd_forge.c) gets no
+# file's domain without the file's fd.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 XRC=$top_builddir/tests/e2e/xrc
-require_built "$XRC"
+XRCD_FORGE=$top_builddir/tests/e2e/xrcd_forge
+require_built "$XRC" "$XRCD_FORGE"
 use_test_net 160
 
 # xrc_between DEV_A DEV_B
@@ -18,6 +21,8 @@ xrc() {
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
 	xrc_between rocemu1 rocemu1
+	capture 30 "$XRCD_FORGE" "$ROCEMU_RUNTIME_DIR/ctrl.sock" || fail "xrcd_forge: $(grep FAIL "$OUT")"
+	expect "^ok: a shared XRCD without the file's fd: EBADF" "no file's domain without its fd"
 }
 
 for_each_backend xrc

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emulator/mm.h"
+#include "emulator/mm_watch.h"
 #include "emulator/dma.h"
 #include "tests/unit/fixture.h"
 
@@ -154,42 +156,64 @@ START_TEST(test_copy)
 {
 	char out[] = "written", in[sizeof(out)] = "";
 	struct iovec local = { out, sizeof(out) };
-	struct rocemu_dma_seg remote = { { fx.buf + 300, sizeof(out) }, getpid() };
+	struct rocemu_mm *self = fx.client->mm;
+	struct rocemu_dma_seg remote = { { fx.buf + 300, sizeof(out) }, self, ROCEMU_MM_FOLLOWS };
 	long page = sysconf(_SC_PAGESIZE);
 	void *hole = mmap(NULL, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, true), 0);
+	ck_assert_int_eq(rocemu_dma_copy(self, &local, 1, &remote, 1, true), 0);
 	ck_assert_str_eq((char *)fx.buf + 300, out);
 	local.iov_base = in;
-	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, false), 0);
+	ck_assert_int_eq(rocemu_dma_copy(self, &local, 1, &remote, 1, false), 0);
 	ck_assert_str_eq(in, out);
 	ck_assert_ptr_ne(hole, MAP_FAILED);
 	remote.iov.iov_base = hole;
-	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, true), -EFAULT);
+	ck_assert_int_eq(rocemu_dma_copy(self, &local, 1, &remote, 1, true), -EFAULT);
 	munmap(hole, (size_t)page);
 }
 END_TEST
 
-/* A process that exited, reaped or still a zombie, is gone (-ESRCH), not a failed copy. */
+/*
+ * An address space whose process exited, reaped or still a zombie, is
+ * gone (-ESRCH), not a failed copy; a process that takes its pid later is
+ * never reached through it, nor is one that proves nothing.
+ */
 START_TEST(test_copy_to_gone_process)
 {
 	char out[8] = "gone";
 	struct iovec local = { out, sizeof(out) };
-	struct rocemu_dma_seg remote = { { out, sizeof(out) }, 0 };
+	struct rocemu_dma_seg remote = { { out, sizeof(out) }, NULL, 0 };
+	struct rocemu_open_device_req req = { .pid = 1 };
+	struct rocemu_mm *other;
+	int go[2];
 	siginfo_t info;
-	pid_t pid = fork();
+	pid_t pid;
 
+	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .uffd = -1 };
+	memcpy(req.mem.nonce, "child's request", sizeof(req.mem.nonce));
+	ck_assert_int_eq(pipe(go), 0);
+	pid = fork();
 	ck_assert_int_ge(pid, 0);
-	if (pid == 0)
-		_exit(0);
-	remote.pid = pid;
+	if (pid == 0) {
+		char c;
+
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	/* The child holds the request where it says (a copy of ours); nothing else does. */
+	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, &req, sizeof(req), &req.mem, &remote.mm), 0);
+	req.pid = 2;
+	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, &req, sizeof(req), &req.mem, &other), -ESRCH);
+	ck_assert_int_eq(write(go[1], "x", 1), 1);
 	/* Exited, not reaped yet: a zombie has no memory left. */
 	ck_assert_int_eq(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
-	ck_assert_int_eq(rocemu_dma_copy(pid, &local, 1, &remote, 1, true), -ESRCH);
+	ck_assert_int_eq(rocemu_dma_copy(remote.mm, &local, 1, &remote, 1, true), -ESRCH);
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
-	ck_assert_int_eq(rocemu_dma_copy(pid, &local, 1, &remote, 1, false), -ESRCH);
+	ck_assert_int_eq(rocemu_dma_copy(remote.mm, &local, 1, &remote, 1, false), -ESRCH);
 	/* Memory of a process that is not the QP's (an imported MR's) gone: a failed copy. */
-	ck_assert_int_eq(rocemu_dma_copy(getpid(), &local, 1, &remote, 1, false), -EFAULT);
+	ck_assert_int_eq(rocemu_dma_copy(fx.client->mm, &local, 1, &remote, 1, false), -EFAULT);
+	rocemu_mm_put(remote.mm);
+	close(go[0]);
+	close(go[1]);
 }
 END_TEST
 

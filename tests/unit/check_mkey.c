@@ -18,6 +18,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/mm.h"
 #include "emulator/dma.h"
 #include "emulator/mkey.h"
 #include "emulator/mkey_indirect.h"
@@ -69,8 +70,11 @@ static void setup(void)
 	rocemu_idtable_init(&emu.pds, 1, 64);
 	rocemu_idtable_init(&emu.mrs, 1, 64);
 	rocemu_idtable_init(&emu.mws, 1, 64);
+	rocemu_list_init(&emu.mms);
 	client_init(&alice, &alice_file);
 	client_init(&bob, &bob_file);
+	alice.mm = rocemu_mm_self(&emu);
+	bob.mm = rocemu_mm_self(&emu);
 	pd = pd_new(&alice);
 	qp = (struct rocemu_qp){ .owner = &alice, .qpn = 0x100, .pd = pd };
 	qp2 = (struct rocemu_qp){ .owner = &alice, .qpn = 0x101, .pd = pd };
@@ -97,6 +101,8 @@ static void teardown(void)
 {
 	client_objects_free(&alice);
 	client_objects_free(&bob);
+	rocemu_mm_put(alice.mm);
+	rocemu_mm_put(bob.mm);
 	rocemu_uncharge(&alice.charge);
 	rocemu_uncharge(&bob.charge);
 	ck_assert(rocemu_list_empty(&emu.accounts));
@@ -197,7 +203,7 @@ START_TEST(test_ufile_shares_keys)
 	mr_new(0, RW, &key);
 	ck_assert_int_eq(rocemu_mkey_resolve(&qp_carol, key, LOCAL, 0x10010, 8, 0, &ref), 0);
 	/* The memory is the registering process's, not the QP's. */
-	ck_assert_int_eq(ref.pid, getpid());
+	ck_assert_ptr_eq(ref.mm, alice.mm);
 	ck_assert_uint_eq(ref.addr, (uintptr_t)mem[0] + 0x10);
 	ck_assert_ptr_eq(rocemu_pd_lookup(&carol, qp.pd->pdn), qp.pd);
 	ck_assert_int_eq(rocemu_pd_import(&carol, qp.pd->pdn), 0);
@@ -418,7 +424,7 @@ static void expect_segs(uint32_t key, uint64_t va, uint64_t len, unsigned int n,
 	for (i = 0; i < n; i++) {
 		ck_assert_ptr_eq(segs[i].iov.iov_base, where[i]);
 		ck_assert_uint_eq(segs[i].iov.iov_len, want[i]);
-		ck_assert_int_eq(segs[i].pid, getpid());
+		ck_assert_ptr_eq(segs[i].mm, alice.mm);
 	}
 }
 

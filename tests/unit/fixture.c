@@ -62,6 +62,18 @@ static void *map_fd(int fd, size_t size)
 	return p;
 }
 
+/* OPEN_DEVICE of device 0 for c, proven as the shim proves it (no userfaultfd). */
+static void client_open(struct rocemu_client *c, struct rocemu_open_device_resp *resp, int *fds,
+			int *nfds)
+{
+	struct rocemu_open_device_req req = { .pid = (uint32_t)getpid() };
+
+	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .uffd = -1 };
+	memcpy(req.mem.nonce, &c, sizeof(c));
+	ck_assert_int_eq(rocemu_client_open_device(c, 0, &req, sizeof(req), &req.mem, resp, fds,
+						   nfds), 0);
+}
+
 static void open_client(void)
 {
 	struct rocemu_open_device_resp resp;
@@ -71,7 +83,7 @@ static void open_client(void)
 	fx.client = rocemu_client_new(&fx.emu, sv[0], getpid(), getuid());
 	ck_assert_ptr_nonnull(fx.client);
 	fx.ctrl_sock = sv[1];
-	ck_assert_int_eq(rocemu_client_open_device(fx.client, 0, &resp, fds, &nfds), 0);
+	client_open(fx.client, &resp, fds, &nfds);
 	ck_assert_int_eq(nfds, 4);
 	close(fds[3]);	/* the cmd_fd: nobody imports here */
 	fx.async_fd = fds[0];
@@ -90,7 +102,7 @@ struct rocemu_client *fx_client_new(void)
 	c = rocemu_client_new(&fx.emu, sv[0], getpid(), getuid());
 	ck_assert_ptr_nonnull(c);
 	close(sv[1]);
-	ck_assert_int_eq(rocemu_client_open_device(c, 0, &resp, fds, &nfds), 0);
+	client_open(c, &resp, fds, &nfds);
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	return c;
