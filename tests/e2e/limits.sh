@@ -164,6 +164,9 @@ limits() {
 	objects
 	memory
 	descriptors
+	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$ROCEMU_RUNTIME_DIR/rocemud.log" ||
+		fail "the daemon reports a sanitizer error"
+	ok "no sanitizer report from the daemons"
 }
 
 for_each_backend limits

@@ -44,6 +44,9 @@ limits_memlock() {
 	expect "^bigcq made 0 errno ENOMEM$" "a CQ of 4M entries (256 MiB) is ENOMEM"
 	as_nobody "$LIMITS" rocemu0 pingpong 1 || fail "limits pingpong failed"
 	expect "^pingpong rounds [1-9][0-9]* " "small rings and MRs fit: data moves"
+	! grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error' "$ROCEMU_RUNTIME_DIR/rocemud.log" ||
+		fail "the daemon reports a sanitizer error"
+	ok "no sanitizer report from the daemon"
 }
 
 for_each_backend limits_memlock
