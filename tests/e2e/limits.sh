@@ -21,7 +21,10 @@
 #   baseline (worst round trips of 30 to 125 ms beside either loop on 2
 #   shared cores at load 4, 150 to 200 ms in a sanitized build), and is a
 #   fifth of the 1.3 s a create stalled the loop when it made 256 MiB of
-#   CQEs invalid there (the other client's worst was 1368 ms);
+#   CQEs invalid there (the other client's worst was 1368 ms). A round
+#   past the bound is measured again, up to LATENCY_ROUNDS: a test running
+#   beside this one can starve the client once, a stall in the daemon's
+#   loop shows in every round;
 # - descriptors: under RLIMIT_NOFILE 1024 a client gets a quarter of the
 #   daemon's descriptors, then EMFILE, and another program still opens
 #   the device and moves data.
@@ -33,6 +36,7 @@ use_test_net 270
 
 BIG_CQE=4194303
 LATENCY_MARGIN_US=250000
+LATENCY_ROUNDS=3
 RSS_MARGIN_KIB=8192
 
 # vm_rss_kib PID: its resident set, in KiB.
@@ -99,7 +103,7 @@ load_latency() {
 }
 
 memory() {
-	local held_out=$WORK_DIR/bigcq-$BACKEND.out pid rss_idle rss_held rss_after base big margin
+	local held_out=$WORK_DIR/bigcq-$BACKEND.out pid rss_idle rss_held rss_after base big margin round
 
 	if ! pins_freely; then
 		echo "memory and latency not checked: RLIMIT_MEMLOCK $(ulimit -l) KiB and no CAP_IPC_LOCK stop 256 MiB rings first"
@@ -122,15 +126,18 @@ memory() {
 	ok "the daemon grew by less than $RSS_MARGIN_KIB KiB for them"
 	release_held || fail "limits bigcq failed when released"
 
-	load_latency 1
-	base=$LATENCY_US
-	load_latency "$BIG_CQE"
-	big=$LATENCY_US
-	echo "pingpong worst round trip: $base us beside 1-entry CQ creates, $big us beside $BIG_CQE-entry ones"
-	margin=$((base > LATENCY_MARGIN_US ? base : LATENCY_MARGIN_US))
-	[ "$big" -le $((base + margin)) ] ||
-		fail "4M-entry creates stalled the other client: $big us, against $base us"
-	ok "4M-entry CQ creates cost the other client less than $((margin / 1000)) ms more"
+	for round in $(seq "$LATENCY_ROUNDS"); do
+		load_latency 1
+		base=$LATENCY_US
+		load_latency "$BIG_CQE"
+		big=$LATENCY_US
+		margin=$((base > LATENCY_MARGIN_US ? base : LATENCY_MARGIN_US))
+		echo "pingpong worst round trip: $base us beside 1-entry CQ creates, $big us beside $BIG_CQE-entry ones"
+		[ "$big" -gt $((base + margin)) ] || break
+		[ "$round" -lt "$LATENCY_ROUNDS" ] ||
+			fail "4M-entry creates stalled the other client in each of $LATENCY_ROUNDS rounds, last $big us against $base us"
+	done
+	ok "4M-entry CQ creates cost the other client less than $((margin / 1000)) ms more (round $round)"
 
 	rss_after=$(vm_rss_kib "$pid")
 	echo "rocemud VmRSS: $rss_after KiB after the clients left"
