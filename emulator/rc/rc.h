@@ -34,8 +34,10 @@ struct rocemu_device;
  * The window after a go-back-N resend, doubling with each acknowledgment
  * that moves the oldest unacknowledged PSN: a resend does not pile a whole
  * window behind packets still on their way, which losses would multiply.
+ * Any ROCEMU_RC_ACK_EVERY packets in a row hold one asking for an ACK, so
+ * a window of that many always brings one back.
  */
-#define ROCEMU_RC_WINDOW_RESTART 16u
+#define ROCEMU_RC_WINDOW_RESTART ROCEMU_RC_ACK_EVERY
 /* The requester asks for an ACK at least this often within a message. */
 #define ROCEMU_RC_ACK_EVERY 64u
 /* READ response packets per turn of the loop: a long READ never holds the daemon. */

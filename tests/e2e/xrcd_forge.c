@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -79,6 +80,14 @@ int main(int argc, char **argv)
 	unlink(file_b);
 	if (fd_a < 0 || fd_b < 0 || fd_a2 < 0) {
 		perror("mkstemp");
+		return 1;
+	}
+	/* The daemon reads the request back at its own address, nonce and all: our memory is ours. */
+	open_dev.mem.self = (uintptr_t)&open_dev;
+	open_dev.mem.uffd = -1;
+	if (getrandom(open_dev.mem.nonce, sizeof(open_dev.mem.nonce), 0) !=
+	    (ssize_t)sizeof(open_dev.mem.nonce)) {
+		perror("getrandom");
 		return 1;
 	}
 	st = call(sock, ROCEMU_OP_OPEN_DEVICE, &open_dev, -1, NULL);
