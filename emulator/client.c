@@ -49,9 +49,20 @@ static void read_comm(pid_t pid, char *comm, size_t len)
 struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid)
 {
 	struct rocemu_client *c = calloc(1, sizeof(*c));
+	struct rocemu_account *a;
+	int err;
 
 	if (!c)
 		return NULL;
+	read_comm(pid, c->comm, sizeof(c->comm));
+	a = rocemu_account_of(emu, pid, c->comm);
+	err = a ? rocemu_charge_account(a, NULL, &c->charge, ROCEMU_RES_CONN,
+					(struct rocemu_amount){ .fds = 1 }) : -ENOMEM;
+	if (err) {
+		free(c);
+		errno = -err;
+		return NULL;
+	}
 	c->emu = emu;
 	c->sock = sock;
 	c->pid = pid;
@@ -60,7 +71,6 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	c->kick_fd = -1;
 	c->pidfd = -1;
 	c->req_fd = -1;
-	read_comm(pid, c->comm, sizeof(c->comm));
 	rocemu_list_init(&c->mws);
 	rocemu_list_init(&c->channels);
 	rocemu_list_init(&c->cqs);
@@ -135,11 +145,20 @@ static int client_bind(struct rocemu_client *c, struct rocemu_device *dev, struc
 		       struct rocemu_open_device_resp *resp, int *fds, int *nfds)
 {
 	struct rocemu_emu *emu = c->emu;
+	struct rocemu_amount before = c->charge.amt, conn = before;
 	struct rocemu_shm shm;
 	int pipefd[2], kick, kick_copy, page_fd, err;
 
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
+	/* The async pipe's write end, the kick eventfd, the pidfd; the context page. */
+	conn.fds += 3;
+	conn.mem += rocemu_page_align(sizeof(struct rocemu_context_page));
+	err = rocemu_charge_change(&c->charge, conn);
+	if (err)
+		return err;
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		err = -errno;
+		goto fail_charge;
+	}
 	/* A client that never reads its events must not stall the daemon. */
 	if (fcntl(pipefd[1], F_SETFL, O_NONBLOCK))
 		goto fail_errno_pipe;
@@ -186,11 +205,13 @@ fail_kick:
 	close(kick);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	return err;
+	goto fail_charge;
 fail_errno_pipe:
 	err = -errno;
 	close(pipefd[0]);
 	close(pipefd[1]);
+fail_charge:
+	rocemu_charge_change(&c->charge, before);
 	return err;
 }
 
@@ -215,7 +236,7 @@ int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index, const
 	err = client_attach(c, req, len, proof);
 	if (err)
 		return err;
-	err = rocemu_ufile_create(&c->emu->devices[dev_index], &f, &cmd_fd);
+	err = rocemu_ufile_create(&c->emu->devices[dev_index], c->charge.acct, &f, &cmd_fd);
 	if (err)
 		return err;
 	err = client_bind(c, f->dev, f, resp, fds, nfds);
@@ -295,5 +316,6 @@ void rocemu_client_free(struct rocemu_client *c)
 	rocemu_list_del(&c->node);
 	rocemu_loop_unwatch_fd(emu->loop, c->sock);
 	close(c->sock);
+	rocemu_uncharge(&c->charge);
 	free(c);
 }

@@ -25,6 +25,7 @@ struct rocemu_client {
 	pid_t pid;			/* SO_PEERCRED at accept: for logs; memory is reached through mm */
 	uid_t uid;
 	char comm[17];
+	struct rocemu_charge charge;	/* limits.h: the connection and the descriptors it holds */
 	struct rocemu_device *dev;	/* NULL until OPEN_DEVICE */
 	struct rocemu_mm *mm;		/* its address space (mm.h); NULL until OPEN_DEVICE */
 	int pidfd;			/* readable once the process exits; -1 if none */
@@ -46,7 +47,10 @@ struct rocemu_client {
 	int req_fd;			/* the fd sent with the request being served, else -1 */
 };
 
-/* A client for accepted socket sock of process pid. NULL on allocation failure. */
+/*
+ * A client for accepted socket sock of process pid, charged to its account.
+ * NULL with errno set: ENOMEM, or the process's limits (limits.h).
+ */
 struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid);
 
 /*

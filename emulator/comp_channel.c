@@ -16,9 +16,12 @@ int rocemu_channel_create(struct rocemu_client *c, uint32_t *handle, int *read_f
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return -ENOMEM;
+	err = rocemu_charge(c, &ch->charge, ROCEMU_RES_CHANNEL, (struct rocemu_amount){ .fds = 1 });
+	if (err)
+		goto fail;
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		err = -errno;
-		goto fail;
+		goto fail_charge;
 	}
 	/* Only the daemon's end is non-blocking: a full pipe must not stall it. */
 	if (fcntl(pipefd[1], F_SETFL, O_NONBLOCK)) {
@@ -39,6 +42,8 @@ int rocemu_channel_create(struct rocemu_client *c, uint32_t *handle, int *read_f
 fail_pipe:
 	close(pipefd[0]);
 	close(pipefd[1]);
+fail_charge:
+	rocemu_uncharge(&ch->charge);
 fail:
 	free(ch);
 	return err;
@@ -57,6 +62,7 @@ void rocemu_channel_free(struct rocemu_emu *emu, struct rocemu_channel *ch)
 	rocemu_idtable_remove(&emu->channels, ch->handle);
 	rocemu_list_del(&ch->node);
 	close(ch->event_fd);
+	rocemu_uncharge(&ch->charge);
 	free(ch);
 }
 

@@ -17,6 +17,7 @@ struct rocemu_channel {
 	struct rocemu_client *owner;
 	struct rocemu_list node;	/* in owner->channels */
 	uint32_t handle;
+	struct rocemu_charge charge;	/* limits.h: its pipe's write end */
 	int event_fd;			/* write end, O_NONBLOCK */
 	uint32_t users;			/* CQs reporting to it */
 };

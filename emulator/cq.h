@@ -21,6 +21,8 @@ struct rocemu_cq {
 	struct rocemu_shm ring;
 	uint32_t users;			/* QPs completing to it */
 	uint32_t pi;			/* producer index (free-running), cqe.c */
+	uint32_t untouched;		/* entries after pi still the memfd's zeros, cqe.c */
+	struct rocemu_charge charge;	/* limits.h */
 	uint8_t fired_sn;		/* arm sequence number of the last event */
 	/*
 	 * As a ConnectX's CQ context (last_notified_index, last_solicit_index):

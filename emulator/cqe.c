@@ -49,6 +49,30 @@ static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
 	return rocemu_cq_arm_sn(arm) != cq->fired_sn;
 }
 
+/*
+ * A ring starts as the memfd's zeros, which in the first pass read as
+ * software's (opcode REQ, owner 0). A poller reads no further than the
+ * first entry not software's (mlx5's poll_one, __mlx5_cq_clean), so only
+ * the entry at the producer index need be hardware's: each write makes the
+ * next one so, as long as untouched entries remain, rather than the whole
+ * ring up front (256 MiB for 4M entries, in the loop). Hardware's by both
+ * tests: an invalid opcode (mlx5's) and the owner bit of the pass before
+ * (UCX's, which reads the owner bit alone and sets it so in every entry
+ * when it takes a CQ over).
+ */
+static void cqe_invalidate(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t index)
+{
+	rocemu_cqe_at(ring, cqe_size, ncqe, index)->op_own =
+		rocemu_cqe_op_own(MLX5_CQE_INVALID, index + ncqe, ncqe);
+}
+
+uint32_t rocemu_cqe_ring_start(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t pi,
+			       uint32_t written)
+{
+	cqe_invalidate(ring, cqe_size, ncqe, pi);
+	return ncqe - written - 1;
+}
+
 int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec)
 {
 	__be32 *dbrec = to_dbrec;
@@ -71,7 +95,7 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 	/* Same free-running indices: the shim resumes polling at ci, the daemon writes at pi. */
 	dbrec[ROCEMU_CQ_DBR_SET_CI] = htobe32(ci);
 	dbrec[ROCEMU_CQ_DBR_ARM] = htobe32(cq_db_read(cq, ROCEMU_CQ_DBR_ARM));
-	return 0;
+	return (int)rocemu_cqe_ring_start(to, cq->layout.cqe_size, to_ncqe, cq->pi, n);
 }
 
 /*
@@ -188,6 +212,10 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	}
 	cqe = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi);
 	fill_cqe(cqe, info);
+	if (cq->untouched) {
+		cqe_invalidate(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi + 1);
+		cq->untouched--;
+	}
 	/* After the fields: a 64-byte CQE's data covers its first 32 bytes, as on a ConnectX. */
 	scatter = info->scatter && !error ? scatter_into_cqe(cqe, cq->layout.cqe_size, info) : 0;
 	/* Release: every field is visible before the owner bit hands the CQE over. */

@@ -39,9 +39,19 @@ struct rocemu_cqe_info {
 bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
 
 /*
+ * A new ring of ncqe entries of cqe_size whose first written entries are
+ * those before pi: make the entry at pi invalid. Returns how many entries
+ * after it are untouched zeros, which rocemu_cqe_write makes invalid one
+ * at a time ahead of itself.
+ */
+uint32_t rocemu_cqe_ring_start(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t pi,
+			       uint32_t written);
+
+/*
  * Resizing: copy cq's unpolled CQEs, consumer index and arm word into a new
  * ring of to_ncqe entries (doorbell record at to_dbrec), at the same
- * indices. -EINVAL when they do not fit.
+ * indices, and start it (rocemu_cqe_ring_start): its untouched entries, or
+ * -EINVAL when the CQEs do not fit.
  */
 int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec);
 

@@ -156,7 +156,8 @@ static void listener_ready(void *arg, int fd, uint32_t revents)
 		}
 		c = rocemu_client_new(emu, sock, cred.pid, cred.uid);
 		if (!c) {
-			rocemu_log(ROCEMU_LOG_WARN, "pid %d: out of memory", (int)cred.pid);
+			rocemu_log(ROCEMU_LOG_WARN, "pid %d: connection refused: %s", (int)cred.pid,
+				   strerror(errno));
 			close(sock);
 			continue;
 		}

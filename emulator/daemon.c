@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,12 +56,15 @@ static int serve(const struct rocemu_daemon_config *cfg, struct rocemu_loop *loo
 		 char *err, size_t errlen)
 {
 	static struct rocemu_emu emu;
+	uint64_t fds;
 	int ret;
 
 	ret = rocemu_emu_init(&emu, loop, cfg->runtime_dir, cfg->devs, cfg->num_devs, err, errlen);
 	if (ret)
 		return ret;
 	emu.busy_poll = cfg->busy_poll;
+	emu.limits = cfg->limits;
+	fds = rocemu_limits_fds_setup(&emu.limits);
 	ret = rocemu_loop_watch_fd(loop, sigfd, on_signal, loop);
 	if (!ret)
 		ret = rocemu_ctrl_server_start(&emu, cfg->idle_exit_s, err, errlen);
@@ -72,6 +76,8 @@ static int serve(const struct rocemu_daemon_config *cfg, struct rocemu_loop *loo
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "started: %u device(s), runtime %s%s", cfg->num_devs,
 		   cfg->runtime_dir, cfg->autostarted ? " (autostarted)" : "");
+	rocemu_log(ROCEMU_LOG_INFO, "%" PRIu64 " descriptors, %" PRIu64 " a client", fds,
+		   emu.limits.fds);
 	ret = rocemu_loop_run(loop);
 	if (ret)
 		rocemu_log(ROCEMU_LOG_ERROR, "event loop failed: %s", strerror(-ret));

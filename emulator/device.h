@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/egress.h"
+#include "emulator/limits.h"
 #include "emulator/mcast.h"
 #include "emulator/sport.h"
 #include "net/fault.h"
@@ -87,7 +88,7 @@ struct rocemu_device {
 	uint64_t rx_icrc_errors;
 	uint64_t rx_no_qp;		/* of rx_dropped: to a QPN no QP has (one destroyed, a stale peer) */
 	uint64_t rx_forged_source;	/* of rx_dropped: from a device of this daemon, not through it */
-	uint32_t num_pd, num_mr, num_cq, num_qp, num_srq;
+	uint64_t objs[ROCEMU_RES_KINDS];	/* limits.c: objects held, some against the limits above */
 	uint64_t dm_used;		/* dm.c: bytes of ROCEMU_DM_MAX_SIZE allocated */
 	struct rocemu_device_counters counters;
 	struct rocemu_fault *fault;	/* fault_inject.c: NULL when no faults */

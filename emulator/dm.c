@@ -52,9 +52,17 @@ int rocemu_dm_alloc(struct rocemu_client *c, const struct rocemu_alloc_dm_req *r
 	dm = calloc(1, sizeof(*dm));
 	if (!dm)
 		return -ENOMEM;
+	/* Its memfd is kept for importers, and its memory is the daemon's. */
+	err = rocemu_charge(c, &dm->charge, ROCEMU_RES_DM,
+			    (struct rocemu_amount){ .fds = 1, .mem = size });
+	if (err) {
+		free(dm);
+		return err;
+	}
 	dm->fd = rocemu_shm_create("rocemu-dm", (size_t)size, &dm->shm);
 	if (dm->fd < 0) {
 		err = dm->fd;
+		rocemu_uncharge(&dm->charge);
 		free(dm);
 		return err;
 	}
@@ -77,6 +85,7 @@ int rocemu_dm_alloc(struct rocemu_client *c, const struct rocemu_alloc_dm_req *r
 fail:
 	rocemu_shm_destroy(&dm->shm);
 	close(dm->fd);
+	rocemu_uncharge(&dm->charge);
 	free(dm);
 	return err;
 }
@@ -89,6 +98,7 @@ void rocemu_dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
 	dm->file->dev->dm_used -= dm->shm.size;
 	rocemu_shm_destroy(&dm->shm);
 	close(dm->fd);
+	rocemu_uncharge(&dm->charge);
 	free(dm);
 }
 

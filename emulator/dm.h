@@ -19,6 +19,7 @@ struct rocemu_dm {
 	struct rocemu_ufile *file;
 	struct rocemu_list node;	/* in file->dms */
 	uint32_t handle;
+	struct rocemu_charge charge;	/* limits.h */
 	uint64_t length;		/* as allocated: the bounds of copies and MRs */
 	int fd;				/* kept to hand to importers */
 	struct rocemu_shm shm;

@@ -92,6 +92,9 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	emu->loop = loop;
 	emu->listen_fd = -1;
 	rocemu_list_init(&emu->clients);
+	rocemu_list_init(&emu->accounts);
+	rocemu_limits_default(&emu->limits);
+	rocemu_limits_fds_setup(&emu->limits);
 	rocemu_idtable_init(&emu->pds, 1, ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->mrs, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
 	rocemu_idtable_init(&emu->mws, 1, ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);

@@ -26,6 +26,8 @@ struct rocemu_emu {
 	struct rocemu_device devices[ROCEMU_MAX_DEVICES];
 	unsigned int num_devices;
 	struct rocemu_list clients;	/* struct rocemu_client.node */
+	struct rocemu_list accounts;	/* limits.c: struct rocemu_account.node, a process each */
+	struct rocemu_limits limits;	/* limits.c: what each account may hold */
 	unsigned int num_connections;
 	struct rocemu_idtable pds, mrs, channels, cqs, qps;
 	struct rocemu_idtable mws;	/* memory windows (emulator/mw.c) */

@@ -20,12 +20,16 @@ static bool mm_holds(int fd, const void *req, size_t len, uint64_t addr)
 	       !memcmp(seen, req, len);
 }
 
-static struct rocemu_mm *mm_new(struct rocemu_emu *emu, pid_t pid, int fd, int uffd)
+/* A new address space holding fd and uffd, charged to its process as charge says (NULL: the daemon's). */
+static struct rocemu_mm *mm_new(struct rocemu_emu *emu, pid_t pid, int fd, int uffd,
+				const struct rocemu_charge *charge)
 {
 	struct rocemu_mm *mm = calloc(1, sizeof(*mm));
 
 	if (!mm)
 		return NULL;
+	if (charge)
+		mm->charge = *charge;
 	mm->emu = emu;
 	mm->refs = 1;
 	mm->pid = pid;
@@ -47,8 +51,10 @@ static int mem_open(pid_t pid)
 int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, const void *req, size_t len,
 		     const struct rocemu_mem_proof *proof, struct rocemu_mm **out)
 {
+	struct rocemu_account *acct;
+	struct rocemu_charge charge;
 	struct rocemu_mm *mm;
-	int fd, uffd;
+	int fd, uffd, err;
 
 	rocemu_list_for_each(mm, &emu->mms, struct rocemu_mm, node) {
 		if (mm->pid == pid && mm_holds(mm->fd, req, len, proof->self)) {
@@ -60,8 +66,7 @@ int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, const void *req, size_t 
 	uffd = rocemu_mm_watch_take(pid, proof->uffd);
 	fd = mem_open(pid);
 	if (fd < 0 || !mm_holds(fd, req, len, proof->self)) {
-		int err = fd < 0 ? -errno : -ESRCH;
-
+		err = fd < 0 ? -errno : -ESRCH;
 		rocemu_log(ROCEMU_LOG_WARN, "pid %d: its memory cannot be proven its own: %s",
 			   (int)pid, strerror(-err));
 		if (fd >= 0)
@@ -70,14 +75,23 @@ int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, const void *req, size_t 
 			close(uffd);
 		return err;
 	}
-	*out = mm_new(emu, pid, fd, uffd);
-	if (!*out) {
+	/* Its descriptors are held for the process, whose account its connection made. */
+	acct = rocemu_account_of(emu, pid, "?");
+	err = acct ? rocemu_charge_account(acct, NULL, &charge, ROCEMU_RES_MM,
+					   (struct rocemu_amount){ .fds = uffd >= 0 ? 2 : 1 }) : -ENOMEM;
+	if (!err) {
+		*out = mm_new(emu, pid, fd, uffd, &charge);
+		if (!*out) {
+			rocemu_uncharge(&charge);
+			err = -ENOMEM;
+		}
+	}
+	if (err) {
 		close(fd);
 		if (uffd >= 0)
 			close(uffd);
-		return -ENOMEM;
 	}
-	return 0;
+	return err;
 }
 
 struct rocemu_mm *rocemu_mm_self(struct rocemu_emu *emu)
@@ -92,7 +106,7 @@ struct rocemu_mm *rocemu_mm_self(struct rocemu_emu *emu)
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	mm = mm_new(emu, self, fd, -1);
+	mm = mm_new(emu, self, fd, -1, NULL);
 	if (!mm) {
 		close(fd);
 		errno = ENOMEM;
@@ -113,6 +127,7 @@ void rocemu_mm_put(struct rocemu_mm *mm)
 	rocemu_mm_watch_stop(mm);
 	rocemu_list_del(&mm->node);
 	close(mm->fd);
+	rocemu_uncharge(&mm->charge);
 	free(mm);
 }
 

@@ -36,6 +36,7 @@ struct rocemu_mm {
 	uint64_t floor;			/* MRs older reach nothing: reports lost for want of memory */
 	struct rocemu_mm_event *events;	/* the ranges they took away, newest last */
 	unsigned int nevents, events_cap;
+	struct rocemu_charge charge;	/* limits.h: fd and uffd, to the process; none for the daemon's */
 };
 
 /*

@@ -37,8 +37,11 @@ int rocemu_mw_alloc(struct rocemu_client *c, const struct rocemu_alloc_mw_req *r
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->mws, mw, &mw->handle);
+	err = rocemu_charge(c, &mw->charge, ROCEMU_RES_MW, ROCEMU_OBJ_ONLY);
+	if (!err)
+		err = rocemu_idtable_alloc(&c->emu->mws, mw, &mw->handle);
 	if (err) {
+		rocemu_uncharge(&mw->charge);
 		free(mw);
 		return err;
 	}
@@ -61,6 +64,7 @@ void rocemu_mw_free(struct rocemu_emu *emu, struct rocemu_mw *mw)
 	rocemu_idtable_remove(&emu->mws, mw->handle);
 	rocemu_list_del(&mw->node);
 	mw->pd->users--;
+	rocemu_uncharge(&mw->charge);
 	free(mw);
 }
 

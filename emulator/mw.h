@@ -28,6 +28,7 @@ struct rocemu_mw {
 	struct rocemu_client *owner;
 	struct rocemu_list node;	/* in owner->mws */
 	uint32_t handle;
+	struct rocemu_charge charge;	/* limits.h */
 	uint32_t type;			/* IBV_MW_TYPE_1 / _2 */
 	struct rocemu_pd *pd;
 	uint32_t rkey;

@@ -31,19 +31,19 @@ int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn)
 	struct rocemu_pd *pd;
 	int err;
 
-	if (c->dev->num_pd >= ROCEMU_MAX_PD)
-		return -ENOMEM;
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->pds, pd, &pd->pdn);
+	err = rocemu_charge(c, &pd->charge, ROCEMU_RES_PD, ROCEMU_OBJ_ONLY);
+	if (!err)
+		err = rocemu_idtable_alloc(&c->emu->pds, pd, &pd->pdn);
 	if (err) {
+		rocemu_uncharge(&pd->charge);
 		free(pd);
 		return err;
 	}
 	pd->file = c->ufile;
 	rocemu_list_add_tail(&c->ufile->pds, &pd->node);
-	c->dev->num_pd++;
 	*pdn = pd->pdn;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u alloc", c->dev->name, pd->pdn);
 	return 0;
@@ -66,7 +66,7 @@ void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd)
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u dealloc", pd->file->dev->name, pd->pdn);
 	rocemu_idtable_remove(&emu->pds, pd->pdn);
 	rocemu_list_del(&pd->node);
-	pd->file->dev->num_pd--;
+	rocemu_uncharge(&pd->charge);
 	free(pd);
 }
 
@@ -124,6 +124,23 @@ static int mr_range_check(pid_t pid, uint64_t addr, uint64_t length, uint64_t io
 }
 
 /*
+ * Bytes an MR pins, as ib_umem_get counts them against RLIMIT_MEMLOCK:
+ * the pages of its range. Neither an ODP MR nor device memory (the
+ * daemon's own) is pinned.
+ */
+static struct rocemu_amount mr_amount(const struct rocemu_mm *mm, uint32_t access, uint64_t addr,
+				      uint64_t length)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if ((access & IBV_ACCESS_ON_DEMAND) || !mm || mm->pid == getpid() || !length)
+		return ROCEMU_OBJ_ONLY;
+	return (struct rocemu_amount){
+		.pinned = ((addr + length + page - 1) & ~(page - 1)) - (addr & ~(page - 1))
+	};
+}
+
+/*
  * A plain MR's pages are watched before they are checked, so that no unmap
  * between the two goes unseen: its generation, or ROCEMU_MM_FOLLOWS.
  */
@@ -163,13 +180,14 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	struct rocemu_mr *mr;
 	int err;
 
-	if (c->dev->num_mr >= ROCEMU_MAX_MR)
-		return -ENOMEM;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->mrs, mr, &mr->handle);
+	err = rocemu_charge(c, &mr->charge, ROCEMU_RES_MR, mr_amount(mm, access, addr, length));
+	if (!err)
+		err = rocemu_idtable_alloc(&c->emu->mrs, mr, &mr->handle);
 	if (err) {
+		rocemu_uncharge(&mr->charge);
 		free(mr);
 		return err;
 	}
@@ -187,7 +205,6 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	mr->length = length;
 	mr->iova = iova;
 	pd->users++;
-	c->dev->num_mr++;
 	rocemu_list_add_tail(&c->ufile->mrs, &mr->node);
 	*out = mr;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u pd %u lkey 0x%08x pid %d addr 0x%llx len %llu access 0x%x",
@@ -289,6 +306,8 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 	}
 	gen = mr_watch(mm, addr, length, access);
 	err = mr_range_check(mm->pid, addr, length, iova, access);
+	if (!err)
+		err = rocemu_charge_change(&mr->charge, mr_amount(mm, access, addr, length));
 	if (err) {
 		mr_unwatch(mm, addr, length, gen);
 		return err;
@@ -320,7 +339,7 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 	mr->pd->users--;
 	if (mr->dm)
 		mr->dm->users--;
-	mr->file->dev->num_mr--;
+	rocemu_uncharge(&mr->charge);
 	free(mr->indirect);
 	free(mr);
 }

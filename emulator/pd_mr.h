@@ -23,6 +23,7 @@ struct rocemu_pd {
 	struct rocemu_ufile *file;
 	struct rocemu_list node;	/* in file->pds */
 	uint32_t pdn;
+	struct rocemu_charge charge;	/* limits.h */
 	uint32_t users;			/* MRs and QPs on it */
 };
 
@@ -30,6 +31,7 @@ struct rocemu_mr {
 	struct rocemu_ufile *file;
 	struct rocemu_list node;	/* in file->mrs */
 	uint32_t handle;
+	struct rocemu_charge charge;	/* limits.h: an MR pins its pages, ODP's and DM's excepted */
 	uint32_t lkey, rkey;
 	struct rocemu_pd *pd;
 	struct rocemu_dm *dm;		/* device memory it covers, or NULL */

@@ -173,19 +173,20 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		return err;
 	if (srq)
 		resp->cap.max_recv_sge = 0;	/* mlx5: rq.max_gs 0 with an SRQ */
-	if (c->dev->num_qp >= ROCEMU_MAX_QP)
-		return -ENOMEM;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->qps, qp, &qp->qpn);
+	err = rocemu_charge(c, &qp->charge, ROCEMU_RES_QP, rocemu_ring_amount(resp->layout.size));
 	if (err)
 		goto fail;
+	err = rocemu_idtable_alloc(&c->emu->qps, qp, &qp->qpn);
+	if (err)
+		goto fail_charge;
 	ring_fd = rocemu_shm_create("rocemu-qp", resp->layout.size, &qp->rings);
 	if (ring_fd < 0) {
 		err = ring_fd;
 		rocemu_idtable_remove(&c->emu->qps, qp->qpn);
-		goto fail;
+		goto fail_charge;
 	}
 	resp->layout.qpn = qp->qpn;
 	qp->layout = resp->layout;
@@ -196,7 +197,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		rocemu_shm_destroy(&qp->rings);
 		close(ring_fd);
 		rocemu_idtable_remove(&c->emu->qps, qp->qpn);
-		goto fail;
+		goto fail_charge;
 	}
 	qp->owner = c;
 	qp->create_flags = req->create_flags;
@@ -216,7 +217,6 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp_uses(qp, 1);
 	if (tgt)
 		rocemu_xrc_tgt_init(qp, xrcd_open);
-	c->dev->num_qp++;
 	rocemu_list_add_tail(&c->qps, &qp->node);
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG,
@@ -226,6 +226,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		   qp->cap.max_recv_sge);
 	return 0;
 
+fail_charge:
+	rocemu_uncharge(&qp->charge);
 fail:
 	free(qp);
 	return err;
@@ -309,7 +311,7 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	qp_uses(qp, -1);
 	if (qp->type == IBV_QPT_XRC_RECV)
 		rocemu_xrc_tgt_fini(qp);
-	qp->owner->dev->num_qp--;
+	rocemu_uncharge(&qp->charge);
 	rocemu_shm_destroy(&qp->rings);
 	free(qp);
 }

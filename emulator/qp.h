@@ -21,6 +21,7 @@ struct rocemu_qp {
 	struct rocemu_client *owner;
 	struct rocemu_list node;	/* in owner->qps */
 	uint32_t qpn;
+	struct rocemu_charge charge;	/* limits.h */
 	enum ibv_qp_type type;
 	uint32_t create_flags;		/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, _SOURCE_QPN */
 	uint32_t source_qpn;		/* UD: the source QPN its datagrams carry */

@@ -18,6 +18,7 @@ static void reserved_free(struct rocemu_emu *emu, struct rocemu_reserved_qpn *r)
 {
 	rocemu_idtable_remove(&emu->reserved_qpns, r->qpn);
 	rocemu_list_del(&r->node);
+	rocemu_uncharge(&r->charge);
 	free(r);
 }
 
@@ -28,8 +29,13 @@ int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn)
 
 	if (!r)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->reserved_qpns, r, &r->qpn);
+	/* One of the client's QPs, though none of the device's. */
+	err = rocemu_charge_account(c->charge.acct, NULL, &r->charge, ROCEMU_RES_QP,
+				    ROCEMU_OBJ_ONLY);
+	if (!err)
+		err = rocemu_idtable_alloc(&c->emu->reserved_qpns, r, &r->qpn);
 	if (err) {
+		rocemu_uncharge(&r->charge);
 		free(r);
 		return err;
 	}

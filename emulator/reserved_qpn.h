@@ -21,9 +21,10 @@ struct rocemu_reserved_qpn {
 	struct rocemu_client *owner;
 	struct rocemu_list node;	/* in owner->reserved_qpns */
 	uint32_t qpn;
+	struct rocemu_charge charge;	/* limits.h */
 };
 
-/* Reserve a QPN for c. Returns 0, or -ENOMEM when none is left. */
+/* Reserve a QPN for c. Returns 0, -ENOMEM when none is left, or -EAGAIN past c's QPs. */
 int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn);
 /* Give back c's reserved qpn. Returns 0, or -EINVAL when c holds no such QPN. */
 int rocemu_reserved_qpn_dealloc(struct rocemu_client *c, uint32_t qpn);

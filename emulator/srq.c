@@ -41,21 +41,22 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 	    req->attr.max_wr > ROCEMU_MAX_SRQ_WR || req->attr.max_sge > ROCEMU_MAX_SRQ_SGE ||
 	    rocemu_srq_size(req->attr.max_wr, req->attr.max_sge, &sizes))
 		return -EINVAL;
-	if (c->dev->num_srq >= ROCEMU_MAX_SRQ)
-		return -ENOMEM;
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->srqs, srq, &srq->srqn);
+	srq_layout(&sizes, &srq->layout);
+	err = rocemu_charge(c, &srq->charge, ROCEMU_RES_SRQ, rocemu_ring_amount(srq->layout.size));
 	if (err)
 		goto fail;
-	srq_layout(&sizes, &srq->layout);
+	err = rocemu_idtable_alloc(&c->emu->srqs, srq, &srq->srqn);
+	if (err)
+		goto fail_charge;
 	srq->layout.srqn = srq->srqn;
 	ring_fd = rocemu_shm_create("rocemu-srq", srq->layout.size, &srq->ring);
 	if (ring_fd < 0) {
 		err = ring_fd;
 		rocemu_idtable_remove(&c->emu->srqs, srq->srqn);
-		goto fail;
+		goto fail_charge;
 	}
 	rocemu_srq_caps(&sizes, &srq->max_wr, &srq->max_sge);
 	if (srq->max_sge > ROCEMU_MAX_SRQ_SGE)
@@ -70,7 +71,6 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 		xrcd_open->users++;
 		cq->users++;
 	}
-	c->dev->num_srq++;
 	rocemu_list_add_tail(&c->srqs, &srq->node);
 	memset(resp, 0, sizeof(*resp));
 	resp->layout = srq->layout;
@@ -81,6 +81,8 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 		   srq->srqn, pd->pdn, srq->max_wr, srq->max_sge);
 	return 0;
 
+fail_charge:
+	rocemu_uncharge(&srq->charge);
 fail:
 	free(srq);
 	return err;
@@ -135,7 +137,7 @@ void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 		srq->xrcd_open->users--;
 		srq->cq->users--;
 	}
-	srq->owner->dev->num_srq--;
+	rocemu_uncharge(&srq->charge);
 	rocemu_shm_destroy(&srq->ring);
 	free(srq);
 }

@@ -18,6 +18,7 @@ struct rocemu_srq {
 	struct rocemu_client *owner;
 	struct rocemu_list node;	/* in owner->srqs */
 	uint32_t srqn;
+	struct rocemu_charge charge;	/* limits.h */
 	struct rocemu_pd *pd;
 	struct rocemu_xrcd_open *xrcd_open;	/* XRC: the open it was made on, else NULL */
 	struct rocemu_cq *cq;		/* XRC: where its receives complete, else NULL */

@@ -95,8 +95,9 @@ static void ucma_status(struct text *t, struct rocemu_client *c)
 int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 {
 	struct text t = { .buf = buf, .len = len };
+	struct rocemu_account *a;
 	struct rocemu_client *c;
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN], line[320];
 	unsigned int i;
 
 	text_add(&t, "rocemud pid %d backend %s delivery %s poll %s wire %s runtime %s\n",
@@ -117,6 +118,10 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 			client_status(&t, c);
 		if (c->ucma)
 			ucma_status(&t, c);
+	}
+	rocemu_list_for_each(a, &emu->accounts, struct rocemu_account, node) {
+		rocemu_account_describe(a, line, sizeof(line));
+		text_add(&t, "process pid %d comm %s %s\n", (int)a->pid, a->comm, line);
 	}
 	if (t.overflow)
 		return -ENOSPC;

@@ -31,6 +31,7 @@ static void ufile_free(struct rocemu_ufile *f)
 		close(f->sock);
 	}
 	rocemu_list_del(&f->node);
+	rocemu_uncharge(&f->charge);
 	free(f);
 }
 
@@ -57,7 +58,8 @@ static void ufile_sock_event(void *arg, int fd, uint32_t revents)
 	ufile_release_if_unused(f);
 }
 
-int rocemu_ufile_create(struct rocemu_device *dev, struct rocemu_ufile **out, int *cmd_fd)
+int rocemu_ufile_create(struct rocemu_device *dev, struct rocemu_account *acct,
+			struct rocemu_ufile **out, int *cmd_fd)
 {
 	struct rocemu_cmd_file_hdr hdr = { .magic = ROCEMU_CMD_FILE_MAGIC, .dev_index = dev->index };
 	struct rocemu_ufile *f;
@@ -68,8 +70,16 @@ int rocemu_ufile_create(struct rocemu_device *dev, struct rocemu_ufile **out, in
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
+	/* It holds its end of the cmd_fd's socket pair. */
+	err = rocemu_charge_account(acct, dev, &f->charge, ROCEMU_RES_CTX,
+				    (struct rocemu_amount){ .fds = 1 });
+	if (err) {
+		free(f);
+		return err;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		err = -errno;
+		rocemu_uncharge(&f->charge);
 		free(f);
 		return err;
 	}
@@ -96,6 +106,7 @@ int rocemu_ufile_create(struct rocemu_device *dev, struct rocemu_ufile **out, in
 fail:
 	close(sv[0]);
 	close(sv[1]);
+	rocemu_uncharge(&f->charge);
 	free(f);
 	return err;
 }

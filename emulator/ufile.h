@@ -27,11 +27,16 @@ struct rocemu_ufile {
 	uint8_t token[ROCEMU_CMD_TOKEN_LEN];
 	int sock;			/* the daemon's end; -1 once the cmd_fd is closed everywhere */
 	uint32_t contexts;		/* clients bound to it */
+	struct rocemu_charge charge;	/* limits.h: to the process that opened the device */
 	struct rocemu_list pds, mrs, dms;
 };
 
-/* A new ufile of dev and the cmd_fd naming it (*cmd_fd, to send and close). 0 or -errno. */
-int rocemu_ufile_create(struct rocemu_device *dev, struct rocemu_ufile **out, int *cmd_fd);
+/*
+ * A new ufile of dev, charged to acct, and the cmd_fd naming it (*cmd_fd,
+ * to send and close). 0 or -errno.
+ */
+int rocemu_ufile_create(struct rocemu_device *dev, struct rocemu_account *acct,
+			struct rocemu_ufile **out, int *cmd_fd);
 /* The ufile whose cmd_fd holds token, or NULL. */
 struct rocemu_ufile *rocemu_ufile_find(struct rocemu_emu *emu, const uint8_t *token);
 /* A context leaves f (it closed): f goes with its objects when nothing holds it. */

@@ -56,17 +56,17 @@ int rocemu_xrcd_open(struct rocemu_client *c, const struct rocemu_open_xrcd_req 
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	err = rocemu_idtable_alloc(&c->emu->xrcd_opens, o, &o->handle);
-	if (err) {
-		free(o);
-		return err;
-	}
+	err = rocemu_charge(c, &o->charge, ROCEMU_RES_XRCD, ROCEMU_OBJ_ONLY);
+	if (!err)
+		err = rocemu_idtable_alloc(&c->emu->xrcd_opens, o, &o->handle);
+	if (err)
+		goto fail;
 	if (!x)
 		x = xrcd_new(c, req->shared ? &file : NULL);
 	if (!x) {
 		rocemu_idtable_remove(&c->emu->xrcd_opens, o->handle);
-		free(o);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto fail;
 	}
 	x->opens++;
 	o->xrcd = x;
@@ -77,6 +77,11 @@ int rocemu_xrcd_open(struct rocemu_client *c, const struct rocemu_open_xrcd_req 
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s xrcd %u open %u (%u opens)", c->dev->name, x->xrcdn,
 		   o->handle, x->opens);
 	return 0;
+
+fail:
+	rocemu_uncharge(&o->charge);
+	free(o);
+	return err;
 }
 
 struct rocemu_xrcd_open *rocemu_xrcd_lookup(struct rocemu_client *c, uint32_t handle)
@@ -94,6 +99,7 @@ void rocemu_xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
 		   x->xrcdn, o->handle, x->opens - 1);
 	rocemu_idtable_remove(&emu->xrcd_opens, o->handle);
 	rocemu_list_del(&o->node);
+	rocemu_uncharge(&o->charge);
 	free(o);
 	if (--x->opens)
 		return;

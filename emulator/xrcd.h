@@ -31,6 +31,7 @@ struct rocemu_xrcd_open {
 	struct rocemu_list node;	/* in owner->xrcd_opens */
 	struct rocemu_client *owner;
 	uint32_t handle;
+	struct rocemu_charge charge;	/* limits.h */
 	uint32_t users;			/* XRC SRQs and QPs created on this open */
 	struct rocemu_xrcd *xrcd;
 };

@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"Environment: ROCEMU_DEVICES (default %s), ROCEMU_RUNTIME_DIR,\n"
-		"ROCEMU_NET (io_uring|epoll), ROCEMU_LOG (error|warn|info|debug), ROCEMU_IDLE_EXIT.\n",
+		"ROCEMU_NET (io_uring|epoll), ROCEMU_LOG (error|warn|info|debug), ROCEMU_IDLE_EXIT,\n"
+		"ROCEMU_LIMITS (what each client may hold: key=value,...; see rocemu(7)).\n",
 		DEFAULT_AUTOSTART_IDLE_EXIT, ROCEMU_DEFAULT_DEVICES);
 }
 
@@ -186,6 +187,7 @@ static int run(const struct options *opt)
 {
 	static struct rocemu_device devs[ROCEMU_MAX_DEVICES];
 	struct rocemu_daemon_config cfg;
+	struct rocemu_limits limits;
 	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
 	bool udp_delivery, busy_poll;
@@ -195,6 +197,11 @@ static int run(const struct options *opt)
 
 	if (rocemu_devices_parse(getenv("ROCEMU_DEVICES"), devs, &num_devs, err, sizeof(err))) {
 		fprintf(stderr, "rocemud: ROCEMU_DEVICES: %s\n", err);
+		return 1;
+	}
+	rocemu_limits_default(&limits);
+	if (rocemu_limits_parse(getenv("ROCEMU_LIMITS"), &limits, err, sizeof(err))) {
+		fprintf(stderr, "rocemud: ROCEMU_LIMITS: %s\n", err);
 		return 1;
 	}
 	/* local: devices of this daemon hand datagrams over inside it; udp: through the kernel. */
@@ -230,7 +237,7 @@ static int run(const struct options *opt)
 					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
 					     .autostarted = opt->autostarted,
 					     .udp_delivery = udp_delivery,
-					     .busy_poll = busy_poll, .wire = wire };
+					     .busy_poll = busy_poll, .wire = wire, .limits = limits };
 	ret = rocemu_daemon_run(&cfg, err, sizeof(err));
 	if (ret && err[0])
 		fprintf(stderr, "rocemud: %s\n", err);

@@ -21,6 +21,7 @@
 #include <rdma/rdma_cma_abi.h>
 
 #include "emulator/cm/cm_mad.h"
+#include "emulator/limits.h"
 #include "emulator/list.h"
 
 /* The path packet life the kernel's cma gives a RoCE route (4.096 us * 2^16). */
@@ -89,6 +90,7 @@ struct rocemu_cm_id {
 	struct rocemu_list file_node;	/* in file->ids */
 	struct rocemu_list emu_node;	/* in emu->cm_ids_all, where MADs look for their id */
 	uint32_t handle;		/* the ucma id, reused once freed */
+	struct rocemu_charge charge;	/* limits.h: to the process that made it or listened */
 	uint32_t local_comm_id;		/* the CM's, cyclic over 2^32 so stale MADs find nobody */
 	uint64_t uid;			/* the application's value, returned in events */
 	uint16_t ps;			/* enum rdma_port_space */
@@ -142,7 +144,10 @@ void rocemu_ucma_close(struct rocemu_client *c);
 /* Queue an event of type for id (owner: whose uid it carries); its resp for the caller to fill. */
 struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
 					   uint32_t type, int32_t status);
-/* A new id in file (a request's connection). NULL when out of memory or handles. */
+/*
+ * A new id in file (a request's connection), charged to its process. NULL
+ * with errno set: ENOMEM out of memory or handles, EAGAIN past the limit.
+ */
 struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16_t ps,
 			       uint8_t qp_type);
 /* Free id: its timer, its queued events, its handle. The handshake is the caller's. */

@@ -102,11 +102,17 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 {
 	struct rocemu_emu *emu = file->client->emu;
 	struct rocemu_cm_id *id = calloc(1, sizeof(*id));
+	int err;
 
 	if (!id)
 		return NULL;
-	if (rocemu_idtable_alloc(&emu->cm_ids, id, &id->handle)) {
+	err = rocemu_charge(file->client, &id->charge, ROCEMU_RES_CM_ID, ROCEMU_OBJ_ONLY);
+	if (!err)
+		err = rocemu_idtable_alloc(&emu->cm_ids, id, &id->handle);
+	if (err) {
+		rocemu_uncharge(&id->charge);
 		free(id);
+		errno = -err;
 		return NULL;
 	}
 	id->emu = emu;
@@ -170,6 +176,7 @@ void cm_id_free(struct rocemu_cm_id *id)
 	rocemu_list_del(&id->file_node);
 	rocemu_list_del(&id->emu_node);
 	rocemu_idtable_remove(&id->emu->cm_ids, id->handle);
+	rocemu_uncharge(&id->charge);
 	free(id);
 }
 
@@ -232,7 +239,7 @@ static int cmd_create_id(struct ucma_call *call)
 	}
 	id = cm_id_new(call->file, cmd->uid, cmd->ps, qp_type);
 	if (!id)
-		return -ENOMEM;
+		return -errno;
 	resp = respond(call, cmd->response, sizeof(*resp));
 	resp->id = id->handle;
 	return 0;
@@ -682,17 +689,27 @@ int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_re
 int rocemu_ucma_open(struct rocemu_client *c, int *read_fd, uint32_t *file_id)
 {
 	static uint32_t last_file_id;
+	struct rocemu_amount before = c->charge.amt, conn = before;
 	struct rocemu_cm_file *file;
-	int pipefd[2];
+	int pipefd[2], err;
 
 	if (c->dev || c->ucma)
 		return -EBUSY;
+	/* The connection holds the event pipe's write end. */
+	conn.fds++;
+	err = rocemu_charge_change(&c->charge, conn);
+	if (err)
+		return err;
 	file = calloc(1, sizeof(*file));
-	if (!file)
+	if (!file) {
+		rocemu_charge_change(&c->charge, before);
 		return -ENOMEM;
+	}
 	if (pipe2(pipefd, O_CLOEXEC)) {
+		err = -errno;
+		rocemu_charge_change(&c->charge, before);
 		free(file);
-		return -errno;
+		return err;
 	}
 	/* Only the daemon's end is non-blocking: a full pipe must not stall it. */
 	fcntl(pipefd[1], F_SETFL, O_NONBLOCK);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emulator/limits.h"
 #include "emulator/list.h"
 
 struct rocemu_client;
@@ -31,6 +32,7 @@ struct rocemu_xrc_ref {
 	struct rocemu_client *client;
 	struct rocemu_xrcd_open *xrcd_open;	/* the client's open of the domain it holds */
 	uint64_t user_qp;		/* the app's struct ibv_qp * */
+	struct rocemu_charge charge;	/* limits.h */
 };
 
 /* A new target qp of c belongs to the domain of open o (which it holds). */

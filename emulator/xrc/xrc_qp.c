@@ -61,6 +61,7 @@ int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *re
 	struct rocemu_xrcd_open *o = rocemu_xrcd_lookup(c, req->xrcd);
 	struct rocemu_xrc_ref *ref;
 	struct rocemu_qp *qp;
+	int err;
 
 	if (!o || req->qp_type != IBV_QPT_XRC_RECV)
 		return -EINVAL;
@@ -70,6 +71,13 @@ int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *re
 	ref = calloc(1, sizeof(*ref));
 	if (!ref)
 		return -ENOMEM;
+	/* A QP handle of the client's, as uverbs makes one, on a QP of the device's already. */
+	err = rocemu_charge_account(c->charge.acct, NULL, &ref->charge, ROCEMU_RES_QP,
+				    ROCEMU_OBJ_ONLY);
+	if (err) {
+		free(ref);
+		return err;
+	}
 	ref->client = c;
 	ref->xrcd_open = o;
 	ref->user_qp = req->user_qp;
@@ -98,6 +106,7 @@ static void ref_free(struct rocemu_xrc_ref *ref)
 	ref->xrcd_open->users--;
 	rocemu_list_del(&ref->qp_node);
 	rocemu_list_del(&ref->client_node);
+	rocemu_uncharge(&ref->charge);
 	free(ref);
 }
 

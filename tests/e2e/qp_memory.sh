@@ -28,6 +28,8 @@ qp_memory() {
 
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
+	# One client holds every QP of the device, twice its default share.
+	export ROCEMU_LIMITS=qp=$QPS
 	start_daemon
 	pid=$(daemon_pid)
 	[ -n "$pid" ] || fail "no daemon pid in rocemu status"

@@ -14,6 +14,8 @@ status_many_qps() {
 	local holder_out=$WORK_DIR/holder-$BACKEND.out status_out=$WORK_DIR/status-$BACKEND.out
 
 	export ROCEMU_DEVICES="rocemu0=$(addr 1)"
+	# One client holds every QP of the device, twice its default share.
+	export ROCEMU_LIMITS=qp=$QPS
 	start_daemon
 	# The holder keeps its QPs until release_held closes its stdin.
 	start_held "$holder_out" 120 "$MANY_QPS" rocemu0 "$QPS"

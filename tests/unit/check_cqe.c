@@ -6,7 +6,9 @@
  * its first 32 bytes, an overrun puts the CQ in error
  * for good (CQ_ERR once) and fails a QP completing into it, and an armed
  * CQ raises a completion event per its arm command, at once only for a CQE
- * no event reported before.
+ * no event reported before. A ring is not written through when it is made
+ * or resized: its pages exist once CQEs reach them, and the entry at the
+ * producer index never reads as the shim's.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -46,6 +48,88 @@ START_TEST(test_owner_bit_each_pass)
 		/* The slot after it still holds the last pass's CQE: not the shim's. */
 		ck_assert(!fx_poll(&fx.scq, &cqe));
 	}
+}
+END_TEST
+
+/* Pages of the ring (its doorbell record's excepted) the memfd holds. */
+static size_t ring_pages_resident(const struct fx_cq *cq)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = cq->layout.dbrec_offset / page, resident = 0;
+	unsigned char *vec = calloc(n, 1);
+
+	ck_assert_ptr_nonnull(vec);
+	ck_assert_int_eq(mincore(cq->map, n * page, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	return resident;
+}
+
+/* The entry at cq's ci is hardware's by its owner bit alone, as UCX tells (and by its opcode). */
+static void expect_next_hardware_owned(const struct fx_cq *cq)
+{
+	uint32_t ncqe = cq->layout.ncqe;
+	const struct mlx5_cqe64 *cqe = (const struct mlx5_cqe64 *)cq->map + (cq->ci & (ncqe - 1));
+
+	ck_assert_uint_eq(cqe->op_own >> 4, MLX5_CQE_INVALID);
+	ck_assert_uint_ne(cqe->op_own & MLX5_CQE_OWNER_MASK, !!(cq->ci & ncqe));
+}
+
+/* cq at the shim's ci..pi: each CQE written is polled in order, and then none. */
+static void write_and_poll(struct fx_cq *cq, uint32_t n)
+{
+	struct mlx5_cqe64 cqe;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct rocemu_cqe_info info = send_ok;
+
+		info.wqe_counter = (uint16_t)i;
+		ck_assert(write_cqe(cq, &info));
+	}
+	for (uint32_t i = 0; i < n; i++)
+		fx_expect_cqe(cq, MLX5_CQE_REQ, (uint16_t)i, 0);
+	ck_assert(!fx_poll(cq, &cqe));
+	expect_next_hardware_owned(cq);
+}
+
+START_TEST(test_ring_untouched)
+{
+	struct rocemu_create_cq_req req = { .cqe = 65535, .channel = ROCEMU_NO_HANDLE };
+	struct rocemu_resize_cq_req resize = { .cqe = 262143 };
+	size_t per_page = (size_t)sysconf(_SC_PAGESIZE) / sizeof(struct mlx5_cqe64);
+	struct mlx5_cqe64 cqe;
+	struct fx_cq cq = { 0 };
+	int fd;
+
+	ck_assert_int_eq(rocemu_cq_create(fx.client, &req, &cq.layout, &fd), 0);
+	cq.cqn = cq.layout.cqn;
+	cq.map = mmap(NULL, cq.layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(cq.map, MAP_FAILED);
+	close(fd);
+	/* 4 MiB of CQEs, one page of them touched: the entry the shim polls first. */
+	ck_assert_uint_eq(ring_pages_resident(&cq), 1);
+	ck_assert(!fx_poll(&cq, &cqe));
+	expect_next_hardware_owned(&cq);
+	write_and_poll(&cq, (uint32_t)per_page);
+	/* The page written, and the next one's first entry, which the shim polls next. */
+	ck_assert_uint_eq(ring_pages_resident(&cq), 2);
+
+	/* Unpolled CQEs move to a ring four times the size, which again starts untouched. */
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert(write_cqe(&cq, &send_ok));
+	munmap(cq.map, cq.layout.size);
+	resize.cqn = cq.cqn;
+	ck_assert_int_eq(rocemu_cq_resize(fx.client, &resize, &cq.layout, &fd), 0);
+	cq.map = mmap(NULL, cq.layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(cq.map, MAP_FAILED);
+	close(fd);
+	ck_assert_uint_le(ring_pages_resident(&cq), 2);
+	for (uint32_t i = 0; i < 3; i++)
+		fx_expect_cqe(&cq, MLX5_CQE_REQ, send_ok.wqe_counter, 0);
+	ck_assert(!fx_poll(&cq, &cqe));
+	expect_next_hardware_owned(&cq);
+	write_and_poll(&cq, 2 * (uint32_t)per_page);
+	munmap(cq.map, cq.layout.size);
 }
 END_TEST
 
@@ -279,6 +363,7 @@ static Suite *cqe_suite(void)
 
 	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
 	tcase_add_test(tc, test_owner_bit_each_pass);
+	tcase_add_test(tc, test_ring_untouched);
 	tcase_add_test(tc, test_cqe_fields);
 	tcase_add_test(tc, test_scatter_32);
 	tcase_add_test(tc, test_overrun_puts_cq_in_error);

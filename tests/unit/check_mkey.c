@@ -46,6 +46,8 @@ static void client_init(struct rocemu_client *c, struct rocemu_ufile *f)
 	rocemu_list_init(&f->dms);
 	*c = (struct rocemu_client){ .emu = &emu, .dev = &dev, .pid = getpid(), .ufile = f };
 	rocemu_list_init(&c->mws);
+	ck_assert_int_eq(rocemu_charge_account(rocemu_account_of(&emu, c->pid, "check_mkey"), NULL,
+					       &c->charge, ROCEMU_RES_CONN, ROCEMU_OBJ_ONLY), 0);
 }
 
 static struct rocemu_pd *pd_new(struct rocemu_client *c)
@@ -61,7 +63,10 @@ static void setup(void)
 {
 	struct rocemu_pd *pd;
 
-	dev.num_pd = dev.num_mr = 0;
+	memset(dev.objs, 0, sizeof(dev.objs));
+	rocemu_list_init(&emu.accounts);
+	rocemu_limits_default(&emu.limits);
+	rocemu_limits_fds_setup(&emu.limits);
 	rocemu_idtable_init(&emu.pds, 1, 64);
 	rocemu_idtable_init(&emu.mrs, 1, 64);
 	rocemu_idtable_init(&emu.mws, 1, 64);
@@ -98,6 +103,9 @@ static void teardown(void)
 	client_objects_free(&bob);
 	rocemu_mm_put(alice.mm);
 	rocemu_mm_put(bob.mm);
+	rocemu_uncharge(&alice.charge);
+	rocemu_uncharge(&bob.charge);
+	ck_assert(rocemu_list_empty(&emu.accounts));
 	rocemu_idtable_free(&emu.pds);
 	rocemu_idtable_free(&emu.mrs);
 	rocemu_idtable_free(&emu.mws);
