@@ -246,6 +246,9 @@ static int owner_gone_main(const char *name_a, const char *name_b, bool exec_vic
 	peer_checks(name_b, h.rkey, buf, victim);
 	bufs_free();
 	dev_close(&dev_b);
+	/* The PD is the owner's, imported: given back as imported (its MR keeps it alive). */
+	ibv_unimport_pd(dev_a.pd);
+	dev_a.pd = NULL;
 	dev_close(&dev_a);
 	return checks_finish();
 }
