@@ -9,31 +9,11 @@
 require_programs ibv_rc_pingpong tshark ss
 use_test_net 72
 
-# pingpong ITERS: ibv_rc_pingpong from rocemu1 to rocemu0, 4 KiB, checked.
-pingpong() {
-	next_port
-	run_pair "ibv_rc_pingpong -n $1" 60 \
-		ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s 4096 -n "$1" \
-		--client ibv_rc_pingpong -d rocemu1 -g 0 -c -p "$PAIR_PORT" -s 4096 -n "$1" 127.0.0.1
-	expect_both "^$1 iters in " "ibv_rc_pingpong -n $1: every iteration"
-}
-
 # frames FILE: the number of frames tshark reads in FILE (fails on a damaged file).
 frames() {
 	capture 30 tshark -r "$1" -T fields -e frame.number || fail "tshark cannot read $1: $(tail -2 "$OUT")"
 	expect_none "cut short|appears to be damaged|corrupt" "$(basename "$1"): whole and readable"
 	FRAMES=$(grep -c '^[0-9]' "$OUT")
-}
-
-# refused WHAT ERE ARGS...: `rocemu ARGS` fails and says ERE.
-refused() {
-	local what=$1 ere=$2
-
-	shift 2
-	if capture 10 "$ROCEMU" "$@"; then
-		fail "$what: rocemu $* succeeded"
-	fi
-	expect "$ere" "$what: refused, saying why"
 }
 
 capture_cmd() {
@@ -42,24 +22,24 @@ capture_cmd() {
 	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
 	export ROCEMU_DEVICES
 	start_daemon
-	pingpong 5
+	pingpong_4k 5
 	(cd "$WORK_DIR" && run_with_timeout 10 "$ROCEMU" capture rocemu0 -w "$file") ||
 		fail "rocemu capture rocemu0 -w $file failed"
 	capture 10 "$ROCEMU" status
 	expect_fixed "port ACTIVE mtu 4096 capture $WORK_DIR/$file" "status names the capture file, made absolute"
-	refused "a second capture" "captures already" capture rocemu0 -w "$WORK_DIR/other.pcap"
-	refused "an unknown device" "no device nosuchdev" capture nosuchdev -w "$WORK_DIR/x.pcap"
-	refused "a file in no directory" "cannot write .*/nonexistent/x.pcap: No such file" \
+	cli_refused "a second capture" "captures already" capture rocemu0 -w "$WORK_DIR/other.pcap"
+	cli_refused "an unknown device" "no device nosuchdev" capture nosuchdev -w "$WORK_DIR/x.pcap"
+	cli_refused "a file in no directory" "cannot write .*/nonexistent/x.pcap: No such file" \
 		capture rocemu1 -w "$WORK_DIR/nonexistent/x.pcap"
-	pingpong 20
+	pingpong_4k 20
 	run_with_timeout 10 "$ROCEMU" capture rocemu0 stop || fail "rocemu capture rocemu0 stop failed"
-	refused "a stop without a capture" "rocemu0 has no capture running" capture rocemu0 stop
+	cli_refused "a stop without a capture" "rocemu0 has no capture running" capture rocemu0 stop
 	frames "$WORK_DIR/$file"
 	before=$FRAMES
 	[ "$before" -ge 100 ] || fail "$file holds $before frames, not the 20 round trips' 100 or more"
 	ok "$file: $before frames of the 20 round trips"
 	check_capture "$WORK_DIR/$file"
-	pingpong 5
+	pingpong_4k 5
 	frames "$WORK_DIR/$file"
 	[ "$FRAMES" -eq "$before" ] || fail "$file grew from $before to $FRAMES frames after the stop"
 	ok "$file: nothing added after the stop"

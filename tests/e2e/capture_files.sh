@@ -13,26 +13,6 @@ use_test_net 36
 [ "$(id -u)" -eq 0 ] || skip "needs root: another user's directory and a small tmpfs"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 
-# pingpong ITERS: ibv_rc_pingpong from rocemu1 to rocemu0, 4 KiB, checked.
-pingpong() {
-	next_port
-	run_pair "ibv_rc_pingpong -n $1" 60 \
-		ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s 4096 -n "$1" \
-		--client ibv_rc_pingpong -d rocemu1 -g 0 -c -p "$PAIR_PORT" -s 4096 -n "$1" 127.0.0.1
-	expect_both "^$1 iters in " "ibv_rc_pingpong -n $1: every iteration"
-}
-
-# refused WHAT ERE ARGS...: `rocemu ARGS` fails and says ERE.
-refused() {
-	local what=$1 ere=$2
-
-	shift 2
-	if capture 10 "$ROCEMU" "$@"; then
-		fail "$what: rocemu $* succeeded"
-	fi
-	expect "$ere" "$what: refused, saying why"
-}
-
 # unchanged FILE TEXT: FILE still holds just TEXT.
 unchanged() {
 	[ "$(cat "$1")" = "$2" ] || fail "$1 was changed: $(head -c 64 "$1" | od -c | head -2)"
@@ -61,21 +41,21 @@ capture_files() {
 	unchanged "$secret" "only root writes this"
 
 	start_daemon
-	refused "a capture through a link" "cannot write .*rocemu0.pcap: File exists" \
+	cli_refused "a capture through a link" "cannot write .*rocemu0.pcap: File exists" \
 		capture rocemu0 -w "$shared/rocemu0.pcap"
 	unchanged "$secret" "only root writes this"
-	refused "another user's file" "cannot write .*theirs.pcap: File exists" \
+	cli_refused "another user's file" "cannot write .*theirs.pcap: File exists" \
 		capture rocemu0 -w "$shared/theirs.pcap"
 	unchanged "$shared/theirs.pcap" "theirs"
 	ln -s "$secret" "$WORK_DIR/link-$BACKEND.pcap" || fail "ln -s"
-	refused "a link in a directory of this user's" \
+	cli_refused "a link in a directory of this user's" \
 		"cannot write .*link-$BACKEND.pcap: Too many levels of symbolic links" \
 		capture rocemu0 -w "$WORK_DIR/link-$BACKEND.pcap"
 	unchanged "$secret" "only root writes this"
 
 	run_with_timeout 10 "$ROCEMU" capture rocemu0 -w "$shared/mine.pcap" ||
 		fail "a new file in $shared refused"
-	pingpong 5
+	pingpong_4k 5
 	run_with_timeout 10 "$ROCEMU" capture rocemu0 stop || fail "rocemu capture rocemu0 stop failed"
 	mode=$(stat -c %a "$shared/mine.pcap")
 	[ "$mode" = 600 ] || fail "$shared/mine.pcap has mode $mode, not 600"
@@ -94,11 +74,11 @@ capture_files() {
 	echo "+ mount -t tmpfs -o size=64k tmpfs $full" >>"$COMMANDS_LOG"
 	run_with_timeout 10 "$ROCEMU" capture rocemu0 -w "$full/full.pcap" ||
 		{ umount "$full"; fail "a capture to $full/full.pcap refused"; }
-	pingpong 100
+	pingpong_4k 100
 	# The daemon learns of the writer's failure at its next write of records: traffic until it does.
 	for _ in $(seq 20); do
 		grep -q "rocemu0: capture stopped" "$ROCEMU_RUNTIME_DIR/rocemud.log" && break
-		pingpong 2
+		pingpong_4k 2
 	done
 	umount -l "$full" || fail "umount $full"
 	grep -q "rocemu0: capture stopped: No space left on device" "$ROCEMU_RUNTIME_DIR/rocemud.log" ||

@@ -53,6 +53,17 @@ dump_logs() {
 	done
 }
 
+# cli_refused WHAT ERE ARGS...: `rocemu ARGS` fails and says ERE.
+cli_refused() {
+	local what=$1 ere=$2
+
+	shift 2
+	if capture 10 "$ROCEMU" "$@"; then
+		fail "$what: rocemu $* succeeded"
+	fi
+	expect "$ere" "$what: refused, saying why"
+}
+
 fail() {
 	echo "FAIL: $TEST_NAME${BACKEND:+ ($BACKEND)}: $*"
 	dump_logs

@@ -136,6 +136,15 @@ run_pair() {
 	fi
 }
 
+# pingpong_4k ITERS: ibv_rc_pingpong from rocemu1 to rocemu0, 4 KiB, data checked.
+pingpong_4k() {
+	next_port
+	run_pair "ibv_rc_pingpong -n $1" 60 \
+		ibv_rc_pingpong -d rocemu0 -g 0 -c -p "$PAIR_PORT" -s 4096 -n "$1" \
+		--client ibv_rc_pingpong -d rocemu1 -g 0 -c -p "$PAIR_PORT" -s 4096 -n "$1" 127.0.0.1
+	expect_both "^$1 iters in " "ibv_rc_pingpong -n $1: every iteration"
+}
+
 # last_ack_lost RC_A OUT_A RC_B OUT_B: exactly one side failed, on its last
 # SEND (wr_id 2 in ibv_rc_pingpong) with RETRY_EXC_ERR, and the other exited
 # 0. Under injected loss this is how a pingpong may end: the side that
