@@ -219,7 +219,7 @@ fail_charge:
 static int client_attach(struct rocemu_client *c, const void *req, size_t len,
 			 const struct rocemu_mem_proof *proof)
 {
-	return c->mm ? 0 : rocemu_mm_attach(c->emu, c->pid, req, len, proof, &c->mm);
+	return c->mm ? 0 : rocemu_mm_attach(c->emu, c->pid, c->uid, req, len, proof, &c->mm);
 }
 
 int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index, const void *req,

@@ -63,6 +63,7 @@ static int serve(const struct rocemu_daemon_config *cfg, struct rocemu_loop *loo
 	if (ret)
 		return ret;
 	emu.busy_poll = cfg->busy_poll;
+	emu.dma_by_mem = cfg->dma_by_mem;
 	emu.limits = cfg->limits;
 	fds = rocemu_limits_fds_setup(&emu.limits);
 	ret = rocemu_loop_watch_fd(loop, sigfd, on_signal, loop);

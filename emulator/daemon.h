@@ -28,6 +28,7 @@ struct rocemu_daemon_config {
 	bool autostarted;		/* for the log */
 	bool udp_delivery;		/* ROCEMU_DELIVERY=udp: devices of this daemon talk through the kernel too */
 	bool busy_poll;			/* ROCEMU_BUSY_POLL=1: spin while clients are connected */
+	bool dma_by_mem;		/* ROCEMU_DMA=mem: every copy through /proc/PID/mem */
 	struct rocemu_limits limits;	/* ROCEMU_LIMITS over the defaults; fds 0: a share of the daemon's */
 	enum rocemu_wire_mode wire;		/* ROCEMU_WIRE: where the devices' UDP sockets live */
 };

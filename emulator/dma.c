@@ -7,6 +7,7 @@
 #include "emulator/mkey.h"
 #include "emulator/mkey_indirect.h"
 #include "emulator/mm.h"
+#include "emulator/mm_guard.h"
 #include "emulator/mm_watch.h"
 #include "emulator/pd_mr.h"
 #include "emulator/proc_maps.h"
@@ -84,15 +85,15 @@ struct iov_cursor {
 	size_t off;
 };
 
-/* Up to IOV_MAX iovecs of at most limit bytes from c into out; returns their bytes. */
+/* Up to max iovecs of at most limit bytes from c into out; returns their bytes. */
 static size_t cursor_take(const struct iov_cursor *c, size_t limit, struct iovec *out,
-			  unsigned int *nout)
+			  unsigned int max, unsigned int *nout)
 {
 	size_t total = 0, off = c->off, len;
 	unsigned int i;
 
 	*nout = 0;
-	for (i = c->idx; i < c->cnt && *nout < IOV_MAX && total < limit; i++, off = 0) {
+	for (i = c->idx; i < c->cnt && *nout < max && total < limit; i++, off = 0) {
 		len = c->iov[i].iov_len - off;
 		if (len > limit - total)
 			len = limit - total;
@@ -119,40 +120,76 @@ static void cursor_advance(struct iov_cursor *c, size_t bytes)
 	}
 }
 
-/* Copy between the local cursor and [addr, addr + len) of mm; 0 or -errno. */
-static int copy_run(const struct rocemu_mm *mm, struct iov_cursor *lc, uint64_t addr, size_t len,
-		    bool to_remote)
+/* Copy between the local cursor and each range of remote, in mm, through /proc/PID/mem; 0 or -errno. */
+static int copy_by_mem(const struct rocemu_mm *mm, struct iov_cursor *lc,
+		       const struct iovec *remote, unsigned int nremote, bool to_remote)
 {
 	static struct iovec lbuf[IOV_MAX];	/* the daemon is single-threaded */
-	unsigned int nl;
-	size_t bytes;
+	unsigned int i, nl;
+	uint64_t addr;
+	size_t len, bytes;
 	int err;
 
-	while (len) {
-		bytes = cursor_take(lc, len, lbuf, &nl);
-		if (!bytes)
-			return -EFAULT;
-		err = rocemu_mm_copy(mm, lbuf, nl, addr, bytes, to_remote);
-		if (err)
-			return err;
-		cursor_advance(lc, bytes);
-		addr += bytes;
-		len -= bytes;
+	for (i = 0; i < nremote; i++) {
+		addr = (uintptr_t)remote[i].iov_base;
+		for (len = remote[i].iov_len; len; len -= bytes, addr += bytes) {
+			bytes = cursor_take(lc, len, lbuf, IOV_MAX, &nl);
+			if (!bytes)
+				return -EFAULT;
+			err = rocemu_mm_copy(mm, lbuf, nl, addr, bytes, to_remote);
+			if (err)
+				return err;
+			cursor_advance(lc, bytes);
+		}
 	}
 	return 0;
 }
 
+/*
+ * Copy between the local cursor and the ranges of remote, all in mm; 0 or
+ * -errno. By pid through mm's guard where it has one, one call for as many
+ * ranges as it takes (the kernel takes the target's mmap lock and pins its
+ * pages per range); what that does not move goes through /proc/PID/mem.
+ */
+static int copy_run(struct rocemu_mm *mm, struct iov_cursor *lc, const struct iovec *remote,
+		    unsigned int nremote, bool to_remote)
+{
+	static struct iovec lbuf[IOV_MAX], rbuf[IOV_MAX];	/* [0]: the guard's */
+	struct iov_cursor rc = { remote, nremote, 0, 0 };
+	unsigned int nl, nr;
+	size_t bytes;
+	int err;
+
+	for (;;) {
+		/* Remote batch first, then as many local bytes as fit; trim remote to match. */
+		bytes = cursor_take(&rc, SIZE_MAX, rbuf + 1, IOV_MAX - 1, &nr);
+		if (!bytes)
+			return 0;
+		bytes = cursor_take(lc, bytes, lbuf + 1, IOV_MAX - 1, &nl);
+		if (!bytes)
+			return -EFAULT;
+		cursor_take(&rc, bytes, rbuf + 1, IOV_MAX - 1, &nr);
+		if (rocemu_mm_guard_copy(mm, lbuf, nl + 1, rbuf, nr + 1, bytes, to_remote)) {
+			cursor_advance(lc, bytes);
+		} else {
+			err = copy_by_mem(mm, lc, rbuf + 1, nr, to_remote);
+			if (err)
+				return err;
+		}
+		cursor_advance(&rc, bytes);
+	}
+}
+
 bool rocemu_dma_segs_reachable(const struct rocemu_dma_seg *segs, unsigned int n)
 {
-	struct rocemu_mm *synced = NULL;
 	unsigned int i;
 
+	/*
+	 * The reports the loop has read are enough: a munmap returns only once
+	 * the daemon has read its report, so nothing new is mapped at an
+	 * address whose report is still unread, by the thread that unmapped.
+	 */
 	for (i = 0; i < n; i++) {
-		/* Pending reports are read once per address space met. */
-		if (segs[i].gen != ROCEMU_MM_FOLLOWS && segs[i].mm != synced) {
-			rocemu_mm_watch_sync(segs[i].mm);
-			synced = segs[i].mm;
-		}
 		if (!rocemu_mm_reachable(segs[i].mm, (uintptr_t)segs[i].iov.iov_base,
 					 segs[i].iov.iov_len, segs[i].gen))
 			return false;
@@ -163,50 +200,45 @@ bool rocemu_dma_segs_reachable(const struct rocemu_dma_seg *segs, unsigned int n
 int rocemu_dma_copy(const struct rocemu_mm *owner, const struct iovec *local, unsigned int nlocal,
 		    const struct rocemu_dma_seg *remote, unsigned int nremote, bool to_remote)
 {
+	static struct iovec run[IOV_MAX - 1];	/* the daemon is single-threaded */
 	struct iov_cursor lc = { local, nlocal, 0, 0 };
-	const struct rocemu_mm *mm = NULL;
-	uint64_t addr = 0;
-	size_t len = 0;
-	unsigned int i;
+	struct rocemu_mm *mm;
+	unsigned int i, n;
 	int err;
 
-	/*
-	 * One call per run of adjacent segments of one address space: the
-	 * kernel takes the target's mmap lock and finds its VMA for each.
-	 */
 	if (!rocemu_dma_segs_reachable(remote, nremote))
 		return -EFAULT;
 	/*
 	 * /proc/PID/mem forces its way (FOLL_FORCE) into what the process maps
-	 * read-only or not at all: memory that follows the mapping (ODP,
-	 * unwatched) is checked as a page fault would be. A pid that is not
-	 * the address space's any more can only mislead the check of memory
-	 * the copy then cannot reach.
+	 * read-only or not at all, and so may a copy that falls back to it:
+	 * memory that follows the mapping (ODP, unwatched) is checked as a
+	 * page fault would be. A pid that is not the address space's any more
+	 * can only mislead the check of memory the copy then cannot reach.
 	 */
 	for (i = 0; i < nremote; i++)
 		if (remote[i].gen == ROCEMU_MM_FOLLOWS && remote[i].iov.iov_len &&
 		    rocemu_proc_range_check(remote[i].mm->pid, (uintptr_t)remote[i].iov.iov_base,
 					    remote[i].iov.iov_len, to_remote))
 			return -EFAULT;
-	for (i = 0; i <= nremote; i++) {
-		if (i < nremote && len && remote[i].mm == mm &&
-		    addr + len == (uintptr_t)remote[i].iov.iov_base) {
-			len += remote[i].iov.iov_len;
-			continue;
+	/* One run per stretch of segments in one address space, adjacent ones joined. */
+	for (i = 0; i < nremote;) {
+		mm = remote[i].mm;
+		for (n = 0; i < nremote && remote[i].mm == mm; i++) {
+			if (n && (char *)run[n - 1].iov_base + run[n - 1].iov_len ==
+					 (char *)remote[i].iov.iov_base) {
+				run[n - 1].iov_len += remote[i].iov.iov_len;
+				continue;
+			}
+			if (n == IOV_MAX - 1)
+				break;
+			run[n++] = remote[i].iov;
 		}
-		if (len) {
-			err = copy_run(mm, &lc, addr, len, to_remote);
-			/* Another address space gone is memory gone, not the QP's process. */
-			if (err == -ESRCH && mm != owner)
-				err = -EFAULT;
-			if (err)
-				return err;
-		}
-		if (i < nremote) {
-			mm = remote[i].mm;
-			addr = (uintptr_t)remote[i].iov.iov_base;
-			len = remote[i].iov.iov_len;
-		}
+		err = copy_run(mm, &lc, run, n, to_remote);
+		/* Another address space gone is memory gone, not the QP's process. */
+		if (err == -ESRCH && mm != owner)
+			err = -EFAULT;
+		if (err)
+			return err;
 	}
 	return 0;
 }

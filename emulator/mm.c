@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
+#include "emulator/mm_guard.h"
 #include "emulator/mm_watch.h"
 #include "rocemu/log.h"
 
@@ -40,6 +42,22 @@ static struct rocemu_mm *mm_new(struct rocemu_emu *emu, pid_t pid, int fd, int u
 	return mm;
 }
 
+int rocemu_pid_fd_take(pid_t pid, int fd)
+{
+	int pidfd, copy = -1;
+
+	if (fd < 0)
+		return -1;
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd >= 0) {
+		copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+		close(pidfd);
+	}
+#endif
+	return copy;
+}
+
 static int mem_open(pid_t pid)
 {
 	char path[64];
@@ -48,7 +66,7 @@ static int mem_open(pid_t pid)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
-int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, const void *req, size_t len,
+int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, uid_t uid, const void *req, size_t len,
 		     const struct rocemu_mem_proof *proof, struct rocemu_mm **out)
 {
 	struct rocemu_account *acct;
@@ -81,7 +99,9 @@ int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, const void *req, size_t 
 					   (struct rocemu_amount){ .fds = uffd >= 0 ? 2 : 1 }) : -ENOMEM;
 	if (!err) {
 		*out = mm_new(emu, pid, fd, uffd, &charge);
-		if (!*out) {
+		if (*out) {
+			rocemu_mm_guard_take(*out, uid, proof);
+		} else {
 			rocemu_uncharge(&charge);
 			err = -ENOMEM;
 		}
@@ -125,6 +145,7 @@ void rocemu_mm_put(struct rocemu_mm *mm)
 	if (--mm->refs)
 		return;
 	rocemu_mm_watch_stop(mm);
+	rocemu_mm_guard_drop(mm);
 	rocemu_list_del(&mm->node);
 	close(mm->fd);
 	rocemu_uncharge(&mm->charge);

@@ -10,6 +10,8 @@
  * The file is opened at OPEN_DEVICE and IMPORT_DEVICE by the pid the
  * socket names, then proven: the whole request, which carries a random
  * nonce, must read back at the address the request says it lives at.
+ * Copies by pid, which are faster, pass through the process's guard
+ * (mm_guard.h) where it has one.
  */
 #ifndef ROCEMU_EMULATOR_MM_H
 #define ROCEMU_EMULATOR_MM_H
@@ -37,16 +39,22 @@ struct rocemu_mm {
 	struct rocemu_mm_event *events;	/* the ranges they took away, newest last */
 	unsigned int nevents, events_cap;
 	struct rocemu_charge charge;	/* limits.h: fd and uffd, to the process; none for the daemon's */
+	void *guard;			/* our map of its guard page (mm_guard.h), or NULL */
+	uint64_t guard_addr;		/* where it maps that page */
+	uint64_t guard_token;		/* the last token put there */
 };
 
 /*
  * The address space of process pid that holds the len bytes of req at
  * proof->self: one a client of that process already has, else opened
- * now, with proof->uffd taken from the process when the request names
- * one. -ESRCH when pid is not the requester's any more, or -errno.
+ * now, with proof->uffd and the guard taken from the process (of user
+ * uid) when the request names them. -ESRCH when pid is not the
+ * requester's any more, or -errno.
  */
-int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, const void *req, size_t len,
+int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, uid_t uid, const void *req, size_t len,
 		     const struct rocemu_mem_proof *proof, struct rocemu_mm **out);
+/* A copy of fd number fd of process pid (pidfd_getfd), or -1. */
+int rocemu_pid_fd_take(pid_t pid, int fd);
 /* The daemon's own address space (device memory), or NULL with errno. */
 struct rocemu_mm *rocemu_mm_self(struct rocemu_emu *emu);
 struct rocemu_mm *rocemu_mm_get(struct rocemu_mm *mm);
@@ -54,8 +62,9 @@ void rocemu_mm_put(struct rocemu_mm *mm);
 
 /*
  * Copy bytes between our local iovecs and [addr, addr + bytes) of mm
- * (write: into mm). 0, -ESRCH when the address space is gone (its
- * process exited or exec'd), -EFAULT when the range is not all mapped.
+ * through /proc/PID/mem (write: into mm). 0, -ESRCH when the address
+ * space is gone (its process exited or exec'd), -EFAULT when the range is
+ * not all mapped.
  */
 int rocemu_mm_copy(const struct rocemu_mm *mm, const struct iovec *local, unsigned int nlocal,
 		   uint64_t addr, size_t bytes, bool write);

@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 
+#include "emulator/mm.h"
 #include "emulator/pd_mr.h"
 #include "emulator/ufile.h"
 #include "rocemu/log.h"
@@ -38,22 +38,13 @@ static bool is_userfaultfd(int fd)
 
 int rocemu_mm_watch_take(pid_t pid, int uffd)
 {
-	int pidfd, fd = -1;
+	int fd = rocemu_pid_fd_take(pid, uffd);
 
-	if (uffd < 0)
-		return -1;
-#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd >= 0) {
-		fd = (int)syscall(SYS_pidfd_getfd, pidfd, uffd, 0);
-		close(pidfd);
-	}
-#endif
 	if (fd >= 0 && !is_userfaultfd(fd)) {
 		close(fd);
 		fd = -1;
 	}
-	if (fd < 0)
+	if (fd < 0 && uffd >= 0)
 		rocemu_log(ROCEMU_LOG_DEBUG, "pid %d: no userfaultfd: its plain MRs follow the mapping",
 			   (int)pid);
 	return fd;

@@ -190,7 +190,7 @@ static int run(const struct options *opt)
 	struct rocemu_limits limits;
 	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
-	bool udp_delivery, busy_poll;
+	bool udp_delivery, busy_poll, dma_by_mem;
 	enum rocemu_wire_mode wire;
 	long other;
 	int ret;
@@ -206,7 +206,8 @@ static int run(const struct options *opt)
 	}
 	/* local: devices of this daemon hand datagrams over inside it; udp: through the kernel. */
 	if (env_switch("ROCEMU_DELIVERY", "local", "udp", &udp_delivery) ||
-	    env_switch("ROCEMU_BUSY_POLL", "0", "1", &busy_poll) || env_wire(&wire))
+	    env_switch("ROCEMU_BUSY_POLL", "0", "1", &busy_poll) ||
+	    env_switch("ROCEMU_DMA", "pid", "mem", &dma_by_mem) || env_wire(&wire))
 		return 1;
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
@@ -232,12 +233,15 @@ static int run(const struct options *opt)
 	}
 	if (busy_poll)
 		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected");
+	if (dma_by_mem)
+		rocemu_log(ROCEMU_LOG_INFO, "every copy through /proc/PID/mem (ROCEMU_DMA=mem)");
 	cfg = (struct rocemu_daemon_config){ .runtime_dir = dir, .devs = devs,
 					     .num_devs = num_devs,
 					     .idle_exit_s = (unsigned int)idle_exit_seconds(opt),
 					     .autostarted = opt->autostarted,
 					     .udp_delivery = udp_delivery,
-					     .busy_poll = busy_poll, .wire = wire, .limits = limits };
+					     .busy_poll = busy_poll, .dma_by_mem = dma_by_mem,
+					     .wire = wire, .limits = limits };
 	ret = rocemu_daemon_run(&cfg, err, sizeof(err));
 	if (ret && err[0])
 		fprintf(stderr, "rocemud: %s\n", err);

@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 3
+#define ROCEMU_CTRL_VERSION 4
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
@@ -128,15 +128,18 @@ struct rocemu_hello_resp {
  * IMPORT_DEVICE: the daemon opens /proc/PID/mem and reads the whole
  * request back at self, which only the requester's address space holds
  * (nonce is random); it takes fd uffd of the requester (pidfd_getfd), a
- * userfaultfd reporting unmaps, or -1.
+ * userfaultfd reporting unmaps, or -1; and fd guard_fd, a sealed memfd of
+ * one page the requester maps shared at guard, or -1: a copy by pid that
+ * passes through that page reached this address space (emulator/mm_guard.h).
  */
 #define ROCEMU_MEM_NONCE_LEN 16
 
 struct rocemu_mem_proof {
 	uint64_t self;
+	uint64_t guard;
 	uint8_t nonce[ROCEMU_MEM_NONCE_LEN];
 	int32_t uffd;
-	uint32_t reserved;
+	int32_t guard_fd;
 };
 
 struct rocemu_open_device_req {

@@ -43,8 +43,9 @@ int ctrl_client_mem_proof(struct rocemu_mem_proof *proof, const void *req)
 	ssize_t n;
 
 	proof->self = (uintptr_t)req;
+	proof->guard = 0;
 	proof->uffd = -1;
-	proof->reserved = 0;
+	proof->guard_fd = -1;
 	n = getrandom(proof->nonce, sizeof(proof->nonce), 0);
 	return n == (ssize_t)sizeof(proof->nonce) ? 0 : n < 0 ? -errno : -EIO;
 }

@@ -27,7 +27,7 @@ FORCED_NET=${ROCEMU_NET:-}
 # Every setting comes from the test itself, none from the caller's shell.
 unset ROCEMU_DEVICES ROCEMU_RUNTIME_DIR ROCEMU_NET ROCEMU_LOG ROCEMU_ONLY \
 	ROCEMU_DAEMON ROCEMU_SHIM ROCEMU_IDLE_EXIT ROCEMU_PCAP ROCEMU_PCAP_SNAPLEN ROCEMU_FAULTS \
-	ROCEMU_DELIVERY ROCEMU_BUSY_POLL ROCEMU_WIRE ROCEMU_LIMITS
+	ROCEMU_DELIVERY ROCEMU_BUSY_POLL ROCEMU_WIRE ROCEMU_LIMITS ROCEMU_DMA
 
 WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rocemu-$TEST_NAME.XXXXXX") || exit 99
 COMMANDS_LOG=$WORK_DIR/commands.log
@@ -277,6 +277,31 @@ start_daemon() {
 		sleep 0.1
 	done
 	fail "rocemud does not answer after 10 s"
+}
+
+# for_each_dma FUNCTION: FUNCTION, which starts the daemon, once with a
+# daemon copying by pid through each client's guard (ROCEMU_DMA=pid) and
+# once with one copying through /proc/PID/mem alone (ROCEMU_DMA=mem); its
+# debug log says which it did.
+for_each_dma() {
+	local fn=$1 dma guarded log=$ROCEMU_RUNTIME_DIR/rocemud.log
+
+	for dma in pid mem; do
+		echo "== ROCEMU_DMA=$dma"
+		: >"$log"
+		DAEMON_WRAP=(env ROCEMU_DMA="$dma" ROCEMU_LOG=debug)
+		"$fn"
+		stop_daemon "$ROCEMU_RUNTIME_DIR"
+		DAEMON_WRAP=()
+		guarded=$(grep -c "copies by pid through its guard" "$log")
+		if [ "$dma" = pid ]; then
+			[ "$guarded" -gt 0 ] || fail "ROCEMU_DMA=pid: no client's copies went by pid"
+			ok "ROCEMU_DMA=pid: $guarded address spaces were reached by pid through their guard"
+		else
+			[ "$guarded" = 0 ] || fail "ROCEMU_DMA=mem: $guarded address spaces were reached by pid"
+			ok "ROCEMU_DMA=mem: every copy went through /proc/PID/mem"
+		fi
+	done
 }
 
 io_uring_usable() {

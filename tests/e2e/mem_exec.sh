@@ -18,4 +18,8 @@ mem_exec() {
 	expect "^0 failed$" "the exec'd owner's memory neither read nor written ($(grep -c '^ok: ' "$OUT") checks)"
 }
 
-for_each_backend mem_exec
+mem_exec_both() {
+	for_each_dma mem_exec
+}
+
+for_each_backend mem_exec_both

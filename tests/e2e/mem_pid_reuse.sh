@@ -32,4 +32,8 @@ mem_pid_reuse() {
 	expect "^0 failed$" "the victim's memory neither read nor written ($(grep -c '^ok: ' "$OUT") checks)"
 }
 
-for_each_backend mem_pid_reuse
+mem_pid_reuse_both() {
+	for_each_dma mem_pid_reuse
+}
+
+for_each_backend mem_pid_reuse_both

@@ -3,17 +3,20 @@
  * The DMA engine (emulator/dma.c) over the test's own memory: every access
  * is checked (key, owner, PD, rights, bounds in the key's iova space)
  * before any byte moves, with the distinct error of each check; SGE lists
- * split into iovecs; the copy itself through process_vm_readv/writev.
+ * split into iovecs; the copy itself by pid through the client's guard
+ * (emulator/mm_guard.h), else through /proc/PID/mem.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "emulator/mm.h"
+#include "emulator/mm_guard.h"
 #include "emulator/mm_watch.h"
 #include "emulator/dma.h"
 #include "tests/unit/fixture.h"
@@ -189,7 +192,7 @@ START_TEST(test_copy_to_gone_process)
 	siginfo_t info;
 	pid_t pid;
 
-	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .uffd = -1 };
+	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .uffd = -1, .guard_fd = -1 };
 	memcpy(req.mem.nonce, "child's request", sizeof(req.mem.nonce));
 	ck_assert_int_eq(pipe(go), 0);
 	pid = fork();
@@ -200,9 +203,9 @@ START_TEST(test_copy_to_gone_process)
 		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
 	}
 	/* The child holds the request where it says (a copy of ours); nothing else does. */
-	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, &req, sizeof(req), &req.mem, &remote.mm), 0);
+	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, getuid(), &req, sizeof(req), &req.mem, &remote.mm), 0);
 	req.pid = 2;
-	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, &req, sizeof(req), &req.mem, &other), -ESRCH);
+	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, getuid(), &req, sizeof(req), &req.mem, &other), -ESRCH);
 	ck_assert_int_eq(write(go[1], "x", 1), 1);
 	/* Exited, not reaped yet: a zombie has no memory left. */
 	ck_assert_int_eq(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0);
@@ -214,6 +217,89 @@ START_TEST(test_copy_to_gone_process)
 	rocemu_mm_put(remote.mm);
 	close(go[0]);
 	close(go[1]);
+}
+END_TEST
+
+/* A child's command loop: 'f' maps a page of its own over the guard at at; 'q' exits. */
+static void guard_child(int cmd, int reply, void *at)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char c;
+
+	while (read(cmd, &c, 1) == 1 && c != 'q') {
+		if (c == 'f' && mmap(at, page, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != at)
+			_exit(1);
+		if (write(reply, &c, 1) != 1)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/*
+ * A process with a guard is reached by pid through it, both ways, when it
+ * is of the daemon's user; one of another user never is. When the
+ * guard's address holds another page (as in another process would), the
+ * write that reached it is seen, the guard is given up, and the copy is
+ * made through /proc/PID/mem, into the right memory.
+ */
+START_TEST(test_copy_by_pid_guard)
+{
+	static char target[64];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char out[sizeof(target)], in[sizeof(target)], c;
+	struct iovec local_out = { out, sizeof(out) }, local_in = { in, sizeof(in) };
+	struct rocemu_dma_seg remote = { { target, sizeof(target) }, NULL, 0 };
+	struct rocemu_open_device_req req = { .pid = 3 };
+	int cmd[2], reply[2], fd;
+	void *guard;
+	pid_t pid;
+
+	fd = memfd_create("guard", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)page), 0);
+	ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	guard = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(guard, MAP_FAILED);
+	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .guard = (uintptr_t)guard,
+					     .uffd = -1, .guard_fd = fd };
+	memcpy(req.mem.nonce, "guarded request", sizeof(req.mem.nonce));
+	ck_assert_int_eq(pipe(cmd), 0);
+	ck_assert_int_eq(pipe(reply), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		guard_child(cmd[0], reply[1], guard);
+	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, geteuid() + 1, &req, sizeof(req),
+					  &req.mem, &remote.mm), 0);
+	ck_assert_ptr_null(remote.mm->guard);
+	rocemu_mm_put(remote.mm);
+	ck_assert_int_eq(rocemu_mm_attach(&fx.emu, pid, geteuid(), &req, sizeof(req), &req.mem,
+					  &remote.mm), 0);
+	ck_assert_ptr_nonnull(remote.mm->guard);
+	memset(out, 'p', sizeof(out));
+	ck_assert_int_eq(rocemu_dma_copy(remote.mm, &local_out, 1, &remote, 1, true), 0);
+	ck_assert_int_eq(rocemu_dma_copy(remote.mm, &local_in, 1, &remote, 1, false), 0);
+	ck_assert_mem_eq(in, out, sizeof(in));
+	ck_assert_ptr_nonnull(remote.mm->guard);
+	/* Another page at the guard's address: the next write finds out. */
+	ck_assert_int_eq(write(cmd[1], "f", 1), 1);
+	ck_assert_int_eq(read(reply[0], &c, 1), 1);
+	memset(out, 'm', sizeof(out));
+	ck_assert_int_eq(rocemu_dma_copy(remote.mm, &local_out, 1, &remote, 1, true), 0);
+	ck_assert_ptr_null(remote.mm->guard);
+	memset(in, 0, sizeof(in));
+	ck_assert_int_eq(rocemu_dma_copy(remote.mm, &local_in, 1, &remote, 1, false), 0);
+	ck_assert_mem_eq(in, out, sizeof(in));
+	ck_assert_int_eq(write(cmd[1], "q", 1), 1);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	rocemu_mm_put(remote.mm);
+	munmap(guard, page);
+	close(fd);
+	close(cmd[0]);
+	close(cmd[1]);
+	close(reply[0]);
+	close(reply[1]);
 }
 END_TEST
 
@@ -233,6 +319,7 @@ static Suite *dma_suite(void)
 	tcase_add_test(tc, test_invalidated_key);
 	tcase_add_test(tc, test_copy);
 	tcase_add_test(tc, test_copy_to_gone_process);
+	tcase_add_test(tc, test_copy_by_pid_guard);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -68,7 +68,7 @@ static void client_open(struct rocemu_client *c, struct rocemu_open_device_resp 
 {
 	struct rocemu_open_device_req req = { .pid = (uint32_t)getpid() };
 
-	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .uffd = -1 };
+	req.mem = (struct rocemu_mem_proof){ .self = (uintptr_t)&req, .uffd = -1, .guard_fd = -1 };
 	memcpy(req.mem.nonce, &c, sizeof(c));
 	ck_assert_int_eq(rocemu_client_open_device(c, 0, &req, sizeof(req), &req.mem, resp, fds,
 						   nfds), 0);
