@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# ROCEMU_BUSY_POLL=1, the latency mode for machines with a core to spare:
+# the daemon never sleeps while a client is connected (always runnable,
+# state R) and sleeps again (state S) once none is, so an idle daemon still
+# takes no CPU; a pingpong runs as usual. The default daemon sleeps while a
+# connected client does nothing. A value that is neither 0 nor 1 stops the
+# daemon with a one-line reason.
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_pair.sh"
+require_programs ibv_rc_pingpong
+use_test_net 34
+
+SAMPLES=10
+
+# states PID: the scheduler states of PID, SAMPLES of them 0.1 s apart, as one word (e.g. RRRSR).
+states() {
+	local s=""
+
+	for _ in $(seq "$SAMPLES"); do
+		s+=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+		sleep 0.1
+	done
+	echo "$s"
+}
+
+# count CHAR WORD: how many times CHAR is in WORD.
+count() { local only=${2//[^$1]/}; echo "${#only}"; }
+
+# ready_then_sample PORT PID: the server listens (holding its context); sample the daemon now.
+ready_then_sample() {
+	wait_listening "$1" "$2" || return 1
+	CONNECTED_STATES=$(states "$DAEMON")
+}
+
+# pingpong_sampled MODE: one pingpong; the daemon's states while the server waits for its client.
+pingpong_sampled() {
+	next_port
+	PAIR_READY=ready_then_sample run_pair "ibv_rc_pingpong, poll $1" 60 \
+		ibv_rc_pingpong -d rocemu0 -g 0 -p "$PAIR_PORT" -n 100 \
+		--client ibv_rc_pingpong -d rocemu1 -g 0 -p "$PAIR_PORT" -n 100 "$(addr 1)"
+}
+
+busy_poll() {
+	local idle
+
+	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	export ROCEMU_DEVICES
+
+	capture 10 env ROCEMU_BUSY_POLL=yes "$ROCEMUD" && fail "rocemud started with ROCEMU_BUSY_POLL=yes"
+	expect_fixed 'ROCEMU_BUSY_POLL="yes" is neither 0 nor 1' "a bad ROCEMU_BUSY_POLL is refused"
+
+	ROCEMU_BUSY_POLL=1 start_daemon
+	DAEMON=$(daemon_pid)
+	[ -n "$DAEMON" ] || fail "no daemon pid"
+	capture 10 "$ROCEMU" status || fail "rocemu status: $(cat "$OUT")"
+	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery local poll busy " "status says the daemon busy-polls"
+	sleep 1	# status's own connection is gone
+	idle=$(states "$DAEMON")
+	[ "$(count S "$idle")" -ge $((SAMPLES - 2)) ] || fail "busy poll, no client: the daemon should sleep, states $idle"
+	ok "busy poll, no client: the daemon sleeps ($idle)"
+	pingpong_sampled busy
+	[ "$(count R "$CONNECTED_STATES")" -eq "$SAMPLES" ] ||
+		fail "busy poll, a client connected: the daemon should stay runnable, states $CONNECTED_STATES"
+	ok "busy poll, a client connected: the daemon spins ($CONNECTED_STATES)"
+	sleep 1
+	idle=$(states "$DAEMON")
+	[ "$(count S "$idle")" -ge $((SAMPLES - 2)) ] || fail "busy poll, clients gone: the daemon should sleep again, states $idle"
+	ok "busy poll, clients gone: the daemon sleeps again ($idle)"
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+
+	start_daemon
+	DAEMON=$(daemon_pid)
+	pingpong_sampled sleep
+	[ "$(count S "$CONNECTED_STATES")" -ge $((SAMPLES - 2)) ] ||
+		fail "default, a client connected and idle: the daemon should sleep, states $CONNECTED_STATES"
+	ok "default, a client connected and idle: the daemon sleeps ($CONNECTED_STATES)"
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+}
+
+for_each_backend busy_poll
