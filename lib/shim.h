@@ -14,10 +14,12 @@
 #endif
 #include "config.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
@@ -487,8 +489,39 @@ const struct ibv_device *rocemu_device_named(const char *name, size_t len, bool 
 /* True once this process has listed an emulated device. */
 bool rocemu_devices_listed(void);
 
-/* Open the RDMA CM file (ucma.c) with open(2)'s flags: its descriptor or -errno. */
+/* ---- the files programs probe for RDMA devices (dev_files.c) ---- */
+
+/* What a probed path is: nothing of ours, an emulated device's node, a file of an emulated device. */
+enum rocemu_dev_file { ROCEMU_DEV_FILE_OTHER, ROCEMU_DEV_FILE_NODE, ROCEMU_DEV_FILE_SYSFS };
+/*
+ * Classify path. For a device node *dev is the device; for a sysfs path
+ * sysfs holds the daemon's file that stands for it.
+ */
+enum rocemu_dev_file rocemu_dev_file_probe(const char *path, const struct ibv_device **dev,
+					   char sysfs[PATH_MAX]);
+/* True when path is the RDMA CM file and this process has listed emulated devices. */
+bool rocemu_dev_file_is_ucma(const char *path);
+/* The uverbs character device as stat(2) shows it. */
+void rocemu_dev_node_stat(const struct ibv_device *dev, struct stat64 *st);
+/* access(2) of a mode 0666 node: read and write, not execute. */
+int rocemu_dev_node_access(int mode);
+
+/* ---- libc's own functions, past the shim's overrides (libc_overrides.c) ---- */
+
+/* For the shim's own descriptors, which the overrides would look up in vain. */
+ssize_t rocemu_libc_write(int fd, const void *buf, size_t n);
+int rocemu_libc_close(int fd);
+
+/* ---- the RDMA CM file (ucma.c) ---- */
+
+/* Open the RDMA CM file with open(2)'s flags: its descriptor or -errno. */
 int rocemu_ucma_open(int flags);
+/* write(2) to fd when it is an RDMA CM file: true, and *ret as write returns (errno set). */
+bool rocemu_ucma_write(int fd, const void *buf, size_t n, ssize_t *ret);
+/* close(2) of fd: an RDMA CM file's descriptor lets go of the file. */
+void rocemu_ucma_close(int fd);
+/* fstat(2) of fd when it is an RDMA CM file (a character device): true. */
+bool rocemu_ucma_fstat(int fd, struct stat64 *st);
 
 /* ---- an RDMA CM file's ids, for when rocemud is gone (ucma_ids.c); caller serializes ---- */
 

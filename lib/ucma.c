@@ -8,11 +8,11 @@
  * connection that carries each write() of the ABI to the daemon; the
  * daemon's answer is copied to the command's response address, as the
  * kernel's copy_to_user does. fstat shows a character device, as librdmacm
- * checks. Every other descriptor costs one atomic load.
+ * checks. The libc overrides (libc_overrides.c) bring open, write, close
+ * and fstat here; every other descriptor costs them one atomic load.
  */
 #include "shim.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -49,32 +49,6 @@ static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Every file's record of its ids (MIGRATE_ID moves one between two files). */
 static pthread_mutex_t ids_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* libc's own function name, found once. */
-static void *libc_next(const char *name, void **cache)
-{
-	void *p = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-
-	if (!p) {
-		p = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(cache, p, __ATOMIC_RELEASE);
-	}
-	return p;
-}
-
-static ssize_t libc_write(int fd, const void *buf, size_t n)
-{
-	static void *fn;
-
-	return ((ssize_t(*)(int, const void *, size_t))libc_next("write", &fn))(fd, buf, n);
-}
-
-static int libc_close(int fd)
-{
-	static void *fn;
-
-	return ((int (*)(int))libc_next("close", &fn))(fd);
-}
-
 /* The file behind fd with a reference taken, or NULL; remove also takes it out of the table. */
 static struct ucma_file *file_get(int fd, bool remove)
 {
@@ -109,7 +83,7 @@ static void file_put(struct ucma_file *f)
 	if (!last)
 		return;
 	rocemu_conn_close(&f->conn);
-	libc_close(f->read_fd);
+	rocemu_libc_close(f->read_fd);
 	free(f->ids.v);
 	free(f);
 }
@@ -160,8 +134,8 @@ int rocemu_ucma_open(int flags)
 	if (!err)
 		return fd;
 	if (f->read_fd >= 0)
-		libc_close(f->read_fd);
-	libc_close(fd);
+		rocemu_libc_close(f->read_fd);
+	rocemu_libc_close(fd);
 fail_conn:
 	rocemu_conn_close(&f->conn);
 fail:
@@ -254,23 +228,22 @@ static ssize_t ucma_write(struct ucma_file *f, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-ssize_t write(int fd, const void *buf, size_t n)
+bool rocemu_ucma_write(int fd, const void *buf, size_t n, ssize_t *ret)
 {
 	struct ucma_file *f = file_get(fd, false);
-	ssize_t ret;
 
 	if (__builtin_expect(!f, 1))
-		return libc_write(fd, buf, n);
-	ret = ucma_write(f, buf, n);
+		return false;
+	*ret = ucma_write(f, buf, n);
 	file_put(f);
-	if (ret < 0) {
-		errno = (int)-ret;
-		return -1;
+	if (*ret < 0) {
+		errno = (int)-*ret;
+		*ret = -1;
 	}
-	return ret;
+	return true;
 }
 
-int close(int fd)
+void rocemu_ucma_close(int fd)
 {
 	struct ucma_file *f = file_get(fd, true);
 
@@ -278,26 +251,19 @@ int close(int fd)
 		file_put(f);	/* this call's */
 		file_put(f);	/* the application's descriptor's */
 	}
-	return libc_close(fd);
 }
 
-int fstat64(int fd, struct stat64 *st)
+bool rocemu_ucma_fstat(int fd, struct stat64 *st)
 {
 	struct ucma_file *f = file_get(fd, false);
 
-	if (f) {
-		file_put(f);
-		memset(st, 0, sizeof(*st));
-		st->st_mode = S_IFCHR | 0666;
-		st->st_nlink = 1;
-		st->st_rdev = makedev(MISC_MAJOR, UCMA_MINOR);
-		st->st_blksize = 4096;
-		return 0;
-	}
-	return fstatat64(fd, "", st, AT_EMPTY_PATH);
-}
-
-int fstat(int fd, struct stat *st)
-{
-	return fstat64(fd, (struct stat64 *)st);
+	if (!f)
+		return false;
+	file_put(f);
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFCHR | 0666;
+	st->st_nlink = 1;
+	st->st_rdev = makedev(MISC_MAJOR, UCMA_MINOR);
+	st->st_blksize = 4096;
+	return true;
 }
