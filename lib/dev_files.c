@@ -9,12 +9,13 @@
  *   (mode 0666, major 231, minor 192 + index); opening it still fails, and
  *   readlink() says EINVAL (not a link);
  * - /sys/class/infiniband/<dev>[/...] is the daemon's tree at ibdev_path;
- * - /dev/infiniband/rdma_cm opens rocemud's RDMA CM (ucma.c) once this
- *   process has listed emulated devices, as librdmacm does before it opens it.
+ * - /dev/infiniband/rdma_cm opens rocemud's RDMA CM (lib/cm/ucma.c) once
+ *   this process has listed emulated devices, as librdmacm does before it
+ *   opens it.
  * A device counts once this process listed it (ibv_get_device_list), so the
  * shim stays inert. Any other path costs one prefix test.
  */
-#include "shim.h"
+#include "lib/shim.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 
 #define DEV_NODE_PREFIX "/dev/infiniband/"
 #define SYSFS_PREFIX "/sys/class/infiniband/"
-#define UCMA_DEV_NODE DEV_NODE_PREFIX "rdma_cm"	/* the RDMA CM file: ucma.c */
+#define UCMA_DEV_NODE DEV_NODE_PREFIX "rdma_cm"	/* the RDMA CM file: lib/cm/ucma.c */
 #define UVERBS_MAJOR 231	/* the kernel's IB_UVERBS_MAJOR and IB_UVERBS_BASE_MINOR */
 #define UVERBS_BASE_MINOR 192
 

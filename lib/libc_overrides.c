@@ -2,13 +2,13 @@
 /*
  * The libc functions librocemu.so exports, all of them here: preloaded, the
  * shim answers in front of libc for the files of emulated devices
- * (dev_files.c) and for the RDMA CM file (ucma.c), and hands every other
- * path or descriptor to libc after one test. A path goes to the *at form
- * (which is what glibc's own stat, access and open call), a descriptor to
- * the next definition of the function, found with dlsym(RTLD_NEXT).
+ * (dev_files.c) and for the RDMA CM file (lib/cm/ucma.c), and hands every
+ * other path or descriptor to libc after one test. A path goes to the *at
+ * form (which is what glibc's own stat, access and open call), a descriptor
+ * to the next definition of the function, found with dlsym(RTLD_NEXT).
  */
 #undef _FORTIFY_SOURCE		/* this file defines open and readlink itself */
-#include "shim.h"
+#include "lib/shim.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -88,7 +88,7 @@ int access(const char *path, int mode)
 
 _Static_assert(sizeof(void *) == 8, "open64 is open only where O_LARGEFILE is implied");
 
-/* open(2): the RDMA CM file opens rocemud's (ucma.c); an emulated device's sysfs file, the daemon's. */
+/* open(2): the RDMA CM file is rocemud's (lib/cm/ucma.c), a device's sysfs file the daemon's. */
 int open(const char *path, int flags, ...)
 {
 	const struct ibv_device *dev;
@@ -136,7 +136,7 @@ ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
 	}
 }
 
-/* write(2): a command to an RDMA CM file goes to rocemud (ucma.c). */
+/* write(2): a command to an RDMA CM file goes to rocemud (lib/cm/ucma.c). */
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	ssize_t ret;
@@ -146,14 +146,14 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return rocemu_libc_write(fd, buf, n);
 }
 
-/* close(2): an RDMA CM file's descriptor lets go of the file first (ucma.c). */
+/* close(2): an RDMA CM file's descriptor lets go of the file first (lib/cm/ucma.c). */
 int close(int fd)
 {
 	rocemu_ucma_close(fd);
 	return rocemu_libc_close(fd);
 }
 
-/* fstat64(2): an RDMA CM file is a character device (ucma.c). */
+/* fstat64(2): an RDMA CM file is a character device (lib/cm/ucma.c). */
 int fstat64(int fd, struct stat64 *st)
 {
 	if (rocemu_ucma_fstat(fd, st))
