@@ -9,6 +9,7 @@
  */
 #undef _FORTIFY_SOURCE		/* this file defines open and readlink itself */
 #include "lib/shim.h"
+#include "lib/cm/ucma.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -12,6 +12,7 @@
  * and fstat here; every other descriptor costs them one atomic load.
  */
 #include "lib/shim.h"
+#include "lib/cm/ucma.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,6 +8,7 @@
  * waits for events that will never come.
  */
 #include "lib/shim.h"
+#include "lib/cm/ucma.h"
 
 #include <errno.h>
 #include <stdlib.h>
