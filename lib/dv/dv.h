@@ -22,6 +22,9 @@ static inline void *dv_refuse(void)
 
 struct ibv_qp_init_attr_ex;
 
+/* Internal to the shim, as shim.h's declarations: not exported from librocemu.so. */
+#pragma GCC visibility push(hidden)
+
 /*
  * mlx5dv_qp_flags.c: mlx5dv_create_qp's create_flags for a QP of attr's
  * type into *vendor_flags (ROCEMU_QP_VENDOR_*). Returns 0 or the errno
@@ -29,5 +32,7 @@ struct ibv_qp_init_attr_ex;
  */
 int rocemu_dv_qp_create_flags(const struct ibv_qp_init_attr_ex *attr, uint32_t create_flags,
 			      uint32_t *vendor_flags);
+
+#pragma GCC visibility pop
 
 #endif /* ROCEMU_DV_H */
