@@ -4,7 +4,7 @@
  * on <runtime_dir>/autostart.lock so that racing processes start one
  * daemon, detached (double fork, setsid) so it outlives the program.
  */
-#include "shim.h"
+#include "lib/shim.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>

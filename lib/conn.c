@@ -6,7 +6,7 @@
  * right to use it: it never reads a parent's reply, and its first call
  * gets it a connection of its own (conn->adopt) or fails with EIO.
  */
-#include "shim.h"
+#include "lib/shim.h"
 
 #include <poll.h>
 #include <unistd.h>

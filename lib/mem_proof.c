@@ -12,7 +12,7 @@
  * (emulator/mm_guard.h). It is made once per process and kept; a forked
  * child does not inherit it (MADV_DONTFORK) and makes its own.
  */
-#include "shim.h"
+#include "lib/shim.h"
 
 #include <errno.h>
 #include <fcntl.h>

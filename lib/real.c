@@ -5,7 +5,7 @@
  * register in theirs): RTLD_NEXT when the program links the library, else
  * the library the program dlopened.
  */
-#include "shim.h"
+#include "lib/shim.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -14,17 +14,19 @@
 #endif
 #include "config.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
-#include "real_dv.h"
+#include "lib/dv/real_dv.h"
 
 /* The shim defines the exported functions behind these verbs.h macros. */
 #undef ibv_get_device_list
@@ -180,7 +182,7 @@ struct rocemu_device {
 	struct rocemu_dev_info info;
 };
 
-/* A context's segments of huge pages for queue buffers (queue_buf.c), as mlx5's hugetlb_list. */
+/* A context's huge page segments for queue buffers (lib/verbs/queue_buf.c): mlx5's hugetlb_list. */
 struct rocemu_huge_pool {
 	pthread_mutex_t lock;
 	struct rocemu_huge_seg *segs;
@@ -226,7 +228,7 @@ struct rocemu_parent_domain {
 	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
 };
 
-/* The huge page chunks a queue buffer holds (queue_buf.c); seg NULL: none. */
+/* The huge page chunks a queue buffer holds (lib/verbs/queue_buf.c); seg NULL: none. */
 struct rocemu_queue_buf {
 	struct rocemu_huge_pool *pool;
 	struct rocemu_huge_seg *seg;
@@ -235,9 +237,10 @@ struct rocemu_queue_buf {
 
 /*
  * What a CQ, QP or SRQ takes for the buffer and doorbell record mlx5
- * would allocate (domain.c): from the allocators of the parent domain it
- * was created on, with a hold on it, or as MLX_*_ALLOC_TYPE says. The
- * rings stay in the daemon's memfd (docs/architecture.md says why).
+ * would allocate (lib/verbs/domain.c): from the allocators of the parent
+ * domain it was created on, with a hold on it, or as MLX_*_ALLOC_TYPE
+ * says. The rings stay in the daemon's memfd (docs/architecture.md says
+ * why).
  */
 struct rocemu_domain_res {
 	struct rocemu_queue_buf queue_buf;	/* when no allocator gave the buffer */
@@ -334,7 +337,7 @@ struct rocemu_sq {
 	char *bf;
 	uint32_t bf_toggle;		/* offset of the BlueFlame half to write next */
 	uint32_t bf_half;
-	/* wr_start..wr_complete batch of the ibv_qp_ex API (lib/wr.c) */
+	/* wr_start..wr_complete batch of the ibv_qp_ex API (lib/datapath/wr.c) */
 	uint32_t batch_start;		/* cur_post at wr_start: wr_abort rolls back to it */
 	int batch_err;			/* first error of the batch */
 	bool wr_pending;		/* a builder ran, its data setter not yet */
@@ -371,7 +374,7 @@ struct rocemu_qp {
 	bool dv_direct;			/* mlx5dv_init_obj handed out its rings */
 	/* mlx5dv_qp_ex_from_ibv_qp_ex: the mlx5 send ops it has (mkey ones, a DCI's DC address) */
 	struct mlx5dv_qp_ex dv_qpx;
-	struct rocemu_umr_builder *umr;	/* mkey send ops (mlx5dv_mkey.c), or NULL */
+	struct rocemu_umr_builder *umr;	/* mkey send ops (lib/dv/mlx5dv_mkey.c), or NULL */
 };
 
 /* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
@@ -476,7 +479,7 @@ static inline struct rocemu_qp *to_rqp_ex(struct ibv_qp_ex *qpx)
 	return container_of(qpx, struct rocemu_qp, qpx);
 }
 
-/* device.c: the emulated device behind dev, or NULL for a real one. */
+/* lib/verbs/device.c: the emulated device behind dev, or NULL for a real one. */
 struct rocemu_device *rocemu_device_of(struct ibv_device *dev);
 /*
  * The emulated device listed so far whose name (by_dev_name: its uverbs
@@ -487,34 +490,28 @@ const struct ibv_device *rocemu_device_named(const char *name, size_t len, bool 
 /* True once this process has listed an emulated device. */
 bool rocemu_devices_listed(void);
 
-/* Open the RDMA CM file (ucma.c) with open(2)'s flags: its descriptor or -errno. */
-int rocemu_ucma_open(int flags);
+/* ---- the files programs probe for RDMA devices (dev_files.c) ---- */
 
-/* ---- an RDMA CM file's ids, for when rocemud is gone (ucma_ids.c); caller serializes ---- */
-
-struct rocemu_ucma_id {
-	uint32_t handle;
-	uint64_t uid;
-	uint32_t events_reported;	/* events GET_EVENT gave with this id's uid */
-	bool removal_reported;		/* DEVICE_REMOVAL given */
-};
-
-struct rocemu_ucma_ids {
-	struct rocemu_ucma_id *v;
-	size_t n, cap;
-};
-
-/* Record what a command (ABI bytes cmd) that succeeded with response bytes resp did to the ids. */
-void rocemu_ucma_ids_note(struct rocemu_ucma_ids *ids, const void *cmd, const void *resp);
-/* MIGRATE_ID moved handle from one file to another. */
-void rocemu_ucma_ids_move(struct rocemu_ucma_ids *from, struct rocemu_ucma_ids *to,
-			  uint32_t handle);
+/* What a probed path is: nothing of ours, an emulated device's node, or a file of one. */
+enum rocemu_dev_file { ROCEMU_DEV_FILE_OTHER, ROCEMU_DEV_FILE_NODE, ROCEMU_DEV_FILE_SYSFS };
 /*
- * Answer cmd with the daemon gone, writing to its response address:
- * GET_EVENT gives each id's DEVICE_REMOVAL once, then -ENODEV; DESTROY_ID
- * gives the id's events reported; any other command is -ENODEV.
+ * Classify path. For a device node *dev is the device; for a sysfs path
+ * sysfs holds the daemon's file that stands for it.
  */
-int rocemu_ucma_ids_lost(struct rocemu_ucma_ids *ids, const void *cmd);
+enum rocemu_dev_file rocemu_dev_file_probe(const char *path, const struct ibv_device **dev,
+					   char sysfs[PATH_MAX]);
+/* True when path is the RDMA CM file and this process has listed emulated devices. */
+bool rocemu_dev_file_is_ucma(const char *path);
+/* The uverbs character device as stat(2) shows it. */
+void rocemu_dev_node_stat(const struct ibv_device *dev, struct stat64 *st);
+/* access(2) of a mode 0666 node: read and write, not execute. */
+int rocemu_dev_node_access(int mode);
+
+/* ---- libc's own functions, past the shim's overrides (libc_overrides.c) ---- */
+
+/* For the shim's own descriptors, which the overrides would look up in vain. */
+ssize_t rocemu_libc_write(int fd, const void *buf, size_t n);
+int rocemu_libc_close(int fd);
 
 static inline bool rocemu_ctx_is_ours(struct ibv_context *ctx)
 {
@@ -533,8 +530,8 @@ static inline int rocemu_errno_value(int ret)
 }
 
 /*
- * context.c: after writing a doorbell record or CQ arm word, tell the
- * daemon (context page doorbell_seq) and wake it if it sleeps.
+ * lib/verbs/context.c: after writing a doorbell record or CQ arm word,
+ * tell the daemon (context page doorbell_seq) and wake it if it sleeps.
  */
 void rocemu_ctx_doorbell(struct rocemu_context *rctx);
 /*
@@ -547,7 +544,7 @@ void rocemu_ctx_recv_doorbell(struct rocemu_context *rctx);
 /* Map a daemon memfd of size bytes (the fd is closed). NULL + errno on failure. */
 void *rocemu_map_shared(int fd, uint64_t size);
 
-/* ---- verbs_context / context ops (filled by context.c) ---- */
+/* ---- verbs_context / context ops (filled by lib/verbs/context.c) ---- */
 int rocemu_query_port_op(struct ibv_context *context, uint8_t port_num,
 			 struct ibv_port_attr *port_attr, size_t port_attr_len);
 int rocemu_query_device_ex_op(struct ibv_context *context,
@@ -556,9 +553,10 @@ int rocemu_query_device_ex_op(struct ibv_context *context,
 struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *attr);
 /*
- * qp.c: create a QP with mlx5's vendor flags (ROCEMU_QP_VENDOR_*), the
- * default ones those of mlx5's create_qp (scatter to CQE unless
- * MLX5_SCATTER_TO_CQE=0). NULL and errno on failure.
+ * lib/verbs/qp.c: create a QP with mlx5's vendor flags
+ * (ROCEMU_QP_VENDOR_*), the default ones those of mlx5's create_qp
+ * (scatter to CQE unless MLX5_SCATTER_TO_CQE=0). NULL and errno on
+ * failure.
  */
 uint32_t rocemu_qp_vendor_default(void);
 struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
@@ -571,10 +569,13 @@ struct rocemu_dc_attr {
 	uint64_t dct_access_key;
 	uint8_t log_concurrent, log_errored;
 };
-/* qp.c: a DC QP, IBV_QPT_DRIVER to the application; NULL and errno as mlx5. */
+/* lib/verbs/qp.c: a DC QP, IBV_QPT_DRIVER to the application; NULL and errno as mlx5. */
 struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
 				   uint32_t vendor_flags, const struct rocemu_dc_attr *dc);
-/* mlx5dv_dc.c: mlx5dv_create_qp of a DC QP (MLX5DV_QP_INIT_ATTR_MASK_DC), NULL and errno as mlx5. */
+/*
+ * lib/dv/mlx5dv_dc.c: mlx5dv_create_qp of a DC QP
+ * (MLX5DV_QP_INIT_ATTR_MASK_DC), NULL and errno as mlx5.
+ */
 struct ibv_qp *rocemu_dc_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
 				   const struct mlx5dv_qp_init_attr *dv, uint32_t vendor_flags);
 /* A DCI's mlx5dv_qp_ex setters. */
@@ -582,8 +583,10 @@ void rocemu_dci_wr_ops_init(struct rocemu_qp *qp);
 
 struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 int rocemu_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
-/* cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128, mlx5dv_create_cq; 0: EINVAL, after
- * the flags' checks, as libmlx5). */
+/*
+ * lib/verbs/cq.c: create_cq_ex with CQEs of cqe_size bytes (64 or 128,
+ * mlx5dv_create_cq; 0: EINVAL, after the flags' checks, as libmlx5).
+ */
 struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 				      struct ibv_cq_init_attr_ex *attr, uint32_t cqe_size);
 /* libmlx5's CQE size unless the caller chose one: MLX5_CQE_SIZE, 64 or 128 (64 unset); 0 if bad. */
@@ -591,13 +594,16 @@ uint32_t rocemu_cqe_size_env(void);
 
 /* ---- data path ---- */
 
-/* post.c: ibv_post_send / ibv_post_recv. */
+/* lib/datapath/post.c: ibv_post_send / ibv_post_recv. */
 int rocemu_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr);
 int rocemu_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 
-/* srq.c: shared receive queues (context ops create_srq_ex, post_srq_recv, get_srq_num). */
+/*
+ * lib/verbs/srq.c: shared receive queues (context ops create_srq_ex,
+ * post_srq_recv, get_srq_num).
+ */
 struct ibv_srq *rocemu_create_srq_ex_op(struct ibv_context *context,
 					struct ibv_srq_init_attr_ex *attr);
 int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
@@ -606,13 +612,14 @@ int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
 
-/* dm.c: mlx5dv_init_obj of a device memory region (mlx5dv_get_dm): its mapping and length. */
+/* lib/verbs/dm.c: mlx5dv_init_obj of device memory (mlx5dv_get_dm): its mapping and length. */
 int rocemu_dm_dv(struct ibv_dm *dm, struct mlx5dv_dm *out);
 
 /*
- * cqe_scatter.c: data a CQE carries (scatter to CQE), NULL when none; and
- * its copy to the buffers of the WQE the CQE names, before that WQE is
- * given back. Each returns IBV_WC_SUCCESS or the completion's error status.
+ * lib/datapath/cqe_scatter.c: data a CQE carries (scatter to CQE), NULL
+ * when none; and its copy to the buffers of the WQE the CQE names, before
+ * that WQE is given back. Each returns IBV_WC_SUCCESS or the completion's
+ * error status.
  */
 const void *rocemu_cqe_scatter_data(const struct mlx5_cqe64 *cqe);
 enum ibv_wc_status rocemu_cqe_scatter_to_rq(const struct rocemu_rq *rq, uint16_t wqe_counter,
@@ -622,7 +629,7 @@ enum ibv_wc_status rocemu_cqe_scatter_to_srq(const struct rocemu_srq *srq, uint1
 enum ibv_wc_status rocemu_cqe_scatter_to_sq(const struct rocemu_qp *qp, uint16_t wqe_counter,
 					    const void *data, uint32_t len);
 
-/* domain.c: thread domains and parent domains (verbs_context ops). */
+/* lib/verbs/domain.c: thread domains and parent domains (verbs_context ops). */
 struct ibv_td *rocemu_alloc_td_op(struct ibv_context *context, struct ibv_td_init_attr *init_attr);
 int rocemu_dealloc_td_op(struct ibv_td *td);
 struct ibv_pd *rocemu_alloc_parent_domain_op(struct ibv_context *context,
@@ -643,7 +650,7 @@ int rocemu_domain_res_take(struct rocemu_domain_res *res, struct ibv_context *co
 /* Give it back: the allocator's free or the huge pages, then the hold. */
 void rocemu_domain_res_give(struct rocemu_domain_res *res);
 
-/* queue_buf.c: a queue buffer's memory as MLX_CQ/QP/SRQ_ALLOC_TYPE says. */
+/* lib/verbs/queue_buf.c: a queue buffer's memory as MLX_CQ/QP/SRQ_ALLOC_TYPE says. */
 void rocemu_huge_pool_init(struct rocemu_huge_pool *pool);
 /*
  * Take for a buffer of res_type (MLX5DV_RES_TYPE_*) and length bytes what
@@ -654,7 +661,7 @@ int rocemu_queue_buf_take(struct rocemu_context *rctx, uint64_t res_type, size_t
 			  struct rocemu_queue_buf *buf);
 void rocemu_queue_buf_give(struct rocemu_queue_buf *buf);
 
-/* odp.c: on-demand paging (verbs_context op advise_mr, odp_caps of query_device_ex). */
+/* lib/verbs/odp.c: on-demand paging (verbs_context op advise_mr, odp_caps of query_device_ex). */
 int rocemu_advise_mr_op(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
 			struct ibv_sge *sg_list, uint32_t num_sge);
 /* Fill attr's odp_caps (and xrc_odp_caps when XRC is listed) as a ConnectX-5 on RoCE. */
@@ -664,31 +671,31 @@ void rocemu_odp_caps(struct ibv_device_attr_ex *attr);
 	(IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |               \
 	 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV)
 
-/* mlx5dv_clock.c: the device clock (include/rocemu/clock.h) as mlx5 exposes it. */
+/* lib/dv/mlx5dv_clock.c: the device clock (include/rocemu/clock.h) as mlx5 exposes it. */
 void rocemu_clock_info(struct mlx5dv_clock_info *info);
 /* How often a clock info must be read again at the least (max_clock_info_update_nsec). */
 uint64_t rocemu_clock_info_update_nsec(void);
 int rocemu_query_rt_values_op(struct ibv_context *context, struct ibv_values_ex *values);
 
 /*
- * pd_mr.c: the MR the daemon answers op (REG_MR, REG_DM_MR, IMPORT_MR)
- * with, its keys, handle and length from the answer, addr as given.
- * NULL and errno on failure.
+ * lib/verbs/pd_mr.c: the MR the daemon answers op (REG_MR, REG_DM_MR,
+ * IMPORT_MR) with, its keys, handle and length from the answer, addr as
+ * given. NULL and errno on failure.
  */
 struct ibv_mr *rocemu_mr_new(struct ibv_pd *pd, enum rocemu_ctrl_op op, const void *req, void *addr);
 
-/* dm.c: device memory (verbs_context ops alloc_dm, free_dm, reg_dm_mr). */
+/* lib/verbs/dm.c: device memory (verbs_context ops alloc_dm, free_dm, reg_dm_mr). */
 struct ibv_dm *rocemu_alloc_dm_op(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
 int rocemu_free_dm_op(struct ibv_dm *dm);
 struct ibv_mr *rocemu_reg_dm_mr_op(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset,
 				   size_t length, unsigned int access);
 
-/* xrcd.c: XRC domains (verbs_context ops open_xrcd, close_xrcd). */
+/* lib/verbs/xrcd.c: XRC domains (verbs_context ops open_xrcd, close_xrcd). */
 struct ibv_xrcd *rocemu_open_xrcd_op(struct ibv_context *context,
 				     struct ibv_xrcd_init_attr *attr);
 int rocemu_close_xrcd_op(struct ibv_xrcd *xrcd);
 
-/* wqe.c: the send queue writer both posting APIs share, and queue set-up. */
+/* lib/datapath/wqe.c: the send queue writer both posting APIs share, and queue set-up. */
 /* Set up the queues of a mapped QP (qp->layout, qp->cap). Returns 0 or errno. */
 int rocemu_qp_queues_init(struct rocemu_qp *qp);
 /* After RESET: both queues empty from index 0, as mlx5_init_qp_indices. */
@@ -712,7 +719,7 @@ int rocemu_sq_write_segs(struct rocemu_qp *qp, uint8_t opcode, uint8_t fence, __
 /* With sq.lock held, after at least one rocemu_sq_write: tell the daemon. */
 void rocemu_sq_ring(struct rocemu_qp *qp);
 
-/* wr.c: fill the ibv_qp_ex work-request ops. */
+/* lib/datapath/wr.c: fill the ibv_qp_ex work-request ops. */
 #define ROCEMU_QP_SEND_OPS_FLAGS						\
 	((uint64_t)(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
 		    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
@@ -731,7 +738,7 @@ void rocemu_qp_wr_ops_init(struct rocemu_qp *qp);
 /* The first error of a wr_start..wr_complete batch is the one wr_complete returns. */
 void rocemu_sq_batch_fail(struct rocemu_sq *sq, int err);
 
-/* mlx5dv_mkey.c: indirect mkeys and the UMR send ops of mlx5dv_create_qp. */
+/* lib/dv/mlx5dv_mkey.c: indirect mkeys and the UMR send ops of mlx5dv_create_qp. */
 #define ROCEMU_DV_MKEY_OPS                                                              \
 	((uint64_t)(MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |     \
 		    MLX5DV_QP_EX_WITH_MKEY_CONFIGURE))
@@ -739,12 +746,12 @@ void rocemu_sq_batch_fail(struct rocemu_sq *sq, int err);
 struct ibv_qp *rocemu_dv_mkey_qp_create(struct ibv_context *context,
 					struct ibv_qp_init_attr_ex *attr, uint32_t vendor_flags);
 
-/* mw.c: memory windows (context ops alloc_mw, dealloc_mw, bind_mw). */
+/* lib/verbs/mw.c: memory windows (context ops alloc_mw, dealloc_mw, bind_mw). */
 struct ibv_mw *rocemu_alloc_mw_op(struct ibv_pd *pd, enum ibv_mw_type type);
 int rocemu_dealloc_mw_op(struct ibv_mw *mw);
 int rocemu_bind_mw_op(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 
-/* qp_table.c: the context's QPs by qpn. Insert returns 0 or ENOMEM. */
+/* lib/datapath/qp_table.c: the context's QPs by qpn. Insert returns 0 or ENOMEM. */
 int rocemu_qp_table_insert(struct rocemu_context *rctx, struct rocemu_qp *qp);
 void rocemu_qp_table_remove(struct rocemu_context *rctx, struct rocemu_qp *qp);
 struct rocemu_qp *rocemu_qp_table_find(struct rocemu_context *rctx, uint32_t qpn);
@@ -753,7 +760,7 @@ struct rocemu_qp *rocemu_qp_table_first(struct rocemu_context *rctx,
 					bool (*match)(struct rocemu_qp *qp, void *arg), void *arg);
 void rocemu_qp_table_free(struct rocemu_context *rctx);
 
-/* poll.c: ibv_poll_cq, and the CQE parser the extended polling shares. */
+/* lib/datapath/poll.c: ibv_poll_cq, and the CQE parser the extended polling shares. */
 int rocemu_poll_cq_op(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 /* The CQE at free-running index i if the daemon has handed it to the shim, else NULL. */
 static inline struct mlx5_cqe64 *rocemu_cqe_sw(struct rocemu_cq *cq, uint32_t i)
@@ -782,19 +789,20 @@ enum rocemu_poll_idle rocemu_cq_count_poll(struct rocemu_cq *cq, bool empty);
 /* Without the lock: act on what rocemu_cq_count_poll said. */
 void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle);
 /*
- * cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET or
+ * lib/verbs/cq.c: drop the CQEs of qpn not yet polled (QP moved to RESET or
  * destroyed), as mlx5_cq_clean; receive ones free their WQE of srq (or NULL).
  * A CQ the program owns (dv_owned) is left alone, as mlx5 leaves it.
  */
 void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq);
 
 /*
- * flush.c, with cq->lock held, once the daemon is gone: the next WR still
- * outstanding on a QP of cq, completed with WR_FLUSH_ERR; false if none.
+ * lib/datapath/flush.c, with cq->lock held, once the daemon is gone: the
+ * next WR still outstanding on a QP of cq, completed with WR_FLUSH_ERR;
+ * false if none.
  */
 bool rocemu_cq_flush_one(struct rocemu_cq *cq, struct ibv_wc *wc);
 
-/* cq_ex.c: start_poll/next_poll/end_poll and read_*() of ibv_cq_ex. */
+/* lib/datapath/cq_ex.c: start_poll/next_poll/end_poll and read_*() of ibv_cq_ex. */
 void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq);
 
 #pragma GCC visibility pop

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The shim's CQE parser (lib/poll.c) against a poster that reuses a send
- * queue slot the instant the poller releases it: the QP lies in a
+ * The shim's CQE parser (lib/datapath/poll.c) against a poster that reuses
+ * a send queue slot the instant the poller releases it: the QP lies in a
  * read-only page, so the release store of sq.tail traps, and the trap
  * handler plays the poster (a new wr_id in the freed slot) before letting
  * the store go on. The completion must still carry the old wr_id.

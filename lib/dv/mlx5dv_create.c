@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device: the mlx5
+ * attributes are checked as mlx5's create_cq and create_qp check them on
+ * a ConnectX without CQE compression, CQE padding or signature pipelining
+ * (create_flags: mlx5dv_qp_flags.c); what is left is an ordinary CQ or
+ * QP, an RC QP with the mkey send ops (mlx5dv_mkey.c) when asked, or a DC
+ * QP (mlx5dv_dc.c).
+ */
+#include "lib/shim.h"
+#include "lib/dv/dv.h"
+
+#define DV_CQ_SUPPORTED_COMP_MASK                                                     \
+	((uint64_t)(MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE | MLX5DV_CQ_INIT_ATTR_MASK_FLAGS | \
+		    MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE))
+#define DV_QP_SUPPORTED_COMP_MASK                                                        \
+	((uint64_t)(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_DC | \
+		    MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |                              \
+		    MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
+/* mlx5's checks of mlx5cq_attr (create_cq, get_cqe_size). Returns 0 or the errno value. */
+static int dv_cq_attr_check(const struct mlx5dv_cq_init_attr *attr)
+{
+	if (!attr)
+		return 0;
+	if (attr->comp_mask & ~DV_CQ_SUPPORTED_COMP_MASK)
+		return EINVAL;
+	if ((attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) &&
+	    attr->cqe_size != sizeof(struct mlx5_cqe64) &&
+	    attr->cqe_size != 2 * sizeof(struct mlx5_cqe64))
+		return EINVAL;
+	/* No compression caps: "CQE Compression is not supported". */
+	if (attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE)
+		return EINVAL;
+	/* Unknown flags, or CQE padding, which needs 128-byte CQEs and the cap. */
+	if ((attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_init_attr_ex *cq_attr,
+				   struct mlx5dv_cq_init_attr *mlx5_cq_attr)
+{
+	int err;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(mlx5dv_create_cq)(context, cq_attr, mlx5_cq_attr);
+	err = dv_cq_attr_check(mlx5_cq_attr);
+	if (err)
+		return dv_fail(err);
+	return rocemu_cq_create_ex(context, cq_attr,
+				   mlx5_cq_attr && (mlx5_cq_attr->comp_mask & MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE) ?
+					   mlx5_cq_attr->cqe_size : rocemu_cqe_size_env());
+}
+
+/*
+ * mlx5's checks of mlx5_qp_attr (create_qp), and the vendor flags it
+ * gives the kernel. Returns 0 or the errno value.
+ */
+static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
+			    const struct mlx5dv_qp_init_attr *dv, uint32_t *vendor_flags)
+{
+	int err;
+
+	if (attr->qp_type == IBV_QPT_DRIVER && !(dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)))
+		return EINVAL;
+	if (!dv)
+		return 0;
+	if (dv->comp_mask & ~DV_QP_SUPPORTED_COMP_MASK)
+		return EINVAL;
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC) && attr->qp_type != IBV_QPT_DRIVER)
+		return EINVAL;
+	if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) {
+		err = rocemu_dv_qp_create_flags(attr, dv->create_flags, vendor_flags);
+		if (err)
+			return err;
+	}
+	/* Of the mlx5 send operations, the mkey ones on RC (mlx5_qp_fill_wr_pfns): no raw WQE or memcpy. */
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
+	    ((dv->send_ops_flags & ~ROCEMU_DV_MKEY_OPS) ||
+	     (dv->send_ops_flags && attr->qp_type != IBV_QPT_RC)))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *qp_attr,
+				struct mlx5dv_qp_init_attr *mlx5_qp_attr)
+{
+	uint32_t vendor_flags = rocemu_qp_vendor_default();
+	int err;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(mlx5dv_create_qp)(context, qp_attr, mlx5_qp_attr);
+	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr, &vendor_flags);
+	if (err)
+		return dv_fail(err);
+	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+		return rocemu_dc_qp_create(context, qp_attr, mlx5_qp_attr, vendor_flags);
+	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
+	    mlx5_qp_attr->send_ops_flags)
+		return rocemu_dv_mkey_qp_create(context, qp_attr, vendor_flags);
+	return rocemu_qp_create(context, qp_attr, vendor_flags);
+}

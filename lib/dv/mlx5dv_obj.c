@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * mlx5dv_init_obj: the real rings of emulated objects, as mlx5's
+ * mlx5dv_get_qp/cq/srq/av/pd give them. The daemon is told of each QP and
+ * CQ handed out, since the program will ring their doorbells without the
+ * shim (emulator/direct.c); a CQ handed out is the program's for the
+ * consumer index, so the shim no longer cleans it.
+ */
+#include "lib/shim.h"
+
+#include "rocemu/log.h"
+
+/*
+ * The CQ doorbell register programs write after arming (cq_uar +
+ * MLX5_CQ_DOORBELL): the daemon reads the arm word of the doorbell
+ * record instead, so the writes land here and nobody reads them.
+ */
+static uint64_t cq_uar_sink[4096 / sizeof(uint64_t)] __attribute__((aligned(4096)));
+
+/* Tell the daemon once that obj's doorbells ring unannounced. Returns 0 or errno. */
+static int direct_doorbells(struct ibv_context *context, bool *told, enum rocemu_direct_kind kind,
+			    uint32_t handle)
+{
+	struct rocemu_direct_doorbells_req req = { .kind = kind, .handle = handle };
+	int err;
+
+	if (__atomic_load_n(told, __ATOMIC_ACQUIRE))
+		return 0;
+	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_DIRECT_DOORBELLS, &req, NULL,
+			       NULL, 0);
+	if (err)
+		return -err;
+	__atomic_store_n(told, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int dv_get_qp(struct ibv_qp *qp_in, struct mlx5dv_qp *out)
+{
+	struct rocemu_qp *qp = to_rqp(qp_in);
+	uint64_t mask_out = 0;
+
+	out->dbrec = qp->dbrec;
+	out->sq.buf = qp->sq.buf;
+	out->sq.wqe_cnt = qp->sq.wqe_cnt;
+	out->sq.stride = ROCEMU_WQE_BB;
+	out->rq.buf = qp->rq.buf;
+	out->rq.wqe_cnt = qp->rq.wqe_cnt;
+	out->rq.stride = qp->rq.wqe_cnt ? 1u << qp->rq.wqe_shift : 0;
+	out->bf.reg = qp->sq.bf;
+	/* Two halves, as mlx5 alternates between them (bf.size is one half). */
+	out->bf.size = qp->sq.bf_half;
+	/* No UAR to mmap: the register lives in the QP's memfd. */
+	if (out->comp_mask & MLX5DV_QP_MASK_RAW_QP_HANDLES) {
+		/* TIR, TIS, RQ and SQ objects exist only for raw packet QPs. */
+		out->tirn = out->tisn = out->rqn = out->sqn = 0;
+		mask_out |= MLX5DV_QP_MASK_RAW_QP_HANDLES;
+	}
+	if (out->comp_mask & MLX5DV_QP_MASK_RAW_QP_TIR_ADDR) {
+		out->tir_icm_addr = 0;
+		mask_out |= MLX5DV_QP_MASK_RAW_QP_TIR_ADDR;
+	}
+	out->comp_mask = mask_out;
+	return direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn);
+}
+
+static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
+{
+	struct rocemu_cq *cq = to_rcq(cq_in);
+	int err;
+
+	err = direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn);
+	if (err)
+		return err;
+	out->comp_mask = 0;
+	out->cqn = cq->cqn;
+	out->cqe_cnt = cq->ncqe;
+	out->cqe_size = cq->cqe_size;
+	out->buf = cq->buf;
+	out->dbrec = cq->dbrec;
+	out->cq_uar = cq_uar_sink;
+	return 0;
+}
+
+static int dv_get_srq(struct ibv_srq *srq_in, struct mlx5dv_srq *out)
+{
+	struct rocemu_srq *srq = to_rsrq(srq_in);
+	uint64_t mask_out = 0;
+
+	out->buf = srq->buf;
+	out->dbrec = srq->db;
+	out->stride = 1u << srq->layout.wqe_shift;
+	out->head = srq->head;
+	out->tail = srq->tail;
+	if (out->comp_mask & MLX5DV_SRQ_MASK_SRQN) {
+		out->srqn = srq->srqn;
+		mask_out |= MLX5DV_SRQ_MASK_SRQN;
+	}
+	out->comp_mask = mask_out;
+	return 0;
+}
+
+/* The first object's context decides, as in mlx5's get_context_from_obj. */
+static struct ibv_context *obj_context(const struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	if (obj_type & MLX5DV_OBJ_QP)
+		return obj->qp.in->context;
+	if (obj_type & MLX5DV_OBJ_CQ)
+		return obj->cq.in->context;
+	if (obj_type & MLX5DV_OBJ_SRQ)
+		return obj->srq.in->context;
+	if (obj_type & MLX5DV_OBJ_RWQ)
+		return obj->rwq.in->context;
+	if (obj_type & MLX5DV_OBJ_DM)
+		return obj->dm.in->context;
+	if (obj_type & MLX5DV_OBJ_AH)
+		return obj->ah.in->context;
+	if (obj_type & MLX5DV_OBJ_PD)
+		return obj->pd.in->context;
+	return NULL;
+}
+
+int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
+{
+	struct ibv_context *context = obj_context(obj, obj_type);
+	int ret = 0;
+
+	if (!context)
+		return EINVAL;
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(mlx5dv_init_obj)(obj, obj_type);
+	if (obj_type & MLX5DV_OBJ_QP)
+		ret = dv_get_qp(obj->qp.in, obj->qp.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_CQ))
+		ret = dv_get_cq(obj->cq.in, obj->cq.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_SRQ))
+		ret = dv_get_srq(obj->srq.in, obj->srq.out);
+	/* No work queues on an emulated device (ibv_create_wq: EOPNOTSUPP): none can be named. */
+	if (!ret && (obj_type & MLX5DV_OBJ_RWQ))
+		ret = EOPNOTSUPP;
+	if (!ret && (obj_type & MLX5DV_OBJ_DM))
+		ret = rocemu_dm_dv(obj->dm.in, obj->dm.out);
+	if (!ret && (obj_type & MLX5DV_OBJ_AH)) {
+		obj->ah.out->comp_mask = 0;
+		obj->ah.out->av = &to_rah(obj->ah.in)->av;
+	}
+	if (!ret && (obj_type & MLX5DV_OBJ_PD)) {
+		obj->pd.out->comp_mask = 0;
+		obj->pd.out->pdn = to_rpd(obj->pd.in)->pdn;
+	}
+	return ret;
+}

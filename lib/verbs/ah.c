@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Address handles. On mlx5 an AH is a userspace object holding the
+ * address vector (struct mlx5_wqe_av) that each UD send WQE carries in its
+ * datagram segment; for RoCE the kernel only resolves the peer's MAC. Here
+ * nothing needs the daemon: the AV names the destination GID (an
+ * IPv4-mapped address, rocemu's only kind) and, in rlid, the UDP source
+ * port, which mlx5 draws at random from 0xC000-0xFFFF for each AH.
+ */
+#include "lib/shim.h"
+
+#include <arpa/inet.h>
+#include <netinet/ip.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROCE_UDP_SPORT_MIN 0xc000u	/* mlx5 RROCE_UDP_SPORT_MIN */
+#define ROCE_UDP_SPORT_SPAN 0x4000u
+#define AV_GRH (1u << 30)		/* grh_gid_fl: a GRH follows (mlx5_create_ah) */
+#define AV_SGID_SHIFT 20
+#define FLOW_LABEL_MASK 0xfffffu
+#define GRH_IPV4_OFFSET 20		/* RoCEv2 over IPv4: the header ends the 40-byte GRH */
+
+static const uint8_t ipv4_mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+/* RoCE: global, through GID 0 of port 1 (the only one), to an IPv4-mapped GID. */
+static int ah_attr_check(const struct ibv_ah_attr *attr)
+{
+	if (!attr->is_global || attr->port_num != 1 || attr->grh.sgid_index != 0 ||
+	    memcmp(attr->grh.dgid.raw, ipv4_mapped_prefix, sizeof(ipv4_mapped_prefix)))
+		return EINVAL;
+	return 0;
+}
+
+/* The AV as mlx5_create_ah fills it for an Ethernet port. */
+static void av_fill(struct mlx5_wqe_av *av, const struct ibv_ah_attr *attr)
+{
+	memset(av, 0, sizeof(*av));
+	av->stat_rate_sl = (uint8_t)((attr->static_rate << 4) | ((attr->sl & 0x7) << 1));
+	av->tclass = attr->grh.traffic_class;
+	av->hop_limit = attr->grh.hop_limit;
+	av->grh_gid_fl = htobe32(AV_GRH | (uint32_t)attr->grh.sgid_index << AV_SGID_SHIFT |
+				 (attr->grh.flow_label & FLOW_LABEL_MASK));
+	memcpy(av->rgid, attr->grh.dgid.raw, sizeof(av->rgid));
+	av->rlid = htobe16((uint16_t)(ROCE_UDP_SPORT_MIN + (uint32_t)rand() % ROCE_UDP_SPORT_SPAN));
+}
+
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct rocemu_ah *ah;
+	int err;
+
+	if (!rocemu_pd_is_ours(pd))
+		return REAL(ibv_create_ah)(pd, attr);
+	err = ah_attr_check(attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	av_fill(&ah->av, attr);
+	ah->ibah.context = pd->context;
+	ah->ibah.pd = pd;
+	return &ah->ibah;
+}
+
+int ibv_destroy_ah(struct ibv_ah *ah)
+{
+	if (!rocemu_ctx_is_ours(ah->context))
+		return REAL(ibv_destroy_ah)(ah);
+	free(to_rah(ah));
+	return 0;
+}
+
+/*
+ * As libibverbs does for RoCEv2 over IPv4: the peer is the source address
+ * of the IPv4 header in the GRH's last 20 bytes, our GID its destination.
+ */
+int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
+			struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
+{
+	struct iphdr ip;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(ibv_init_ah_from_wc)(context, port_num, wc, grh, ah_attr);
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->port_num = port_num;
+	ah_attr->dlid = wc->slid;
+	ah_attr->sl = wc->sl;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	/* RoCE has no route without a GRH (libibverbs: EPROTOTYPE for RoCE without one). */
+	if (!(wc->wc_flags & IBV_WC_GRH) || !grh)
+		return EPROTOTYPE;
+	memcpy(&ip, (const uint8_t *)grh + GRH_IPV4_OFFSET, sizeof(ip));
+	if (port_num != 1 || ip.version != 4 || ip.daddr != to_rctx(context)->info.ipv4)
+		return EINVAL;
+	ah_attr->is_global = 1;
+	memcpy(ah_attr->grh.dgid.raw, ipv4_mapped_prefix, sizeof(ipv4_mapped_prefix));
+	memcpy(ah_attr->grh.dgid.raw + 12, &ip.saddr, sizeof(ip.saddr));
+	ah_attr->grh.sgid_index = 0;
+	ah_attr->grh.hop_limit = 0xff;
+	ah_attr->grh.traffic_class = ip.tos;
+	return 0;
+}
+
+struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+				     uint8_t port_num)
+{
+	struct ibv_ah_attr attr;
+	int err;
+
+	if (!rocemu_pd_is_ours(pd))
+		return REAL(ibv_create_ah_from_wc)(pd, wc, grh, port_num);
+	err = ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return ibv_create_ah(pd, &attr);
+}
