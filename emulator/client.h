@@ -5,6 +5,8 @@
  * it creates and they die with it (as with the kernel's uverbs release),
  * whether the client closed, exited or was killed. PDs, MRs and device
  * memory belong to its ufile, which imported contexts share (ufile.h).
+ * Here the record each object names as its owner; client_life.h makes,
+ * binds and frees it.
  */
 #ifndef ROCEMU_EMULATOR_CLIENT_H
 #define ROCEMU_EMULATOR_CLIENT_H
@@ -48,42 +50,17 @@ struct rocemu_client {
 };
 
 /*
- * A client for accepted socket sock of process pid, charged to its account.
- * NULL with errno set: ENOMEM, or the process's limits (limits.h).
- */
-struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t pid, uid_t uid);
-
-/*
- * Bind c to device dev_index: attach its address space (req, the request
- * of len bytes holding proof: mm.h), make its async pipe, kick eventfd,
- * context page and ufile, and return the client's ends in fds[0..3] (to
- * be sent and closed; fds[3] is the cmd_fd). Returns 0, -ENODEV for no
- * such device, -EBUSY when already bound, or -errno.
- */
-int rocemu_client_open_device(struct rocemu_client *c, uint32_t dev_index, const void *req,
-			      size_t len, const struct rocemu_mem_proof *proof,
-			      struct rocemu_open_device_resp *resp, int *fds, int *nfds);
-
-/*
- * As rocemu_client_open_device, for the device and ufile of the cmd_fd
- * holding token (fds[3] is then not set: the importer has the cmd_fd).
- * -EINVAL when no ufile has that token.
- */
-int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token, const void *req,
-				size_t len, const struct rocemu_mem_proof *proof,
-				struct rocemu_open_device_resp *resp, int *fds, int *nfds);
-
-/*
  * The process of c is gone (its pidfd said so, or the DMA engine found it
  * gone): its QPs stop sending, as on a host that lost its process; its
  * objects go when the connection closes. Logged once.
  */
 void rocemu_client_gone(struct rocemu_client *c);
 
-/* Destroy every object of c, close its descriptors and free it. */
-void rocemu_client_free(struct rocemu_client *c);
-
 /* Name for logs: the device name, or "-" before OPEN_DEVICE. */
 const char *rocemu_client_dev_name(const struct rocemu_client *c);
+
+/* Learn at once when c's process exits, even while a child it forked holds the connection. */
+void rocemu_client_watch_pid(struct rocemu_client *c);
+void rocemu_client_unwatch_pid(struct rocemu_client *c);
 
 #endif /* ROCEMU_EMULATOR_CLIENT_H */

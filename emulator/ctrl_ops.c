@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include "emulator/capture.h"
+#include "emulator/client_life.h"
 #include "emulator/cm/cm.h"
 #include "emulator/comp_channel.h"
 #include "emulator/cq.h"
 #include "emulator/direct.h"
 #include "emulator/dm.h"
+#include "emulator/emu_life.h"
 #include "emulator/fault_inject.h"
 #include "emulator/mcast.h"
 #include "emulator/mkey_indirect.h"

@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "emulator/client.h"
+#include "emulator/client_life.h"
 #include "emulator/ctrl_ops.h"
 #include "emulator/doorbell.h"
 #include "emulator/transport.h"

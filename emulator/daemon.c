@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "emulator/ctrl_server.h"
-#include "emulator/emu.h"
+#include "emulator/emu_life.h"
 #include "net/loop.h"
 #include "net/udp_netns.h"
 #include "rocemu/log.h"

@@ -3,6 +3,7 @@
  * The soft NIC as a whole: its devices, the event loop that drives it,
  * its client connections and the daemon-wide handle tables (handles are
  * unique per daemon; each object records the connection that owns it).
+ * emu_life.h brings it up and takes it down.
  */
 #ifndef ROCEMU_EMULATOR_EMU_H
 #define ROCEMU_EMULATOR_EMU_H
@@ -61,34 +62,8 @@ struct rocemu_emu {
 	uint32_t pcap_snaplen;		/* capture.c: bytes kept of a captured frame, 0: all */
 };
 
-/*
- * Set up emu for devs (copied) on loop with its tables and doorbell scan,
- * but off the network: no port open, no file written. Returns 0 or
- * -ENOMEM. A unit test puts its devices on a fake wire (egress.h) then.
- */
-int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
-		     const struct rocemu_device *devs, unsigned int num_devs);
-/*
- * rocemu_emu_setup, then create the ibdev_path files, open every device's
- * UDP port and register it with loop. On failure returns -errno and a
- * one-line reason in err; nothing stays open.
- */
-int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char *runtime_dir,
-		    const struct rocemu_device *devs, unsigned int num_devs,
-		    char *err, size_t errlen);
-/* Destroy every client and its objects, close ports, remove the ibdev_path files. */
-void rocemu_emu_fini(struct rocemu_emu *emu);
-
 struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const char *name);
 /* The device of IPv4 address addr (network order), or NULL. */
 struct rocemu_device *rocemu_emu_device_by_ipv4(struct rocemu_emu *emu, uint32_t addr);
-
-/*
- * Change a device's port state (IBV_PORT_ACTIVE or IBV_PORT_DOWN) and tell
- * every context open on it (IBV_EVENT_PORT_ACTIVE / IBV_EVENT_PORT_ERR).
- * Returns 0, -EINVAL for another state.
- */
-int rocemu_emu_set_port_state(struct rocemu_emu *emu, struct rocemu_device *dev,
-			      enum ibv_port_state state);
 
 #endif /* ROCEMU_EMULATOR_EMU_H */

@@ -14,7 +14,7 @@
 #include "emulator/comp_channel.h"
 #include "emulator/device.h"
 #include "emulator/egress.h"
-#include "emulator/emu.h"
+#include "emulator/emu_life.h"
 #include "emulator/pd_mr.h"
 #include "emulator/qp.h"
 #include "emulator/rx.h"

@@ -17,7 +17,7 @@
 #include <check.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/client.h"
+#include "emulator/client_life.h"
 #include "emulator/cq.h"
 #include "net/icrc.h"
 #include "net/roce_hdr.h"
