@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emulator/qp_path.h"
+#include "emulator/obj/qp_path.h"
 #include "emulator/rc/rc.h"
 #include "rocemu/ctrl.h"
 

@@ -10,9 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emulator/device.h"
-#include "emulator/qp.h"
-#include "emulator/transport.h"
+#include "emulator/core/device.h"
+#include "emulator/obj/qp.h"
+#include "emulator/engine/transport.h"
 #include "net/roce_opcode.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"

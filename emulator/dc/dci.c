@@ -17,11 +17,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/emu.h"
-#include "emulator/qp.h"
-#include "emulator/qp_timer.h"
-#include "emulator/transport.h"
-#include "emulator/wqe.h"
+#include "emulator/core/emu.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_timer.h"
+#include "emulator/engine/transport.h"
+#include "emulator/engine/wqe.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

@@ -15,12 +15,12 @@
 #include <sys/uio.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/atomic.h"
-#include "emulator/cqe_scatter.h"
-#include "emulator/device.h"
-#include "emulator/dma.h"
-#include "emulator/qp_timer.h"
-#include "emulator/wqe.h"
+#include "emulator/rc/resp_atomic.h"
+#include "emulator/engine/cqe_scatter.h"
+#include "emulator/core/device.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp_timer.h"
+#include "emulator/engine/wqe.h"
 
 struct rocemu_cq;
 struct rocemu_pkt;

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/device.h"
-#include "emulator/dma.h"
-#include "emulator/qp.h"
+#include "emulator/core/device.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"

@@ -12,11 +12,11 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/dc/dc.h"
-#include "emulator/dma.h"
-#include "emulator/mkey_indirect.h"
-#include "emulator/mw.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/mkey_indirect.h"
+#include "emulator/mem/mw.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"

@@ -22,11 +22,11 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/atomic.h"
-#include "emulator/dma.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
-#include "emulator/cqe.h"
+#include "emulator/rc/resp_atomic.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/qp.h"
+#include "emulator/engine/cqe.h"
 #include "emulator/rc/rc.h"
 #include "emulator/xrc/xrc.h"
 #include "net/roce_hdr.h"

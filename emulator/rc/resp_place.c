@@ -11,11 +11,11 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/cqe.h"
-#include "emulator/dma.h"
-#include "emulator/qp.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "emulator/srq.h"
+#include "emulator/obj/srq.h"
 #include "net/roce_hdr.h"
 
 int rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)

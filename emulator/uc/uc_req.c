@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/dma.h"
-#include "emulator/qp.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/uc/uc.h"
 #include "net/roce_hdr.h"

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/cqe.h"
-#include "emulator/dma.h"
-#include "emulator/qp.h"
-#include "emulator/srq.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/srq.h"
 #include "net/pcap.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"

@@ -11,10 +11,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "emulator/srq.h"
-#include "emulator/xrcd.h"
+#include "emulator/obj/srq.h"
+#include "emulator/obj/xrcd.h"
 #include "net/roce_opcode.h"
 #include "rocemu/log.h"
 

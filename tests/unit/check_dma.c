@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The DMA engine (emulator/dma.c) over the test's own memory: every access
+ * The DMA engine (emulator/mem/dma.c) over the test's own memory: every access
  * is checked (key, owner, PD, rights, bounds in the key's iova space)
  * before any byte moves, with the distinct error of each check; SGE lists
  * split into iovecs; the copy itself by pid through the client's guard
- * (emulator/mm_guard.h), else through /proc/PID/mem.
+ * (emulator/mem/mm_guard.h), else through /proc/PID/mem.
  */
 #include <check.h>
 #include <errno.h>
@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "emulator/mm.h"
-#include "emulator/mm_guard.h"
-#include "emulator/mm_watch.h"
-#include "emulator/dma.h"
+#include "emulator/mem/mm.h"
+#include "emulator/mem/mm_guard.h"
+#include "emulator/mem/mm_watch.h"
+#include "emulator/mem/dma.h"
 #include "tests/unit/fixture.h"
 
 #define IOV_SLOTS 4

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Key resolution (emulator/mkey.c) and the lifetimes it relies on: every
+ * Key resolution (emulator/mem/mkey.c) and the lifetimes it relies on: every
  * check an lkey or rkey passes (ufile, PD, the QP of a type 2 window,
  * validity, rights, bounds) with its own errno; a bound window keeps its MR
  * from deregistration and reregistration (EBUSY) and releases it when
@@ -18,13 +18,13 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/mm.h"
-#include "emulator/dma.h"
-#include "emulator/mkey.h"
-#include "emulator/mkey_indirect.h"
-#include "emulator/mw.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
+#include "emulator/mem/mm.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/mkey.h"
+#include "emulator/mem/mkey_indirect.h"
+#include "emulator/mem/mw.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/qp.h"
 
 #define RW (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define REMOTE ROCEMU_MKEY_REMOTE
@@ -343,7 +343,7 @@ START_TEST(test_prefetch_checks)
 }
 END_TEST
 
-/* ---- indirect mkeys (emulator/mkey_indirect.c) ---- */
+/* ---- indirect mkeys (emulator/mem/mkey_indirect.c) ---- */
 
 #define KLM 16
 #define UMR_MASK_LAYOUT                                                                      \
