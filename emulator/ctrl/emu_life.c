@@ -13,13 +13,13 @@
 #include "emulator/ctrl/client_life.h"
 #include "emulator/obj/comp_channel.h"
 #include "emulator/sched/doorbell.h"
-#include "emulator/engine/egress.h"
 #include "emulator/ctrl/ibdev_sysfs.h"
 #include "emulator/obj/reserved_qpn.h"
 #include "emulator/engine/rx.h"
 #include "emulator/engine/sport.h"
 #include "emulator/mem/ufile.h"
 #include "emulator/obj/xrcd.h"
+#include "emulator/observe/tap.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 
@@ -165,7 +165,7 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 			goto fail;
 		}
 	}
-	ret = rocemu_egress_start(emu, err, errlen);
+	ret = rocemu_tap_start(emu, err, errlen);
 	if (ret)
 		goto fail;
 	return 0;
@@ -184,7 +184,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 		rocemu_client_free(c);
 	rocemu_ufile_free_all(emu);
 	for (i = 0; i < emu->num_devices; i++) {
-		rocemu_egress_stop(&emu->devices[i]);
+		rocemu_tap_stop(&emu->devices[i]);
 		device_port_close(emu, &emu->devices[i]);
 		if (emu->sysfs_root[0])
 			rocemu_ibdev_sysfs_remove(emu->sysfs_root, &emu->devices[i]);

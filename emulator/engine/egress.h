@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * A device's one way out to the wire: every RoCE datagram it sends is
- * counted (stats.c), captured (capture.c), passed through its fault
- * injector (fault_inject.c) and sent; every one it receives is counted and
- * captured here too.
+ * counted (stats.c), traced (trace.c), captured (capture.c), passed
+ * through its fault injector (fault_inject.c) and sent. What it receives
+ * passes the same taps in tap.c.
  */
 #ifndef ROCEMU_EMULATOR_EGRESS_H
 #define ROCEMU_EMULATOR_EGRESS_H
@@ -15,7 +15,6 @@
 #include "net/loop.h"
 
 struct rocemu_device;
-struct rocemu_emu;
 
 /*
  * Where a device's datagrams go at the end of egress. The daemon leaves
@@ -40,24 +39,5 @@ struct rocemu_wire {
  */
 int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ipv4_udp *flow,
 		       const void *buf, size_t len, uint16_t gso);
-
-/*
- * Count and capture one datagram received, sent to daddr (the device or a
- * group it joined), whose IPv4 header had the fields ip.
- */
-void rocemu_egress_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d,
-		      const struct rocemu_ipv4_fields *ip);
-
-/*
- * Apply ROCEMU_FAULTS and ROCEMU_PCAP from the environment to every device
- * of emu. On failure returns -errno with a one-line reason in err.
- */
-int rocemu_egress_start(struct rocemu_emu *emu, char *err, size_t errlen);
-
-/* Push captured frames to their files (the daemon is going idle). */
-void rocemu_egress_idle(struct rocemu_emu *emu);
-
-/* Stop injecting (held datagrams go out) and close captures. */
-void rocemu_egress_stop(struct rocemu_device *dev);
 
 #endif /* ROCEMU_EMULATOR_EGRESS_H */

@@ -7,7 +7,7 @@
 
 #include "emulator/cm/cm.h"
 #include "emulator/sched/doorbell.h"
-#include "emulator/engine/egress.h"
+#include "emulator/observe/tap.h"
 #include "emulator/core/emu.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/obj/qp.h"
@@ -95,7 +95,7 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	/* Handed over inside the daemon, untouched since its sender computed the ICRC: it is right. */
 	bad_icrc = !d->vouched && (rocemu_icrc_check_v4(&flow, d->data, d->len, &pkt.ip) ||
 				   !id_plausible(dev, daddr, d, &pkt.ip));
-	rocemu_egress_rx(dev, daddr, d, &pkt.ip);
+	rocemu_tap_rx(dev, daddr, d, &pkt.ip);
 	rocemu_doorbell_awake(dev->emu);
 	if (bad_icrc) {
 		dev->rx_icrc_errors++;

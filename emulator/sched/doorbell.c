@@ -5,7 +5,7 @@
 #include "emulator/obj/cq.h"
 #include "emulator/engine/cqe.h"
 #include "emulator/sched/direct.h"
-#include "emulator/engine/egress.h"
+#include "emulator/observe/tap.h"
 #include "emulator/obj/qp.h"
 #include "emulator/engine/transport.h"
 #include "rocemu/log.h"
@@ -143,7 +143,7 @@ static int doorbell_idle(void *arg, bool may_sleep)
 		return 1;
 	}
 	rocemu_direct_sleep(emu);
-	rocemu_egress_idle(emu);
+	rocemu_tap_idle(emu);
 	return 0;
 }
 
