@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "emulator/obj/cq.h"
-#include "emulator/engine/cqe_scatter.h"
+#include "emulator/obj/qp_vendor_flags.h"
 #include "emulator/dc/dc.h"
 #include "emulator/sched/direct.h"
 #include "emulator/sched/doorbell.h"
@@ -207,7 +207,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->recv_cq = recv_cq;
 	qp->srq = srq;
 	qp->sq_sig_all = req->sq_sig_all;
-	rocemu_cqe_scatter_setup(qp, req->vendor_flags);
+	rocemu_qp_vendor_setup(qp, req->vendor_flags);
 	qp->user_qp = req->user_qp;
 	qp->cap = resp->cap;
 	qp->layout = resp->layout;

@@ -30,7 +30,7 @@ struct rocemu_qp {
 	struct rocemu_cq *send_cq, *recv_cq;
 	struct rocemu_srq *srq;		/* receives come from it (no RQ); NULL: none. XRC target: the SRQ its last request named */
 	uint32_t sq_sig_all;
-	uint8_t cqe_scatter_res;	/* cs_res: bytes of a received SEND a CQE carries (cqe_scatter.h) */
+	uint8_t cqe_scatter_res;	/* cs_res: bytes of a received SEND a CQE carries (qp_vendor_flags.h) */
 	uint8_t cqe_scatter_req;	/* cs_req: bytes of a READ or atomic reply a CQE carries */
 	uint64_t user_qp;		/* reported in async events */
 	struct ibv_qp_cap cap;		/* granted */
