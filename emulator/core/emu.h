@@ -48,10 +48,10 @@ struct rocemu_emu {
 	uint64_t idle_timer;
 	bool stop_requested;		/* SHUTDOWN received */
 	bool sleeping;			/* daemon_sleeping published to the clients */
-	uint64_t last_work_ns;		/* doorbell.c: spin a little after work */
-	bool busy_poll;			/* doorbell.c: never sleep while a client is connected */
+	uint64_t last_work_ns;		/* idle.c: spin a little after work */
+	bool busy_poll;			/* idle.c: never sleep while a client is connected */
 	bool dma_by_mem;		/* ROCEMU_DMA=mem: no copy by pid (mm_guard.h) */
-	unsigned int qps_in_error;	/* doorbell.c: receive doorbells wake the daemon while > 0 */
+	unsigned int qps_in_error;	/* idle.c: receive doorbells wake the daemon while > 0 */
 	unsigned int direct_objs;	/* direct.c: QPs and CQs whose doorbells ring unannounced */
 	uint64_t direct_timer;		/* direct.c: the poll timer while asleep, 0 when none */
 	uint64_t direct_deadline;	/* direct.c: when it fires */

@@ -12,7 +12,7 @@
 #include "emulator/cm/cm.h"
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/cq.h"
-#include "emulator/sched/doorbell.h"
+#include "emulator/sched/idle.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
@@ -90,7 +90,7 @@ static void client_kick(void *arg, int fd, uint32_t revents)
 
 	if (read(fd, &count, sizeof(count)) == sizeof(count))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s pid %d kick", rocemu_client_dev_name(c), (int)c->pid);
-	rocemu_doorbell_kick(c);
+	rocemu_idle_kick(c);
 }
 
 /* Bind c to dev and ufile f: async pipe, kick eventfd, context page in fds[0..2]. */
@@ -138,7 +138,7 @@ static int client_bind(struct rocemu_client *c, struct rocemu_device *dev, struc
 	c->async_fd = pipefd[1];
 	c->kick_fd = kick;
 	c->context_page = shm;
-	rocemu_doorbell_page_init(emu, c);
+	rocemu_idle_page_init(emu, c);
 	memset(resp, 0, sizeof(*resp));
 	rocemu_device_info(c->dev, &resp->dev);
 	resp->context_page_size = (uint32_t)shm.size;

@@ -10,7 +10,7 @@
 
 #include "emulator/ctrl/client_life.h"
 #include "emulator/ctrl/ctrl_ops.h"
-#include "emulator/sched/doorbell.h"
+#include "emulator/sched/idle.h"
 #include "emulator/engine/transport.h"
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
@@ -101,7 +101,7 @@ static void connection_ready(void *arg, int fd, uint32_t revents)
 	 * apart, and after the doorbells its client rang before sending it.
 	 */
 	rocemu_transport_settle();
-	rocemu_doorbell_before_request(c);
+	rocemu_idle_before_request(c);
 	for (;;) {
 		/* At most one fd comes with a request (OPEN_XRCD's file); more are closed unread. */
 		nfds = 1;

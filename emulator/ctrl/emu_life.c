@@ -12,7 +12,7 @@
 #include "emulator/cm/cm.h"
 #include "emulator/ctrl/client_life.h"
 #include "emulator/obj/comp_channel.h"
-#include "emulator/sched/doorbell.h"
+#include "emulator/sched/idle.h"
 #include "emulator/ctrl/ibdev_sysfs.h"
 #include "emulator/obj/reserved_qpn.h"
 #include "emulator/engine/rx.h"
@@ -126,7 +126,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 		emu->devices[i].udp_fd = -1;
 	}
 	emu->num_devices = num_devs;
-	rocemu_doorbell_start(emu);
+	rocemu_idle_start(emu);
 	return 0;
 }
 

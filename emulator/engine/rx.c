@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "emulator/cm/cm.h"
-#include "emulator/sched/doorbell.h"
+#include "emulator/sched/idle.h"
 #include "emulator/observe/tap.h"
 #include "emulator/core/emu.h"
 #include "emulator/engine/mcast.h"
@@ -96,7 +96,7 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	bad_icrc = !d->vouched && (rocemu_icrc_check_v4(&flow, d->data, d->len, &pkt.ip) ||
 				   !id_plausible(dev, daddr, d, &pkt.ip));
 	rocemu_tap_rx(dev, daddr, d, &pkt.ip);
-	rocemu_doorbell_awake(dev->emu);
+	rocemu_idle_awake(dev->emu);
 	if (bad_icrc) {
 		dev->rx_icrc_errors++;
 		rx_drop(dev, d, "bad ICRC");

@@ -12,7 +12,7 @@
 #include "emulator/obj/qp_vendor_flags.h"
 #include "emulator/dc/dc.h"
 #include "emulator/sched/direct.h"
-#include "emulator/sched/doorbell.h"
+#include "emulator/sched/idle.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp_layout.h"
@@ -241,7 +241,7 @@ void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const c
 		   qp->owner->dev->name, qp->qpn, rocemu_qp_state_name(prev),
 		   rocemu_qp_state_name(next), why);
 	if ((prev == IBV_QPS_ERR) != (next == IBV_QPS_ERR))
-		rocemu_doorbell_qp_errors(qp->owner->emu, next == IBV_QPS_ERR ? 1 : -1);
+		rocemu_idle_qp_errors(qp->owner->emu, next == IBV_QPS_ERR ? 1 : -1);
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 	if (rocemu_tracing(qp->owner->emu))
@@ -304,7 +304,7 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	rocemu_qp_timers_cancel(qp);
 	rocemu_direct_unwatch(qp->owner, &qp->direct);
 	if (qp->attr.qp_state == IBV_QPS_ERR)
-		rocemu_doorbell_qp_errors(emu, -1);
+		rocemu_idle_qp_errors(emu, -1);
 	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-#include "emulator/sched/doorbell.h"
+#include "emulator/sched/idle.h"
 
 #include "emulator/core/client.h"
 #include "emulator/obj/cq.h"
@@ -29,7 +29,7 @@ static void sleeping_set(struct rocemu_emu *emu, uint32_t v)
 	emu->sleeping = v;
 }
 
-void rocemu_doorbell_qp_errors(struct rocemu_emu *emu, int delta)
+void rocemu_idle_qp_errors(struct rocemu_emu *emu, int delta)
 {
 	struct rocemu_client *c;
 	bool before = emu->qps_in_error > 0;
@@ -43,23 +43,23 @@ void rocemu_doorbell_qp_errors(struct rocemu_emu *emu, int delta)
 					 __ATOMIC_RELEASE);
 }
 
-void rocemu_doorbell_page_init(struct rocemu_emu *emu, struct rocemu_client *c)
+void rocemu_idle_page_init(struct rocemu_emu *emu, struct rocemu_client *c)
 {
 	/* The idle hook clears it while the daemon runs; a spare kick costs little. */
 	__atomic_store_n(&page_of(c)->recv_kick, emu->qps_in_error > 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&page_of(c)->daemon_sleeping, 1, __ATOMIC_RELEASE);
 }
 
-void rocemu_doorbell_awake(struct rocemu_emu *emu)
+void rocemu_idle_awake(struct rocemu_emu *emu)
 {
 	emu->last_work_ns = rocemu_now_ns();
 	if (emu->sleeping)
 		sleeping_set(emu, 0);
 }
 
-void rocemu_doorbell_kick(struct rocemu_client *c)
+void rocemu_idle_kick(struct rocemu_client *c)
 {
-	rocemu_doorbell_awake(c->emu);
+	rocemu_idle_awake(c->emu);
 }
 
 /* New WQEs: sent in RTS (and SQD), flushed in ERR, left alone in the other states. */
@@ -92,7 +92,7 @@ static bool scan_client(struct rocemu_client *c)
 	return true;
 }
 
-void rocemu_doorbell_before_request(struct rocemu_client *c)
+void rocemu_idle_before_request(struct rocemu_client *c)
 {
 	if (!c->dev || !scan_client(c))
 		return;
@@ -111,7 +111,7 @@ static bool scan_all(struct rocemu_emu *emu)
 	return work;
 }
 
-static int doorbell_idle(void *arg, bool may_sleep)
+static int idle_hook(void *arg, bool may_sleep)
 {
 	struct rocemu_emu *emu = arg;
 
@@ -147,7 +147,7 @@ static int doorbell_idle(void *arg, bool may_sleep)
 	return 0;
 }
 
-void rocemu_doorbell_start(struct rocemu_emu *emu)
+void rocemu_idle_start(struct rocemu_emu *emu)
 {
-	rocemu_loop_set_idle_hook(emu->loop, doorbell_idle, emu);
+	rocemu_loop_set_idle_hook(emu->loop, idle_hook, emu);
 }
