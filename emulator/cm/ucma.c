@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#include "emulator/core/client.h"
 #include "emulator/cm/cm.h"
+#include "emulator/core/client.h"
 #include "emulator/core/emu.h"
 #include "rocemu/log.h"
 

@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "emulator/core/emu.h"
 #include "emulator/base/shm.h"
 #include "emulator/base/text_pages.h"
+#include "emulator/core/emu.h"
 
 struct rocemu_mm;
 

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/engine/egress.h"
 #include "emulator/core/limits.h"
+#include "emulator/engine/egress.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/engine/sport.h"
 #include "net/fault.h"

@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emulator/core/device.h"
 #include "emulator/base/idtable.h"
 #include "emulator/base/list.h"
+#include "emulator/core/device.h"
 #include "net/loop.h"
 
 #define ROCEMU_FIRST_QPN 0x000100

@@ -10,19 +10,19 @@
 #include <unistd.h>
 
 #include "emulator/cm/cm.h"
-#include "emulator/obj/comp_channel.h"
-#include "emulator/obj/cq.h"
-#include "emulator/sched/idle.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
+#include "emulator/mem/ufile.h"
+#include "emulator/obj/comp_channel.h"
+#include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/reserved_qpn.h"
 #include "emulator/obj/srq.h"
-#include "emulator/observe/trace.h"
-#include "emulator/mem/ufile.h"
-#include "emulator/xrc/xrc.h"
 #include "emulator/obj/xrcd.h"
+#include "emulator/observe/trace.h"
+#include "emulator/sched/idle.h"
+#include "emulator/xrc/xrc.h"
 #include "rocemu/log.h"
 
 static void read_comm(pid_t pid, char *comm, size_t len)

@@ -10,8 +10,8 @@
 
 #include "emulator/ctrl/client_life.h"
 #include "emulator/ctrl/ctrl_ops.h"
-#include "emulator/sched/idle.h"
 #include "emulator/engine/transport.h"
+#include "emulator/sched/idle.h"
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
 

@@ -8,18 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emulator/obj/async_event.h"
 #include "emulator/cm/cm.h"
 #include "emulator/ctrl/client_life.h"
-#include "emulator/obj/comp_channel.h"
-#include "emulator/sched/idle.h"
 #include "emulator/ctrl/ibdev_sysfs.h"
-#include "emulator/obj/reserved_qpn.h"
 #include "emulator/engine/rx.h"
 #include "emulator/engine/sport.h"
 #include "emulator/mem/ufile.h"
+#include "emulator/obj/async_event.h"
+#include "emulator/obj/comp_channel.h"
+#include "emulator/obj/reserved_qpn.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/tap.h"
+#include "emulator/sched/idle.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 

@@ -7,17 +7,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "emulator/observe/capture.h"
-#include "emulator/core/client.h"
 #include "emulator/cm/cm.h"
-#include "emulator/obj/comp_channel.h"
-#include "emulator/obj/cq.h"
+#include "emulator/core/client.h"
 #include "emulator/mem/dm.h"
 #include "emulator/mem/pd_mr.h"
+#include "emulator/obj/comp_channel.h"
+#include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
+#include "emulator/observe/capture.h"
 #include "net/udp_netns.h"
 
 struct text {

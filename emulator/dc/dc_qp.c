@@ -11,8 +11,8 @@
 #include <stdlib.h>
 
 #include "emulator/core/device.h"
-#include "emulator/obj/qp.h"
 #include "emulator/engine/transport.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_opcode.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"

@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "emulator/core/emu.h"
-#include "emulator/obj/qp.h"
-#include "emulator/obj/qp_timer.h"
 #include "emulator/engine/transport.h"
 #include "emulator/engine/wqe.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_timer.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

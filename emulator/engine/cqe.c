@@ -6,9 +6,9 @@
 #include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/core/client.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"
-#include "emulator/core/client.h"
 #include "emulator/obj/cq.h"
 #include "emulator/observe/trace.h"
 #include "rocemu/clock.h"

@@ -4,9 +4,9 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "emulator/observe/capture.h"
 #include "emulator/core/device.h"
 #include "emulator/core/emu.h"
+#include "emulator/observe/capture.h"
 #include "emulator/observe/fault_inject.h"
 #include "emulator/observe/stats.h"
 #include "emulator/observe/trace.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "emulator/core/emu.h"
-#include "emulator/obj/qp.h"
 #include "emulator/engine/rx.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"

@@ -6,13 +6,13 @@
 #include <stdio.h>
 
 #include "emulator/cm/cm.h"
-#include "emulator/sched/idle.h"
-#include "emulator/observe/tap.h"
 #include "emulator/core/emu.h"
 #include "emulator/engine/mcast.h"
-#include "emulator/obj/qp.h"
 #include "emulator/engine/sport.h"
 #include "emulator/engine/transport.h"
+#include "emulator/obj/qp.h"
+#include "emulator/observe/tap.h"
+#include "emulator/sched/idle.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"

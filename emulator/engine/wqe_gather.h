@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "emulator/mem/dma.h"
 #include "emulator/engine/wqe.h"
+#include "emulator/mem/dma.h"
 
 /* Most local slots one gather fills (a GSO batch of packets). */
 #define ROCEMU_GATHER_MAX_IOV 64u

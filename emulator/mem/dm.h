@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "emulator/core/client.h"
 #include "emulator/base/shm.h"
+#include "emulator/core/client.h"
 
 struct rocemu_dm {
 	struct rocemu_ufile *file;

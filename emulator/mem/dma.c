@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "emulator/base/proc_maps.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mm_guard.h"
 #include "emulator/mem/mm_watch.h"
 #include "emulator/mem/pd_mr.h"
-#include "emulator/base/proc_maps.h"
 
 int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n,
 		       uint64_t addr, uint64_t len, struct rocemu_mm *mm, uint64_t gen)

@@ -8,11 +8,11 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/core/client.h"
+#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"
-#include "emulator/engine/wqe.h"
 #include "rocemu/log.h"
 
 #define KLM_BYTES 16	/* a KLM, a repeat block header or entry: one octoword */

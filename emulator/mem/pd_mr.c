@@ -7,13 +7,13 @@
 #include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/base/proc_maps.h"
 #include "emulator/mem/dm.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mm_watch.h"
 #include "emulator/mem/mw.h"
-#include "emulator/base/proc_maps.h"
 #include "emulator/obj/qp.h"
 #include "rocemu/log.h"
 

@@ -6,8 +6,8 @@
 #include <unistd.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/obj/comp_channel.h"
 #include "emulator/engine/cqe.h"
+#include "emulator/obj/comp_channel.h"
 #include "emulator/sched/direct.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

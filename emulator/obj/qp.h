@@ -11,10 +11,10 @@
 
 #include "emulator/core/client.h"
 #include "emulator/dc/dc.h"
+#include "emulator/engine/transport.h"
 #include "emulator/obj/qp_path.h"
 #include "emulator/obj/qp_timer.h"
 #include "emulator/rc/rc.h"
-#include "emulator/engine/transport.h"
 #include "emulator/ud/ud.h"
 
 struct rocemu_qp {

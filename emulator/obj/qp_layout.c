@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/core/device.h"
 #include "emulator/base/shm.h"
+#include "emulator/core/device.h"
 #include "rocemu/ring.h"
 
 #define DBREC_BYTES 64

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/obj/qp.h"
 #include "emulator/engine/sport.h"
+#include "emulator/obj/qp.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emulator/mem/pd_mr.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/cq.h"
-#include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"
 #include "emulator/xrc/xrc.h"
 #include "rocemu/log.h"

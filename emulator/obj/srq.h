@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
-#include "emulator/obj/xrcd.h"
 #include "emulator/engine/wqe.h"
+#include "emulator/obj/xrcd.h"
 
 struct rocemu_srq {
 	struct rocemu_client *owner;

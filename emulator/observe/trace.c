@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emulator/core/client.h"
-#include "emulator/obj/cq.h"
-#include "emulator/engine/cqe.h"
-#include "emulator/core/device.h"
 #include "emulator/base/list.h"
+#include "emulator/core/client.h"
+#include "emulator/core/device.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
 #include "net/roce_hdr.h"

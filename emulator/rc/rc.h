@@ -15,12 +15,12 @@
 #include <sys/uio.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/rc/resp_atomic.h"
-#include "emulator/engine/cqe_scatter.h"
 #include "emulator/core/device.h"
+#include "emulator/engine/cqe_scatter.h"
+#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp_timer.h"
-#include "emulator/engine/wqe.h"
+#include "emulator/rc/resp_atomic.h"
 
 struct rocemu_cq;
 struct rocemu_pkt;

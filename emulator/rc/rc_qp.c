@@ -12,15 +12,15 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/dc/dc.h"
+#include "emulator/engine/cqe.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/cq.h"
-#include "emulator/engine/cqe.h"
-#include "emulator/dc/dc.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
 #include "emulator/obj/qp_timer.h"
-#include "emulator/rc/rc.h"
 #include "emulator/obj/srq.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"

@@ -22,12 +22,12 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/rc/resp_atomic.h"
+#include "emulator/engine/cqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"
-#include "emulator/engine/cqe.h"
 #include "emulator/rc/rc.h"
+#include "emulator/rc/resp_atomic.h"
 #include "emulator/xrc/xrc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"

@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/mem/dma.h"
 #include "emulator/engine/egress.h"
+#include "emulator/engine/wqe_gather.h"
+#include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "emulator/engine/wqe_gather.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 

@@ -14,8 +14,8 @@
 #include "emulator/engine/cqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
-#include "emulator/rc/rc.h"
 #include "emulator/obj/srq.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 
 int rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)

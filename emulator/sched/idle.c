@@ -2,12 +2,12 @@
 #include "emulator/sched/idle.h"
 
 #include "emulator/core/client.h"
-#include "emulator/obj/cq.h"
 #include "emulator/engine/cqe.h"
-#include "emulator/sched/direct.h"
-#include "emulator/observe/tap.h"
-#include "emulator/obj/qp.h"
 #include "emulator/engine/transport.h"
+#include "emulator/obj/cq.h"
+#include "emulator/obj/qp.h"
+#include "emulator/observe/tap.h"
+#include "emulator/sched/direct.h"
 #include "rocemu/log.h"
 
 /* Spin this long after the last work before sleeping: saves a wake-up per round trip. */

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emulator/core/limits.h"
 #include "emulator/base/list.h"
+#include "emulator/core/limits.h"
 
 struct rocemu_client;
 struct rocemu_open_qp_req;

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 
 #include "emulator/obj/qp.h"
-#include "emulator/rc/rc.h"
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_opcode.h"
 #include "rocemu/log.h"
 

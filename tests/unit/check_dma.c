@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emulator/mem/dma.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mm_guard.h"
 #include "emulator/mem/mm_watch.h"
-#include "emulator/mem/dma.h"
 #include "tests/unit/fixture.h"
 
 #define IOV_SLOTS 4

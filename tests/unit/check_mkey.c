@@ -18,10 +18,10 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/mem/mm.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/mkey_indirect.h"
+#include "emulator/mem/mm.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "emulator/core/client.h"
-#include "emulator/obj/qp.h"
 #include "emulator/engine/rx.h"
 #include "emulator/engine/transport.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/ring.h"

@@ -16,11 +16,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/obj/cq.h"
 #include "emulator/core/device.h"
+#include "emulator/engine/wqe.h"
+#include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
-#include "emulator/engine/wqe.h"
 #include "tests/unit/fixture.h"
 
 #define GARBAGE_DS 5		/* 80 bytes: two BBs */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/obj/qp.h"
 #include "emulator/engine/wqe.h"
 #include "emulator/engine/wqe_gather.h"
+#include "emulator/obj/qp.h"
 #include "tests/unit/fixture.h"
 
 static struct rocemu_send_wqe w;
