@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "emulator/core/device.h"
+#include "emulator/core/sport.h"
 #include "emulator/engine/egress.h"
-#include "emulator/engine/sport.h"
 #include "net/icrc.h"
 #include "net/roce_opcode.h"
 #include "net/roce_text.h"

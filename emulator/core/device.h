@@ -12,9 +12,9 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/core/limits.h"
+#include "emulator/core/sport.h"
 #include "emulator/engine/egress.h"
 #include "emulator/engine/mcast.h"
-#include "emulator/engine/sport.h"
 #include "net/fault.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"

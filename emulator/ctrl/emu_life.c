@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "emulator/cm/cm.h"
+#include "emulator/core/sport.h"
 #include "emulator/ctrl/client_life.h"
 #include "emulator/ctrl/ibdev_sysfs.h"
 #include "emulator/engine/rx.h"
-#include "emulator/engine/sport.h"
 #include "emulator/mem/ufile.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"

@@ -7,8 +7,8 @@
 
 #include "emulator/cm/cm.h"
 #include "emulator/core/emu.h"
+#include "emulator/core/sport.h"
 #include "emulator/engine/mcast.h"
-#include "emulator/engine/sport.h"
 #include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
 #include "emulator/observe/tap.h"

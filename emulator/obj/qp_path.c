@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/engine/sport.h"
+#include "emulator/core/sport.h"
 #include "emulator/obj/qp.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"

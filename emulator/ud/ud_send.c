@@ -10,8 +10,8 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emulator/core/sport.h"
 #include "emulator/engine/egress.h"
-#include "emulator/engine/sport.h"
 #include "emulator/engine/wqe_gather.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"

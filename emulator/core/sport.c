@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-#include "emulator/engine/sport.h"
+#include "emulator/core/sport.h"
 
 #include <errno.h>
 #include <string.h>
