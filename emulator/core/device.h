@@ -13,9 +13,9 @@
 
 #include "emulator/core/limits.h"
 #include "emulator/core/sport.h"
-#include "emulator/engine/egress.h"
 #include "emulator/engine/mcast.h"
 #include "net/fault.h"
+#include "net/icrc.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
 
@@ -66,6 +66,20 @@ struct rocemu_device_counters {
 	uint64_t rx_dc_key_violations;	/* DCT: requests dropped on a DC access key mismatch */
 };
 
+/*
+ * Where a device's datagrams go at the end of egress (egress.h). The
+ * daemon leaves send NULL: they leave through the UDP sockets of the event
+ * loop. A unit test sets a fake wire instead, which gets every datagram
+ * after capture (faults are not injected on it) and may hand it to
+ * rocemu_rx_datagram; a device on a fake wire opens no socket (sport.c).
+ */
+struct rocemu_wire {
+	/* buf[0, len) along flow: one datagram, or with gso > 0 a run of gso-byte packets. */
+	int (*send)(void *arg, const struct rocemu_ipv4_udp *flow, const void *buf, size_t len,
+		    uint16_t gso);
+	void *arg;
+};
+
 /* A ConnectX-5: ibv_query_device's part id is its PCI device id (0x1017), vendor Mellanox's. */
 #define ROCEMU_VENDOR_PART_ID 4119
 #define ROCEMU_PCI_VENDOR_ID 0x15b3
@@ -95,7 +109,7 @@ struct rocemu_device {
 	struct rocemu_fault_counters fault_past;	/* of replaced injectors */
 	struct rocemu_pcap *pcap;	/* capture.c: NULL when no capture */
 	char pcap_path[PATH_MAX];	/* capture.c: the file of pcap */
-	struct rocemu_wire wire;	/* egress.h: a unit test's fake wire, else unset */
+	struct rocemu_wire wire;	/* a unit test's fake wire, else unset */
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;
 	struct rocemu_mcast_group mcast[ROCEMU_MAX_MCAST_GRP];	/* mcast.c: groups joined */

@@ -31,7 +31,7 @@ uint16_t rocemu_sport_of(uint32_t lqpn, uint32_t rqpn);
 /*
  * Take a reference on dev's socket for the flow lqpn -> rqpn: returns its
  * fd and writes its port (host order) to *sport; 4791's socket when the
- * flow's own port cannot be had. A device on a fake wire (egress.h) gets
+ * flow's own port cannot be had. A device on a fake wire (device.h) gets
  * the flow's port and no socket (-1).
  */
 int rocemu_sport_get(struct rocemu_device *dev, uint32_t lqpn, uint32_t rqpn, uint16_t *sport);

@@ -15,7 +15,7 @@
 /*
  * Set up emu for devs (copied) on loop with its tables and doorbell scan,
  * but off the network: no port open, no file written. Returns 0 or
- * -ENOMEM. A unit test puts its devices on a fake wire (egress.h) then.
+ * -ENOMEM. A unit test puts its devices on a fake wire (device.h) then.
  */
 int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 		     const struct rocemu_device *devs, unsigned int num_devs);
