@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "emulator/engine/transport.h"
 
-#include "emulator/rc/rc.h"
 #include "rocemu/ring.h"
 
 /* Indexed by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
@@ -37,12 +36,19 @@ const struct rocemu_transport_ops *rocemu_transport_of_opcode(uint8_t opcode)
 	return by_opcode_class[class];
 }
 
+/* Each transport has one opcode class: the loops below ask each once. */
+#define NCLASSES (sizeof(by_opcode_class) / sizeof(by_opcode_class[0]))
+
 void rocemu_transport_rx_buffer_end(void)
 {
-	rocemu_resp_hold_own();
+	for (size_t i = 0; i < NCLASSES; i++)
+		if (by_opcode_class[i] && by_opcode_class[i]->rx_buffer_end)
+			by_opcode_class[i]->rx_buffer_end();
 }
 
 void rocemu_transport_settle(void)
 {
-	rocemu_rc_settle_all();
+	for (size_t i = 0; i < NCLASSES; i++)
+		if (by_opcode_class[i] && by_opcode_class[i]->settle)
+			by_opcode_class[i]->settle();
 }

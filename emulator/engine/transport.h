@@ -55,6 +55,13 @@ struct rocemu_transport_ops {
 	void (*timer)(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 	/* SQD: WQEs posted before the transition are still to finish (ibv_query_qp). */
 	bool (*sq_draining)(const struct rocemu_qp *qp);
+	/*
+	 * Work held back within one turn by every QP of this transport and of
+	 * those on its engines (NULL: none): the receive buffer a datagram
+	 * came in ends; the turn ends or a control request is to be served.
+	 */
+	void (*rx_buffer_end)(void);
+	void (*settle)(void);
 };
 
 extern const struct rocemu_transport_ops rocemu_rc_transport;

@@ -399,4 +399,7 @@ const struct rocemu_transport_ops rocemu_rc_transport = {
 	.rx = rocemu_rc_rx,
 	.timer = rocemu_rc_timer,
 	.sq_draining = rocemu_rc_sq_draining,
+	/* Also for UC, XRC and DC, which hold their work in RC's engines. */
+	.rx_buffer_end = rocemu_resp_hold_own,
+	.settle = rocemu_rc_settle_all,
 };
