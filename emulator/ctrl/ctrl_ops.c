@@ -27,6 +27,7 @@
 #include "emulator/observe/stats.h"
 #include "emulator/observe/trace.h"
 #include "emulator/sched/direct.h"
+#include "emulator/xrc/xrc.h"
 #include "rocemu/log.h"
 
 typedef int (*ctrl_handler)(struct rocemu_client *c, const void *req,
@@ -266,7 +267,7 @@ static int op_destroy_qp(struct rocemu_client *c, const void *req,
 
 static int op_open_qp(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
-	return rocemu_qp_open(c, req);
+	return rocemu_xrc_open(c, req);
 }
 
 static int op_dci_stream_reset(struct rocemu_client *c, const void *req,

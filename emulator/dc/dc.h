@@ -21,7 +21,6 @@
 #include "emulator/rc/rc.h"
 #include "rocemu/ctrl.h"
 
-struct rocemu_create_qp_req;
 struct rocemu_pkt;
 struct rocemu_qp;
 
@@ -54,12 +53,6 @@ struct rocemu_dc {
 	struct rocemu_dct_conn *active;	/* the one in qp->rc.resp and qp->path */
 	uint64_t requests;
 };
-
-/* ---- dc_qp.c ---- */
-/* The DC attributes of a create request are acceptable (-EINVAL otherwise). */
-int rocemu_dc_create_check(const struct rocemu_create_qp_req *req);
-/* A new DC QP takes them. */
-void rocemu_dc_create(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req);
 
 /* ---- dci.c ---- */
 enum rocemu_dci_route {

@@ -17,7 +17,8 @@
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
 
-int rocemu_dc_create_check(const struct rocemu_create_qp_req *req)
+/* The DC attributes of a create request are acceptable (-EINVAL otherwise). */
+static int dc_create_check(const struct rocemu_create_qp_req *req)
 {
 	if (req->qp_type != ROCEMU_QPT_DCI)
 		return 0;
@@ -26,7 +27,8 @@ int rocemu_dc_create_check(const struct rocemu_create_qp_req *req)
 		       req->dci_log_errored > ROCEMU_DCI_MAX_LOG_STREAMS ? -EINVAL : 0;
 }
 
-void rocemu_dc_create(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
+/* A new DC QP takes them. */
+static void dc_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
 {
 	if (qp->type == ROCEMU_QPT_DCT) {
 		qp->dc.access_key = req->dct_access_key;
@@ -100,7 +102,9 @@ static void dc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
 const struct rocemu_transport_ops rocemu_dc_transport = {
 	.name = "DC",
 	.connected = false,	/* a DCT takes any DCI; a DCI checks its DCT itself */
+	.create_check = dc_create_check,
 	.init = dc_init,
+	.created = dc_created,
 	.destroy = dc_destroy,
 	.modified = dc_modified,
 	.post = dc_post,

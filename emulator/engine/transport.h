@@ -17,6 +17,8 @@
 #include "net/ipv4.h"
 #include "net/roce_opcode.h"
 
+struct rocemu_client;
+struct rocemu_create_qp_req;
 struct rocemu_device;
 struct rocemu_qp;
 
@@ -39,8 +41,16 @@ struct rocemu_transport_ops {
 	const char *name;		/* "RC", for logs */
 	/* One peer: packets from any other address are dropped (rxe's check_addr). */
 	bool connected;
+	/* Create, before anything is made: the request's own attributes hold (NULL: none). 0 or -errno. */
+	int (*create_check)(const struct rocemu_create_qp_req *req);
 	/* Create: the transport's state (qp->layout is set). 0 or -errno. */
 	int (*init)(struct rocemu_qp *qp);
+	/* Create, qp made (owner, PD, CQs, SRQ, an XRC target's xrcd_open): what req says of it (NULL: none). */
+	void (*created)(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req);
+	/* Whether c reaches qp without owning it (ibv_open_qp). NULL: never. */
+	bool (*opened_by)(const struct rocemu_qp *qp, const struct rocemu_client *c);
+	/* c lets go of qp (destroy, its context closes): whether qp is freed now. NULL: it is. */
+	bool (*release)(struct rocemu_client *c, struct rocemu_qp *qp);
 	/* Destroy: give back what init and the QP's life took. */
 	void (*destroy)(struct rocemu_qp *qp);
 	/* ibv_modify_qp committed cur -> next: set the engines up, or flush on ERR. */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emulator/dc/dc.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/cq.h"
@@ -20,7 +19,6 @@
 #include "emulator/observe/trace.h"
 #include "emulator/sched/direct.h"
 #include "emulator/sched/idle.h"
-#include "emulator/xrc/xrc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -130,8 +128,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		err = create_flags_check(c, req);
 	if (!err)
 		err = rocemu_qp_vendor_check(req);
-	if (!err)
-		err = rocemu_dc_create_check(req);
+	if (!err && ops->create_check)
+		err = ops->create_check(req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -212,11 +210,10 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->cap = resp->cap;
 	qp->layout = resp->layout;
 	qp->attr.qp_state = IBV_QPS_RESET;
-	if (dct || req->qp_type == ROCEMU_QPT_DCI)
-		rocemu_dc_create(qp, req);
+	qp->xrcd_open = xrcd_open;
 	qp_uses(qp, 1);
-	if (tgt)
-		rocemu_xrc_tgt_init(qp, xrcd_open);
+	if (ops->created)
+		ops->created(qp, req);
 	rocemu_list_add_tail(&c->qps, &qp->node);
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG,
@@ -252,12 +249,9 @@ struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn)
 {
 	struct rocemu_qp *qp = rocemu_idtable_get(&c->emu->qps, qpn);
 
-	return qp && (qp->owner == c || rocemu_xrc_opened_by(qp, c)) ? qp : NULL;
-}
-
-int rocemu_qp_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req)
-{
-	return rocemu_xrc_open(c, req);
+	if (!qp || qp->owner == c)
+		return qp;
+	return qp->ops->opened_by && qp->ops->opened_by(qp, c) ? qp : NULL;
 }
 
 struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp)
@@ -309,8 +303,6 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);
 	qp_uses(qp, -1);
-	if (qp->type == IBV_QPT_XRC_RECV)
-		rocemu_xrc_tgt_fini(qp);
 	rocemu_uncharge(&qp->charge);
 	rocemu_shm_destroy(&qp->rings);
 	free(qp);
@@ -330,6 +322,6 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 
 void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp)
 {
-	if (qp->type != IBV_QPT_XRC_RECV || rocemu_xrc_release(c, qp))
+	if (!qp->ops->release || qp->ops->release(c, qp))
 		rocemu_qp_free(c->emu, qp);
 }

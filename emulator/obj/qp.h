@@ -76,9 +76,6 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp);
 /* c lets go of qp (its context closes): freed, unless an XRC target other references hold. */
 void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp);
 
-/* ibv_open_qp: another context's reference to an XRC target (xrc.h). */
-int rocemu_qp_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req);
-
 /*
  * Whose memory a request to qp reaches and through which PD its keys are
  * checked, and where its receives complete: an XRC target's are those of

@@ -35,24 +35,12 @@ struct rocemu_xrc_ref {
 	struct rocemu_charge charge;	/* limits.h */
 };
 
-/* A new target qp of c belongs to the domain of open o (which it holds). */
-void rocemu_xrc_tgt_init(struct rocemu_qp *qp, struct rocemu_xrcd_open *o);
 /*
  * ibv_open_qp: a reference of c to the target req->qpn of the domain
  * open req->xrcd. -EINVAL when c has no such open or the domain no such
  * target (ib_open_qp), or for another QP type.
  */
 int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req);
-/* c holds a reference to the target qp through ibv_open_qp. */
-bool rocemu_xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c);
-/*
- * c lets go of the target qp (destroy, or its context closes): one of its
- * ibv_open_qp references, else its owner's, which passes to the holder of
- * another reference. True when that was the last: the QP goes.
- */
-bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp);
-/* The target qp goes: out of its domain, which it holds no more. */
-void rocemu_xrc_tgt_fini(struct rocemu_qp *qp);
 /* c's context closes: its ibv_open_qp references go. */
 void rocemu_xrc_client_release(struct rocemu_client *c);
 

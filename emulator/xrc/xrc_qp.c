@@ -48,12 +48,14 @@ static void xrc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 	rocemu_rc_rx(qp, pkt);
 }
 
-void rocemu_xrc_tgt_init(struct rocemu_qp *qp, struct rocemu_xrcd_open *o)
+/* A new target belongs to the domain of its owner's open qp->xrcd_open, which it holds. */
+static void xrc_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
 {
-	qp->xrcd_open = o;
-	o->users++;
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return;
+	qp->xrcd_open->users++;
 	rocemu_list_init(&qp->xrc_refs);
-	rocemu_list_add_tail(&o->xrcd->tgt_qps, &qp->xrc_node);
+	rocemu_list_add_tail(&qp->xrcd_open->xrcd->tgt_qps, &qp->xrc_node);
 }
 
 int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req)
@@ -89,7 +91,8 @@ int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *re
 	return 0;
 }
 
-bool rocemu_xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c)
+/* c holds a reference to the target qp through ibv_open_qp. */
+static bool xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c)
 {
 	struct rocemu_xrc_ref *ref;
 
@@ -110,10 +113,17 @@ static void ref_free(struct rocemu_xrc_ref *ref)
 	free(ref);
 }
 
-bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
+/*
+ * c lets go of qp. A target's: one of c's ibv_open_qp references, else its
+ * owner's, which passes to the holder of another reference; true when that
+ * was the last. An initiator goes at once.
+ */
+static bool xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
 {
 	struct rocemu_xrc_ref *ref, *tmp;
 
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return true;
 	rocemu_list_for_each_safe(ref, tmp, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node) {
 		if (ref->client != c && qp->owner == c) {
 			/* The owner's reference goes: another holder's becomes it. */
@@ -135,10 +145,14 @@ bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
 	return true;
 }
 
-void rocemu_xrc_tgt_fini(struct rocemu_qp *qp)
+/* RC's destroy; a target also leaves its domain, which it holds no more. */
+static void xrc_destroy(struct rocemu_qp *qp)
 {
 	struct rocemu_xrc_ref *ref, *tmp;
 
+	rocemu_rc_destroy(qp);
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return;
 	rocemu_list_for_each_safe(ref, tmp, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node)
 		ref_free(ref);
 	rocemu_list_del(&qp->xrc_node);
@@ -186,7 +200,10 @@ const struct rocemu_transport_ops rocemu_xrc_transport = {
 	.name = "XRC",
 	.connected = true,
 	.init = xrc_init,
-	.destroy = rocemu_rc_destroy,
+	.created = xrc_created,
+	.opened_by = xrc_opened_by,
+	.release = xrc_release,
+	.destroy = xrc_destroy,
 	.modified = rocemu_rc_modified,
 	.post = xrc_post,
 	.flush = rocemu_rc_flush,
