@@ -51,6 +51,8 @@ struct rocemu_transport_ops {
 	bool (*opened_by)(const struct rocemu_qp *qp, const struct rocemu_client *c);
 	/* c lets go of qp (destroy, its context closes): whether qp is freed now. NULL: it is. */
 	bool (*release)(struct rocemu_client *c, struct rocemu_qp *qp);
+	/* qp->srq goes while qp lives (an XRC target's; others hold theirs): forget it. */
+	void (*srq_gone)(struct rocemu_qp *qp);
 	/* Destroy: give back what init and the QP's life took. */
 	void (*destroy)(struct rocemu_qp *qp);
 	/* ibv_modify_qp committed cur -> next: set the engines up, or flush on ERR. */

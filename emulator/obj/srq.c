@@ -10,7 +10,6 @@
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
-#include "emulator/xrc/xrc.h"
 #include "rocemu/log.h"
 
 #define DBREC_BYTES 64
@@ -126,6 +125,16 @@ int rocemu_srq_query(struct rocemu_client *c, uint32_t srqn, struct rocemu_query
 	return 0;
 }
 
+/* An XRC SRQ goes: the domain's targets that took from it forget it. */
+static void targets_forget(struct rocemu_srq *srq)
+{
+	struct rocemu_qp *qp;
+
+	rocemu_list_for_each(qp, &srq->xrcd_open->xrcd->tgt_qps, struct rocemu_qp, xrc_node)
+		if (qp->srq == srq)
+			qp->ops->srq_gone(qp);
+}
+
 void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s srq 0x%06x destroy", srq->owner->dev->name, srq->srqn);
@@ -133,7 +142,7 @@ void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 	rocemu_list_del(&srq->node);
 	srq->pd->users--;
 	if (srq->xrcd_open) {
-		rocemu_xrc_srq_gone(srq);
+		targets_forget(srq);
 		srq->xrcd_open->users--;
 		srq->cq->users--;
 	}

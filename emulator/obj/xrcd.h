@@ -23,7 +23,7 @@ struct rocemu_xrcd {
 	bool shared;			/* opened through a file: found by (file_dev, file_ino) */
 	uint64_t file_dev, file_ino;
 	uint32_t opens;			/* handles of any context naming it */
-	struct rocemu_list tgt_qps;	/* its XRC target QPs (xrc.h), for ibv_open_qp */
+	struct rocemu_list tgt_qps;	/* its XRC targets (xrc.h): ibv_open_qp, an SRQ going */
 };
 
 /* One context's open of a domain: its handle; what was created through it counts in users. */

@@ -22,7 +22,6 @@
 struct rocemu_client;
 struct rocemu_open_qp_req;
 struct rocemu_qp;
-struct rocemu_srq;
 struct rocemu_xrcd_open;
 
 /* An ibv_open_qp reference of client to an XRC target. */
@@ -49,7 +48,5 @@ void rocemu_xrc_client_release(struct rocemu_client *c);
  * -EINVAL (IBTA: NAK invalid request) when it is no XRC SRQ of qp's domain.
  */
 int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn);
-/* An XRC SRQ goes: no target takes from it any more. */
-void rocemu_xrc_srq_gone(struct rocemu_srq *srq);
 
 #endif /* ROCEMU_EMULATOR_XRC_H */

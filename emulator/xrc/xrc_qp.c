@@ -184,16 +184,11 @@ int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 	return 0;
 }
 
-void rocemu_xrc_srq_gone(struct rocemu_srq *srq)
+/* The target's SRQ went, and the WQE it took from there with it. */
+static void xrc_srq_gone(struct rocemu_qp *qp)
 {
-	struct rocemu_qp *qp;
-
-	rocemu_list_for_each(qp, &srq->xrcd_open->xrcd->tgt_qps, struct rocemu_qp, xrc_node) {
-		if (qp->srq != srq)
-			continue;
-		qp->srq = NULL;
-		qp->rc.resp.has_recv = false;	/* its WQE went with the SRQ */
-	}
+	qp->srq = NULL;
+	qp->rc.resp.has_recv = false;
 }
 
 const struct rocemu_transport_ops rocemu_xrc_transport = {
@@ -203,6 +198,7 @@ const struct rocemu_transport_ops rocemu_xrc_transport = {
 	.created = xrc_created,
 	.opened_by = xrc_opened_by,
 	.release = xrc_release,
+	.srq_gone = xrc_srq_gone,
 	.destroy = xrc_destroy,
 	.modified = rocemu_rc_modified,
 	.post = xrc_post,
