@@ -40,11 +40,23 @@ static void dc_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *
 	}
 }
 
+/* A DCI's WQEs go to one DCT at a time, and its streams fail alone. */
+static const struct rocemu_rc_variant dci_variant = {
+	.fetch = rocemu_dci_route,
+	.req_fail = rocemu_dci_stream_fail,
+};
+
+/* A DCT's error ends one DCI's connection, not the DCT. */
+static const struct rocemu_rc_variant dct_variant = {
+	.resp_fail = rocemu_dct_conn_fail,
+};
+
 static int dc_init(struct rocemu_qp *qp)
 {
 	int err = rocemu_rc_init(qp);
 
 	qp->rc.opclass = ROCEMU_OP_TRANSPORT_DC;
+	qp->rc.variant = qp->type == ROCEMU_QPT_DCT ? &dct_variant : &dci_variant;
 	if (err || qp->type != ROCEMU_QPT_DCT)
 		return err;
 	qp->dc.conns = calloc(ROCEMU_DCT_CONNS, sizeof(*qp->dc.conns));

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/dc/dc.h"
 #include "emulator/engine/cqe.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/cq.h"
@@ -327,9 +326,10 @@ void rocemu_rc_flush(struct rocemu_qp *qp)
 void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
+	const struct rocemu_rc_variant *v = qp->rc.variant;
 
 	/* A DCI with streams fails the stream, not itself (dci.c). */
-	if (qp->type == ROCEMU_QPT_DCI && rocemu_dci_stream_fail(qp, pos, err))
+	if (v && v->req_fail && v->req_fail(qp, pos, err))
 		return;
 	/* Only a WQE in flight can fail; anything else would flush phantoms (2^32 of them). */
 	if (pos - req->tail >= req->head - req->tail) {
@@ -367,9 +367,11 @@ void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
+	const struct rocemu_rc_variant *v = qp->rc.variant;
+
 	/* A DCT serves every DCI: one DCI's bad request ends that connection only (dct.c). */
-	if (qp->type == ROCEMU_QPT_DCT) {
-		rocemu_dct_conn_fail(qp, why);
+	if (v && v->resp_fail) {
+		v->resp_fail(qp, why);
 		return;
 	}
 	qp_to_error(qp, why, rc_errors[why].resp_event);

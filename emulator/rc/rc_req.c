@@ -11,7 +11,6 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/dc/dc.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mw.h"
@@ -129,7 +128,8 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	enum rocemu_dci_route route;
+	const struct rocemu_rc_variant *v = c->qp->rc.variant;
+	enum rocemu_rc_fetch fetch;
 
 	if (req->cursor != req->head) {
 		c->e = &req->fifo[req->cursor & req->fifo_mask];
@@ -143,11 +143,11 @@ static enum req_state req_fetch(struct req_ctx *c)
 	if (!c->posted || !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) ||
 	    req->head - req->tail > req->fifo_mask || rocemu_rc_req_mem_get(c->qp))
 		return REQ_DONE;
-	route = c->qp->type == ROCEMU_QPT_DCI ? rocemu_dci_route(c->qp, req->sq_bb) : ROCEMU_DCI_GO;
-	if (route == ROCEMU_DCI_WAIT)
+	fetch = v && v->fetch ? v->fetch(c->qp, req->sq_bb) : ROCEMU_RC_FETCH_GO;
+	if (fetch == ROCEMU_RC_FETCH_WAIT)
 		return REQ_DONE;
 	c->e = rocemu_rc_req_take(c->qp, &c->posted, &c->err);
-	if (c->err || route == ROCEMU_DCI_FLUSH) {
+	if (c->err || fetch == ROCEMU_RC_FETCH_FLUSH) {
 		c->err = c->err ? c->err : RC_ERR_WR_FLUSH;
 		return REQ_ERR_LOCAL;
 	}

@@ -28,7 +28,6 @@
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/rc/resp_atomic.h"
-#include "emulator/xrc/xrc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
@@ -186,8 +185,9 @@ static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res 
 static enum resp_state resp_check_srq(struct resp_ctx *c)
 {
 	const uint8_t *xrceth = rocemu_pkt_xrceth((uint8_t *)c->pkt->bth);
+	const struct rocemu_rc_variant *v = c->qp->rc.variant;
 
-	if (!xrceth || !rocemu_xrc_srq_select(c->qp, rocemu_xrceth_srqn(xrceth)))
+	if (!xrceth || !v || !v->srq_select || !v->srq_select(c->qp, rocemu_xrceth_srqn(xrceth)))
 		return RESP_CHECK_PSN;
 	/* IBTA A14: NAK invalid request; a duplicate is only dropped. */
 	c->err = RC_ERR_REM_INV_REQ;

@@ -43,10 +43,4 @@ int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *re
 /* c's context closes: its ibv_open_qp references go. */
 void rocemu_xrc_client_release(struct rocemu_client *c);
 
-/*
- * The SRQ an XRCETH names takes the target qp's messages from now on:
- * -EINVAL (IBTA: NAK invalid request) when it is no XRC SRQ of qp's domain.
- */
-int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn);
-
 #endif /* ROCEMU_EMULATOR_XRC_H */

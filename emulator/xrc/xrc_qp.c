@@ -18,14 +18,6 @@
 #include "net/roce_opcode.h"
 #include "rocemu/log.h"
 
-static int xrc_init(struct rocemu_qp *qp)
-{
-	int err = rocemu_rc_init(qp);
-
-	qp->rc.opclass = ROCEMU_OP_TRANSPORT_XRC;
-	return err;
-}
-
 /* Only an initiator has a send queue: a target's doorbell means nothing. */
 static void xrc_post(struct rocemu_qp *qp)
 {
@@ -167,7 +159,11 @@ void rocemu_xrc_client_release(struct rocemu_client *c)
 		ref_free(ref);
 }
 
-int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
+/*
+ * The SRQ an XRCETH names takes the target qp's messages from now on:
+ * -EINVAL (IBTA: NAK invalid request) when it is no XRC SRQ of qp's domain.
+ */
+static int xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 {
 	struct rocemu_srq *srq;
 
@@ -189,6 +185,20 @@ static void xrc_srq_gone(struct rocemu_qp *qp)
 {
 	qp->srq = NULL;
 	qp->rc.resp.has_recv = false;
+}
+
+/* A target takes each message's receive WQE from the SRQ its XRCETH names. */
+static const struct rocemu_rc_variant xrc_variant = {
+	.srq_select = xrc_srq_select,
+};
+
+static int xrc_init(struct rocemu_qp *qp)
+{
+	int err = rocemu_rc_init(qp);
+
+	qp->rc.opclass = ROCEMU_OP_TRANSPORT_XRC;
+	qp->rc.variant = &xrc_variant;
+	return err;
 }
 
 const struct rocemu_transport_ops rocemu_xrc_transport = {
