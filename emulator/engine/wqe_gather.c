@@ -43,8 +43,8 @@ int rocemu_wqe_gather_segs(const struct rocemu_qp *qp, const struct rocemu_send_
 	for (; i < nlocal; i++, at = 0)
 		rest[(*nrest)++] = (struct iovec){ (uint8_t *)local[i].iov_base + at,
 						   local[i].iov_len - at };
-	return rocemu_dma_sgl(qp, w->sge, w->num_sge, off - w->inline_len, len, 0, remote, max,
-			      nremote);
+	return rocemu_dma_sgl(rocemu_qp_mem_owner(qp), w->sge, w->num_sge, off - w->inline_len, len,
+			      0, remote, max, nremote);
 }
 
 int rocemu_wqe_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, uint32_t off,

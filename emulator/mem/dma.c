@@ -28,30 +28,30 @@ int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned
 }
 
 /* [va, va + len) through key as segments appended to remote: one, or an indirect key's pieces. */
-static int key_segs(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use, uint64_t va,
-		    uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
+static int key_segs(struct rocemu_mem_owner owner, uint32_t key, enum rocemu_mkey_use use,
+		    uint64_t va, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		    unsigned int max, unsigned int *n)
 {
 	struct rocemu_mkey_ref ref;
-	int err = rocemu_mkey_resolve(qp, key, use, va, len, access, &ref);
+	int err = rocemu_mkey_resolve(owner, key, use, va, len, access, &ref);
 
 	if (err)
 		return err;
 	if (ref.mr->indirect)
-		return rocemu_mkey_indirect_segs(qp, ref.mr->indirect, ref.addr, len, access, remote,
-						 max, n);
+		return rocemu_mkey_indirect_segs(owner, ref.mr->indirect, ref.addr, len, access,
+						 remote, max, n);
 	return rocemu_dma_seg_add(remote, max, n, ref.addr, len, ref.mm, ref.gen);
 }
 
-int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+int rocemu_dma_rkey(struct rocemu_mem_owner owner, uint32_t rkey, uint64_t va, uint64_t len,
 		    unsigned int access, struct rocemu_dma_seg *remote, unsigned int max,
 		    unsigned int *n)
 {
 	*n = 0;
-	return key_segs(qp, rkey, ROCEMU_MKEY_REMOTE, va, len, access, remote, max, n);
+	return key_segs(owner, rkey, ROCEMU_MKEY_REMOTE, va, len, access, remote, max, n);
 }
 
-int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, unsigned int nsge,
+int rocemu_dma_sgl(struct rocemu_mem_owner owner, const struct rocemu_sge *sge, unsigned int nsge,
 		   uint64_t offset, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		   unsigned int max, unsigned int *n)
 {
@@ -68,8 +68,8 @@ int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, uns
 		take = sge[i].length - offset;
 		if (take > len)
 			take = len;
-		err = key_segs(qp, sge[i].key, ROCEMU_MKEY_LOCAL, sge[i].addr + offset, take, access,
-			       remote, max, n);
+		err = key_segs(owner, sge[i].key, ROCEMU_MKEY_LOCAL, sge[i].addr + offset, take,
+			       access, remote, max, n);
 		if (err)
 			return err;
 		len -= take;

@@ -24,9 +24,9 @@
 #include <sys/uio.h>
 
 #include "emulator/engine/wqe.h"
+#include "emulator/mem/mkey.h"
 
 struct rocemu_mm;
-struct rocemu_qp;
 
 /* Checked memory: iov in address space mm, as its MR had it at generation gen (mm_watch.h). */
 struct rocemu_dma_seg {
@@ -40,21 +40,21 @@ struct rocemu_dma_seg {
 
 /*
  * Check remote access to [va, va + len) through rkey, an MR's, a
- * window's or an indirect mkey's, for target QP qp (in qp's PD, allowing
- * access, IBV_ACCESS_REMOTE_*), and turn it into at most max segments in
- * remote (*n of them; -EMSGSIZE past max). remote NULL: check only.
+ * window's or an indirect mkey's, for owner (a target QP's: in its PD,
+ * allowing access, IBV_ACCESS_REMOTE_*), and turn it into at most max
+ * segments in remote (*n of them; -EMSGSIZE past max). remote NULL: check only.
  */
-int rocemu_dma_rkey(const struct rocemu_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+int rocemu_dma_rkey(struct rocemu_mem_owner owner, uint32_t rkey, uint64_t va, uint64_t len,
 		    unsigned int access, struct rocemu_dma_seg *remote, unsigned int max,
 		    unsigned int *n);
 
 /*
- * Check bytes [offset, offset + len) of qp's local SGE list (lkeys of
- * qp's ufile and PD; access 0 to read, IBV_ACCESS_LOCAL_WRITE to
- * write) and turn them into at most max segments in remote (*n of them).
+ * Check bytes [offset, offset + len) of owner's local SGE list (lkeys of
+ * its ufile and PD; access 0 to read, IBV_ACCESS_LOCAL_WRITE to write)
+ * and turn them into at most max segments in remote (*n of them).
  * remote NULL: check only.
  */
-int rocemu_dma_sgl(const struct rocemu_qp *qp, const struct rocemu_sge *sge, unsigned int nsge,
+int rocemu_dma_sgl(struct rocemu_mem_owner owner, const struct rocemu_sge *sge, unsigned int nsge,
 		   uint64_t offset, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		   unsigned int max, unsigned int *n);
 

@@ -8,7 +8,6 @@
 #include "emulator/core/client.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
-#include "emulator/obj/qp.h"
 
 /* [va, va + len) inside [start, start + length), without overflow. */
 static bool in_range(uint64_t va, uint64_t len, uint64_t start, uint64_t length)
@@ -46,12 +45,12 @@ static int mr_access(const struct rocemu_mr *mr, uint64_t va, uint64_t len, unsi
 }
 
 /* A window reaches only the MR it is bound to, whose rights it was checked against then. */
-static int window_access(const struct rocemu_qp *qp, const struct rocemu_mw *mw, uint64_t va,
+static int window_access(struct rocemu_mem_owner owner, const struct rocemu_mw *mw, uint64_t va,
 			 uint64_t len, unsigned int access, uint64_t *addr)
 {
 	if (!mw->mr)
 		return -ENOKEY;
-	if (mw->type == IBV_MW_TYPE_2 && mw->qpn != qp->qpn)
+	if (mw->type == IBV_MW_TYPE_2 && mw->qpn != owner.qpn)
 		return -EPERM;
 	if ((mw->access & access) != access)
 		return -EACCES;
@@ -82,10 +81,10 @@ int rocemu_mkey_prefetch(const struct rocemu_client *c, const struct rocemu_pd *
 	return 0;
 }
 
-int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use,
+int rocemu_mkey_resolve(struct rocemu_mem_owner owner, uint32_t key, enum rocemu_mkey_use use,
 			uint64_t va, uint64_t len, unsigned int access, struct rocemu_mkey_ref *ref)
 {
-	const struct rocemu_emu *emu = qp->owner->emu;
+	const struct rocemu_emu *emu = owner.client->emu;
 	const struct rocemu_ufile *file;
 	const struct rocemu_pd *pd;
 
@@ -105,9 +104,9 @@ int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mk
 		pd = ref->mr->pd;
 	}
 	/* The contexts of one ufile share keys (imports), as on one uverbs file. */
-	if (file != rocemu_qp_mem_client(qp)->ufile)
+	if (file != owner.client->ufile)
 		return -ENOKEY;
-	if (pd != rocemu_qp_mem_pd(qp))
+	if (pd != owner.pd)
 		return -EPERM;
 	if (use == ROCEMU_MKEY_INVALIDATE)
 		return 0;
@@ -116,6 +115,6 @@ int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mk
 		ref->gen = ref->mr->mem_gen;
 	}
 	if (ref->mw)
-		return window_access(qp, ref->mw, va, len, access, &ref->addr);
+		return window_access(owner, ref->mw, va, len, access, &ref->addr);
 	return mr_access(ref->mr, va, len, access, &ref->addr);
 }

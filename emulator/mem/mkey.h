@@ -6,9 +6,9 @@
  * resolve keys here.
  *
  * Errors, distinct so callers map them to NAKs and CQE syndromes:
- *   -ENOKEY  no such key for qp: unknown, another ufile's, invalidated,
- *            an unbound window, a window key used as an lkey
- *   -EPERM   another PD than qp's, or a type 2 window bound to another QP
+ *   -ENOKEY  no such key for the owner: unknown, another ufile's,
+ *            invalidated, an unbound window, a window key used as an lkey
+ *   -EPERM   another PD than the owner's, or a type 2 window bound to another QP
  *   -EACCES  the rights asked are not all granted
  *   -ERANGE  [va, va + len) is not inside the window and its MR
  */
@@ -24,12 +24,23 @@ struct rocemu_pd;
 struct rocemu_mm;
 struct rocemu_mr;
 struct rocemu_mw;
-struct rocemu_qp;
+
+/*
+ * Whom memory is reached for through keys (a QP's: rocemu_qp_mem_owner):
+ * the client whose ufile holds the keys and whose address space copies
+ * reach, the PD they must be in, and the QP's number (a type 2 window is
+ * bound to one QP).
+ */
+struct rocemu_mem_owner {
+	struct rocemu_client *client;
+	const struct rocemu_pd *pd;
+	uint32_t qpn;
+};
 
 enum rocemu_mkey_use {
-	ROCEMU_MKEY_LOCAL,	/* an lkey of qp's client: a valid MR, rights and bounds */
-	ROCEMU_MKEY_REMOTE,	/* an rkey for target qp: a valid MR or bound window, rights and bounds */
-	ROCEMU_MKEY_INVALIDATE,	/* an MR or window to invalidate: qp's client and PD only */
+	ROCEMU_MKEY_LOCAL,	/* an lkey of the owner: a valid MR, rights and bounds */
+	ROCEMU_MKEY_REMOTE,	/* an rkey for it: a valid MR or bound window, rights, bounds */
+	ROCEMU_MKEY_INVALIDATE,	/* an MR or window to invalidate: its client and PD only */
 };
 
 /*
@@ -46,10 +57,10 @@ struct rocemu_mkey_ref {
 };
 
 /*
- * Resolve key for qp as use asks; access is IBV_ACCESS_* rights that must
- * all be granted (LOCAL, REMOTE). Returns 0 with *ref filled, or -errno.
+ * Resolve key for owner as use asks; access is IBV_ACCESS_* rights that
+ * must all be granted (LOCAL, REMOTE). Returns 0 with *ref filled, or -errno.
  */
-int rocemu_mkey_resolve(const struct rocemu_qp *qp, uint32_t key, enum rocemu_mkey_use use,
+int rocemu_mkey_resolve(struct rocemu_mem_owner owner, uint32_t key, enum rocemu_mkey_use use,
 			uint64_t va, uint64_t len, unsigned int access, struct rocemu_mkey_ref *ref);
 
 /*

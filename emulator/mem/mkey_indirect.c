@@ -12,7 +12,6 @@
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/pd_mr.h"
-#include "emulator/obj/qp.h"
 #include "rocemu/log.h"
 
 #define KLM_BYTES 16	/* a KLM, a repeat block header or entry: one octoword */
@@ -129,14 +128,15 @@ int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_
 }
 
 /* The translation of a UMR by pointer into buf (w->length bytes), read through its lkey. */
-static int xlat_read(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w, uint8_t *buf)
+static int xlat_read(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w, uint8_t *buf)
 {
 	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
 	struct iovec local = { buf, w->length };
 	unsigned int n;
-	int err = rocemu_dma_sgl(qp, w->sge, 1, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS, &n);
+	int err = rocemu_dma_sgl(owner, w->sge, 1, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS,
+				 &n);
 
-	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, &local, 1, remote, n, false);
+	return err ? err : rocemu_dma_copy(owner.client->mm, &local, 1, remote, n, false);
 }
 
 static uint32_t be32_at(const uint8_t *p)
@@ -199,8 +199,8 @@ static int repeat_block_parse(struct rocemu_mkey_layout *l, const uint8_t *t, ui
 	return be32toh(rb.byte_count) == l->block ? 0 : -EINVAL;
 }
 
-/* Every entry's key: an MR (not another indirect key) of qp's PD holding all it will reach. */
-static int layout_check(const struct rocemu_qp *qp, const struct rocemu_mkey_layout *l)
+/* Every entry's key: an MR (not another indirect key) of owner's PD holding all it will reach. */
+static int layout_check(struct rocemu_mem_owner owner, const struct rocemu_mkey_layout *l)
 {
 	struct rocemu_mkey_ref ref;
 	uint64_t span;
@@ -215,7 +215,7 @@ static int layout_check(const struct rocemu_qp *qp, const struct rocemu_mkey_lay
 		if (!e->bytes)
 			continue;
 		span = (uint64_t)(l->repeat - 1) * e->stride + e->bytes;
-		err = rocemu_mkey_resolve(qp, e->key, ROCEMU_MKEY_LOCAL, e->addr, span, 0, &ref);
+		err = rocemu_mkey_resolve(owner, e->key, ROCEMU_MKEY_LOCAL, e->addr, span, 0, &ref);
 		if (err)
 			return err;
 		if (ref.mr->indirect)
@@ -246,7 +246,7 @@ static uint32_t mkc_access(uint8_t flags)
 	       (flags & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC ? IBV_ACCESS_REMOTE_ATOMIC : 0);
 }
 
-int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
+int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w)
 {
 	const struct mlx5_wqe_mkey_context_seg *mkc = &w->umr_mkc;
 	uint64_t mask = be64toh(w->umr_ctrl.mkey_mask);
@@ -257,7 +257,7 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	struct rocemu_mr *mr;
 	int err;
 
-	err = rocemu_mkey_resolve(qp, key, ROCEMU_MKEY_INVALIDATE, 0, 0, 0, &ref);
+	err = rocemu_mkey_resolve(owner, key, ROCEMU_MKEY_INVALIDATE, 0, 0, 0, &ref);
 	if (err)
 		return err;
 	if (ref.mw || !ref.mr->indirect)
@@ -270,11 +270,11 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 		return -EOPNOTSUPP;
 	next = *mr->indirect;
 	if (w->length) {
-		err = w->inline_len ? 0 : xlat_read(qp, w, by_pointer);
+		err = w->inline_len ? 0 : xlat_read(owner, w, by_pointer);
 		if (!err)
 			err = layout_parse(&next, w->inline_len ? w->inline_data : by_pointer, w->length);
 		if (!err)
-			err = layout_check(qp, &next);
+			err = layout_check(owner, &next);
 		if (err)
 			return err;
 	}
@@ -289,12 +289,12 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE)
 		mr->invalid = mkc->free & MLX5_WQE_MKEY_CONTEXT_FREE;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x mkey 0x%08x: %u entries x %u, %llu bytes, access 0x%x%s",
-		   qp->owner->dev->name, qp->qpn, key, next.num, next.repeat,
+		   owner.client->dev->name, owner.qpn, key, next.num, next.repeat,
 		   (unsigned long long)mr->length, access, mr->invalid ? ", free" : "");
 	return 0;
 }
 
-int rocemu_mkey_indirect_segs(const struct rocemu_qp *qp, const struct rocemu_mkey_layout *l,
+int rocemu_mkey_indirect_segs(struct rocemu_mem_owner owner, const struct rocemu_mkey_layout *l,
 			      uint64_t off, uint64_t len, unsigned int access,
 			      struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n)
 {
@@ -317,7 +317,7 @@ int rocemu_mkey_indirect_segs(const struct rocemu_qp *qp, const struct rocemu_mk
 		e = &l->entry[i];
 		take = e->bytes - off < len ? e->bytes - off : len;
 		if (take) {
-			err = rocemu_mkey_resolve(qp, e->key, ROCEMU_MKEY_LOCAL,
+			err = rocemu_mkey_resolve(owner, e->key, ROCEMU_MKEY_LOCAL,
 						  e->addr + rep * e->stride + off, take, entry_access, &ref);
 			if (!err && ref.mr->indirect)
 				err = -ENOKEY;

@@ -22,11 +22,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emulator/mem/mkey.h"
 #include "rocemu/ctrl.h"
 
 struct rocemu_client;
 struct rocemu_dma_seg;
-struct rocemu_qp;
 struct rocemu_send_wqe;
 
 /* The second word of a UMR repeat block: never an MR's key (pd_mr.c). */
@@ -60,8 +60,8 @@ int rocemu_mkey_destroy(struct rocemu_client *c, uint32_t handle);
  * or the data segment naming it into w->sge[0]; w->length its bytes.
  */
 int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_wqe *w);
-/* Execute the UMR w on qp: its mkey takes the new layout, access and state at once. */
-int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
+/* Execute the UMR w for owner: its mkey takes the new layout, access and state at once. */
+int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w);
 
 /*
  * Bytes [off, off + len) of layout l (already checked against its
@@ -69,7 +69,7 @@ int rocemu_mkey_umr(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
  * each entry's key checked for the access asked: writes need local
  * write on the MR under it.
  */
-int rocemu_mkey_indirect_segs(const struct rocemu_qp *qp, const struct rocemu_mkey_layout *l,
+int rocemu_mkey_indirect_segs(struct rocemu_mem_owner owner, const struct rocemu_mkey_layout *l,
 			      uint64_t off, uint64_t len, unsigned int access,
 			      struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n);
 

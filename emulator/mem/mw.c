@@ -7,7 +7,6 @@
 
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/pd_mr.h"
-#include "emulator/obj/qp.h"
 #include "rocemu/log.h"
 
 #define WINDOW_ACCESS (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
@@ -79,14 +78,14 @@ int rocemu_mw_dealloc(struct rocemu_client *c, uint32_t handle)
 }
 
 /* The checks of IBTA 10.6.7.2 (rxe_check_bind_mw) before anything changes. */
-static int bind_check(const struct rocemu_qp *qp, const struct rocemu_mw *mw,
+static int bind_check(struct rocemu_mem_owner owner, const struct rocemu_mw *mw,
 		      const struct rocemu_send_wqe *w, struct rocemu_mr **mrp)
 {
 	unsigned int mr_rights = IBV_ACCESS_MW_BIND;
 	struct rocemu_mkey_ref ref;
 	int err;
 
-	if (mw->owner != qp->owner || mw->pd != qp->pd)
+	if (mw->owner != owner.client || mw->pd != owner.pd)
 		return -EPERM;
 	/* Local rights come from the MR: LOCAL_WRITE is accepted and means nothing, as on ConnectX. */
 	if ((w->bind_new_rkey >> 8) != (mw->rkey >> 8) ||
@@ -100,7 +99,7 @@ static int bind_check(const struct rocemu_qp *qp, const struct rocemu_mw *mw,
 	/* As for an MR (C10-20): remote write or atomic through it needs local write on the MR. */
 	if (w->bind_access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC))
 		mr_rights |= IBV_ACCESS_LOCAL_WRITE;
-	err = rocemu_mkey_resolve(qp, w->bind_mr_key, ROCEMU_MKEY_LOCAL, w->bind_addr,
+	err = rocemu_mkey_resolve(owner, w->bind_mr_key, ROCEMU_MKEY_LOCAL, w->bind_addr,
 				  w->bind_length, mr_rights, &ref);
 	if (err)
 		return err;
@@ -108,9 +107,9 @@ static int bind_check(const struct rocemu_qp *qp, const struct rocemu_mw *mw,
 	return 0;
 }
 
-int rocemu_mw_bind(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
+int rocemu_mw_bind(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w)
 {
-	struct rocemu_mw *mw = mw_by_handle(qp->owner->emu, w->bind_mw_key);
+	struct rocemu_mw *mw = mw_by_handle(owner.client->emu, w->bind_mw_key);
 	struct rocemu_mr *mr;
 	int err;
 
@@ -119,7 +118,7 @@ int rocemu_mw_bind(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	/* Executed already (the requester went back over it): nothing to do. */
 	if (mw->rkey == w->bind_new_rkey && w->bind_new_rkey != w->bind_mw_key)
 		return 0;
-	err = bind_check(qp, mw, w, &mr);
+	err = bind_check(owner, mw, w, &mr);
 	if (err)
 		return err;
 	mw_unbind(mw);
@@ -127,12 +126,12 @@ int rocemu_mw_bind(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 		mr->bound_mws++;
 	mw->mr = mr;
 	mw->rkey = w->bind_new_rkey;
-	mw->qpn = qp->qpn;
+	mw->qpn = owner.qpn;
 	mw->access = w->bind_access & WINDOW_ACCESS;
 	mw->addr = w->bind_addr;
 	mw->length = w->bind_length;
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x mw %u rkey 0x%08x %s", qp->owner->dev->name,
-		   qp->qpn, mw->handle, mw->rkey, mr ? "bound" : "unbound");
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x mw %u rkey 0x%08x %s", owner.client->dev->name,
+		   owner.qpn, mw->handle, mw->rkey, mr ? "bound" : "unbound");
 	return 0;
 }
 

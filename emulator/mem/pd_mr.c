@@ -14,7 +14,6 @@
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mm_watch.h"
 #include "emulator/mem/mw.h"
-#include "emulator/obj/qp.h"
 #include "rocemu/log.h"
 
 #define MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -344,10 +343,10 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 	free(mr);
 }
 
-int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key, bool remote)
+int rocemu_mr_invalidate(struct rocemu_mem_owner owner, uint32_t key, bool remote)
 {
 	struct rocemu_mkey_ref ref;
-	int err = rocemu_mkey_resolve(qp, key, ROCEMU_MKEY_INVALIDATE, 0, 0, 0, &ref);
+	int err = rocemu_mkey_resolve(owner, key, ROCEMU_MKEY_INVALIDATE, 0, 0, 0, &ref);
 
 	if (err)
 		return err;

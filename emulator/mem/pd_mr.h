@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/mem/mkey.h"
 #include "emulator/mem/ufile.h"
 
 struct rocemu_mm;
@@ -85,14 +86,13 @@ int rocemu_mr_import(struct rocemu_client *c, uint32_t handle, struct rocemu_reg
 int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *req,
 		    struct rocemu_reg_mr_resp *resp);
 /*
- * Invalidate key, an MR's or a type 2 window's, for qp (LOCAL_INV,
+ * Invalidate key, an MR's or a type 2 window's, for owner (LOCAL_INV,
  * SEND_WITH_INV when remote): later accesses through it fail. Again on
  * an invalid MR is a no-op. Errors as rocemu_mkey_resolve, -EINVAL for a
  * type 1 window, -EACCES remotely for an indirect mkey created without
  * remote invalidation.
  */
-struct rocemu_qp;
-int rocemu_mr_invalidate(const struct rocemu_qp *qp, uint32_t key, bool remote);
+int rocemu_mr_invalidate(struct rocemu_mem_owner owner, uint32_t key, bool remote);
 /* -EBUSY while windows are bound to it (IBTA 10.6.7.2.6, as rxe). */
 int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle);
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr);

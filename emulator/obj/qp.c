@@ -264,6 +264,12 @@ const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp)
 	return qp->type == IBV_QPT_XRC_RECV && qp->srq ? qp->srq->pd : qp->pd;
 }
 
+struct rocemu_mem_owner rocemu_qp_mem_owner(const struct rocemu_qp *qp)
+{
+	return (struct rocemu_mem_owner){ .client = rocemu_qp_mem_client(qp),
+					  .pd = rocemu_qp_mem_pd(qp), .qpn = qp->qpn };
+}
+
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp)
 {
 	return qp->srq && qp->srq->cq ? qp->srq->cq : qp->recv_cq;

@@ -11,6 +11,7 @@
 
 #include "emulator/core/client.h"
 #include "emulator/dc/dc.h"
+#include "emulator/mem/mkey.h"
 #include "emulator/engine/transport.h"
 #include "emulator/obj/qp_path.h"
 #include "emulator/obj/qp_timer.h"
@@ -83,6 +84,8 @@ void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp);
  */
 struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp);
 const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp);
+/* Both, with qp's number, as keys and DMA take them (mkey.h). */
+struct rocemu_mem_owner rocemu_qp_mem_owner(const struct rocemu_qp *qp);
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp);
 /*
  * The srqn of qp's receive CQEs: its SRQ's number (an XRC target's, the

@@ -197,7 +197,8 @@ static enum req_state req_check_local(struct req_ctx *c)
 	if (w->length == w->inline_len)
 		return REQ_SEND;
 	/* READ and atomic data land in these SGEs: they need local write access. */
-	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length - w->inline_len,
+	if (rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, 0,
+			   w->length - w->inline_len,
 			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
 			   &n)) {
 		c->err = RC_ERR_LOC_PROT;
@@ -311,12 +312,13 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 	uint16_t flags = rocemu_wqe_op(w->opcode)->flags;
 	bool bind = !w->umr && (flags & ROCEMU_WQE_OP_BIND);
 	uint32_t key = bind ? w->bind_mw_key : be32toh(w->imm);
+	struct rocemu_mem_owner owner = rocemu_qp_mem_owner(qp);
 	int err;
 
 	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))
 		return RC_ERR_NONE;	/* NOP */
-	err = w->umr ? rocemu_mkey_umr(qp, w)
-	      : bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key, false);
+	err = w->umr ? rocemu_mkey_umr(owner, w)
+	      : bind ? rocemu_mw_bind(owner, w) : rocemu_mr_invalidate(owner, key, false);
 	if (!err)
 		return RC_ERR_NONE;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s", qp->owner->dev->name,

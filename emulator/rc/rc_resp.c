@@ -177,8 +177,8 @@ static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res 
 {
 	unsigned int n;
 
-	return r->length ? rocemu_dma_rkey(qp, r->rkey, r->va, r->length, IBV_ACCESS_REMOTE_READ,
-					   NULL, 0, &n) : 0;
+	return r->length ? rocemu_dma_rkey(rocemu_qp_mem_owner(qp), r->rkey, r->va, r->length,
+					   IBV_ACCESS_REMOTE_READ, NULL, 0, &n) : 0;
 }
 
 /* A request with XRCETH takes its receive WQE (and memory, PD, CQ) from the SRQ it names. */
@@ -386,7 +386,8 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)c->pkt->bth);
 
 	if (ieth) {
-		c->dma_err = rocemu_mr_invalidate(c->qp, rocemu_ieth_rkey(ieth), true);
+		c->dma_err = rocemu_mr_invalidate(rocemu_qp_mem_owner(c->qp),
+						  rocemu_ieth_rkey(ieth), true);
 		if (c->dma_err) {
 			c->err = RC_ERR_REM_INV_REQ;
 			return RESP_ERROR;

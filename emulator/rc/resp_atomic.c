@@ -26,7 +26,7 @@ int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, boo
 	if (va & (ATOMIC_BYTES - 1))
 		return -EINVAL;
 	/* Its 8 bytes are one piece of memory, also through an indirect key. */
-	err = rocemu_dma_rkey(qp, rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
+	err = rocemu_dma_rkey(rocemu_qp_mem_owner(qp), rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
 			      IBV_ACCESS_REMOTE_ATOMIC, &remote, 1, &n);
 	if (err)
 		return err;
