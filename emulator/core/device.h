@@ -13,7 +13,6 @@
 
 #include "emulator/core/limits.h"
 #include "emulator/core/sport.h"
-#include "emulator/engine/mcast.h"
 #include "net/fault.h"
 #include "net/icrc.h"
 #include "rocemu/ctrl.h"
@@ -36,6 +35,9 @@
 /* One entry of the ring stays free (ring.h), as mlx5's (1 << log_max_srq_sz) - 1. */
 #define ROCEMU_MAX_SRQ_WR (ROCEMU_SRQ_MAX_WQES - 1)
 #define ROCEMU_MAX_SRQ_SGE ROCEMU_MAX_SGE
+/* Multicast (max_mcast_grp, max_mcast_qp_attach): groups a device joins, QPs in each. */
+#define ROCEMU_MAX_MCAST_GRP 32
+#define ROCEMU_MAX_MCAST_QP_ATTACH 16
 #define ROCEMU_PORT_NUM 1
 #define ROCEMU_DEFAULT_NETDEV_MTU 9000
 
@@ -78,6 +80,15 @@ struct rocemu_wire {
 	int (*send)(void *arg, const struct rocemu_ipv4_udp *flow, const void *buf, size_t len,
 		    uint16_t gso);
 	void *arg;
+};
+
+/* A multicast group the device joined (mcast.h). */
+struct rocemu_mcast_group {
+	struct rocemu_device *dev;
+	uint32_t addr;			/* IPv4 group, network order; 0: slot free */
+	int fd;				/* joined on dev's address, port 4791 */
+	unsigned int num_qps;
+	uint32_t qpns[ROCEMU_MAX_MCAST_QP_ATTACH];
 };
 
 /* A ConnectX-5: ibv_query_device's part id is its PCI device id (0x1017), vendor Mellanox's. */

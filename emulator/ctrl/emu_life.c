@@ -12,6 +12,7 @@
 #include "emulator/core/sport.h"
 #include "emulator/ctrl/client_life.h"
 #include "emulator/ctrl/ibdev_sysfs.h"
+#include "emulator/engine/mcast.h"
 #include "emulator/engine/rx.h"
 #include "emulator/mem/ufile.h"
 #include "emulator/obj/async_event.h"

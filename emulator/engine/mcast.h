@@ -13,9 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Limits enforced and reported (max_mcast_grp, max_mcast_qp_attach). */
-#define ROCEMU_MAX_MCAST_GRP 32
-#define ROCEMU_MAX_MCAST_QP_ATTACH 16
 /* The destination QPN of every multicast packet (IBTA 10.5.2.2). */
 #define ROCEMU_MCAST_QPN 0xffffffu
 
@@ -24,14 +21,6 @@ struct rocemu_device;
 struct rocemu_mcast_req;
 struct rocemu_pkt;
 struct rocemu_qp;
-
-struct rocemu_mcast_group {
-	struct rocemu_device *dev;
-	uint32_t addr;			/* IPv4 group, network order; 0: slot free */
-	int fd;				/* joined on dev's address, port 4791 */
-	unsigned int num_qps;
-	uint32_t qpns[ROCEMU_MAX_MCAST_QP_ATTACH];
-};
 
 /* ibv_attach_mcast: -EINVAL for a bad QP or MGID, -ENOMEM over the limits. */
 int rocemu_mcast_attach(struct rocemu_client *c, const struct rocemu_mcast_req *req);
