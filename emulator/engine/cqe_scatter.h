@@ -11,7 +11,6 @@
 
 #include <stdbool.h>
 
-#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 
 /* The most data a CQE carries: the first half of a 128-byte CQE. */

@@ -16,16 +16,10 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/core/device.h"
+#include "emulator/mem/dma.h"
 
 struct rocemu_qp;
 struct rocemu_srq;
-
-/* One scatter/gather element: an address in the key's iova space. */
-struct rocemu_sge {
-	uint64_t addr;
-	uint32_t length;
-	uint32_t key;
-};
 
 struct rocemu_send_wqe {
 	uint32_t bb;			/* free-running counter of the first BB */

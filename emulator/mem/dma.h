@@ -23,10 +23,16 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "emulator/engine/wqe.h"
 #include "emulator/mem/mkey.h"
 
 struct rocemu_mm;
+
+/* One scatter/gather element: an address in the key's iova space. */
+struct rocemu_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t key;
+};
 
 /* Checked memory: iov in address space mm, as its MR had it at generation gen (mm_watch.h). */
 struct rocemu_dma_seg {
