@@ -194,12 +194,12 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 	if (op->flags & ROCEMU_WQE_OP_BIND) {
 		const struct rocemu_wqe_bind_seg *b = (const void *)seg;
 
-		w->bind_mw_key = be32toh(b->mw_rkey);
-		w->bind_new_rkey = be32toh(b->new_rkey);
-		w->bind_mr_key = be32toh(b->mr_lkey);
-		w->bind_access = be32toh(b->access);
-		w->bind_addr = be64toh(b->addr);
-		w->bind_length = be64toh(b->length);
+		w->bind.mw_key = be32toh(b->mw_rkey);
+		w->bind.new_rkey = be32toh(b->new_rkey);
+		w->bind.mr_key = be32toh(b->mr_lkey);
+		w->bind.access = be32toh(b->access);
+		w->bind.addr = be64toh(b->addr);
+		w->bind.length = be64toh(b->length);
 		seg += sizeof(*b);
 	}
 	return parse_data(seg, buf + ds * SEG_SIZE, w);

@@ -17,6 +17,7 @@
 
 #include "emulator/core/device.h"
 #include "emulator/mem/dma.h"
+#include "emulator/mem/mw.h"
 
 struct rocemu_qp;
 struct rocemu_srq;
@@ -31,8 +32,7 @@ struct rocemu_send_wqe {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare;	/* atomics */
-	uint32_t bind_mw_key, bind_new_rkey, bind_mr_key, bind_access;	/* BIND (UMR) */
-	uint64_t bind_addr, bind_length;
+	struct rocemu_mw_bind bind;	/* BIND (UMR) */
 	bool umr;			/* an mkey UMR (mkey_indirect.h): translation in inline_data */
 	struct mlx5_wqe_umr_ctrl_seg umr_ctrl;
 	struct mlx5_wqe_mkey_context_seg umr_mkc;

@@ -79,7 +79,7 @@ int rocemu_mw_dealloc(struct rocemu_client *c, uint32_t handle)
 
 /* The checks of IBTA 10.6.7.2 (rxe_check_bind_mw) before anything changes. */
 static int bind_check(struct rocemu_mem_owner owner, const struct rocemu_mw *mw,
-		      const struct rocemu_send_wqe *w, struct rocemu_mr **mrp)
+		      const struct rocemu_mw_bind *b, struct rocemu_mr **mrp)
 {
 	unsigned int mr_rights = IBV_ACCESS_MW_BIND;
 	struct rocemu_mkey_ref ref;
@@ -88,48 +88,48 @@ static int bind_check(struct rocemu_mem_owner owner, const struct rocemu_mw *mw,
 	if (mw->owner != owner.client || mw->pd != owner.pd)
 		return -EPERM;
 	/* Local rights come from the MR: LOCAL_WRITE is accepted and means nothing, as on ConnectX. */
-	if ((w->bind_new_rkey >> 8) != (mw->rkey >> 8) ||
-	    (w->bind_access & ~(WINDOW_ACCESS | IBV_ACCESS_LOCAL_WRITE)))
+	if ((b->new_rkey >> 8) != (mw->rkey >> 8) ||
+	    (b->access & ~(WINDOW_ACCESS | IBV_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
 	if (mw->type == IBV_MW_TYPE_2 && mw->mr)
 		return -EBUSY;	/* a type 2 window is invalidated before it binds again */
 	*mrp = NULL;
-	if (mw->type == IBV_MW_TYPE_1 && !w->bind_length)
+	if (mw->type == IBV_MW_TYPE_1 && !b->length)
 		return 0;	/* unbind */
 	/* As for an MR (C10-20): remote write or atomic through it needs local write on the MR. */
-	if (w->bind_access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC))
+	if (b->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC))
 		mr_rights |= IBV_ACCESS_LOCAL_WRITE;
-	err = rocemu_mkey_resolve(owner, w->bind_mr_key, ROCEMU_MKEY_LOCAL, w->bind_addr,
-				  w->bind_length, mr_rights, &ref);
+	err = rocemu_mkey_resolve(owner, b->mr_key, ROCEMU_MKEY_LOCAL, b->addr,
+				  b->length, mr_rights, &ref);
 	if (err)
 		return err;
 	*mrp = ref.mr;
 	return 0;
 }
 
-int rocemu_mw_bind(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w)
+int rocemu_mw_bind(struct rocemu_mem_owner owner, const struct rocemu_mw_bind *b)
 {
-	struct rocemu_mw *mw = mw_by_handle(owner.client->emu, w->bind_mw_key);
+	struct rocemu_mw *mw = mw_by_handle(owner.client->emu, b->mw_key);
 	struct rocemu_mr *mr;
 	int err;
 
 	if (!mw)
 		return -ENOKEY;
 	/* Executed already (the requester went back over it): nothing to do. */
-	if (mw->rkey == w->bind_new_rkey && w->bind_new_rkey != w->bind_mw_key)
+	if (mw->rkey == b->new_rkey && b->new_rkey != b->mw_key)
 		return 0;
-	err = bind_check(owner, mw, w, &mr);
+	err = bind_check(owner, mw, b, &mr);
 	if (err)
 		return err;
 	mw_unbind(mw);
 	if (mr)
 		mr->bound_mws++;
 	mw->mr = mr;
-	mw->rkey = w->bind_new_rkey;
+	mw->rkey = b->new_rkey;
 	mw->qpn = owner.qpn;
-	mw->access = w->bind_access & WINDOW_ACCESS;
-	mw->addr = w->bind_addr;
-	mw->length = w->bind_length;
+	mw->access = b->access & WINDOW_ACCESS;
+	mw->addr = b->addr;
+	mw->length = b->length;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x mw %u rkey 0x%08x %s", owner.client->dev->name,
 		   owner.qpn, mw->handle, mw->rkey, mr ? "bound" : "unbound");
 	return 0;

@@ -18,11 +18,9 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
-#include "emulator/engine/wqe.h"
 #include "emulator/mem/mkey.h"
 
 #define ROCEMU_MW_KEY_FLAG 0x80000000u
-
 
 struct rocemu_mw {
 	struct rocemu_client *owner;
@@ -55,8 +53,14 @@ int rocemu_mw_alloc(struct rocemu_client *c, const struct rocemu_alloc_mw_req *r
 int rocemu_mw_dealloc(struct rocemu_client *c, uint32_t handle);
 void rocemu_mw_free(struct rocemu_emu *emu, struct rocemu_mw *mw);
 
-/* Execute the BIND WQE w for owner: -EINVAL, -EPERM, -EACCES, -ERANGE, -ENOKEY as IBTA C10-72ff. */
-int rocemu_mw_bind(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w);
+/* What a BIND WQE asks (IBTA 10.6.7.2): the window, its next rkey, the MR, rights and range. */
+struct rocemu_mw_bind {
+	uint32_t mw_key, new_rkey, mr_key, access;
+	uint64_t addr, length;
+};
+
+/* Execute bind b for owner: -EINVAL, -EPERM, -EACCES, -ERANGE, -ENOKEY as IBTA C10-72ff. */
+int rocemu_mw_bind(struct rocemu_mem_owner owner, const struct rocemu_mw_bind *b);
 /* Unbind type 2 window mw (LOCAL_INV, SEND_WITH_INV); -EINVAL for type 1 (IBTA C10-71.2.1). */
 int rocemu_mw_invalidate(struct rocemu_mw *mw);
 

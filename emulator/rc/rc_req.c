@@ -311,14 +311,14 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 {
 	uint16_t flags = rocemu_wqe_op(w->opcode)->flags;
 	bool bind = !w->umr && (flags & ROCEMU_WQE_OP_BIND);
-	uint32_t key = bind ? w->bind_mw_key : be32toh(w->imm);
+	uint32_t key = bind ? w->bind.mw_key : be32toh(w->imm);
 	struct rocemu_mem_owner owner = rocemu_qp_mem_owner(qp);
 	int err;
 
 	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))
 		return RC_ERR_NONE;	/* NOP */
 	err = w->umr ? rocemu_mkey_umr(owner, w)
-	      : bind ? rocemu_mw_bind(owner, w) : rocemu_mr_invalidate(owner, key, false);
+	      : bind ? rocemu_mw_bind(owner, &w->bind) : rocemu_mr_invalidate(owner, key, false);
 	if (!err)
 		return RC_ERR_NONE;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s", qp->owner->dev->name,

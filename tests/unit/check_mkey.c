@@ -145,14 +145,14 @@ static uint32_t mw_new(enum ibv_mw_type type)
 static int window_bind(struct rocemu_qp *bqp, uint32_t *rkey, uint32_t mr_key, uint64_t va,
 		       uint64_t len, uint32_t access)
 {
-	struct rocemu_send_wqe w = {
-		.bind_mw_key = *rkey, .bind_new_rkey = (*rkey & ~0xffu) | ((*rkey + 1) & 0xff),
-		.bind_mr_key = mr_key, .bind_access = access, .bind_addr = va, .bind_length = len,
+	struct rocemu_mw_bind b = {
+		.mw_key = *rkey, .new_rkey = (*rkey & ~0xffu) | ((*rkey + 1) & 0xff),
+		.mr_key = mr_key, .access = access, .addr = va, .length = len,
 	};
-	int err = rocemu_mw_bind(rocemu_qp_mem_owner(bqp), &w);
+	int err = rocemu_mw_bind(rocemu_qp_mem_owner(bqp), &b);
 
 	if (!err)
-		*rkey = w.bind_new_rkey;
+		*rkey = b.new_rkey;
 	return err;
 }
 
