@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Shared receive queues (mlx5 format, ring.h) and the one source of
- * receive WQEs every transport's responder takes from: the QP's own RQ,
- * or its SRQ. Functions return 0 or -errno.
+ * Shared receive queues (mlx5 format, ring.h): made, armed, queried and
+ * destroyed here; responders take their WQEs through recv_wqe.h.
+ * Functions return 0 or -errno.
  */
 #ifndef ROCEMU_EMULATOR_SRQ_H
 #define ROCEMU_EMULATOR_SRQ_H
@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
-#include "emulator/engine/wqe.h"
 #include "emulator/obj/xrcd.h"
+
+struct rocemu_qp;
 
 struct rocemu_srq {
 	struct rocemu_client *owner;
@@ -48,17 +49,6 @@ int rocemu_srq_query(struct rocemu_client *c, uint32_t srqn, struct rocemu_query
 int rocemu_srq_destroy(struct rocemu_client *c, uint32_t srqn);
 struct rocemu_srq *rocemu_srq_lookup(struct rocemu_client *c, uint32_t srqn);
 void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq);
-
-/*
- * The next receive WQE of qp: from its SRQ when it has one (fires the
- * limit event when the SRQ drops below an armed limit), else the RQ WQE
- * at *rq_ci, which then advances. w->counter is what the CQE's
- * wqe_counter carries. Returns 0, -EAGAIN when none is posted (RNR), or
- * -EINVAL (logged) when the queue is broken, its doorbell past the ring
- * (an SRQ raises IBV_EVENT_SRQ_ERR once and stays so): the QP fails,
- * with IBV_EVENT_QP_FATAL.
- */
-int rocemu_recv_wqe_next(struct rocemu_qp *qp, uint32_t *rq_ci, struct rocemu_recv_wqe *w);
 
 /* qp, which has an SRQ, entered ERR: IBV_EVENT_QP_LAST_WQE_REACHED (IBTA 10.3.1). */
 void rocemu_srq_qp_errored(struct rocemu_qp *qp);

@@ -12,9 +12,9 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/engine/cqe.h"
+#include "emulator/engine/recv_wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
-#include "emulator/obj/srq.h"
 #include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 

@@ -14,9 +14,9 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/engine/cqe.h"
+#include "emulator/engine/recv_wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
-#include "emulator/obj/srq.h"
 #include "net/pcap.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"

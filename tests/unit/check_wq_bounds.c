@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "emulator/core/device.h"
+#include "emulator/engine/recv_wqe.h"
 #include "emulator/engine/wqe.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
