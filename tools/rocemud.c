@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emulator/daemon.h"
-#include "emulator/device_config.h"
+#include "emulator/ctrl/daemon.h"
+#include "emulator/ctrl/device_config.h"
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
 

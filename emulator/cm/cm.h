@@ -20,9 +20,9 @@
 #include <netinet/in.h>
 #include <rdma/rdma_cma_abi.h>
 
+#include "emulator/base/list.h"
 #include "emulator/cm/cm_mad.h"
-#include "emulator/limits.h"
-#include "emulator/list.h"
+#include "emulator/core/limits.h"
 
 /* The path packet life the kernel's cma gives a RoCE route (4.096 us * 2^16). */
 #define CMA_IBOE_PACKET_LIFETIME 16

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "emulator/cm/cm.h"
-#include "emulator/emu.h"
+#include "emulator/core/emu.h"
 #include "net/udp_port.h"
 
 #define EPHEMERAL_FIRST 32768	/* Linux's ip_local_port_range */

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/device.h"
-#include "emulator/egress.h"
-#include "emulator/sport.h"
+#include "emulator/core/device.h"
+#include "emulator/core/sport.h"
+#include "emulator/engine/egress.h"
 #include "net/icrc.h"
 #include "net/roce_opcode.h"
 #include "net/roce_text.h"

@@ -19,8 +19,8 @@
 
 #include "emulator/cm/cm.h"
 #include "emulator/cm/cm_msg.h"
-#include "emulator/emu.h"
-#include "emulator/transport.h"
+#include "emulator/core/emu.h"
+#include "emulator/engine/transport.h"
 #include "net/roce_opcode.h"
 #include "rocemu/log.h"
 

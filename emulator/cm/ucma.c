@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#include "emulator/client.h"
 #include "emulator/cm/cm.h"
-#include "emulator/emu.h"
+#include "emulator/core/client.h"
+#include "emulator/core/emu.h"
 #include "rocemu/log.h"
 
 #define UCMA_MAX_IDS 65536

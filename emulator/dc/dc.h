@@ -17,11 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emulator/qp_path.h"
+#include "emulator/obj/qp_path.h"
 #include "emulator/rc/rc.h"
 #include "rocemu/ctrl.h"
 
-struct rocemu_create_qp_req;
 struct rocemu_pkt;
 struct rocemu_qp;
 
@@ -55,20 +54,13 @@ struct rocemu_dc {
 	uint64_t requests;
 };
 
-/* ---- dc_qp.c ---- */
-/* The DC attributes of a create request are acceptable (-EINVAL otherwise). */
-int rocemu_dc_create_check(const struct rocemu_create_qp_req *req);
-/* A new DC QP takes them. */
-void rocemu_dc_create(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req);
-
 /* ---- dci.c ---- */
-enum rocemu_dci_route {
-	ROCEMU_DCI_GO,			/* the WQE goes on the connection of the moment */
-	ROCEMU_DCI_WAIT,		/* another DCT or stream: once what is in flight completed */
-	ROCEMU_DCI_FLUSH,		/* its stream is in error: WR_FLUSH_ERR */
-};
-/* The send WQE at bb may be fetched now (connecting to its DCT if it must). */
-enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb);
+/*
+ * The send WQE at bb goes on the connection of the moment (connecting to
+ * its DCT if it must), waits for what is in flight (another DCT or
+ * stream), or is flushed (its stream is in error).
+ */
+enum rocemu_rc_fetch rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb);
 /*
  * The WQE at FIFO position pos failed with err: with streams, it and the
  * rest of its stream in flight complete (err, WR_FLUSH_ERR), the stream

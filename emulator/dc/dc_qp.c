@@ -10,14 +10,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emulator/device.h"
-#include "emulator/qp.h"
-#include "emulator/transport.h"
+#include "emulator/core/device.h"
+#include "emulator/engine/transport.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_opcode.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
 
-int rocemu_dc_create_check(const struct rocemu_create_qp_req *req)
+/* The DC attributes of a create request are acceptable (-EINVAL otherwise). */
+static int dc_create_check(const struct rocemu_create_qp_req *req)
 {
 	if (req->qp_type != ROCEMU_QPT_DCI)
 		return 0;
@@ -26,7 +27,8 @@ int rocemu_dc_create_check(const struct rocemu_create_qp_req *req)
 		       req->dci_log_errored > ROCEMU_DCI_MAX_LOG_STREAMS ? -EINVAL : 0;
 }
 
-void rocemu_dc_create(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
+/* A new DC QP takes them. */
+static void dc_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
 {
 	if (qp->type == ROCEMU_QPT_DCT) {
 		qp->dc.access_key = req->dct_access_key;
@@ -38,11 +40,23 @@ void rocemu_dc_create(struct rocemu_qp *qp, const struct rocemu_create_qp_req *r
 	}
 }
 
+/* A DCI's WQEs go to one DCT at a time, and its streams fail alone. */
+static const struct rocemu_rc_variant dci_variant = {
+	.fetch = rocemu_dci_route,
+	.req_fail = rocemu_dci_stream_fail,
+};
+
+/* A DCT's error ends one DCI's connection, not the DCT. */
+static const struct rocemu_rc_variant dct_variant = {
+	.resp_fail = rocemu_dct_conn_fail,
+};
+
 static int dc_init(struct rocemu_qp *qp)
 {
 	int err = rocemu_rc_init(qp);
 
 	qp->rc.opclass = ROCEMU_OP_TRANSPORT_DC;
+	qp->rc.variant = qp->type == ROCEMU_QPT_DCT ? &dct_variant : &dci_variant;
 	if (err || qp->type != ROCEMU_QPT_DCT)
 		return err;
 	qp->dc.conns = calloc(ROCEMU_DCT_CONNS, sizeof(*qp->dc.conns));
@@ -100,7 +114,9 @@ static void dc_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
 const struct rocemu_transport_ops rocemu_dc_transport = {
 	.name = "DC",
 	.connected = false,	/* a DCT takes any DCI; a DCI checks its DCT itself */
+	.create_check = dc_create_check,
 	.init = dc_init,
+	.created = dc_created,
 	.destroy = dc_destroy,
 	.modified = dc_modified,
 	.post = dc_post,

@@ -17,11 +17,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/emu.h"
-#include "emulator/qp.h"
-#include "emulator/qp_timer.h"
-#include "emulator/transport.h"
-#include "emulator/wqe.h"
+#include "emulator/core/emu.h"
+#include "emulator/engine/transport.h"
+#include "emulator/engine/wqe.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_timer.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -52,7 +52,7 @@ static int errored_at(const struct rocemu_qp *qp, uint16_t stream)
 	return -1;
 }
 
-enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
+enum rocemu_rc_fetch rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
 	struct mlx5_wqe_av av;
@@ -67,12 +67,12 @@ enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
 	stream = wqe_stream(qp, stream);
 	if (qp->dc.connected && daddr == qp->dc.daddr && dctn == qp->dc.dctn &&
 	    key == qp->rc.dc_key && stream == qp->dc.stream)
-		return ROCEMU_DCI_GO;
+		return ROCEMU_RC_FETCH_GO;
 	if (req->tail != req->head)
-		return ROCEMU_DCI_WAIT;
+		return ROCEMU_RC_FETCH_WAIT;
 	qp->dc.stream = stream;
 	if (errored_at(qp, stream) >= 0)
-		return ROCEMU_DCI_FLUSH;
+		return ROCEMU_RC_FETCH_FLUSH;
 	qp->dc.connected = true;
 	qp->dc.daddr = daddr;
 	qp->dc.dctn = dctn;
@@ -83,7 +83,7 @@ enum rocemu_dci_route rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
 	rocemu_qp_path_to(qp, daddr, dctn);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x: connection %u to DCT 0x%06x stream %u",
 		   qp->owner->dev->name, qp->qpn, req->next_psn, qp->rc.dc_conn, dctn, stream);
-	return ROCEMU_DCI_GO;
+	return ROCEMU_RC_FETCH_GO;
 }
 
 bool rocemu_dci_stream_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)

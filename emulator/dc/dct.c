@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/qp.h"
-#include "emulator/transport.h"
+#include "emulator/engine/transport.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 

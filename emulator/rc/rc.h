@@ -15,12 +15,12 @@
 #include <sys/uio.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/atomic.h"
-#include "emulator/cqe_scatter.h"
-#include "emulator/device.h"
-#include "emulator/dma.h"
-#include "emulator/qp_timer.h"
-#include "emulator/wqe.h"
+#include "emulator/core/device.h"
+#include "emulator/engine/cqe_scatter.h"
+#include "emulator/engine/wqe.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp_timer.h"
+#include "emulator/rc/resp_atomic.h"
 
 struct rocemu_cq;
 struct rocemu_pkt;
@@ -156,11 +156,14 @@ struct rocemu_rc_resp {
 	uint32_t ack_psn, ack_msn;
 };
 
+struct rocemu_rc_variant;
+
 struct rocemu_rc {
 	struct rocemu_rc_req req;
 	struct rocemu_rc_resp resp;
 	bool comm_est;			/* COMM_EST given since RTR */
 	uint8_t opclass;		/* of what it sends: ROCEMU_OP_TRANSPORT_RC, or _XRC (xrc.h), _DC (dc.h) */
+	const struct rocemu_rc_variant *variant;	/* DC's or XRC's ways; NULL: RC's */
 	/* DC (dc.h): what a DCI's requests carry, in DCETH and RDETH */
 	uint64_t dc_key;		/* the DCT's access key */
 	uint32_t dc_conn;		/* the number of the DCI's connection to it */
@@ -184,6 +187,28 @@ enum rocemu_rc_err {
 	RC_ERR_RNR_RETRY_EXC,
 	RC_ERR_MW_BIND,
 	RC_ERR__COUNT,
+};
+
+/* Whether the requester fetches the send WQE it is at. */
+enum rocemu_rc_fetch {
+	ROCEMU_RC_FETCH_GO,		/* now */
+	ROCEMU_RC_FETCH_WAIT,		/* once what is in flight completed (a DCI's next DCT or stream) */
+	ROCEMU_RC_FETCH_FLUSH,		/* never: it completes with WR_FLUSH_ERR (a DCI's stream in error) */
+};
+
+/*
+ * What a transport on RC's engines does its own way (dc/, xrc/): its init
+ * sets qp->rc.variant; a NULL member, or no variant, is RC's way.
+ */
+struct rocemu_rc_variant {
+	/* Whether the requester fetches the send WQE at bb (RC: at once). */
+	enum rocemu_rc_fetch (*fetch)(struct rocemu_qp *qp, uint32_t bb);
+	/* The WQE at FIFO position pos failed with err: true when the variant took it; false: the QP fails. */
+	bool (*req_fail)(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err);
+	/* The responder fails with err, in place of the QP (RC: the QP fails). */
+	void (*resp_fail)(struct rocemu_qp *qp, enum rocemu_rc_err err);
+	/* A request's XRCETH names srqn: the message's receive WQE comes from there. 0 or -EINVAL. */
+	int (*srq_select)(struct rocemu_qp *qp, uint32_t srqn);
 };
 
 /* ---- rc_qp.c (and rocemu_rc_transport, its ops) ---- */

@@ -12,15 +12,14 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/async_event.h"
-#include "emulator/cq.h"
-#include "emulator/cqe.h"
-#include "emulator/dc/dc.h"
-#include "emulator/qp.h"
-#include "emulator/qp_state.h"
-#include "emulator/qp_timer.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/obj/async_event.h"
+#include "emulator/obj/cq.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_state.h"
+#include "emulator/obj/qp_timer.h"
+#include "emulator/obj/srq.h"
 #include "emulator/rc/rc.h"
-#include "emulator/srq.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -327,9 +326,10 @@ void rocemu_rc_flush(struct rocemu_qp *qp)
 void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)
 {
 	struct rocemu_rc_req *req = &qp->rc.req;
+	const struct rocemu_rc_variant *v = qp->rc.variant;
 
 	/* A DCI with streams fails the stream, not itself (dci.c). */
-	if (qp->type == ROCEMU_QPT_DCI && rocemu_dci_stream_fail(qp, pos, err))
+	if (v && v->req_fail && v->req_fail(qp, pos, err))
 		return;
 	/* Only a WQE in flight can fail; anything else would flush phantoms (2^32 of them). */
 	if (pos - req->tail >= req->head - req->tail) {
@@ -367,9 +367,11 @@ void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
+	const struct rocemu_rc_variant *v = qp->rc.variant;
+
 	/* A DCT serves every DCI: one DCI's bad request ends that connection only (dct.c). */
-	if (qp->type == ROCEMU_QPT_DCT) {
-		rocemu_dct_conn_fail(qp, why);
+	if (v && v->resp_fail) {
+		v->resp_fail(qp, why);
 		return;
 	}
 	qp_to_error(qp, why, rc_errors[why].resp_event);
@@ -399,4 +401,7 @@ const struct rocemu_transport_ops rocemu_rc_transport = {
 	.rx = rocemu_rc_rx,
 	.timer = rocemu_rc_timer,
 	.sq_draining = rocemu_rc_sq_draining,
+	/* Also for UC, XRC and DC, which hold their work in RC's engines. */
+	.rx_buffer_end = rocemu_resp_hold_own,
+	.settle = rocemu_rc_settle_all,
 };

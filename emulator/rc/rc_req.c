@@ -11,12 +11,11 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/dc/dc.h"
-#include "emulator/dma.h"
-#include "emulator/mkey_indirect.h"
-#include "emulator/mw.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/mkey_indirect.h"
+#include "emulator/mem/mw.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
@@ -129,7 +128,8 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	enum rocemu_dci_route route;
+	const struct rocemu_rc_variant *v = c->qp->rc.variant;
+	enum rocemu_rc_fetch fetch;
 
 	if (req->cursor != req->head) {
 		c->e = &req->fifo[req->cursor & req->fifo_mask];
@@ -143,11 +143,11 @@ static enum req_state req_fetch(struct req_ctx *c)
 	if (!c->posted || !rocemu_rc_sq_may_fetch(c->qp, req->sq_bb) ||
 	    req->head - req->tail > req->fifo_mask || rocemu_rc_req_mem_get(c->qp))
 		return REQ_DONE;
-	route = c->qp->type == ROCEMU_QPT_DCI ? rocemu_dci_route(c->qp, req->sq_bb) : ROCEMU_DCI_GO;
-	if (route == ROCEMU_DCI_WAIT)
+	fetch = v && v->fetch ? v->fetch(c->qp, req->sq_bb) : ROCEMU_RC_FETCH_GO;
+	if (fetch == ROCEMU_RC_FETCH_WAIT)
 		return REQ_DONE;
 	c->e = rocemu_rc_req_take(c->qp, &c->posted, &c->err);
-	if (c->err || route == ROCEMU_DCI_FLUSH) {
+	if (c->err || fetch == ROCEMU_RC_FETCH_FLUSH) {
 		c->err = c->err ? c->err : RC_ERR_WR_FLUSH;
 		return REQ_ERR_LOCAL;
 	}
@@ -197,7 +197,8 @@ static enum req_state req_check_local(struct req_ctx *c)
 	if (w->length == w->inline_len)
 		return REQ_SEND;
 	/* READ and atomic data land in these SGEs: they need local write access. */
-	if (rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length - w->inline_len,
+	if (rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, 0,
+			   w->length - w->inline_len,
 			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
 			   &n)) {
 		c->err = RC_ERR_LOC_PROT;
@@ -310,13 +311,14 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 {
 	uint16_t flags = rocemu_wqe_op(w->opcode)->flags;
 	bool bind = !w->umr && (flags & ROCEMU_WQE_OP_BIND);
-	uint32_t key = bind ? w->bind_mw_key : be32toh(w->imm);
+	uint32_t key = bind ? w->bind.mw_key : be32toh(w->imm);
+	struct rocemu_mem_owner owner = rocemu_qp_mem_owner(qp);
 	int err;
 
 	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))
 		return RC_ERR_NONE;	/* NOP */
-	err = w->umr ? rocemu_mkey_umr(qp, w)
-	      : bind ? rocemu_mw_bind(qp, w) : rocemu_mr_invalidate(qp, key, false);
+	err = w->umr ? rocemu_mkey_umr(owner, w)
+	      : bind ? rocemu_mw_bind(owner, &w->bind) : rocemu_mr_invalidate(owner, key, false);
 	if (!err)
 		return RC_ERR_NONE;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: %s of 0x%08x: %s", qp->owner->dev->name,

@@ -22,13 +22,12 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/atomic.h"
-#include "emulator/dma.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
-#include "emulator/cqe.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "emulator/xrc/xrc.h"
+#include "emulator/rc/resp_atomic.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
@@ -178,16 +177,17 @@ static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res 
 {
 	unsigned int n;
 
-	return r->length ? rocemu_dma_rkey(qp, r->rkey, r->va, r->length, IBV_ACCESS_REMOTE_READ,
-					   NULL, 0, &n) : 0;
+	return r->length ? rocemu_dma_rkey(rocemu_qp_mem_owner(qp), r->rkey, r->va, r->length,
+					   IBV_ACCESS_REMOTE_READ, NULL, 0, &n) : 0;
 }
 
 /* A request with XRCETH takes its receive WQE (and memory, PD, CQ) from the SRQ it names. */
 static enum resp_state resp_check_srq(struct resp_ctx *c)
 {
 	const uint8_t *xrceth = rocemu_pkt_xrceth((uint8_t *)c->pkt->bth);
+	const struct rocemu_rc_variant *v = c->qp->rc.variant;
 
-	if (!xrceth || !rocemu_xrc_srq_select(c->qp, rocemu_xrceth_srqn(xrceth)))
+	if (!xrceth || !v || !v->srq_select || !v->srq_select(c->qp, rocemu_xrceth_srqn(xrceth)))
 		return RESP_CHECK_PSN;
 	/* IBTA A14: NAK invalid request; a duplicate is only dropped. */
 	c->err = RC_ERR_REM_INV_REQ;
@@ -386,7 +386,8 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)c->pkt->bth);
 
 	if (ieth) {
-		c->dma_err = rocemu_mr_invalidate(c->qp, rocemu_ieth_rkey(ieth), true);
+		c->dma_err = rocemu_mr_invalidate(rocemu_qp_mem_owner(c->qp),
+						  rocemu_ieth_rkey(ieth), true);
 		if (c->dma_err) {
 			c->err = RC_ERR_REM_INV_REQ;
 			return RESP_ERROR;

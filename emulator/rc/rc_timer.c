@@ -6,8 +6,8 @@
  * retry_cnt is spent, the RNR wait after an RNR NAK, the failure of a QP
  * whose CQ refused a CQE, and the responder's next burst of what it owes.
  */
-#include "emulator/qp.h"
-#include "emulator/qp_timer.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_timer.h"
 #include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"

@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/dma.h"
-#include "emulator/egress.h"
-#include "emulator/qp.h"
+#include "emulator/engine/egress.h"
+#include "emulator/engine/wqe_gather.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "emulator/wqe_gather.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 
@@ -182,8 +182,8 @@ static int payload_segs(const struct rocemu_qp *qp, const struct rocemu_rc_msg *
 		memcpy(rest, local, nlocal * sizeof(*local));
 		*nrest = nlocal;
 		/* The R_Key again for each packet: a key may go, or be laid out anew, meanwhile. */
-		return rocemu_dma_rkey(qp, m->src_rkey, m->src_va + off, len, IBV_ACCESS_REMOTE_READ,
-				       remote, max, n);
+		return rocemu_dma_rkey(rocemu_qp_mem_owner(qp), m->src_rkey, m->src_va + off, len,
+				       IBV_ACCESS_REMOTE_READ, remote, max, n);
 	case RC_SRC_NONE:
 	default:
 		return -EINVAL;

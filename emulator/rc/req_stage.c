@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 
 /* Where the requester stood before a staged message: what a failed read restores. */

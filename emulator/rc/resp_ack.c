@@ -9,7 +9,7 @@
  * and before a control request is served: no peer and no client can tell
  * it waited, except by how many ACKs there are.
  */
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 
 #define DEFERRED_MAX 64u	/* QPs with an ACK waiting; past that, ACKs leave at once */

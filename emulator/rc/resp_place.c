@@ -11,11 +11,11 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/cqe.h"
-#include "emulator/dma.h"
-#include "emulator/qp.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/engine/recv_wqe.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "emulator/srq.h"
 #include "net/roce_hdr.h"
 
 int rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)
@@ -40,8 +40,9 @@ int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, c
 	resp->write_rkey = rocemu_reth_rkey(reth);
 	resp->write_left = rocemu_reth_dma_len(reth);
 	/* A zero-length WRITE touches no memory, so no key is checked (IBTA 9.4.4). */
-	return resp->write_left ? rocemu_dma_rkey(qp, resp->write_rkey, resp->write_va,
-						  resp->write_left, IBV_ACCESS_REMOTE_WRITE, NULL, 0, &n)
+	return resp->write_left ? rocemu_dma_rkey(rocemu_qp_mem_owner(qp), resp->write_rkey,
+						  resp->write_va, resp->write_left,
+						  IBV_ACCESS_REMOTE_WRITE, NULL, 0, &n)
 				: 0;
 }
 
@@ -211,8 +212,9 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 	unsigned int n;
 	int err;
 
-	err = rocemu_dma_sgl(qp, resp->recv.sge, resp->recv.num_sge, resp->offset, data->iov_len,
-			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
+	err = rocemu_dma_sgl(rocemu_qp_mem_owner(qp), resp->recv.sge, resp->recv.num_sge,
+			     resp->offset, data->iov_len, IBV_ACCESS_LOCAL_WRITE, remote,
+			     ROCEMU_DMA_MAX_SEGS, &n);
 	if (err)
 		return err;
 	/*
@@ -241,8 +243,9 @@ int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 	if (data->iov_len > resp->write_left)
 		return -EMSGSIZE;
-	err = rocemu_dma_rkey(qp, resp->write_rkey, resp->write_va, data->iov_len,
-			      IBV_ACCESS_REMOTE_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
+	err = rocemu_dma_rkey(rocemu_qp_mem_owner(qp), resp->write_rkey, resp->write_va,
+			      data->iov_len, IBV_ACCESS_REMOTE_WRITE, remote, ROCEMU_DMA_MAX_SEGS,
+			      &n);
 	if (err)
 		return err;
 	resp->write_va += data->iov_len;

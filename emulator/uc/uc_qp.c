@@ -4,7 +4,7 @@
  * and responder. UC has no acknowledges, so every packet it takes is a
  * request, and its only timers are a refused CQE and the next burst.
  */
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/uc/uc.h"
 

@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/dma.h"
-#include "emulator/qp.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/uc/uc.h"
 #include "net/roce_hdr.h"
@@ -96,8 +96,8 @@ static enum req_state req_check_local(struct req_ctx *c)
 		return REQ_ERR_LOCAL;
 	c->err = RC_ERR_LOC_PROT;
 	if (w->length > w->inline_len &&
-	    rocemu_dma_sgl(c->qp, w->sge, w->num_sge, 0, w->length - w->inline_len, 0, NULL, 0,
-			   &n))
+	    rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, 0,
+			   w->length - w->inline_len, 0, NULL, 0, &n))
 		return REQ_ERR_LOCAL;
 	return REQ_SEND;
 }

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/uc/uc.h"
 #include "net/roce_hdr.h"

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/async_event.h"
-#include "emulator/cqe.h"
-#include "emulator/mcast.h"
-#include "emulator/qp.h"
-#include "emulator/qp_state.h"
-#include "emulator/srq.h"
-#include "emulator/wqe.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/engine/mcast.h"
+#include "emulator/engine/wqe.h"
+#include "emulator/obj/async_event.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_state.h"
+#include "emulator/obj/srq.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/cqe.h"
-#include "emulator/dma.h"
-#include "emulator/qp.h"
-#include "emulator/srq.h"
+#include "emulator/engine/cqe.h"
+#include "emulator/engine/recv_wqe.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "net/pcap.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
@@ -53,8 +53,9 @@ static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 
 	rocemu_ipv4_header(&ip, &flow, &pkt->ip, pkt->len);
 	memcpy(grh + GRH_IPV4_OFFSET, &ip, sizeof(ip));
-	err = rocemu_dma_sgl(qp, w->sge, w->num_sge, 0, GRH_BYTES + pkt->paylen,
-			     IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
+	err = rocemu_dma_sgl(rocemu_qp_mem_owner(qp), w->sge, w->num_sge, 0,
+			     GRH_BYTES + pkt->paylen, IBV_ACCESS_LOCAL_WRITE, remote,
+			     ROCEMU_DMA_MAX_SEGS, &n);
 	return err ? err : rocemu_dma_copy(qp->owner->mm, local, pkt->paylen ? 2 : 1, remote, n,
 					   true);
 }

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/dma.h"
-#include "emulator/egress.h"
-#include "emulator/qp.h"
-#include "emulator/sport.h"
-#include "emulator/wqe_gather.h"
+#include "emulator/core/sport.h"
+#include "emulator/engine/egress.h"
+#include "emulator/engine/wqe_gather.h"
+#include "emulator/mem/dma.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"

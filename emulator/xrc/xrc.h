@@ -16,13 +16,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emulator/limits.h"
-#include "emulator/list.h"
+#include "emulator/base/list.h"
+#include "emulator/core/limits.h"
 
 struct rocemu_client;
 struct rocemu_open_qp_req;
 struct rocemu_qp;
-struct rocemu_srq;
 struct rocemu_xrcd_open;
 
 /* An ibv_open_qp reference of client to an XRC target. */
@@ -35,33 +34,13 @@ struct rocemu_xrc_ref {
 	struct rocemu_charge charge;	/* limits.h */
 };
 
-/* A new target qp of c belongs to the domain of open o (which it holds). */
-void rocemu_xrc_tgt_init(struct rocemu_qp *qp, struct rocemu_xrcd_open *o);
 /*
  * ibv_open_qp: a reference of c to the target req->qpn of the domain
  * open req->xrcd. -EINVAL when c has no such open or the domain no such
  * target (ib_open_qp), or for another QP type.
  */
 int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req);
-/* c holds a reference to the target qp through ibv_open_qp. */
-bool rocemu_xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c);
-/*
- * c lets go of the target qp (destroy, or its context closes): one of its
- * ibv_open_qp references, else its owner's, which passes to the holder of
- * another reference. True when that was the last: the QP goes.
- */
-bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp);
-/* The target qp goes: out of its domain, which it holds no more. */
-void rocemu_xrc_tgt_fini(struct rocemu_qp *qp);
 /* c's context closes: its ibv_open_qp references go. */
 void rocemu_xrc_client_release(struct rocemu_client *c);
-
-/*
- * The SRQ an XRCETH names takes the target qp's messages from now on:
- * -EINVAL (IBTA: NAK invalid request) when it is no XRC SRQ of qp's domain.
- */
-int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn);
-/* An XRC SRQ goes: no target takes from it any more. */
-void rocemu_xrc_srq_gone(struct rocemu_srq *srq);
 
 #endif /* ROCEMU_EMULATOR_XRC_H */

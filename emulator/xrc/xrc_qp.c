@@ -11,20 +11,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/srq.h"
+#include "emulator/obj/xrcd.h"
 #include "emulator/rc/rc.h"
-#include "emulator/srq.h"
-#include "emulator/xrcd.h"
 #include "net/roce_opcode.h"
 #include "rocemu/log.h"
-
-static int xrc_init(struct rocemu_qp *qp)
-{
-	int err = rocemu_rc_init(qp);
-
-	qp->rc.opclass = ROCEMU_OP_TRANSPORT_XRC;
-	return err;
-}
 
 /* Only an initiator has a send queue: a target's doorbell means nothing. */
 static void xrc_post(struct rocemu_qp *qp)
@@ -48,12 +40,14 @@ static void xrc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 	rocemu_rc_rx(qp, pkt);
 }
 
-void rocemu_xrc_tgt_init(struct rocemu_qp *qp, struct rocemu_xrcd_open *o)
+/* A new target belongs to the domain of its owner's open qp->xrcd_open, which it holds. */
+static void xrc_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
 {
-	qp->xrcd_open = o;
-	o->users++;
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return;
+	qp->xrcd_open->users++;
 	rocemu_list_init(&qp->xrc_refs);
-	rocemu_list_add_tail(&o->xrcd->tgt_qps, &qp->xrc_node);
+	rocemu_list_add_tail(&qp->xrcd_open->xrcd->tgt_qps, &qp->xrc_node);
 }
 
 int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *req)
@@ -89,7 +83,8 @@ int rocemu_xrc_open(struct rocemu_client *c, const struct rocemu_open_qp_req *re
 	return 0;
 }
 
-bool rocemu_xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c)
+/* c holds a reference to the target qp through ibv_open_qp. */
+static bool xrc_opened_by(const struct rocemu_qp *qp, const struct rocemu_client *c)
 {
 	struct rocemu_xrc_ref *ref;
 
@@ -110,10 +105,17 @@ static void ref_free(struct rocemu_xrc_ref *ref)
 	free(ref);
 }
 
-bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
+/*
+ * c lets go of qp. A target's: one of c's ibv_open_qp references, else its
+ * owner's, which passes to the holder of another reference; true when that
+ * was the last. An initiator goes at once.
+ */
+static bool xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
 {
 	struct rocemu_xrc_ref *ref, *tmp;
 
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return true;
 	rocemu_list_for_each_safe(ref, tmp, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node) {
 		if (ref->client != c && qp->owner == c) {
 			/* The owner's reference goes: another holder's becomes it. */
@@ -135,10 +137,14 @@ bool rocemu_xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
 	return true;
 }
 
-void rocemu_xrc_tgt_fini(struct rocemu_qp *qp)
+/* RC's destroy; a target also leaves its domain, which it holds no more. */
+static void xrc_destroy(struct rocemu_qp *qp)
 {
 	struct rocemu_xrc_ref *ref, *tmp;
 
+	rocemu_rc_destroy(qp);
+	if (qp->type != IBV_QPT_XRC_RECV)
+		return;
 	rocemu_list_for_each_safe(ref, tmp, &qp->xrc_refs, struct rocemu_xrc_ref, qp_node)
 		ref_free(ref);
 	rocemu_list_del(&qp->xrc_node);
@@ -153,7 +159,11 @@ void rocemu_xrc_client_release(struct rocemu_client *c)
 		ref_free(ref);
 }
 
-int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
+/*
+ * The SRQ an XRCETH names takes the target qp's messages from now on:
+ * -EINVAL (IBTA: NAK invalid request) when it is no XRC SRQ of qp's domain.
+ */
+static int xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 {
 	struct rocemu_srq *srq;
 
@@ -170,23 +180,36 @@ int rocemu_xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 	return 0;
 }
 
-void rocemu_xrc_srq_gone(struct rocemu_srq *srq)
+/* The target's SRQ went, and the WQE it took from there with it. */
+static void xrc_srq_gone(struct rocemu_qp *qp)
 {
-	struct rocemu_qp *qp;
+	qp->srq = NULL;
+	qp->rc.resp.has_recv = false;
+}
 
-	rocemu_list_for_each(qp, &srq->xrcd_open->xrcd->tgt_qps, struct rocemu_qp, xrc_node) {
-		if (qp->srq != srq)
-			continue;
-		qp->srq = NULL;
-		qp->rc.resp.has_recv = false;	/* its WQE went with the SRQ */
-	}
+/* A target takes each message's receive WQE from the SRQ its XRCETH names. */
+static const struct rocemu_rc_variant xrc_variant = {
+	.srq_select = xrc_srq_select,
+};
+
+static int xrc_init(struct rocemu_qp *qp)
+{
+	int err = rocemu_rc_init(qp);
+
+	qp->rc.opclass = ROCEMU_OP_TRANSPORT_XRC;
+	qp->rc.variant = &xrc_variant;
+	return err;
 }
 
 const struct rocemu_transport_ops rocemu_xrc_transport = {
 	.name = "XRC",
 	.connected = true,
 	.init = xrc_init,
-	.destroy = rocemu_rc_destroy,
+	.created = xrc_created,
+	.opened_by = xrc_opened_by,
+	.release = xrc_release,
+	.srq_gone = xrc_srq_gone,
+	.destroy = xrc_destroy,
 	.modified = rocemu_rc_modified,
 	.post = xrc_post,
 	.flush = rocemu_rc_flush,

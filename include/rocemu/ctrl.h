@@ -130,7 +130,7 @@ struct rocemu_hello_resp {
  * (nonce is random); it takes fd uffd of the requester (pidfd_getfd), a
  * userfaultfd reporting unmaps, or -1; and fd guard_fd, a sealed memfd of
  * one page the requester maps shared at guard, or -1: a copy by pid that
- * passes through that page reached this address space (emulator/mm_guard.h).
+ * passes through that page reached this address space (emulator/mem/mm_guard.h).
  */
 #define ROCEMU_MEM_NONCE_LEN 16
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The CQE writer (emulator/cqe.c) read back as the shim polls: the owner
+ * The CQE writer (emulator/engine/cqe.c) read back as the shim polls: the owner
  * bit flips each pass over the ring, requester, responder and error CQEs
  * carry their fields where mlx5 has them, data scattered to a CQE fills
  * its first 32 bytes, an overrun puts the CQ in error
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "emulator/cqe.h"
+#include "emulator/engine/cqe.h"
 #include "tests/unit/fixture.h"
 
 /* Long enough for the timer, due at once, that fails a QP whose CQ refused a CQE. */

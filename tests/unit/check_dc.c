@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "emulator/dc/dc.h"
-#include "emulator/qp.h"
+#include "emulator/obj/qp.h"
 #include "tests/unit/fixture.h"
 
 #define KEY_A UINT64_C(0x0123456789abcdef)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The DMA engine (emulator/dma.c) over the test's own memory: every access
+ * The DMA engine (emulator/mem/dma.c) over the test's own memory: every access
  * is checked (key, owner, PD, rights, bounds in the key's iova space)
  * before any byte moves, with the distinct error of each check; SGE lists
  * split into iovecs; the copy itself by pid through the client's guard
- * (emulator/mm_guard.h), else through /proc/PID/mem.
+ * (emulator/mem/mm_guard.h), else through /proc/PID/mem.
  */
 #include <check.h>
 #include <errno.h>
@@ -15,10 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "emulator/mm.h"
-#include "emulator/mm_guard.h"
-#include "emulator/mm_watch.h"
-#include "emulator/dma.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/mm.h"
+#include "emulator/mem/mm_guard.h"
+#include "emulator/mem/mm_watch.h"
+#include "emulator/obj/qp.h"
 #include "tests/unit/fixture.h"
 
 #define IOV_SLOTS 4
@@ -28,14 +29,16 @@ static unsigned int nseg;
 
 static int rkey_check(uint32_t rkey, const void *va, uint64_t len, unsigned int access)
 {
-	return rocemu_dma_rkey(fx_emu_qp(), rkey, (uintptr_t)va, len, access, &seg, 1, &nseg);
+	return rocemu_dma_rkey(rocemu_qp_mem_owner(fx_emu_qp()), rkey, (uintptr_t)va, len, access,
+			       &seg, 1, &nseg);
 }
 
 static int sgl_check(const struct rocemu_sge *sge, unsigned int nsge, uint64_t offset,
 		     uint64_t len, unsigned int access, struct rocemu_dma_seg *iov, unsigned int max,
 		     unsigned int *n)
 {
-	return rocemu_dma_sgl(fx_emu_qp(), sge, nsge, offset, len, access, iov, max, n);
+	return rocemu_dma_sgl(rocemu_qp_mem_owner(fx_emu_qp()), sge, nsge, offset, len, access, iov,
+			      max, n);
 }
 
 START_TEST(test_rkey_in_bounds)
@@ -55,8 +58,8 @@ START_TEST(test_rkey_out_of_bounds)
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf - 1, 8, rw), -ERANGE);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf, FX_BUF_BYTES + 1, rw), -ERANGE);
 	/* va + len wrapping around 2^64 is out of bounds too. */
-	ck_assert_int_eq(rocemu_dma_rkey(fx_emu_qp(), fx.rkey, UINT64_MAX - 3, 8, rw, &seg, 1, &nseg),
-			 -ERANGE);
+	ck_assert_int_eq(rocemu_dma_rkey(rocemu_qp_mem_owner(fx_emu_qp()), fx.rkey, UINT64_MAX - 3,
+					 8, rw, &seg, 1, &nseg), -ERANGE);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + 8, UINT64_MAX, rw), -ERANGE);
 }
 END_TEST

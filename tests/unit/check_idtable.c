@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Handle tables (emulator/idtable.c): next-fit ids; a cyclic table (QP
+ * Handle tables (emulator/base/idtable.c): next-fit ids; a cyclic table (QP
  * numbers) hands out every id of its range before one comes back, however
  * few objects live at a time, and skips the ids still held when it wraps.
  */
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emulator/idtable.h"
+#include "emulator/base/idtable.h"
 
 #define FIRST 0x100u
 #define MAX 1024u

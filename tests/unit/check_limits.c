@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Per-client limits (emulator/limits.c): ROCEMU_LIMITS parsed over the
+ * Per-client limits (emulator/core/limits.c): ROCEMU_LIMITS parsed over the
  * defaults or refused with a reason; each charge counted against the
  * account's limits and the device's with the kernel's errno (EAGAIN,
  * ENOMEM, EMFILE), nothing held after a refusal, a change refused as a
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emulator/emu.h"
-#include "emulator/limits.h"
+#include "emulator/core/emu.h"
+#include "emulator/core/limits.h"
 
 static struct rocemu_emu emu;
 static struct rocemu_device dev;

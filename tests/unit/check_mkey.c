@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Key resolution (emulator/mkey.c) and the lifetimes it relies on: every
+ * Key resolution (emulator/mem/mkey.c) and the lifetimes it relies on: every
  * check an lkey or rkey passes (ufile, PD, the QP of a type 2 window,
  * validity, rights, bounds) with its own errno; a bound window keeps its MR
  * from deregistration and reregistration (EBUSY) and releases it when
@@ -18,13 +18,13 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/mm.h"
-#include "emulator/dma.h"
-#include "emulator/mkey.h"
-#include "emulator/mkey_indirect.h"
-#include "emulator/mw.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/mkey.h"
+#include "emulator/mem/mkey_indirect.h"
+#include "emulator/mem/mm.h"
+#include "emulator/mem/mw.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/qp.h"
 
 #define RW (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define REMOTE ROCEMU_MKEY_REMOTE
@@ -145,14 +145,14 @@ static uint32_t mw_new(enum ibv_mw_type type)
 static int window_bind(struct rocemu_qp *bqp, uint32_t *rkey, uint32_t mr_key, uint64_t va,
 		       uint64_t len, uint32_t access)
 {
-	struct rocemu_send_wqe w = {
-		.bind_mw_key = *rkey, .bind_new_rkey = (*rkey & ~0xffu) | ((*rkey + 1) & 0xff),
-		.bind_mr_key = mr_key, .bind_access = access, .bind_addr = va, .bind_length = len,
+	struct rocemu_mw_bind b = {
+		.mw_key = *rkey, .new_rkey = (*rkey & ~0xffu) | ((*rkey + 1) & 0xff),
+		.mr_key = mr_key, .access = access, .addr = va, .length = len,
 	};
-	int err = rocemu_mw_bind(bqp, &w);
+	int err = rocemu_mw_bind(rocemu_qp_mem_owner(bqp), &b);
 
 	if (!err)
-		*rkey = w.bind_new_rkey;
+		*rkey = b.new_rkey;
 	return err;
 }
 
@@ -160,10 +160,17 @@ static int resolve(const struct rocemu_qp *q, uint32_t key, enum rocemu_mkey_use
 		   uint64_t len, unsigned int access, uint64_t *addr)
 {
 	struct rocemu_mkey_ref ref;
-	int err = rocemu_mkey_resolve(q, key, use, va, len, access, &ref);
+	int err = rocemu_mkey_resolve(rocemu_qp_mem_owner(q), key, use, va, len, access, &ref);
 
 	*addr = ref.addr;
 	return err;
+}
+
+/* rocemu_dma_rkey for Alice's qp. */
+static int rkey_segs(uint32_t key, uint64_t va, uint64_t len, unsigned int access,
+		     struct rocemu_dma_seg *segs, unsigned int max, unsigned int *n)
+{
+	return rocemu_dma_rkey(rocemu_qp_mem_owner(&qp), key, va, len, access, segs, max, n);
 }
 
 START_TEST(test_mr_checks)
@@ -184,9 +191,10 @@ START_TEST(test_mr_checks)
 	ck_assert_int_eq(resolve(&qp_bob, key, REMOTE, 0x10000, 8, 0, &addr), -ENOKEY);
 	/* A window's key is never an lkey, bound or not. */
 	ck_assert_int_eq(resolve(&qp, wkey, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp_other_pd, key, false), -EPERM);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp_other_pd), key, false),
+			 -EPERM);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
 }
 END_TEST
@@ -201,7 +209,8 @@ START_TEST(test_ufile_shares_keys)
 	uint32_t key;
 
 	mr_new(0, RW, &key);
-	ck_assert_int_eq(rocemu_mkey_resolve(&qp_carol, key, LOCAL, 0x10010, 8, 0, &ref), 0);
+	ck_assert_int_eq(rocemu_mkey_resolve(rocemu_qp_mem_owner(&qp_carol), key, LOCAL, 0x10010, 8,
+					     0, &ref), 0);
 	/* The memory is the registering process's, not the QP's. */
 	ck_assert_ptr_eq(ref.mm, alice.mm);
 	ck_assert_uint_eq(ref.addr, (uintptr_t)mem[0] + 0x10);
@@ -235,9 +244,9 @@ START_TEST(test_type2_window)
 	ck_assert_int_eq(rereg_access(handle, RW), -EBUSY);
 	ck_assert_int_eq(window_bind(&qp, &wkey, key, 0x10400, 1024, IBV_ACCESS_REMOTE_WRITE), -EBUSY);
 	/* The MR invalidated: the window reaches nothing through it. */
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), wkey, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
 	ck_assert_int_eq(rereg_access(handle, RW | IBV_ACCESS_MW_BIND), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), 0);
@@ -255,7 +264,7 @@ START_TEST(test_type1_window)
 	/* Any QP of the PD uses a type 1 window; type 1 windows are not invalidated. */
 	ck_assert_int_eq(resolve(&qp2, wkey, REMOTE, 0x10000, 256, IBV_ACCESS_REMOTE_READ, &addr), 0);
 	ck_assert_uint_eq(addr, (uintptr_t)mem[0]);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, wkey, false), -EINVAL);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), wkey, false), -EINVAL);
 	/* Rebound onto the other MR: the first is free to go, the second is held. */
 	ck_assert_int_eq(window_bind(&qp, &wkey, key1, 0x10000, 256, IBV_ACCESS_REMOTE_READ), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10000, 8, IBV_ACCESS_REMOTE_READ, &addr), 0);
@@ -343,7 +352,7 @@ START_TEST(test_prefetch_checks)
 }
 END_TEST
 
-/* ---- indirect mkeys (emulator/mkey_indirect.c) ---- */
+/* ---- indirect mkeys (emulator/mem/mkey_indirect.c) ---- */
 
 #define KLM 16
 #define UMR_MASK_LAYOUT                                                                      \
@@ -409,7 +418,7 @@ static int umr_run(uint32_t key, const uint8_t *t, uint32_t xlat, uint64_t len, 
 	memset(&w, 0, sizeof(w));
 	w.imm = htobe32(key);
 	err = rocemu_umr_parse(wqe, data + size, &w);
-	return err ? err : rocemu_mkey_umr(&qp, &w);
+	return err ? err : rocemu_mkey_umr(rocemu_qp_mem_owner(&qp), &w);
 }
 
 /* Remote access through key as segments; each must be want[i] bytes at where[i]. */
@@ -419,7 +428,7 @@ static void expect_segs(uint32_t key, uint64_t va, uint64_t len, unsigned int n,
 	struct rocemu_dma_seg segs[8];
 	unsigned int got, i;
 
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, va, len, IBV_ACCESS_REMOTE_WRITE, segs, 8, &got), 0);
+	ck_assert_int_eq(rkey_segs(key, va, len, IBV_ACCESS_REMOTE_WRITE, segs, 8, &got), 0);
 	ck_assert_uint_eq(got, n);
 	for (i = 0; i < n; i++) {
 		ck_assert_ptr_eq(segs[i].iov.iov_base, where[i]);
@@ -438,22 +447,22 @@ START_TEST(test_indirect_list)
 	mr_new(0, RW, &k0);
 	mr_new(1, RW, &k1);
 	/* Free until a UMR. */
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
+	ck_assert_int_eq(rkey_segs(key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
 	klm_put(t, 0, 100, k0, 0x10000 + 10);
 	klm_put(t, 1, 50, k1, 0x10000 + 200);
 	ck_assert_int_eq(umr_run(key, t, sizeof(t), 150, 0, 0, 0), 0);
 	expect_segs(key, 90, 20, 2, (char *[]){ mem[0] + 100, mem[1] + 200 }, (size_t[]){ 10, 10 });
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 140, 11, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
+	ck_assert_int_eq(rkey_segs(key, 140, 11, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
 			 -ERANGE);
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 8, IBV_ACCESS_REMOTE_ATOMIC, &seg, 1, &n),
+	ck_assert_int_eq(rkey_segs(key, 0, 8, IBV_ACCESS_REMOTE_ATOMIC, &seg, 1, &n),
 			 -EACCES);
 	/* Two pieces do not fit one segment: an atomic may not straddle entries. */
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 96, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
+	ck_assert_int_eq(rkey_segs(key, 96, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
 			 -EMSGSIZE);
 	/* Remote invalidation needs the key made with it; local invalidation frees it. */
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, true), -EACCES);
-	ck_assert_int_eq(rocemu_mr_invalidate(&qp, key, false), 0);
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, true), -EACCES);
+	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
+	ck_assert_int_eq(rkey_segs(key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
 }
 END_TEST
 
@@ -543,8 +552,8 @@ START_TEST(test_indirect_refused)
 	ck_assert_int_eq(umr_run(key, t, KLM * 4, 16, 0, 0, 0), 0);
 	/* The MR under the second entry deregistered: nothing reaches where it was. */
 	ck_assert_int_eq(rocemu_mr_dereg(&alice, h1), 0);
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 0, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n), 0);
-	ck_assert_int_eq(rocemu_dma_rkey(&qp, key, 4, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 2, &n),
+	ck_assert_int_eq(rkey_segs(key, 0, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n), 0);
+	ck_assert_int_eq(rkey_segs(key, 4, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 2, &n),
 			 -ENOKEY);
 	ck_assert_int_eq(rocemu_mkey_destroy(&alice, key >> 8), 0);
 	ck_assert_int_eq(rocemu_mkey_destroy(&alice, key >> 8), -EINVAL);

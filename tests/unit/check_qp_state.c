@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emulator/qp_state.h"
+#include "emulator/obj/qp_state.h"
 
 #define NSTATES 7	/* RESET .. ERR */
 

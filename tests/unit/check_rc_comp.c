@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/qp.h"
-#include "emulator/qp_timer.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/qp_timer.h"
 #include "emulator/rc/rc.h"
 #include "tests/unit/fixture.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/device.h"
-#include "emulator/qp_layout.h"
+#include "emulator/core/device.h"
+#include "emulator/obj/qp_layout.h"
 #include "rocemu/ring.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * RC source ports (emulator/sport.c): the port of a QPN pair follows the
+ * RC source ports (emulator/core/sport.c): the port of a QPN pair follows the
  * Linux RoCE rule (flow label of lqpn * rqpn, folded into 0xC000-0xFFFF),
  * is the same from both ends, and QPs of one port share one socket.
  */
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "emulator/device.h"
-#include "emulator/sport.h"
+#include "emulator/core/device.h"
+#include "emulator/core/sport.h"
 
 /* A device on an address no other test binds. */
 #define TEST_ADDR "127.0.252.1"

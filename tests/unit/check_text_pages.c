@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Text reports in pages (emulator/text_pages.c): a report larger than any
+ * Text reports in pages (emulator/base/text_pages.c): a report larger than any
  * message is read whole, page by page, from the snapshot taken at offset 0
  * even when the report changes meanwhile; offsets with no snapshot of the
  * op behind them are refused.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/text_pages.h"
+#include "emulator/base/text_pages.h"
 
 /* The fake report: `lines` numbered lines, each mentioning the generation it was made in. */
 static unsigned int lines, generation, renders;

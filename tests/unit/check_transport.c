@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Transports behind the ops table (emulator/transport.c) and the receive
- * path's dispatch by opcode class (emulator/rx.c): each QP type and each
+ * Transports behind the ops table (emulator/engine/transport.c) and the receive
+ * path's dispatch by opcode class (emulator/engine/rx.c): each QP type and each
  * opcode class finds its transport or none; a packet reaches a QP only
  * through the QP's own transport, anything else is dropped and counted.
  */
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emulator/client.h"
-#include "emulator/qp.h"
-#include "emulator/rx.h"
-#include "emulator/transport.h"
+#include "emulator/core/client.h"
+#include "emulator/engine/rx.h"
+#include "emulator/engine/transport.h"
+#include "emulator/obj/qp.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/ring.h"

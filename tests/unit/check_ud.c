@@ -15,7 +15,7 @@
 #include <netinet/ip.h>
 #include <string.h>
 
-#include "emulator/device.h"
+#include "emulator/core/device.h"
 #include "fixture.h"
 
 #define QKEY FX_QKEY

@@ -16,11 +16,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "emulator/cq.h"
-#include "emulator/device.h"
-#include "emulator/qp.h"
-#include "emulator/srq.h"
-#include "emulator/wqe.h"
+#include "emulator/core/device.h"
+#include "emulator/engine/recv_wqe.h"
+#include "emulator/engine/wqe.h"
+#include "emulator/obj/cq.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/srq.h"
 #include "tests/unit/fixture.h"
 
 #define GARBAGE_DS 5		/* 80 bytes: two BBs */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The WQE parser (emulator/wqe.c) on the rings the fixture writes as the
+ * The WQE parser (emulator/engine/wqe.c) on the rings the fixture writes as the
  * shim does: send WQEs with raddr, atomic, data and inline segments
  * (wrapping past the ring's end, an inline header before data pointers as
  * UCX writes it, gathered by wqe_gather.c), receive WQEs, and every way a send WQE
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/qp.h"
-#include "emulator/wqe.h"
-#include "emulator/wqe_gather.h"
+#include "emulator/engine/wqe.h"
+#include "emulator/engine/wqe_gather.h"
+#include "emulator/obj/qp.h"
 #include "tests/unit/fixture.h"
 
 static struct rocemu_send_wqe w;

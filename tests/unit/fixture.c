@@ -11,15 +11,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "emulator/comp_channel.h"
-#include "emulator/device.h"
-#include "emulator/egress.h"
-#include "emulator/emu.h"
-#include "emulator/pd_mr.h"
-#include "emulator/qp.h"
-#include "emulator/rx.h"
-#include "emulator/srq.h"
-#include "emulator/transport.h"
+#include "emulator/core/device.h"
+#include "emulator/ctrl/emu_life.h"
+#include "emulator/engine/egress.h"
+#include "emulator/engine/rx.h"
+#include "emulator/engine/transport.h"
+#include "emulator/mem/pd_mr.h"
+#include "emulator/obj/comp_channel.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/srq.h"
 #include "net/udp_port.h"
 #include "rocemu/ring.h"
 

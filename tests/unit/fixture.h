@@ -17,8 +17,8 @@
 #include <check.h>
 #include <infiniband/mlx5dv.h>
 
-#include "emulator/client.h"
-#include "emulator/cq.h"
+#include "emulator/ctrl/client_life.h"
+#include "emulator/obj/cq.h"
 #include "net/icrc.h"
 #include "net/roce_hdr.h"
 

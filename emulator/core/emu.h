@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The soft NIC as a whole: its devices, the event loop that drives it,
+ * its client connections and the daemon-wide handle tables (handles are
+ * unique per daemon; each object records the connection that owns it).
+ * emu_life.h brings it up and takes it down.
+ */
+#ifndef ROCEMU_EMULATOR_EMU_H
+#define ROCEMU_EMULATOR_EMU_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emulator/base/idtable.h"
+#include "emulator/base/list.h"
+#include "emulator/core/device.h"
+#include "net/loop.h"
+
+#define ROCEMU_FIRST_QPN 0x000100
+#define ROCEMU_MAX_CM_IDS (1u << 20)
+
+struct rocemu_emu {
+	struct rocemu_loop *loop;
+	char runtime_dir[PATH_MAX];
+	char sysfs_root[PATH_MAX];	/* <runtime_dir>/sys, the ibdev_path root */
+	struct rocemu_device devices[ROCEMU_MAX_DEVICES];
+	unsigned int num_devices;
+	struct rocemu_list clients;	/* struct rocemu_client.node */
+	struct rocemu_list accounts;	/* limits.c: struct rocemu_account.node, a process each */
+	struct rocemu_limits limits;	/* limits.c: what each account may hold */
+	unsigned int num_connections;
+	struct rocemu_idtable pds, mrs, channels, cqs, qps;
+	struct rocemu_idtable mws;	/* memory windows (emulator/mem/mw.c) */
+	struct rocemu_idtable srqs;	/* shared receive queues (emulator/obj/srq.c) */
+	struct rocemu_idtable xrcd_opens;	/* each context's opens of XRC domains (xrcd.c) */
+	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
+	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */
+	struct rocemu_list mms;		/* address spaces of clients and MRs (mm.c) */
+	struct rocemu_idtable dms;	/* device memory (dm.c) */
+	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
+	struct rocemu_idtable reserved_qpns;	/* QPNs no QP gets (reserved_qpn.c) */
+	struct rocemu_list cm_ids_all;	/* the same ids, for listener and duplicate look-ups */
+	uint32_t xrcd_seq;		/* number of the last XRC domain made */
+	uint8_t mr_key_variant;		/* low byte of the next MR key */
+	int listen_fd;
+	uint64_t idle_exit_ns;		/* 0: never exit when idle */
+	uint64_t idle_timer;
+	bool stop_requested;		/* SHUTDOWN received */
+	bool sleeping;			/* daemon_sleeping published to the clients */
+	uint64_t last_work_ns;		/* idle.c: spin a little after work */
+	bool busy_poll;			/* idle.c: never sleep while a client is connected */
+	bool dma_by_mem;		/* ROCEMU_DMA=mem: no copy by pid (mm_guard.h) */
+	unsigned int qps_in_error;	/* idle.c: receive doorbells wake the daemon while > 0 */
+	unsigned int direct_objs;	/* direct.c: QPs and CQs whose doorbells ring unannounced */
+	uint64_t direct_timer;		/* direct.c: the poll timer while asleep, 0 when none */
+	uint64_t direct_deadline;	/* direct.c: when it fires */
+	uint64_t direct_poll_ns;	/* direct.c: its period, backing off while nothing rings */
+	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
+	struct rocemu_list tracers;	/* trace.c: struct rocemu_tracer.node */
+	unsigned int ntracers;
+	uint32_t pcap_snaplen;		/* capture.c: bytes kept of a captured frame, 0: all */
+};
+
+struct rocemu_device *rocemu_emu_device_by_name(struct rocemu_emu *emu, const char *name);
+/* The device of IPv4 address addr (network order), or NULL. */
+struct rocemu_device *rocemu_emu_device_by_ipv4(struct rocemu_emu *emu, uint32_t addr);
+
+#endif /* ROCEMU_EMULATOR_EMU_H */

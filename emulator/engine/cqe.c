@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/engine/cqe.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/core/client.h"
+#include "emulator/obj/async_event.h"
+#include "emulator/obj/comp_channel.h"
+#include "emulator/obj/cq.h"
+#include "emulator/observe/trace.h"
+#include "rocemu/clock.h"
+#include "rocemu/log.h"
+#include "rocemu/ring.h"
+
+static const __be32 *cq_dbrec(const struct rocemu_cq *cq)
+{
+	return (const __be32 *)((const uint8_t *)cq->ring.addr + cq->layout.dbrec_offset);
+}
+
+static uint32_t cq_db_read(const struct rocemu_cq *cq, int word)
+{
+	/* Acquire: the shim wrote its index after consuming the CQEs before it. */
+	return be32toh(__atomic_load_n(&cq_dbrec(cq)[word], __ATOMIC_ACQUIRE));
+}
+
+/*
+ * Write the 8-byte user_cq into the channel, as uverbs does per event; it
+ * reports every CQE written so far, unpolled ones included.
+ */
+static void cq_fire(struct rocemu_cq *cq, uint32_t arm)
+{
+	cq->fired_sn = (uint8_t)rocemu_cq_arm_sn(arm);
+	cq->notified = cq->pi;
+	if (!cq->channel)
+		return;
+	if (write(cq->channel->event_fd, &cq->user_cq, sizeof(cq->user_cq)) !=
+	    sizeof(cq->user_cq))
+		rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x: completion event dropped (%s)",
+			   cq->owner->dev->name, cq->cqn, strerror(errno));
+	else
+		rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x event", cq->owner->dev->name, cq->cqn);
+}
+
+static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
+{
+	return rocemu_cq_arm_sn(arm) != cq->fired_sn;
+}
+
+/*
+ * A ring starts as the memfd's zeros, which in the first pass read as
+ * software's (opcode REQ, owner 0). A poller reads no further than the
+ * first entry not software's (mlx5's poll_one, __mlx5_cq_clean), so only
+ * the entry at the producer index need be hardware's: each write makes the
+ * next one so, as long as untouched entries remain, rather than the whole
+ * ring up front (256 MiB for 4M entries, in the loop). Hardware's by both
+ * tests: an invalid opcode (mlx5's) and the owner bit of the pass before
+ * (UCX's, which reads the owner bit alone and sets it so in every entry
+ * when it takes a CQ over).
+ */
+static void cqe_invalidate(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t index)
+{
+	rocemu_cqe_at(ring, cqe_size, ncqe, index)->op_own =
+		rocemu_cqe_op_own(MLX5_CQE_INVALID, index + ncqe, ncqe);
+}
+
+uint32_t rocemu_cqe_ring_start(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t pi,
+			       uint32_t written)
+{
+	cqe_invalidate(ring, cqe_size, ncqe, pi);
+	return ncqe - written - 1;
+}
+
+int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec)
+{
+	__be32 *dbrec = to_dbrec;
+	uint32_t ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), n = (cq->pi - ci) & ROCEMU_CQ_INDEX_MASK;
+
+	/* Hardware's rule too: the unpolled CQEs must fit, one slot kept free. */
+	if (n > cq->layout.ncqe || n >= to_ncqe)
+		return -EINVAL;
+	for (uint32_t i = ci; i != ci + n; i++) {
+		uint32_t size = cq->layout.cqe_size;
+		const struct mlx5_cqe64 *src = rocemu_cqe_at(cq->ring.addr, size, cq->layout.ncqe, i);
+		struct mlx5_cqe64 *cqe = rocemu_cqe_at(to, size, to_ncqe, i);
+
+		/* The whole entry: a 128-byte CQE may carry scattered data in its first half. */
+		memcpy((uint8_t *)cqe + sizeof(*cqe) - size, (const uint8_t *)src + sizeof(*src) - size,
+		       size);
+		cqe->op_own = (uint8_t)(rocemu_cqe_op_own(src->op_own >> 4, i, to_ncqe) |
+					(src->op_own & ROCEMU_CQE_SCATTER_MASK));
+	}
+	/* Same free-running indices: the shim resumes polling at ci, the daemon writes at pi. */
+	dbrec[ROCEMU_CQ_DBR_SET_CI] = htobe32(ci);
+	dbrec[ROCEMU_CQ_DBR_ARM] = htobe32(cq_db_read(cq, ROCEMU_CQ_DBR_ARM));
+	return (int)rocemu_cqe_ring_start(to, cq->layout.cqe_size, to_ncqe, cq->pi, n);
+}
+
+/*
+ * An arm that finds CQEs owes an event at once only for CQEs no event has
+ * reported yet, as a ConnectX decides it from its CQ context
+ * (last_notified_index, last_solicit_index): some at or past the arm's
+ * consumer index, written since the last event (for a solicited arm, one
+ * of them solicited or an error). The CQ that raised an event and is
+ * armed again before it is polled (ibv_get_cq_event(3)'s loop, librpma's
+ * rpma_cq_wait) raises none until its next CQE; NAPI-like pollers that
+ * arm after their last poll still hear of the CQEs that came in between.
+ */
+static bool cq_owes_event(const struct rocemu_cq *cq, uint32_t arm)
+{
+	uint32_t unpolled = (cq->pi - rocemu_cq_arm_ci(arm)) & ROCEMU_CQ_INDEX_MASK;
+	uint32_t unreported = cq->pi - cq->notified;
+	uint32_t fresh = unpolled < unreported ? unpolled : unreported;
+
+	if (rocemu_cq_arm_all(arm))
+		return fresh > 0;
+	return cq->pi - cq->solicited < fresh;
+}
+
+void rocemu_cqe_arm_check(struct rocemu_cq *cq)
+{
+	uint32_t arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
+
+	if (cq_armed(cq, arm) && cq_owes_event(cq, arm))
+		cq_fire(cq, arm);
+}
+
+/*
+ * Further than ncqe back, the marks tell nothing an arm could use (no more
+ * CQEs are unpolled), and a free-running distance must never wrap.
+ */
+static void cq_marks_bound(struct rocemu_cq *cq)
+{
+	uint32_t ncqe = cq->layout.ncqe;
+
+	if (cq->pi - cq->notified > ncqe)
+		cq->notified = cq->pi - ncqe;
+	if (cq->pi - cq->solicited > ncqe)
+		cq->solicited = cq->pi - ncqe;
+}
+
+/*
+ * A ConnectX's CQE SL of a UD receive over RoCE is the packet type (PRM):
+ * bit 3 for a frame with a UDP header (RoCE v2), bits 2:0 its L3 header
+ * type. UCX's ud_verbs reads it from wc.sl to find the GRH's DGID.
+ */
+static uint32_t roce_packet_type(uint8_t l3_hdr_type)
+{
+	return l3_hdr_type ? 0x8u | l3_hdr_type : 0;
+}
+
+/*
+ * Scatter to CQE: the data of a 64-byte CQE fills its first 32 bytes, that
+ * of a 128-byte CQE the 64 bytes before its struct mlx5_cqe64 (mlx5 reads
+ * them at cqe - 1). Returns the op_own flag that says so.
+ */
+static uint8_t scatter_into_cqe(struct mlx5_cqe64 *cqe, uint32_t cqe_size,
+				const struct rocemu_cqe_info *info)
+{
+	if (cqe_size == 2 * sizeof(*cqe)) {
+		memcpy(cqe - 1, info->scatter, info->scatter_len);
+		return MLX5_INLINE_SCATTER_64;
+	}
+	memcpy(cqe, info->scatter, info->scatter_len);
+	return MLX5_INLINE_SCATTER_32;
+}
+
+static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
+{
+	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
+
+	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
+	cqe->srqn_uidx = htobe32(info->srqn);	/* ring.h: also an error CQE's srqn */
+	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR) {
+		err->syndrome = info->syndrome;
+		err->s_wqe_opcode_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
+		err->wqe_counter = htobe16(info->wqe_counter);
+		return;
+	}
+	cqe->byte_cnt = htobe32(info->byte_cnt);
+	/* The completion time in device cycles (an error CQE's syndrome sits where it would). */
+	cqe->timestamp = htobe64(rocemu_clock_now());
+	cqe->wqe_counter = htobe16(info->wqe_counter);
+	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_SQ) {
+		cqe->sop_drop_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
+		return;
+	}
+	cqe->imm_inval_pkey = info->imm;
+	cqe->sop_drop_qpn = htobe32(info->qpn);
+	cqe->flags_rqpn = htobe32((uint32_t)info->l3_hdr_type << 28 |
+				  roce_packet_type(info->l3_hdr_type) << 24 |
+				  (info->src_qp & 0xffffff));
+}
+
+bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
+{
+	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), arm;
+	struct mlx5_cqe64 *cqe;
+	bool error = rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR;
+	uint8_t scatter;
+
+	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
+	if (cq->overruns || ((cq->pi - ci) & ROCEMU_CQ_INDEX_MASK) >= ncqe) {
+		if (!cq->overruns++) {
+			rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u qp 0x%06x, CQ in error",
+				   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
+			rocemu_async_event(cq->owner, cq->user_cq, IBV_EVENT_CQ_ERR);
+		}
+		return false;
+	}
+	cqe = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi);
+	fill_cqe(cqe, info);
+	if (cq->untouched) {
+		cqe_invalidate(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi + 1);
+		cq->untouched--;
+	}
+	/* After the fields: a 64-byte CQE's data covers its first 32 bytes, as on a ConnectX. */
+	scatter = info->scatter && !error ? scatter_into_cqe(cqe, cq->layout.cqe_size, info) : 0;
+	/* Release: every field is visible before the owner bit hands the CQE over. */
+	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe) | scatter,
+			 __ATOMIC_RELEASE);
+	cq->pi++;
+	if (info->solicited || error)
+		cq->solicited = cq->pi;
+	cq_marks_bound(cq);
+	/* Traced once written: an overrun's lost CQE is not one. */
+	if (rocemu_tracing(cq->owner->emu))
+		rocemu_trace_cqe(cq, info);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
+		   cq->owner->dev->name, info->qpn, cq->cqn, info->op, info->wqe_counter,
+		   info->byte_cnt, error ? info->syndrome : 0);
+	arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
+	if (cq_armed(cq, arm) &&
+	    (rocemu_cq_arm_all(arm) || info->solicited || error))
+		cq_fire(cq, arm);
+	return true;
+}

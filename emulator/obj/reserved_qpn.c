@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/obj/reserved_qpn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "emulator/core/device.h"
+#include "emulator/core/emu.h"
+#include "net/roce_hdr.h"
+#include "rocemu/log.h"
+
+_Static_assert(ROCEMU_FIRST_QPN + ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES <= ROCEMU_FIRST_RESERVED_QPN,
+	       "reserved QPNs above every QP's");
+_Static_assert(ROCEMU_FIRST_RESERVED_QPN + ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES <= ROCEMU_QPN_MASK,
+	       "reserved QPNs are 24-bit QPNs");
+
+static void reserved_free(struct rocemu_emu *emu, struct rocemu_reserved_qpn *r)
+{
+	rocemu_idtable_remove(&emu->reserved_qpns, r->qpn);
+	rocemu_list_del(&r->node);
+	rocemu_uncharge(&r->charge);
+	free(r);
+}
+
+int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn)
+{
+	struct rocemu_reserved_qpn *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	/* One of the client's QPs, though none of the device's. */
+	err = rocemu_charge_account(c->charge.acct, NULL, &r->charge, ROCEMU_RES_QP,
+				    ROCEMU_OBJ_ONLY);
+	if (!err)
+		err = rocemu_idtable_alloc(&c->emu->reserved_qpns, r, &r->qpn);
+	if (err) {
+		rocemu_uncharge(&r->charge);
+		free(r);
+		return err;
+	}
+	r->owner = c;
+	rocemu_list_add_tail(&c->reserved_qpns, &r->node);
+	*qpn = r->qpn;
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qpn 0x%06x reserved", c->dev->name, r->qpn);
+	return 0;
+}
+
+int rocemu_reserved_qpn_dealloc(struct rocemu_client *c, uint32_t qpn)
+{
+	struct rocemu_reserved_qpn *r = rocemu_idtable_get(&c->emu->reserved_qpns, qpn);
+
+	if (!r || r->owner != c)
+		return -EINVAL;
+	reserved_free(c->emu, r);
+	return 0;
+}
+
+void rocemu_reserved_qpns_release(struct rocemu_client *c)
+{
+	struct rocemu_reserved_qpn *r, *tmp;
+
+	rocemu_list_for_each_safe(r, tmp, &c->reserved_qpns, struct rocemu_reserved_qpn, node)
+		reserved_free(c->emu, r);
+}

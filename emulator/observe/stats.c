@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include "emulator/observe/stats.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "emulator/core/emu.h"
+#include "emulator/observe/fault_inject.h"
+
+/* IB counts port data in 4-byte words. */
+#define PORT_DATA_WORD 4
+
+void rocemu_stats_xmit(struct rocemu_device *dev, uint64_t npkts, size_t len)
+{
+	dev->counters.port_xmit_packets += npkts;
+	dev->counters.port_xmit_data += len / PORT_DATA_WORD;
+}
+
+void rocemu_stats_xmit_discard(struct rocemu_device *dev, uint64_t npkts)
+{
+	dev->counters.port_xmit_discards += npkts;
+}
+
+void rocemu_stats_rcv(struct rocemu_device *dev, size_t len)
+{
+	dev->counters.port_rcv_packets++;
+	dev->counters.port_rcv_data += len / PORT_DATA_WORD;
+}
+
+struct text {
+	char *buf;
+	size_t size, used;
+	bool full;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= t->size - t->used)
+		t->full = true;
+	else
+		t->used += (size_t)n;
+}
+
+static void device_stats(struct text *t, const struct rocemu_device *dev)
+{
+	const struct rocemu_loop *loop = dev->emu ? dev->emu->loop : NULL;
+	uint64_t queue_full = !loop ? 0 : rocemu_loop_local_drops_of(loop, dev->udp_fd) +
+					   rocemu_loop_local_drops_of(loop, dev->udp_fd_unsummed);
+	const struct rocemu_device_counters *k = &dev->counters;
+	const struct rocemu_fault_counters f = rocemu_fault_inject_totals(dev);
+	char spec[ROCEMU_FAULT_TEXT_MAX] = "";
+	const struct {
+		const char *name;
+		uint64_t value;
+	} rows[] = {
+		{ "port_xmit_packets", k->port_xmit_packets },
+		{ "port_xmit_data", k->port_xmit_data },
+		{ "port_rcv_packets", k->port_rcv_packets },
+		{ "port_rcv_data", k->port_rcv_data },
+		{ "port_xmit_discards", k->port_xmit_discards },
+		{ "rx_icrc_errors", dev->rx_icrc_errors },
+		{ "rx_dropped", dev->rx_dropped },
+		{ "rx_no_qp", dev->rx_no_qp },
+		{ "rx_forged_source", dev->rx_forged_source },
+		{ "rx_queue_full", queue_full },
+		{ "out_of_sequence", k->out_of_sequence },
+		{ "duplicate_request", k->duplicate_request },
+		{ "packet_seq_err", k->packet_seq_err },
+		{ "local_ack_timeout_err", k->local_ack_timeout_err },
+		{ "rnr_nak_retry_err", k->rnr_nak_retry_err },
+		{ "retransmitted_packets", k->retransmitted_packets },
+		{ "rx_ghost_acks", k->rx_ghost_acks },
+		{ "rx_bad_responses", k->rx_bad_responses },
+		{ "rx_bad_duplicates", k->rx_bad_duplicates },
+		{ "rx_stale_atomics", k->rx_stale_atomics },
+		{ "rx_busy_rd_atomics", k->rx_busy_rd_atomics },
+		{ "rx_qkey_violations", k->rx_qkey_violations },
+		{ "rx_ud_dropped", k->rx_ud_dropped },
+		{ "out_of_buffer", k->out_of_buffer },
+		{ "rx_uc_dropped", k->rx_uc_dropped },
+		{ "rx_cm_dropped", k->rx_cm_dropped },
+		{ "rx_dct_connect", k->rx_dct_connect },
+		{ "rx_dc_key_violations", k->rx_dc_key_violations },
+		{ "fault_dropped", f.dropped },
+		{ "fault_duplicated", f.duplicated },
+		{ "fault_reordered", f.reordered },
+		{ "fault_corrupted", f.corrupted },
+		{ "fault_delayed", f.delayed },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		text_add(t, "%s %s %llu\n", dev->name, rows[i].name,
+			 (unsigned long long)rows[i].value);
+	if (dev->fault)
+		rocemu_fault_config_format(rocemu_fault_config(dev->fault), spec, sizeof(spec));
+	text_add(t, "%s faults %s\n", dev->name, spec[0] ? spec : "off");
+}
+
+int rocemu_stats_text(struct rocemu_emu *emu, char *buf, size_t size)
+{
+	struct text t = { .buf = buf, .size = size };
+	unsigned int i;
+
+	if (!size)
+		return -ENOSPC;
+	buf[0] = '\0';
+	for (i = 0; i < emu->num_devices; i++)
+		device_stats(&t, &emu->devices[i]);
+	return t.full ? -ENOSPC : (int)t.used + 1;
+}
