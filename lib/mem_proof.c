@@ -9,7 +9,7 @@
  * munmap ever waits for a daemon that is gone. And a guard: one page of a
  * sealed memfd, mapped shared at a random address no program maps by
  * itself, which every copy the daemon makes by pid passes through
- * (emulator/mm_guard.h). It is made once per process and kept; a forked
+ * (emulator/mem/mm_guard.h). It is made once per process and kept; a forked
  * child does not inherit it (MADV_DONTFORK) and makes its own.
  */
 #include "lib/shim.h"

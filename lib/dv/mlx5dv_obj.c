@@ -3,7 +3,7 @@
  * mlx5dv_init_obj: the real rings of emulated objects, as mlx5's
  * mlx5dv_get_qp/cq/srq/av/pd give them. The daemon is told of each QP and
  * CQ handed out, since the program will ring their doorbells without the
- * shim (emulator/direct.c); a CQ handed out is the program's for the
+ * shim (emulator/sched/direct.c); a CQ handed out is the program's for the
  * consumer index, so the shim no longer cleans it.
  */
 #include "lib/shim.h"

@@ -2,8 +2,8 @@
 /*
  * The mlx5 direct verbs about QP numbers and UDP ports on the wire:
  * mlx5dv_modify_qp_udp_sport (an RC or UC QP in RTS sends from the port
- * given, emulator/qp_path.c) and mlx5dv_reserved_qpn_alloc/dealloc (QPNs
- * no QP gets, emulator/reserved_qpn.c). mlx5dv_map_ah_to_qp, a congestion
+ * given, emulator/obj/qp_path.c) and mlx5dv_reserved_qpn_alloc/dealloc (QPNs
+ * no QP gets, emulator/obj/reserved_qpn.c). mlx5dv_map_ah_to_qp, a congestion
  * control hint, is refused as by a device without the AV-QP mapping object
  * (mlx5dv_refused.c).
  */

@@ -3,7 +3,7 @@
  * Opening an emulated device: a control connection of its own, bound by
  * OPEN_DEVICE, and a struct verbs_context whose op tables carry the inline
  * verbs of verbs.h to the shim. async_fd is the daemon's event pipe;
- * cmd_fd names the context's object space (emulator/ufile.h), so that
+ * cmd_fd names the context's object space (emulator/mem/ufile.h), so that
  * another process given it can ibv_import_device() a context sharing its
  * PDs, MRs and device memory.
  */

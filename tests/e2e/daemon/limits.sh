@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Per-client limits (emulator/limits.c), each reached with the kernel's
+# Per-client limits (emulator/core/limits.c), each reached with the kernel's
 # errno while other clients go on:
 # - objects: every kind stops at its ROCEMU_LIMITS value with EAGAIN (the
 #   rdma cgroup's answer), CQs at their default (half the device's) too;
