@@ -6,8 +6,9 @@
  * Every access is checked (key, PD, access rights, bounds in the key's
  * iova space: rocemu_mkey_resolve) before it happens, and again at the
  * copy against what the process unmapped since (mm_watch.h); only then
- * preadv/pwritev on the address space's /proc/PID/mem (mm.h) moves the
- * bytes, one call per run of contiguous remote memory.
+ * do the bytes move: by pid through the address space's guard
+ * (mm_guard.h), one call per run of segments of one address space, else
+ * through its /proc/PID/mem (mm.h).
  *
  * Errors, distinct so callers map them to NAKs and CQE syndromes:
  *   -ENOKEY, -EPERM, -EACCES, -ERANGE  as rocemu_mkey_resolve (emulator/mem/mkey.h)

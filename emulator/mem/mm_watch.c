@@ -97,7 +97,8 @@ static void event_add(struct rocemu_mm *mm, const char *what, uint64_t start, ui
 	mm->events[mm->nevents++] = (struct rocemu_mm_event){ start, end, mm->gen };
 }
 
-void rocemu_mm_watch_sync(struct rocemu_mm *mm)
+/* Read the reports mm has pending. */
+static void watch_sync(struct rocemu_mm *mm)
 {
 	struct uffd_msg msg[16];
 	ssize_t n;
@@ -122,7 +123,7 @@ void rocemu_mm_watch_sync(struct rocemu_mm *mm)
 
 static void watch_ready(void *arg, int fd, uint32_t revents)
 {
-	rocemu_mm_watch_sync(arg);
+	watch_sync(arg);
 }
 
 void rocemu_mm_watch_start(struct rocemu_mm *mm)
@@ -162,7 +163,7 @@ uint64_t rocemu_mm_watch_range(struct rocemu_mm *mm, uint64_t addr, uint64_t len
 	if (mm->uffd < 0)
 		return ROCEMU_MM_FOLLOWS;
 	/* Reports of what was there before are not this MR's. */
-	rocemu_mm_watch_sync(mm);
+	watch_sync(mm);
 	if (ioctl(mm->uffd, UFFDIO_REGISTER, &reg)) {
 		rocemu_log(ROCEMU_LOG_DEBUG, "pid %d: 0x%llx+%llu cannot be watched (%s): it follows the mapping",
 			   (int)mm->pid, (unsigned long long)addr, (unsigned long long)len,

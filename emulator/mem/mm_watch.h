@@ -15,7 +15,8 @@
  * whoever calls them (glibc's free() as well), and the caller waits until
  * the daemon has read the report. Each report takes its range away from
  * every MR registered before it (a generation count orders them); the
- * DMA engine reads pending reports before each copy. A range the kernel
+ * loop reads reports as they come, and the caller cannot map anything at
+ * that address before the daemon has read its report. A range the kernel
  * cannot watch (a mapping of a regular file, one another userfaultfd
  * watches, a process without userfaultfd) follows the mapping, as ODP.
  */
@@ -44,8 +45,6 @@ void rocemu_mm_watch_stop(struct rocemu_mm *mm);
 uint64_t rocemu_mm_watch_range(struct rocemu_mm *mm, uint64_t addr, uint64_t len);
 /* An MR over [addr, addr + len) went: stop watching there unless another MR still is. */
 void rocemu_mm_unwatch_range(struct rocemu_mm *mm, uint64_t addr, uint64_t len);
-/* Read the reports mm has pending (before a copy). */
-void rocemu_mm_watch_sync(struct rocemu_mm *mm);
 /* Is [addr, addr + len), as of generation gen, still the memory there now? */
 bool rocemu_mm_reachable(const struct rocemu_mm *mm, uint64_t addr, uint64_t len, uint64_t gen);
 
