@@ -239,8 +239,8 @@ struct rocemu_queue_buf {
  * What a CQ, QP or SRQ takes for the buffer and doorbell record mlx5
  * would allocate (lib/verbs/domain.c): from the allocators of the parent
  * domain it was created on, with a hold on it, or as MLX_*_ALLOC_TYPE
- * says. The rings stay in the daemon's memfd (docs/architecture.md says
- * why).
+ * says. The rings stay in the daemon's memfd (lib/README.md, "Thread
+ * domains and parent domains", says why).
  */
 struct rocemu_domain_res {
 	struct rocemu_queue_buf queue_buf;	/* when no allocator gave the buffer */

@@ -87,7 +87,7 @@ enum rocemu_opcode {
 	/*
 	 * DC (mlx5 Dynamically Connected): RC's opcodes in the RD class 0x40,
 	 * as Wireshark's dissector decodes a ConnectX's DC packets; every
-	 * packet has DCETH after BTH, requests RDETH and DETH (docs/architecture.md).
+	 * packet has DCETH after BTH, requests RDETH and DETH (emulator/dc/README.md).
 	 */
 	ROCEMU_OP_DC_SEND_FIRST				= 0x40,
 	ROCEMU_OP_DC_SEND_MIDDLE			= 0x41,

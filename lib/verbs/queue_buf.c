@@ -7,7 +7,7 @@
  * takes them: 32 KiB chunks of SysV SHM_HUGETLB segments of 2 MiB or more,
  * shared by the buffers of a context. So a create fails where libmlx5's
  * would, with its errno. The rings stay in the daemon's memfd
- * (docs/architecture.md says why): the chunks are held for the object's life.
+ * (lib/README.md says why): the chunks are held for the object's life.
  */
 #include "lib/shim.h"
 
