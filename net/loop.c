@@ -73,6 +73,8 @@ struct rocemu_loop {
 
 	rocemu_idle_cb idle_cb;
 	void *idle_arg;
+	rocemu_rx_hook_cb rx_cb;
+	void *rx_arg;
 
 	int stop_fd;		/* eventfd: wakes a sleeping backend on stop */
 	atomic_int stop;
@@ -239,6 +241,8 @@ int rocemu_loop_dgram_event(struct rocemu_loop *loop, int fd, uint32_t gen, cons
 	size_t off = 0;
 
 	d.seg = 0;
+	if (loop->rx_cb)
+		loop->rx_cb(loop->rx_arg);
 	do {
 		/* Looked up again each time: a callback may grow the table or remove fd. */
 		if (!rocemu_loop_udp_is_current(loop, fd, gen))
@@ -700,6 +704,12 @@ void rocemu_loop_set_idle_hook(struct rocemu_loop *loop, rocemu_idle_cb cb, void
 {
 	loop->idle_cb = cb;
 	loop->idle_arg = arg;
+}
+
+void rocemu_loop_set_rx_hook(struct rocemu_loop *loop, rocemu_rx_hook_cb cb, void *arg)
+{
+	loop->rx_cb = cb;
+	loop->rx_arg = arg;
 }
 
 static void flush_logged(struct rocemu_loop *loop, bool with_poll)

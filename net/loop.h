@@ -72,6 +72,12 @@ typedef void (*rocemu_timer_cb)(void *arg);
 typedef int (*rocemu_idle_cb)(void *arg, bool may_sleep);
 
 /*
+ * Called once per receive, before the callbacks of its datagrams: the
+ * daemon learns of work before it does it (it stops looking asleep).
+ */
+typedef void (*rocemu_rx_hook_cb)(void *arg);
+
+/*
  * Create a loop. backend AUTO reads ROCEMU_NET (io_uring|epoll) and otherwise
  * tries io_uring first, logging one line saying why it fell back to epoll.
  * Returns NULL with errno set on failure.
@@ -137,6 +143,7 @@ uint64_t rocemu_loop_timer_add(struct rocemu_loop *loop, uint64_t deadline_ns,
 void rocemu_loop_timer_cancel(struct rocemu_loop *loop, uint64_t id);
 
 void rocemu_loop_set_idle_hook(struct rocemu_loop *loop, rocemu_idle_cb cb, void *arg);
+void rocemu_loop_set_rx_hook(struct rocemu_loop *loop, rocemu_rx_hook_cb cb, void *arg);
 
 /* Dispatch events until rocemu_loop_stop. Returns 0, or -errno on a fatal backend error. */
 int rocemu_loop_run(struct rocemu_loop *loop);

@@ -95,6 +95,7 @@ static inline void rocemu_set_bits(uint8_t *p, unsigned int shift,
 /* ---- BTH (IBTA 9.2): opcode; SE M PadCnt TVer; P_Key; F B resv DestQP; A resv PSN ---- */
 
 #define ROCEMU_QPN_MASK 0xffffffu
+#define ROCEMU_GSI_QPN 1	/* QP1: MADs of the CM (IBTA 13.5.1) */
 #define ROCEMU_PSN_MASK 0xffffffu
 #define ROCEMU_BTH_TVER 0	/* the only transport version (IBTA 9.2) */
 

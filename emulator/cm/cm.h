@@ -182,8 +182,11 @@ bool cm_port_listened(struct rocemu_emu *emu, struct rocemu_device *dev, uint16_
 
 /* ---- cm_proto.c ---- */
 
-/* Daemon-wide settings from the environment (ROCEMU_CM_TIMEOUT_MS, ROCEMU_CM_RETRIES). */
-void cm_proto_config(void);
+/*
+ * Start the CM of emu: daemon-wide settings from the environment
+ * (ROCEMU_CM_TIMEOUT_MS, ROCEMU_CM_RETRIES), and QP1's datagrams to it.
+ */
+void cm_proto_start(struct rocemu_emu *emu);
 const char *cm_state_name(enum cm_state s);
 /* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
 uint32_t cm_comm_id_next(void);
@@ -203,7 +206,5 @@ int cm_disconnect(struct rocemu_cm_id *id);
 int cm_establish(struct rocemu_cm_id *id);
 /* The id goes away: end its handshake as the kernel's cm_destroy_id does (REJ, DREQ, DREP). */
 void cm_abandon(struct rocemu_cm_id *id);
-/* A datagram for QP1 of dev. */
-void rocemu_cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
 
 #endif /* ROCEMU_EMULATOR_CM_H */

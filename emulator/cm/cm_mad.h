@@ -17,7 +17,7 @@
 struct rocemu_device;
 
 #define CM_MAD_BYTES 256
-#define CM_GSI_QPN 1
+#define CM_GSI_QPN ROCEMU_GSI_QPN
 #define CM_GSI_QKEY 0x80010000u
 #define CM_PKEY_DEFAULT 0xffff
 

@@ -57,8 +57,11 @@ static unsigned int env_uint(const char *name, unsigned int def, unsigned int ma
 	return (unsigned int)v;
 }
 
-void cm_proto_config(void)
+static void cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
+
+void cm_proto_start(struct rocemu_emu *emu)
 {
+	emu->qp1_rx = cm_rx;
 	cm_timeout_ms = env_uint("ROCEMU_CM_TIMEOUT_MS", 0, 3600000);
 	cm_max_retries = env_uint("ROCEMU_CM_RETRIES", CMA_MAX_CM_RETRIES, CMA_MAX_CM_RETRIES);
 	cm_refuse_unlistened = !getenv("ROCEMU_CM_UNLISTENED") ||
@@ -957,7 +960,8 @@ static bool rx_mad(struct rocemu_device *dev, uint32_t saddr, uint16_t attr, con
 	}
 }
 
-void rocemu_cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
+/* A datagram for QP1 of dev. */
+static void cm_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
 {
 	const uint8_t *deth = pkt->bth + ROCEMU_BTH_BYTES, *mad = pkt->payload;
 	char from[INET_ADDRSTRLEN];

@@ -7,11 +7,44 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rocemu/ctrl.h"
 #include "rocemu/log.h"
 
 const char *rocemu_client_dev_name(const struct rocemu_client *c)
 {
 	return c->dev ? c->dev->name : "-";
+}
+
+void rocemu_emu_qp_errors(struct rocemu_emu *emu, int delta)
+{
+	struct rocemu_client *c;
+	bool before = emu->qps_in_error > 0;
+
+	emu->qps_in_error += delta;
+	if (before == (emu->qps_in_error > 0))
+		return;
+	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
+		if (c->dev)
+			__atomic_store_n(&rocemu_client_page(c)->recv_kick, emu->qps_in_error > 0,
+					 __ATOMIC_RELEASE);
+}
+
+void rocemu_client_watch_direct(struct rocemu_client *c, bool *watched)
+{
+	if (*watched)
+		return;
+	*watched = true;
+	c->direct_objs++;
+	c->emu->direct_objs++;
+}
+
+void rocemu_client_unwatch_direct(struct rocemu_client *c, bool *watched)
+{
+	if (!*watched)
+		return;
+	*watched = false;
+	c->direct_objs--;
+	c->emu->direct_objs--;
 }
 
 void rocemu_client_unwatch_pid(struct rocemu_client *c)

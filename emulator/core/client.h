@@ -18,6 +18,7 @@
 #include "emulator/base/text_pages.h"
 #include "emulator/core/emu.h"
 
+struct rocemu_context_page;
 struct rocemu_mm;
 
 struct rocemu_client {
@@ -36,7 +37,7 @@ struct rocemu_client {
 	int kick_fd;			/* eventfd the client writes to wake the daemon */
 	struct rocemu_shm context_page;
 	uint32_t doorbell_seq_seen;	/* context_page->doorbell_seq at the last scan */
-	unsigned int direct_objs;	/* its QPs and CQs handed out by mlx5dv_init_obj (direct.c) */
+	unsigned int direct_objs;	/* its QPs and CQs watched for direct doorbells (direct.c) */
 	struct rocemu_ufile *ufile;	/* its PDs, MRs and DMs; NULL until OPEN_DEVICE */
 	struct rocemu_list channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */
@@ -58,6 +59,27 @@ void rocemu_client_gone(struct rocemu_client *c);
 
 /* Name for logs: the device name, or "-" before OPEN_DEVICE. */
 const char *rocemu_client_dev_name(const struct rocemu_client *c);
+
+/* The context page c shares with its shim (rocemu/ctrl.h). */
+static inline struct rocemu_context_page *rocemu_client_page(const struct rocemu_client *c)
+{
+	return c->context_page.addr;
+}
+
+/*
+ * A QP entered ERR (+1) or left it or went (-1), counted on emu. Receives
+ * need the daemon only to be flushed in ERR, so while no QP is there a
+ * receive doorbell does not wake a sleeping daemon (context page recv_kick).
+ */
+void rocemu_emu_qp_errors(struct rocemu_emu *emu, int delta);
+
+/*
+ * A QP or CQ of c, handed out by mlx5dv_init_obj, has its doorbells
+ * watched from now on (sched/direct.h), or no more (it goes): *watched is
+ * the object's own mark, counted on c and its emu. Either is a no-op twice.
+ */
+void rocemu_client_watch_direct(struct rocemu_client *c, bool *watched);
+void rocemu_client_unwatch_direct(struct rocemu_client *c, bool *watched);
 
 /* Learn at once when c's process exits, even while a child it forked holds the connection. */
 void rocemu_client_watch_pid(struct rocemu_client *c);

@@ -20,6 +20,8 @@
 #define ROCEMU_FIRST_QPN 0x000100
 #define ROCEMU_MAX_CM_IDS (1u << 20)
 
+struct rocemu_pkt;
+
 struct rocemu_emu {
 	struct rocemu_loop *loop;
 	char runtime_dir[PATH_MAX];
@@ -41,6 +43,8 @@ struct rocemu_emu {
 	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
 	struct rocemu_idtable reserved_qpns;	/* QPNs no QP gets (reserved_qpn.c) */
 	struct rocemu_list cm_ids_all;	/* the same ids, for listener and duplicate look-ups */
+	/* rx.c: datagrams for QP1, the CM's MADs; the CM sets it at start (NULL: dropped) */
+	void (*qp1_rx)(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
 	uint32_t xrcd_seq;		/* number of the last XRC domain made */
 	uint8_t mr_key_variant;		/* low byte of the next MR key */
 	int listen_fd;
@@ -51,8 +55,8 @@ struct rocemu_emu {
 	uint64_t last_work_ns;		/* idle.c: spin a little after work */
 	bool busy_poll;			/* idle.c: never sleep while a client is connected */
 	bool dma_by_mem;		/* ROCEMU_DMA=mem: no copy by pid (mm_guard.h) */
-	unsigned int qps_in_error;	/* idle.c: receive doorbells wake the daemon while > 0 */
-	unsigned int direct_objs;	/* direct.c: QPs and CQs whose doorbells ring unannounced */
+	unsigned int qps_in_error;	/* client.c: receive doorbells wake the daemon while > 0 */
+	unsigned int direct_objs;	/* client.c: QPs and CQs watched for direct doorbells */
 	uint64_t direct_timer;		/* direct.c: the poll timer while asleep, 0 when none */
 	uint64_t direct_deadline;	/* direct.c: when it fires */
 	uint64_t direct_poll_ns;	/* direct.c: its period, backing off while nothing rings */

@@ -117,7 +117,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 				   ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
 	rocemu_list_init(&emu->cm_ids_all);
 	rocemu_list_init(&emu->tracers);
-	cm_proto_config();
+	cm_proto_start(emu);
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;

@@ -96,13 +96,16 @@ int rocemu_mcast_attach(struct rocemu_client *c, const struct rocemu_mcast_req *
 		*g = (struct rocemu_mcast_group){ .dev = dev, .addr = addr, .fd = fd };
 	}
 	g->qpns[g->num_qps++] = qp->qpn;
+	qp->mcast_groups++;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x attach %s", dev->name, qp->qpn,
 		   inet_ntop(AF_INET, &addr, text, sizeof(text)));
 	return 0;
 }
 
-static void group_leave(struct rocemu_mcast_group *g, unsigned int i)
+/* qp, at index i of g, leaves it. */
+static void group_leave(struct rocemu_mcast_group *g, unsigned int i, struct rocemu_qp *qp)
 {
+	qp->mcast_groups--;
 	g->qpns[i] = g->qpns[--g->num_qps];
 	if (g->num_qps)
 		return;
@@ -126,18 +129,8 @@ int rocemu_mcast_detach(struct rocemu_client *c, const struct rocemu_mcast_req *
 	if (i < 0)
 		return -EINVAL;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x detach", c->dev->name, qp->qpn);
-	group_leave(g, (unsigned int)i);
+	group_leave(g, (unsigned int)i, qp);
 	return 0;
-}
-
-bool rocemu_mcast_qp_attached(const struct rocemu_qp *qp)
-{
-	const struct rocemu_device *dev = qp->owner->dev;
-
-	for (unsigned int i = 0; i < ROCEMU_MAX_MCAST_GRP; i++)
-		if (dev->mcast[i].addr && qp_index(&dev->mcast[i], qp->qpn) >= 0)
-			return true;
-	return false;
 }
 
 void rocemu_mcast_detach_all(struct rocemu_qp *qp)
@@ -147,7 +140,7 @@ void rocemu_mcast_detach_all(struct rocemu_qp *qp)
 
 	for (unsigned int j = 0; j < ROCEMU_MAX_MCAST_GRP; j++)
 		if (dev->mcast[j].addr && (i = qp_index(&dev->mcast[j], qp->qpn)) >= 0)
-			group_leave(&dev->mcast[j], (unsigned int)i);
+			group_leave(&dev->mcast[j], (unsigned int)i, qp);
 }
 
 /* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB: a QP does not hear its own sends to the group. */

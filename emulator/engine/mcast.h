@@ -5,12 +5,12 @@
  * (::ffff:239.1.2.3 is 239.1.2.3, the kernel's rdma_gid2ip); one socket
  * per group joined on the device's address, each datagram handed once to
  * every QP attached (a second attach of the same QP is a no-op, as uverbs
- * does).
+ * does). Each QP counts the groups it is in (ibv_destroy_qp fails with
+ * EBUSY while it is in any).
  */
 #ifndef ROCEMU_EMULATOR_MCAST_H
 #define ROCEMU_EMULATOR_MCAST_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 /* The destination QPN of every multicast packet (IBTA 10.5.2.2). */
@@ -26,8 +26,6 @@ struct rocemu_qp;
 int rocemu_mcast_attach(struct rocemu_client *c, const struct rocemu_mcast_req *req);
 /* ibv_detach_mcast: -EINVAL when the QP is not attached to the group. */
 int rocemu_mcast_detach(struct rocemu_client *c, const struct rocemu_mcast_req *req);
-/* Whether qp is attached to a group (ibv_destroy_qp then fails with EBUSY). */
-bool rocemu_mcast_qp_attached(const struct rocemu_qp *qp);
 /* Detach qp from every group (its owner is gone). */
 void rocemu_mcast_detach_all(struct rocemu_qp *qp);
 /* Hand a multicast datagram to every QP of dev attached to pkt's group. */

@@ -5,14 +5,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "emulator/cm/cm.h"
 #include "emulator/core/emu.h"
 #include "emulator/core/sport.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
 #include "emulator/observe/tap.h"
-#include "emulator/sched/idle.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
@@ -96,7 +94,6 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 	bad_icrc = !d->vouched && (rocemu_icrc_check_v4(&flow, d->data, d->len, &pkt.ip) ||
 				   !id_plausible(dev, daddr, d, &pkt.ip));
 	rocemu_tap_rx(dev, daddr, d, &pkt.ip);
-	rocemu_idle_awake(dev->emu);
 	if (bad_icrc) {
 		dev->rx_icrc_errors++;
 		rx_drop(dev, d, "bad ICRC");
@@ -137,8 +134,12 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 		return;
 	}
 	/* QP1 is the CM's (IBTA 13.5.1): its MADs go to cm/, not to a QP of a client. */
-	if (rocemu_bth_destqp(d->data) == CM_GSI_QPN && transport == &rocemu_ud_transport) {
-		rocemu_cm_rx(dev, &pkt);
+	if (rocemu_bth_destqp(d->data) == ROCEMU_GSI_QPN && transport == &rocemu_ud_transport) {
+		if (!dev->emu->qp1_rx) {
+			rx_drop(dev, d, "no CM for QP1");
+			return;
+		}
+		dev->emu->qp1_rx(dev, &pkt);
 		return;
 	}
 	qp = rocemu_idtable_get(&dev->emu->qps, rocemu_bth_destqp(d->data));

@@ -8,7 +8,6 @@
 
 #include "emulator/engine/cqe.h"
 #include "emulator/obj/comp_channel.h"
-#include "emulator/sched/direct.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -150,7 +149,7 @@ fail:
 void rocemu_cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x destroy", cq->owner->dev->name, cq->cqn);
-	rocemu_direct_unwatch(cq->owner, &cq->direct);
+	rocemu_client_unwatch_direct(cq->owner, &cq->direct);
 	rocemu_idtable_remove(&emu->cqs, cq->cqn);
 	rocemu_list_del(&cq->node);
 	if (cq->channel)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emulator/engine/mcast.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp_layout.h"
@@ -17,8 +16,6 @@
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/trace.h"
-#include "emulator/sched/direct.h"
-#include "emulator/sched/idle.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -238,7 +235,7 @@ void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const c
 		   qp->owner->dev->name, qp->qpn, rocemu_qp_state_name(prev),
 		   rocemu_qp_state_name(next), why);
 	if ((prev == IBV_QPS_ERR) != (next == IBV_QPS_ERR))
-		rocemu_idle_qp_errors(qp->owner->emu, next == IBV_QPS_ERR ? 1 : -1);
+		rocemu_emu_qp_errors(qp->owner->emu, next == IBV_QPS_ERR ? 1 : -1);
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 	if (rocemu_tracing(qp->owner->emu))
@@ -302,9 +299,9 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x destroy", qp->owner->dev->name, qp->qpn);
 	rocemu_qp_timers_cancel(qp);
-	rocemu_direct_unwatch(qp->owner, &qp->direct);
+	rocemu_client_unwatch_direct(qp->owner, &qp->direct);
 	if (qp->attr.qp_state == IBV_QPS_ERR)
-		rocemu_idle_qp_errors(emu, -1);
+		rocemu_emu_qp_errors(emu, -1);
 	qp->ops->destroy(qp);
 	rocemu_idtable_remove(&emu->qps, qp->qpn);
 	rocemu_list_del(&qp->node);
@@ -320,7 +317,7 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 
 	if (!qp)
 		return -EINVAL;
-	if (rocemu_mcast_qp_attached(qp))	/* ibv_attach_mcast(3) */
+	if (qp->mcast_groups)	/* ibv_attach_mcast(3) */
 		return -EBUSY;
 	rocemu_qp_release(c, qp);
 	return 0;

@@ -28,7 +28,6 @@
 #define MAX_TRACERS 16
 #define LINE_MAX_BYTES 256
 #define TRACE_SNDBUF (1 << 20)	/* lines a slow reader may lag behind */
-#define CM_QPN 1
 #define NO_QP 0x01000000u	/* above every 24-bit QPN: matches no filter */
 
 struct rocemu_tracer {
@@ -211,7 +210,7 @@ static void trace_packet(struct rocemu_device *dev, bool sent, const struct roce
 	if (info->hdr_mask & ROCEMU_HDRM_AETH)
 		rocemu_aeth_text(rocemu_aeth_syndrome(pkt + info->offset[ROCEMU_HDR_AETH]), extra,
 				 sizeof(extra));
-	else if (ev.qpn[0] == CM_QPN)
+	else if (ev.qpn[0] == ROCEMU_GSI_QPN)
 		snprintf(extra, sizeof(extra), "CM %s",
 			 rocemu_cm_attr_name(rocemu_mad_attr(pkt + info->length, (size_t)paylen)));
 	else if (info->hdr_mask & ROCEMU_HDRM_DETH)

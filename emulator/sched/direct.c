@@ -49,21 +49,10 @@ int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_door
 	}
 	if (*watched)
 		return 0;
-	*watched = true;
-	c->direct_objs++;
-	c->emu->direct_objs++;
+	rocemu_client_watch_direct(c, watched);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s %s 0x%06x: direct doorbells watched", c->dev->name,
 		   req->kind == ROCEMU_DIRECT_QP ? "qp" : "cq", req->handle);
 	return 0;
-}
-
-void rocemu_direct_unwatch(struct rocemu_client *c, bool *watched)
-{
-	if (!*watched)
-		return;
-	*watched = false;
-	c->direct_objs--;
-	c->emu->direct_objs--;
 }
 
 /* Both words of a doorbell record at once: any change is a doorbell. */

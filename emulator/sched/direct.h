@@ -25,8 +25,6 @@
 
 /* DIRECT_DOORBELLS: watch c's QP or CQ. Returns 0 (also when already watched) or -EINVAL. */
 int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_doorbells_req *req);
-/* The watched object *watched of c goes (QP or CQ freed). */
-void rocemu_direct_unwatch(struct rocemu_client *c, bool *watched);
 /* Whether a doorbell word of c's watched objects changed since the last call. */
 bool rocemu_direct_rung(struct rocemu_client *c);
 /* The daemon found work: poll soon again. */

@@ -13,11 +13,6 @@
 /* Spin this long after the last work before sleeping: saves a wake-up per round trip. */
 #define SPIN_NS 2000u
 
-static struct rocemu_context_page *page_of(const struct rocemu_client *c)
-{
-	return c->context_page.addr;
-}
-
 static void sleeping_set(struct rocemu_emu *emu, uint32_t v)
 {
 	struct rocemu_client *c;
@@ -25,33 +20,22 @@ static void sleeping_set(struct rocemu_emu *emu, uint32_t v)
 	/* Release: a shim that sees the flag sees recv_kick as it was before it. */
 	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
 		if (c->dev)
-			__atomic_store_n(&page_of(c)->daemon_sleeping, v, __ATOMIC_RELEASE);
+			__atomic_store_n(&rocemu_client_page(c)->daemon_sleeping, v, __ATOMIC_RELEASE);
 	emu->sleeping = v;
-}
-
-void rocemu_idle_qp_errors(struct rocemu_emu *emu, int delta)
-{
-	struct rocemu_client *c;
-	bool before = emu->qps_in_error > 0;
-
-	emu->qps_in_error += delta;
-	if (before == (emu->qps_in_error > 0))
-		return;
-	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node)
-		if (c->dev)
-			__atomic_store_n(&page_of(c)->recv_kick, emu->qps_in_error > 0,
-					 __ATOMIC_RELEASE);
 }
 
 void rocemu_idle_page_init(struct rocemu_emu *emu, struct rocemu_client *c)
 {
 	/* The idle hook clears it while the daemon runs; a spare kick costs little. */
-	__atomic_store_n(&page_of(c)->recv_kick, emu->qps_in_error > 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&page_of(c)->daemon_sleeping, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rocemu_client_page(c)->recv_kick, emu->qps_in_error > 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rocemu_client_page(c)->daemon_sleeping, 1, __ATOMIC_RELEASE);
 }
 
-void rocemu_idle_awake(struct rocemu_emu *emu)
+/* The loop woke up for emu (a datagram taken, a kick): clear the sleeping flags. */
+static void idle_awake(void *arg)
 {
+	struct rocemu_emu *emu = arg;
+
 	emu->last_work_ns = rocemu_now_ns();
 	if (emu->sleeping)
 		sleeping_set(emu, 0);
@@ -59,7 +43,7 @@ void rocemu_idle_awake(struct rocemu_emu *emu)
 
 void rocemu_idle_kick(struct rocemu_client *c)
 {
-	rocemu_idle_awake(c->emu);
+	idle_awake(c->emu);
 }
 
 /* New WQEs: sent in RTS (and SQD), flushed in ERR, left alone in the other states. */
@@ -77,7 +61,7 @@ static void scan_qp(struct rocemu_qp *qp)
  */
 static bool scan_client(struct rocemu_client *c)
 {
-	uint32_t seq = __atomic_load_n(&page_of(c)->doorbell_seq, __ATOMIC_ACQUIRE);
+	uint32_t seq = __atomic_load_n(&rocemu_client_page(c)->doorbell_seq, __ATOMIC_ACQUIRE);
 	struct rocemu_qp *qp, *qp_tmp;
 	struct rocemu_cq *cq;
 
@@ -150,4 +134,5 @@ static int idle_hook(void *arg, bool may_sleep)
 void rocemu_idle_start(struct rocemu_emu *emu)
 {
 	rocemu_loop_set_idle_hook(emu->loop, idle_hook, emu);
+	rocemu_loop_set_rx_hook(emu->loop, idle_awake, emu);
 }

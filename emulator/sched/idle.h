@@ -14,10 +14,8 @@
 struct rocemu_emu;
 struct rocemu_client;
 
-/* Install the scan as emu's loop idle hook. */
+/* Install the scan as emu's loop idle hook, and wake-ups on received datagrams. */
 void rocemu_idle_start(struct rocemu_emu *emu);
-/* The loop woke up (packet, kick): clear the sleeping flags. */
-void rocemu_idle_awake(struct rocemu_emu *emu);
 /* A client's kick eventfd fired (already drained). */
 void rocemu_idle_kick(struct rocemu_client *c);
 /*
@@ -27,12 +25,6 @@ void rocemu_idle_kick(struct rocemu_client *c);
  * ERR (rdma_disconnect right after a last SEND) goes out before the flush.
  */
 void rocemu_idle_before_request(struct rocemu_client *c);
-/*
- * A QP entered ERR (+1) or left it or went (-1). Receives need the
- * daemon only to be flushed in ERR, so while no QP is there a receive
- * doorbell does not wake a sleeping daemon (context page recv_kick).
- */
-void rocemu_idle_qp_errors(struct rocemu_emu *emu, int delta);
 /* A new client's page: the sleeping flag set, recv_kick as it stands. */
 void rocemu_idle_page_init(struct rocemu_emu *emu, struct rocemu_client *c);
 
