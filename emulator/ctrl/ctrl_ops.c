@@ -11,6 +11,7 @@
 #include "emulator/ctrl/client_life.h"
 #include "emulator/ctrl/emu_life.h"
 #include "emulator/ctrl/status.h"
+#include "emulator/dc/dc.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/mem/dm.h"
 #include "emulator/mem/mkey_indirect.h"

@@ -14,6 +14,7 @@
 #include "emulator/ctrl/ibdev_sysfs.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/engine/rx.h"
+#include "emulator/engine/transport.h"
 #include "emulator/mem/ufile.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"
@@ -118,6 +119,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_list_init(&emu->cm_ids_all);
 	rocemu_list_init(&emu->tracers);
 	cm_proto_start(emu);
+	emu->transport_of_qp_type = rocemu_transport_of_qp_type;
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;

@@ -39,7 +39,7 @@ struct rocemu_dct_conn {
 };
 
 struct rocemu_dc {
-	struct rocemu_rc rc;		/* first: qp->rc is this, RC's engines run on it */
+	struct rocemu_rc rc;		/* qp->rc points here: RC's engines run on it */
 	/* DCI: the connection of the moment and the streams */
 	bool connected;
 	uint32_t daddr, dctn;
@@ -50,7 +50,7 @@ struct rocemu_dc {
 	/* DCT */
 	uint64_t access_key;
 	struct rocemu_dct_conn *conns;	/* ROCEMU_DCT_CONNS */
-	struct rocemu_dct_conn *active;	/* the one in qp->rc.resp and qp->path */
+	struct rocemu_dct_conn *active;	/* the one in qp->rc->resp and qp->path */
 	uint64_t requests;
 };
 

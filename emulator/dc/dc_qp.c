@@ -31,12 +31,12 @@ static int dc_create_check(const struct rocemu_create_qp_req *req)
 static void dc_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
 {
 	if (qp->type == ROCEMU_QPT_DCT) {
-		qp->dc.access_key = req->dct_access_key;
+		qp->dc->access_key = req->dct_access_key;
 		/* A DCT is told no responder depth: it has the device's. */
 		qp->attr.max_dest_rd_atomic = ROCEMU_MAX_RD_ATOM;
 	} else {
-		qp->dc.log_concurrent = req->dci_log_concurrent;
-		qp->dc.log_errored = req->dci_log_errored;
+		qp->dc->log_concurrent = req->dci_log_concurrent;
+		qp->dc->log_errored = req->dci_log_errored;
 	}
 }
 
@@ -53,33 +53,43 @@ static const struct rocemu_rc_variant dct_variant = {
 
 static int dc_init(struct rocemu_qp *qp)
 {
-	int err = rocemu_rc_init(qp);
+	struct rocemu_dc *dc = calloc(1, sizeof(*dc));
 
-	qp->rc.opclass = ROCEMU_OP_TRANSPORT_DC;
-	qp->rc.variant = qp->type == ROCEMU_QPT_DCT ? &dct_variant : &dci_variant;
-	if (err || qp->type != ROCEMU_QPT_DCT)
-		return err;
-	qp->dc.conns = calloc(ROCEMU_DCT_CONNS, sizeof(*qp->dc.conns));
-	return qp->dc.conns ? 0 : -ENOMEM;
+	if (!dc)
+		return -ENOMEM;
+	if (qp->type == ROCEMU_QPT_DCT) {
+		dc->conns = calloc(ROCEMU_DCT_CONNS, sizeof(*dc->conns));
+		if (!dc->conns) {
+			free(dc);
+			return -ENOMEM;
+		}
+	}
+	qp->dc = dc;
+	rocemu_rc_start(qp, &dc->rc);
+	dc->rc.opclass = ROCEMU_OP_TRANSPORT_DC;
+	dc->rc.variant = qp->type == ROCEMU_QPT_DCT ? &dct_variant : &dci_variant;
+	return 0;
 }
 
 static void dc_destroy(struct rocemu_qp *qp)
 {
 	rocemu_dct_forget(qp);
-	free(qp->dc.conns);
-	qp->dc.conns = NULL;
-	rocemu_rc_destroy(qp);
+	free(qp->dc->conns);
+	rocemu_rc_stop(qp);
+	free(qp->dc);
+	qp->dc = NULL;
+	qp->rc = NULL;
 }
 
 static void dc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
 {
 	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
 		rocemu_dct_forget(qp);
-		qp->dc.connected = false;
+		qp->dc->connected = false;
 	}
 	/* RESET forgets the streams in error with the rest of the DCI's context. */
 	if (next == IBV_QPS_RESET)
-		qp->dc.nerrored = 0;
+		qp->dc->nerrored = 0;
 	rocemu_rc_modified(qp, cur, next);
 	/* A DCT's peers are its DCIs, each with a path of its own (dct.c). */
 	if (qp->type == ROCEMU_QPT_DCT && next == IBV_QPS_RTR && cur == IBV_QPS_INIT)

@@ -13,6 +13,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/engine/rx.h"
+#include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"

@@ -47,9 +47,10 @@ const char *rocemu_qp_type_name(enum ibv_qp_type type)
 }
 
 /* A known type without a transport is not supported; an unknown one is invalid. */
-static int qp_type_check(uint32_t type, const struct rocemu_transport_ops **ops)
+static int qp_type_check(const struct rocemu_emu *emu, uint32_t type,
+			 const struct rocemu_transport_ops **ops)
 {
-	*ops = rocemu_transport_of_qp_type(type);
+	*ops = emu->transport_of_qp_type(type);
 	if (*ops)
 		return 0;
 	return qp_type_known(type) ? -EOPNOTSUPP : -EINVAL;
@@ -120,7 +121,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	struct rocemu_qp *qp;
 	int err, ring_fd;
 
-	err = qp_type_check(req->qp_type, &ops);
+	err = qp_type_check(c->emu, req->qp_type, &ops);
 	if (!err)
 		err = create_flags_check(c, req);
 	if (!err)

@@ -2,21 +2,69 @@
 /*
  * Queue pairs: creation with mlx5 ring layout, the attributes
  * ibv_modify_qp sets (validated completely before any is changed), query
- * and destruction. Functions return 0 or -errno.
+ * and destruction. Functions return 0 or -errno. A QP's life calls its
+ * transport through the table below, which each transport fills in
+ * (engine/transport.h finds them); the transport's own state is its own,
+ * behind a pointer its init sets.
  */
 #ifndef ROCEMU_EMULATOR_QP_H
 #define ROCEMU_EMULATOR_QP_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <infiniband/verbs.h>
 
 #include "emulator/core/client.h"
-#include "emulator/dc/dc.h"
 #include "emulator/mem/mkey.h"
-#include "emulator/engine/transport.h"
 #include "emulator/obj/qp_path.h"
 #include "emulator/obj/qp_timer.h"
-#include "emulator/rc/rc.h"
-#include "emulator/ud/ud.h"
+
+struct rocemu_create_qp_req;
+struct rocemu_dc;
+struct rocemu_pkt;
+struct rocemu_qp;
+struct rocemu_rc;
+struct rocemu_ud;
+
+/* A transport as the QP's life, the doorbell scan and the receive path call it. */
+struct rocemu_transport_ops {
+	const char *name;		/* "RC", for logs */
+	/* One peer: packets from any other address are dropped (rxe's check_addr). */
+	bool connected;
+	/* Create, before anything is made: the request's own attributes hold (NULL: none). 0 or -errno. */
+	int (*create_check)(const struct rocemu_create_qp_req *req);
+	/* Create: the transport's state, allocated into qp->rc, dc or ud (qp->layout is set). 0 or -errno. */
+	int (*init)(struct rocemu_qp *qp);
+	/* Create, qp made (owner, PD, CQs, SRQ, an XRC target's xrcd_open): what req says of it (NULL: none). */
+	void (*created)(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req);
+	/* Whether c reaches qp without owning it (ibv_open_qp). NULL: never. */
+	bool (*opened_by)(const struct rocemu_qp *qp, const struct rocemu_client *c);
+	/* c lets go of qp (destroy, its context closes): whether qp is freed now. NULL: it is. */
+	bool (*release)(struct rocemu_client *c, struct rocemu_qp *qp);
+	/* qp->srq goes while qp lives (an XRC target's; others hold theirs): forget it. */
+	void (*srq_gone)(struct rocemu_qp *qp);
+	/* Destroy: give back what init and the QP's life took, the state too. */
+	void (*destroy)(struct rocemu_qp *qp);
+	/* ibv_modify_qp committed cur -> next: set the engines up, or flush on ERR. */
+	void (*modified)(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next);
+	/* The doorbell moved (or may have): fetch new WQEs and send what may go. */
+	void (*post)(struct rocemu_qp *qp);
+	/* In ERR: complete every WQE posted since the last flush with WR_FLUSH_ERR. */
+	void (*flush)(struct rocemu_qp *qp);
+	/* One packet of this transport for qp. */
+	void (*rx)(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+	/* A timer of qp (qp_timer.c) expired. */
+	void (*timer)(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
+	/* SQD: WQEs posted before the transition are still to finish (ibv_query_qp). */
+	bool (*sq_draining)(const struct rocemu_qp *qp);
+	/*
+	 * Work held back within one turn by every QP of this transport and of
+	 * those on its engines (NULL: none): the receive buffer a datagram
+	 * came in ends; the turn ends or a control request is to be served.
+	 */
+	void (*rx_buffer_end)(void);
+	void (*settle)(void);
+};
 
 struct rocemu_qp {
 	struct rocemu_client *owner;
@@ -46,11 +94,10 @@ struct rocemu_qp {
 	struct rocemu_xrcd_open *xrcd_open;	/* XRC target: its domain, through its owner's open */
 	struct rocemu_list xrc_node;	/* XRC target: in its domain's tgt_qps */
 	struct rocemu_list xrc_refs;	/* XRC target: ibv_open_qp references (xrc.h) */
-	union {				/* the transport's own state, as ops says */
-		struct rocemu_rc rc;	/* RC's, and UC's (uc.h) and XRC's (xrc.h) */
-		struct rocemu_dc dc;	/* DC's: RC's first, so rc is dc.rc (dc.h) */
-		struct rocemu_ud ud;
-	};
+	/* The transport's own state: its init allocates it, its destroy frees it */
+	struct rocemu_rc *rc;		/* RC's engines': RC, UC (uc.h), XRC (xrc.h), and DC's dc->rc */
+	struct rocemu_dc *dc;		/* DC's (dc.h) */
+	struct rocemu_ud *ud;		/* UD's (ud.h) */
 };
 
 /*

@@ -198,7 +198,7 @@ enum rocemu_rc_fetch {
 
 /*
  * What a transport on RC's engines does its own way (dc/, xrc/): its init
- * sets qp->rc.variant; a NULL member, or no variant, is RC's way.
+ * sets qp->rc->variant; a NULL member, or no variant, is RC's way.
  */
 struct rocemu_rc_variant {
 	/* Whether the requester fetches the send WQE at bb (RC: at once). */
@@ -220,6 +220,13 @@ struct rocemu_rc_variant {
  */
 int rocemu_rc_init(struct rocemu_qp *qp);
 void rocemu_rc_destroy(struct rocemu_qp *qp);
+/*
+ * For a transport whose state holds RC's (dc.h): rc, which it allocated
+ * zeroed, is qp's from now on; stop gives back what RC's engines took, and
+ * the transport frees its state itself.
+ */
+void rocemu_rc_start(struct rocemu_qp *qp, struct rocemu_rc *rc);
+void rocemu_rc_stop(struct rocemu_qp *qp);
 void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next);
 void rocemu_rc_flush(struct rocemu_qp *qp);
 bool rocemu_rc_sq_draining(const struct rocemu_qp *qp);

@@ -13,6 +13,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/core/device.h"
+#include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
@@ -372,7 +373,7 @@ static enum comp_state comp_bad(struct comp_ctx *c)
 
 void rocemu_rc_comp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
-	struct comp_ctx c = { .qp = qp, .req = &qp->rc.req, .pkt = pkt };
+	struct comp_ctx c = { .qp = qp, .req = &qp->rc->req, .pkt = pkt };
 	enum comp_state state = COMP_CHECK_PSN;
 
 	if (!rocemu_rc_sq_active(qp) || qp->owner->gone)

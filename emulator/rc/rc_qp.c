@@ -13,6 +13,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/engine/cqe.h"
+#include "emulator/engine/transport.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
@@ -61,9 +62,9 @@ static const struct {
 void rocemu_rc_qp_rx(struct rocemu_qp *qp)
 {
 	/* IBTA 11.6.2: the first packet received in RTR establishes communication. */
-	if (qp->attr.qp_state != IBV_QPS_RTR || qp->rc.comm_est)
+	if (qp->attr.qp_state != IBV_QPS_RTR || qp->rc->comm_est)
 		return;
-	qp->rc.comm_est = true;
+	qp->rc->comm_est = true;
 	rocemu_async_event_qp(qp, IBV_EVENT_COMM_EST);
 }
 
@@ -77,13 +78,13 @@ bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb)
 	if (qp->attr.qp_state == IBV_QPS_RTS)
 		return true;
 	/* SQD starts no WQE posted after the transition (IBTA 10.3.1.4). */
-	return qp->attr.qp_state == IBV_QPS_SQD && qp->rc.req.draining &&
-	       (uint16_t)bb != qp->rc.req.sqd_db;
+	return qp->attr.qp_state == IBV_QPS_SQD && qp->rc->req.draining &&
+	       (uint16_t)bb != qp->rc->req.sqd_db;
 }
 
 void rocemu_rc_sqd_check(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 
 	if (qp->attr.qp_state != IBV_QPS_SQD || !req->draining ||
 	    (uint16_t)req->sq_bb != req->sqd_db || req->tail != req->head)
@@ -109,18 +110,27 @@ const char *rocemu_rc_err_name(enum rocemu_rc_err err)
 	return rc_errors[err].name;
 }
 
-int rocemu_rc_init(struct rocemu_qp *qp)
+void rocemu_rc_start(struct rocemu_qp *qp, struct rocemu_rc *rc)
 {
 	uint32_t n = qp->layout.sq_wqe_cnt ? qp->layout.sq_wqe_cnt : 1;
 
-	memset(&qp->rc, 0, sizeof(qp->rc));
-	qp->rc.req.fifo_mask = n - 1;
+	qp->rc = rc;
+	rc->req.fifo_mask = n - 1;
+}
+
+int rocemu_rc_init(struct rocemu_qp *qp)
+{
+	struct rocemu_rc *rc = calloc(1, sizeof(*rc));
+
+	if (!rc)
+		return -ENOMEM;
+	rocemu_rc_start(qp, rc);
 	return 0;
 }
 
 int rocemu_rc_req_mem_get(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 	struct rocemu_rc_req_mem *mem;
 
 	if (req->mem)
@@ -137,7 +147,7 @@ int rocemu_rc_req_mem_get(struct rocemu_qp *qp)
 
 int rocemu_rc_resp_mem_get(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	struct rocemu_rc_resp *resp = &qp->rc->resp;
 
 	if (!resp->mem)
 		resp->mem = calloc(1, sizeof(*resp->mem));
@@ -147,8 +157,8 @@ int rocemu_rc_resp_mem_get(struct rocemu_qp *qp)
 /* Give back both engines' memory: the next use allocates it afresh. */
 static void rc_mem_put(struct rocemu_qp *qp)
 {
-	free(qp->rc.req.mem);
-	free(qp->rc.resp.mem);
+	free(qp->rc->req.mem);
+	free(qp->rc->resp.mem);
 }
 
 /* Nothing held or waiting may name a QP that goes or starts again. */
@@ -158,27 +168,34 @@ static void resp_drop_held(struct rocemu_qp *qp)
 	rocemu_rc_ack_forget(qp);
 }
 
-void rocemu_rc_destroy(struct rocemu_qp *qp)
+void rocemu_rc_stop(struct rocemu_qp *qp)
 {
 	resp_drop_held(qp);
 	rocemu_qp_path_release(qp);
 	rc_mem_put(qp);
-	qp->rc.req.mem = NULL;
-	qp->rc.resp.mem = NULL;
+	qp->rc->req.mem = NULL;
+	qp->rc->resp.mem = NULL;
+}
+
+void rocemu_rc_destroy(struct rocemu_qp *qp)
+{
+	rocemu_rc_stop(qp);
+	free(qp->rc);
+	qp->rc = NULL;
 }
 
 /* Forget every queue position: the shim starts its rings from 0 again too. */
 static void rc_reset(struct rocemu_qp *qp)
 {
-	uint32_t mask = qp->rc.req.fifo_mask;
+	uint32_t mask = qp->rc->req.fifo_mask;
 
 	resp_drop_held(qp);
 	rocemu_qp_timers_cancel(qp);
 	rocemu_qp_path_release(qp);
 	rc_mem_put(qp);
-	memset(&qp->rc.req, 0, sizeof(qp->rc.req));
-	qp->rc.req.fifo_mask = mask;
-	memset(&qp->rc.resp, 0, sizeof(qp->rc.resp));
+	memset(&qp->rc->req, 0, sizeof(qp->rc->req));
+	qp->rc->req.fifo_mask = mask;
+	memset(&qp->rc->resp, 0, sizeof(qp->rc->resp));
 	rocemu_wqe_doorbell_reset(qp);
 }
 
@@ -191,19 +208,19 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 	case IBV_QPS_RTR:
 		if (cur == IBV_QPS_INIT) {
 			rocemu_qp_path_set(qp);
-			qp->rc.resp.epsn = qp->attr.rq_psn;
-			qp->rc.comm_est = false;
+			qp->rc->resp.epsn = qp->attr.rq_psn;
+			qp->rc->comm_est = false;
 		}
 		break;
 	case IBV_QPS_RTS:
 		if (cur == IBV_QPS_RTR) {
-			qp->rc.req.cursor_psn = qp->attr.sq_psn;
-			qp->rc.req.next_psn = qp->attr.sq_psn;
-			qp->rc.req.una_psn = qp->attr.sq_psn;
-			qp->rc.req.sent_psn = qp->attr.sq_psn;
-			qp->rc.req.window = ROCEMU_RC_WINDOW;
+			qp->rc->req.cursor_psn = qp->attr.sq_psn;
+			qp->rc->req.next_psn = qp->attr.sq_psn;
+			qp->rc->req.una_psn = qp->attr.sq_psn;
+			qp->rc->req.sent_psn = qp->attr.sq_psn;
+			qp->rc->req.window = ROCEMU_RC_WINDOW;
 		}
-		qp->rc.req.draining = false;
+		qp->rc->req.draining = false;
 		/* WQEs posted before RTS go now; with no doorbell ever written there are none. */
 		if (rocemu_wqe_doorbell_written(qp))
 			qp->ops->post(qp);
@@ -211,14 +228,14 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 	case IBV_QPS_SQD:
 		if (cur == IBV_QPS_RTS) {
 			/* Drain what was posted until now, WQEs fetched or not. */
-			qp->rc.req.draining = true;
-			qp->rc.req.sqd_db = rocemu_wqe_sq_doorbell(qp);
+			qp->rc->req.draining = true;
+			qp->rc->req.sqd_db = rocemu_wqe_sq_doorbell(qp);
 			qp->ops->post(qp);
 			rocemu_rc_sqd_check(qp);
 		}
 		break;
 	case IBV_QPS_ERR:
-		qp->rc.req.draining = false;
+		qp->rc->req.draining = false;
 		if (cur != IBV_QPS_ERR) {
 			rocemu_rc_flush(qp);
 			rocemu_srq_qp_errored(qp);
@@ -259,10 +276,10 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 	};
 
 	/* The reply the completer kept for this CQE (cs_req) goes in it, once. */
-	if (!err && qp->rc.req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(e)) {
-		info.scatter = qp->rc.req.cqe_data;
-		info.scatter_len = qp->rc.req.cqe_data_len;
-		qp->rc.req.cqe_data_len = 0;
+	if (!err && qp->rc->req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(e)) {
+		info.scatter = qp->rc->req.cqe_data;
+		info.scatter_len = qp->rc->req.cqe_data_len;
+		qp->rc->req.cqe_data_len = 0;
 	}
 	/* An XRC target has no send queue: a doorbell it was never given completes nothing. */
 	if ((err || e->signaled) && qp->send_cq)
@@ -275,7 +292,7 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
  */
 static void flush_sq(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 	int posted = rocemu_wqe_sq_posted(qp, req->sq_bb);
 	struct rocemu_send_wqe w;
 	struct rocemu_rc_wqe e;
@@ -295,7 +312,7 @@ static void flush_sq(struct rocemu_qp *qp)
 
 static void flush_rq(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	struct rocemu_rc_resp *resp = &qp->rc->resp;
 	int posted = rocemu_wqe_rq_posted(qp, resp->rq_ci);
 	struct rocemu_cqe_info info = {
 		.op = MLX5_CQE_RESP_ERR,
@@ -325,8 +342,8 @@ void rocemu_rc_flush(struct rocemu_qp *qp)
 
 void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
-	const struct rocemu_rc_variant *v = qp->rc.variant;
+	struct rocemu_rc_req *req = &qp->rc->req;
+	const struct rocemu_rc_variant *v = qp->rc->variant;
 
 	/* A DCI with streams fails the stream, not itself (dci.c). */
 	if (v && v->req_fail && v->req_fail(qp, pos, err))
@@ -354,7 +371,7 @@ static void qp_to_error(struct rocemu_qp *qp, enum rocemu_rc_err why, enum ibv_e
 	/* What the responder acknowledged before the error leaves first, as it would have. */
 	rocemu_rc_resp_settle(qp);
 	rocemu_qp_enter_state(qp, IBV_QPS_ERR, rocemu_rc_err_name(why));
-	qp->rc.req.draining = false;
+	qp->rc->req.draining = false;
 	rocemu_rc_flush(qp);
 	rocemu_async_event_qp(qp, event);
 	rocemu_srq_qp_errored(qp);
@@ -367,7 +384,7 @@ void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why)
 {
-	const struct rocemu_rc_variant *v = qp->rc.variant;
+	const struct rocemu_rc_variant *v = qp->rc->variant;
 
 	/* A DCT serves every DCI: one DCI's bad request ends that connection only (dct.c). */
 	if (v && v->resp_fail) {
@@ -387,7 +404,7 @@ void rocemu_rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 
 bool rocemu_rc_sq_draining(const struct rocemu_qp *qp)
 {
-	return qp->rc.req.draining;
+	return qp->rc->req.draining;
 }
 
 const struct rocemu_transport_ops rocemu_rc_transport = {

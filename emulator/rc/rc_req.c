@@ -87,7 +87,7 @@ static uint32_t inflight(const struct rocemu_rc_req *req)
 struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 					 enum rocemu_rc_err *err)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 	struct rocemu_send_wqe *w = req->wqe;
 	struct rocemu_rc_wqe *e = &req->fifo[req->head & req->fifo_mask];
 	uint32_t npkts;
@@ -128,7 +128,7 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 static enum req_state req_fetch(struct req_ctx *c)
 {
 	struct rocemu_rc_req *req = c->req;
-	const struct rocemu_rc_variant *v = c->qp->rc.variant;
+	const struct rocemu_rc_variant *v = c->qp->rc->variant;
 	enum rocemu_rc_fetch fetch;
 
 	if (req->cursor != req->head) {
@@ -376,7 +376,7 @@ static void req_run_flush(struct req_ctx *c)
 
 void rocemu_rc_req_run(struct rocemu_qp *qp)
 {
-	struct req_ctx c = { .qp = qp, .req = &qp->rc.req };
+	struct req_ctx c = { .qp = qp, .req = &qp->rc->req };
 	enum req_state state = REQ_FETCH;
 
 	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
@@ -441,7 +441,7 @@ static uint32_t reads_before_cursor(const struct rocemu_rc_req *req)
 
 void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 	uint32_t pos;
 
 	/* A stale NAK (duplicated, reordered) must not go back past what was acknowledged. */

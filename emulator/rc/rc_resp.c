@@ -23,6 +23,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/engine/cqe.h"
+#include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"
@@ -113,7 +114,7 @@ static struct rocemu_rc_res *res_at(struct rocemu_rc_resp *resp, uint32_t pos)
  */
 static bool res_free(struct rocemu_qp *qp)
 {
-	const struct rocemu_rc_resp *resp = &qp->rc.resp;
+	const struct rocemu_rc_resp *resp = &qp->rc->resp;
 
 	return resp->res_head - resp->res_tail < qp->attr.max_dest_rd_atomic &&
 	       !rocemu_rc_resp_mem_get(qp);
@@ -185,7 +186,7 @@ static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res 
 static enum resp_state resp_check_srq(struct resp_ctx *c)
 {
 	const uint8_t *xrceth = rocemu_pkt_xrceth((uint8_t *)c->pkt->bth);
-	const struct rocemu_rc_variant *v = c->qp->rc.variant;
+	const struct rocemu_rc_variant *v = c->qp->rc->variant;
 
 	if (!xrceth || !v || !v->srq_select || !v->srq_select(c->qp, rocemu_xrceth_srqn(xrceth)))
 		return RESP_CHECK_PSN;
@@ -511,7 +512,7 @@ static void resp_fail(struct rocemu_qp *qp, uint32_t psn, const char *what,
 	rocemu_rc_resp_settle(qp);
 	if (nak >= 0)
 		rocemu_rc_send_ack(qp, psn, rocemu_aeth_syndrome_make(ROCEMU_AETH_NAK, (uint8_t)nak),
-				   qp->rc.resp.msn);
+				   qp->rc->resp.msn);
 	rocemu_rc_resp_error(qp, err);
 }
 
@@ -521,7 +522,7 @@ static void resp_fail_packet(struct rocemu_qp *qp, uint32_t psn, const char *nam
 {
 	char what[64];
 
-	rocemu_resp_recv_fail(qp, &qp->rc.resp, err);
+	rocemu_resp_recv_fail(qp, &qp->rc->resp, err);
 	snprintf(what, sizeof(what), "rx %s", name);
 	resp_fail(qp, psn, what, err, dma_err);
 }
@@ -556,7 +557,7 @@ void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint32_t ms
 		return;
 	/* The ACK waiting covers later PSNs; the NAK says where the QP stopped, at its MSN. */
 	rocemu_rc_ack_forget(qp);
-	qp->rc.resp.msn = msn;
+	qp->rc->resp.msn = msn;
 	/* As resp_error does for a packet placed at once. */
 	if (dma_err == -ESRCH)
 		rocemu_client_gone(rocemu_qp_mem_client(qp));
@@ -614,7 +615,7 @@ static bool res_read_dropped(struct rocemu_qp *qp, const struct rocemu_rc_res *r
 
 void rocemu_rc_resp_drain(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	struct rocemu_rc_resp *resp = &qp->rc->resp;
 	uint32_t budget = ROCEMU_RC_RESP_BURST;
 
 	if (!rocemu_rc_resp_active(qp)) {
@@ -651,7 +652,7 @@ void rocemu_rc_resp_drain(struct rocemu_qp *qp)
 
 void rocemu_rc_resp_forget(struct rocemu_qp *qp)
 {
-	qp->rc.resp.res_tail = qp->rc.resp.res_head;
+	qp->rc->resp.res_tail = qp->rc->resp.res_head;
 	rocemu_qp_timer_cancel(qp, ROCEMU_QP_TIMER_RESP);
 }
 
@@ -664,14 +665,14 @@ static bool joins_held(const struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
 	uint32_t f = pkt->info->flags;
 
-	if (pkt->psn != qp->rc.resp.epsn || (f & ROCEMU_OPF_IMM))
+	if (pkt->psn != qp->rc->resp.epsn || (f & ROCEMU_OPF_IMM))
 		return false;
 	return (f & ROCEMU_OPF_WRITE) || ((f & ROCEMU_OPF_SEND) && (f & ROCEMU_OPF_MIDDLE));
 }
 
 void rocemu_rc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
-	struct resp_ctx c = { .qp = qp, .resp = &qp->rc.resp, .pkt = pkt,
+	struct resp_ctx c = { .qp = qp, .resp = &qp->rc->resp, .pkt = pkt,
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_SRQ;
 

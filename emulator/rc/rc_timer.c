@@ -23,7 +23,7 @@ static bool outstanding(const struct rocemu_rc_req *req)
 
 void rocemu_rc_retry_arm(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 	uint64_t ns = rocemu_ack_timeout_ns(qp->attr.timeout);
 
 	if (rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RETRY) || !outstanding(req))
@@ -34,7 +34,7 @@ void rocemu_rc_retry_arm(struct rocemu_qp *qp)
 
 static void retry_expired(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 
 	if (!rocemu_rc_sq_active(qp) || !outstanding(req) || qp->owner->gone)
 		return;
@@ -65,7 +65,7 @@ void rocemu_rc_rnr_wait(struct rocemu_qp *qp, uint32_t us)
 {
 	/* An RNR NAK is an answer: the local ACK timer starts again with the resend. */
 	rocemu_rc_req_timers_cancel(qp);
-	qp->rc.req.retries = 0;
+	qp->rc->req.retries = 0;
 	rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_RNR, rocemu_now_ns() + us * 1000ull);
 }
 

@@ -112,10 +112,10 @@ static void dc_fill(const struct rocemu_qp *qp, uint8_t *pkt, const struct rocem
 
 	if (!(info->flags & ROCEMU_OPF_REQ) || !(h = rocemu_pkt_dceth(pkt)))
 		return;
-	rocemu_dceth_set_key(h, qp->rc.dc_key);
+	rocemu_dceth_set_key(h, qp->rc->dc_key);
 	h = rocemu_pkt_rdeth(pkt);
-	rocemu_rdeth_set_dc_connect(h, rocemu_bth_psn(pkt) == qp->rc.dc_connect_psn);
-	rocemu_rdeth_set_eecn(h, qp->rc.dc_conn);
+	rocemu_rdeth_set_dc_connect(h, rocemu_bth_psn(pkt) == qp->rc->dc_connect_psn);
+	rocemu_rdeth_set_eecn(h, qp->rc->dc_conn);
 	rocemu_deth_set_src_qp(rocemu_pkt_deth(pkt), qp->qpn);
 }
 
@@ -126,7 +126,7 @@ static const struct rocemu_opcode_info *headers_fill(const struct rocemu_qp *qp,
 {
 	int pos = npkts == 1 ? POS_ONLY : !idx ? POS_FIRST : idx == npkts - 1 ? POS_LAST
 						: POS_MIDDLE;
-	uint8_t opcode = m->ops[pos] | qp->rc.opclass;
+	uint8_t opcode = m->ops[pos] | qp->rc->opclass;
 	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
 	bool last = idx == npkts - 1;
 	uint8_t *h;
@@ -374,10 +374,10 @@ static const struct rocemu_opcode_info *ack_fill(const struct rocemu_qp *qp, uin
 						  uint8_t opcode, uint32_t psn, uint8_t syndrome,
 						  uint32_t msn)
 {
-	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode | qp->rc.opclass);
+	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode | qp->rc->opclass);
 
 	memset(pkt, 0, info->length);
-	bth_fill(qp, pkt, opcode | qp->rc.opclass, psn, 0, false, false);
+	bth_fill(qp, pkt, opcode | qp->rc->opclass, psn, 0, false, false);
 	rocemu_aeth_set_syndrome(rocemu_pkt_aeth(pkt), syndrome);
 	rocemu_aeth_set_msn(rocemu_pkt_aeth(pkt), msn);
 	return info;

@@ -45,7 +45,7 @@ void rocemu_rc_stage_release(void)
 bool rocemu_rc_stage_add(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
 			 uint32_t offset, uint32_t max_pkts)
 {
-	const struct rocemu_rc_req *req = &qp->rc.req;
+	const struct rocemu_rc_req *req = &qp->rc->req;
 	unsigned int i = stage.n;
 
 	if (stage.qp != qp || i == ROCEMU_RC_STAGE_MSGS)
@@ -63,7 +63,7 @@ bool rocemu_rc_stage_add(const struct rocemu_qp *qp, const struct rocemu_rc_msg 
 
 int rocemu_rc_stage_flush(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_req *req = &qp->rc.req;
+	struct rocemu_rc_req *req = &qp->rc->req;
 	unsigned int n = stage.n, failed;
 	int err;
 

@@ -25,7 +25,7 @@ static void unlink_qp(struct rocemu_qp *qp)
 			break;
 		}
 	}
-	qp->rc.resp.ack_deferred = false;
+	qp->rc->resp.ack_deferred = false;
 }
 
 bool rocemu_rc_resp_may_wait(const struct rocemu_qp *qp)
@@ -36,7 +36,7 @@ bool rocemu_rc_resp_may_wait(const struct rocemu_qp *qp)
 
 bool rocemu_rc_ack_defer(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
-	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	struct rocemu_rc_resp *resp = &qp->rc->resp;
 
 	if (!rocemu_rc_resp_may_wait(qp))
 		return false;
@@ -54,13 +54,13 @@ bool rocemu_rc_ack_defer(struct rocemu_qp *qp, uint32_t psn, uint8_t syndrome, u
 
 void rocemu_rc_ack_forget(struct rocemu_qp *qp)
 {
-	if (qp->rc.resp.ack_deferred)
+	if (qp->rc->resp.ack_deferred)
 		unlink_qp(qp);
 }
 
 void rocemu_rc_resp_settle(struct rocemu_qp *qp)
 {
-	struct rocemu_rc_resp *resp = &qp->rc.resp;
+	struct rocemu_rc_resp *resp = &qp->rc->resp;
 
 	rocemu_resp_hold_flush();
 	if (!resp->ack_deferred)

@@ -13,6 +13,7 @@
 
 #include "emulator/engine/cqe.h"
 #include "emulator/engine/recv_wqe.h"
+#include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
@@ -196,7 +197,7 @@ static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struc
 	memcpy(&held.remote[held.nsegs], remote, n * sizeof(*remote));
 	held.nsegs += n;
 	held.local[held.npkts] = *data;
-	held.pkt[held.npkts++] = (struct held_pkt){ .psn = pkt->psn, .msn = qp->rc.resp.msn,
+	held.pkt[held.npkts++] = (struct held_pkt){ .psn = pkt->psn, .msn = qp->rc->resp.msn,
 						    .opcode = pkt->opcode,
 						    .seg_end = held.nsegs };
 	held.next_psn = rocemu_psn_add(pkt->psn, 1);

@@ -164,7 +164,7 @@ static enum req_state req_err_local(struct req_ctx *c)
 
 void rocemu_uc_req_run(struct rocemu_qp *qp)
 {
-	struct req_ctx c = { .qp = qp, .req = &qp->rc.req, .budget = ROCEMU_UC_BURST };
+	struct req_ctx c = { .qp = qp, .req = &qp->rc->req, .budget = ROCEMU_UC_BURST };
 	enum req_state state = REQ_FETCH;
 
 	if (!rocemu_rc_sq_active(qp) || !qp->layout.sq_wqe_cnt || qp->owner->gone)

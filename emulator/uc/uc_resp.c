@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/uc/uc.h"
@@ -195,7 +196,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 
 void rocemu_uc_resp_packet(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 {
-	struct resp_ctx c = { .qp = qp, .resp = &qp->rc.resp, .pkt = pkt,
+	struct resp_ctx c = { .qp = qp, .resp = &qp->rc->resp, .pkt = pkt,
 			      .flags = pkt->info->flags };
 	enum resp_state state = RESP_CHECK_PSN;
 

@@ -14,6 +14,7 @@
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
 #include "emulator/obj/srq.h"
+#include "emulator/ud/ud.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -21,14 +22,16 @@ static void ud_flush(struct rocemu_qp *qp);
 
 static int ud_init(struct rocemu_qp *qp)
 {
-	memset(&qp->ud, 0, sizeof(qp->ud));
-	return 0;
+	qp->ud = calloc(1, sizeof(*qp->ud));
+	return qp->ud ? 0 : -ENOMEM;
 }
 
 /* Only a process gone leaves groups attached: ibv_destroy_qp refuses (EBUSY). */
 static void ud_destroy(struct rocemu_qp *qp)
 {
 	rocemu_mcast_detach_all(qp);
+	free(qp->ud);
+	qp->ud = NULL;
 }
 
 /*
@@ -93,7 +96,7 @@ void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrom
  */
 static void ud_flush(struct rocemu_qp *qp)
 {
-	struct rocemu_ud *ud = &qp->ud;
+	struct rocemu_ud *ud = qp->ud;
 	int posted = rocemu_wqe_sq_posted(qp, ud->sq_bb);
 	struct rocemu_send_wqe w;
 
@@ -110,12 +113,12 @@ static void ud_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 {
 	switch (next) {
 	case IBV_QPS_RESET:
-		memset(&qp->ud, 0, sizeof(qp->ud));
+		memset(qp->ud, 0, sizeof(*qp->ud));
 		rocemu_wqe_doorbell_reset(qp);
 		break;
 	case IBV_QPS_RTS:
 		if (cur == IBV_QPS_RTR)
-			qp->ud.psn = qp->attr.sq_psn;
+			qp->ud->psn = qp->attr.sq_psn;
 		rocemu_ud_send_run(qp);
 		break;
 	case IBV_QPS_ERR:

@@ -15,8 +15,11 @@
 
 #include "emulator/engine/cqe.h"
 #include "emulator/engine/recv_wqe.h"
+#include "emulator/engine/transport.h"
+#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
+#include "emulator/ud/ud.h"
 #include "net/pcap.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
@@ -78,7 +81,7 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		return;
 	}
 	/* The SRQ's limit event comes with the WQE that takes it below the limit. */
-	err = rocemu_recv_wqe_next(qp, &qp->ud.rq_ci, &w);
+	err = rocemu_recv_wqe_next(qp, &qp->ud->rq_ci, &w);
 	if (err == -EINVAL) {
 		rocemu_ud_qp_fatal(qp);
 		return;

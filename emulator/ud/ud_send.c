@@ -15,6 +15,7 @@
 #include "emulator/engine/wqe_gather.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
+#include "emulator/ud/ud.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/log.h"
@@ -45,7 +46,7 @@ static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_
 	rocemu_bth_set_tver(stage, ROCEMU_BTH_TVER);
 	rocemu_bth_set_pkey(stage, ROCE_PKEY_DEFAULT);
 	rocemu_bth_set_destqp(stage, be32toh(w->av.dqp_dct) & ROCEMU_QPN_MASK);
-	rocemu_bth_set_psn(stage, qp->ud.psn);
+	rocemu_bth_set_psn(stage, qp->ud->psn);
 	h = rocemu_pkt_deth(stage);
 	rocemu_deth_set_qkey(h, qkey & PRIVILEGED_QKEY ? qp->attr.qkey : qkey);
 	rocemu_deth_set_src_qp(h, qp->source_qpn);
@@ -90,20 +91,20 @@ static uint8_t send_wqe(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 	len = rocemu_icrc_append_v4(&flow, stage, len, rocemu_ipv4_send_id(0));
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 		rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x tx %s len %u to qp 0x%06x",
-			   dev->name, qp->qpn, qp->ud.psn, rocemu_opcode_name(stage[0]), w->length,
+			   dev->name, qp->qpn, qp->ud->psn, rocemu_opcode_name(stage[0]), w->length,
 			   rocemu_bth_destqp(stage));
 	err = rocemu_egress_send(dev, fd, &flow, stage, len, 0);
 	rocemu_sport_put(dev, sport);
 	if (err)	/* lost on the way, as a datagram may be: not the sender's error */
 		rocemu_log(ROCEMU_LOG_WARN, "%s qp 0x%06x: send of %zu bytes failed: %s",
 			   dev->name, qp->qpn, len, strerror(-err));
-	qp->ud.psn = rocemu_psn_add(qp->ud.psn, 1);
+	qp->ud->psn = rocemu_psn_add(qp->ud->psn, 1);
 	return 0;
 }
 
 void rocemu_ud_send_run(struct rocemu_qp *qp)
 {
-	struct rocemu_ud *ud = &qp->ud;
+	struct rocemu_ud *ud = qp->ud;
 	struct rocemu_send_wqe w;
 	uint8_t syndrome;
 	int posted;

@@ -6,6 +6,7 @@
  * every context that opens the domain may open the target by number, and
  * the target lives until its last reference goes, whichever context made it.
  */
+#include "emulator/engine/transport.h"
 #include "emulator/xrc/xrc.h"
 
 #include <errno.h>
@@ -174,7 +175,7 @@ static int xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 	if (!srq || !srq->xrcd_open || srq->xrcd_open->xrcd != qp->xrcd_open->xrcd)
 		return -EINVAL;
 	/* A message names one SRQ: its receive WQE stays where it was taken. */
-	if (qp->rc.resp.in_msg != RC_MSG_NONE || qp->rc.resp.has_recv)
+	if (qp->rc->resp.in_msg != RC_MSG_NONE || qp->rc->resp.has_recv)
 		return -EINVAL;
 	qp->srq = srq;
 	return 0;
@@ -184,7 +185,7 @@ static int xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 static void xrc_srq_gone(struct rocemu_qp *qp)
 {
 	qp->srq = NULL;
-	qp->rc.resp.has_recv = false;
+	qp->rc->resp.has_recv = false;
 }
 
 /* A target takes each message's receive WQE from the SRQ its XRCETH names. */
@@ -196,8 +197,8 @@ static int xrc_init(struct rocemu_qp *qp)
 {
 	int err = rocemu_rc_init(qp);
 
-	qp->rc.opclass = ROCEMU_OP_TRANSPORT_XRC;
-	qp->rc.variant = &xrc_variant;
+	qp->rc->opclass = ROCEMU_OP_TRANSPORT_XRC;
+	qp->rc->variant = &xrc_variant;
 	return err;
 }
 

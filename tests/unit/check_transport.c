@@ -16,6 +16,7 @@
 #include "emulator/engine/rx.h"
 #include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
+#include "emulator/rc/rc.h"
 #include "net/roce_hdr.h"
 #include "net/udp_port.h"
 #include "rocemu/ring.h"
@@ -145,7 +146,8 @@ static void rx_setup(void)
 	qp.type = IBV_QPT_RC;
 	qp.ops = rocemu_transport_of_qp_type(IBV_QPT_RC);
 	qp.attr.qp_state = IBV_QPS_RTR;
-	qp.rc.resp.epsn = EPSN;
+	ck_assert_int_eq(rocemu_rc_init(&qp), 0);
+	qp.rc->resp.epsn = EPSN;
 	qp.path.flow.daddr = inet_addr(PEER_ADDR);
 	ck_assert_int_eq(rocemu_idtable_alloc(&emu.qps, &qp, &qp.qpn), 0);
 	other_rx_calls = 0;
@@ -153,6 +155,7 @@ static void rx_setup(void)
 
 static void rx_teardown(void)
 {
+	rocemu_rc_destroy(&qp);
 	rocemu_idtable_free(&emu.qps);
 	close(events[0]);
 	close(events[1]);
