@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/tracer.h"
 #include "emulator/obj/qp.h"
-#include "emulator/observe/trace.h"
 #include "rocemu/log.h"
 
 static const char *const event_names[] = {

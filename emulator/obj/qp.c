@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emulator/core/tracer.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp_layout.h"
@@ -15,7 +16,6 @@
 #include "emulator/obj/qp_vendor_flags.h"
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
-#include "emulator/observe/trace.h"
 #include "net/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -240,7 +240,8 @@ void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const c
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 	if (rocemu_tracing(qp->owner->emu))
-		rocemu_trace_qp_state(qp, prev, next, why);
+		rocemu_trace_qp_state(qp->owner->dev, qp->qpn, rocemu_qp_state_name(prev),
+				      rocemu_qp_state_name(next), why);
 }
 
 struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn)
