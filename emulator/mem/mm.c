@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 
 #include "emulator/mem/mm_guard.h"
 #include "emulator/mem/mm_watch.h"
@@ -40,22 +39,6 @@ static struct rocemu_mm *mm_new(struct rocemu_emu *emu, pid_t pid, int fd, int u
 	rocemu_list_add_tail(&emu->mms, &mm->node);
 	rocemu_mm_watch_start(mm);
 	return mm;
-}
-
-int rocemu_pid_fd_take(pid_t pid, int fd)
-{
-	int pidfd, copy = -1;
-
-	if (fd < 0)
-		return -1;
-#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd >= 0) {
-		copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-		close(pidfd);
-	}
-#endif
-	return copy;
 }
 
 static int mem_open(pid_t pid)

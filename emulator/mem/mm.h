@@ -53,8 +53,6 @@ struct rocemu_mm {
  */
 int rocemu_mm_attach(struct rocemu_emu *emu, pid_t pid, uid_t uid, const void *req, size_t len,
 		     const struct rocemu_mem_proof *proof, struct rocemu_mm **out);
-/* A copy of fd number fd of process pid (pidfd_getfd), or -1. */
-int rocemu_pid_fd_take(pid_t pid, int fd);
 /* The daemon's own address space (device memory), or NULL with errno. */
 struct rocemu_mm *rocemu_mm_self(struct rocemu_emu *emu);
 struct rocemu_mm *rocemu_mm_get(struct rocemu_mm *mm);

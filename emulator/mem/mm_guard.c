@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "emulator/base/pid_fd.h"
 #include "emulator/mem/mm.h"
 #include "rocemu/log.h"
 

@@ -9,6 +9,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 
+#include "emulator/base/pid_fd.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/mem/ufile.h"

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* A descriptor of another process, copied into this one (pidfd_getfd). */
+#ifndef ROCEMU_EMULATOR_PID_FD_H
+#define ROCEMU_EMULATOR_PID_FD_H
+
+#include <sys/types.h>
+
+/* A copy of fd number fd of process pid, or -1 (also for fd < 0). */
+int rocemu_pid_fd_take(pid_t pid, int fd);
+
+#endif /* ROCEMU_EMULATOR_PID_FD_H */
