@@ -20,7 +20,7 @@
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/ring.h"
 
 #define SEG_SIZE 16

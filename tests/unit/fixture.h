@@ -19,8 +19,8 @@
 
 #include "emulator/ctrl/client_life.h"
 #include "emulator/obj/cq.h"
-#include "net/icrc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/icrc.h"
+#include "net/roce/roce_hdr.h"
 
 #define FX_DEV_IP "192.0.2.1"		/* TEST-NET-1: never a local address */
 #define FX_PEER_IP "192.0.2.2"
