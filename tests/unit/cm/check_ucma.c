@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The rdma_cm file (emulator/cm/ucma.c) and its addresses (cm_addr.c)
+ * through the two functions the control ops call, rocemu_ucma_open and
+ * rocemu_ucma_write, with the commands librdmacm writes: who may open the
+ * file, a command's framing, ids made and destroyed per port space, binds
+ * (ports taken, addresses of no device or of no host, AF_IB refused),
+ * address and route resolution with their events in order, and another
+ * file's ids unknown, each with the errno the kernel's ucma gives.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+#include "emulator/cm/cm.h"
+#include "emulator/ctrl/client_life.h"
+#include "tests/unit/fixture.h"
+
+#define RESPONSE_ADDR 0x7f0012345000ull	/* where the application wants the answer */
+#define NO_HOST_IP "198.51.100.7"	/* TEST-NET-2: an address of no host here */
+
+static struct rocemu_client *cm;	/* a client that opened the rdma_cm file */
+static int cm_sock, events_fd;
+
+/* A client with no device of its own, as librdmacm's connection to the daemon is. */
+static struct rocemu_client *client_plain(int *peer_sock)
+{
+	struct rocemu_client *c;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	c = rocemu_client_new(&fx.emu, sv[0], getpid(), getuid());
+	ck_assert_ptr_nonnull(c);
+	*peer_sock = sv[1];
+	return c;
+}
+
+static void setup(void)
+{
+	uint32_t file_id;
+
+	fx_setup();
+	cm = client_plain(&cm_sock);
+	ck_assert_int_eq(rocemu_ucma_open(cm, &events_fd, &file_id), 0);
+}
+
+static void teardown(void)
+{
+	fx_teardown();
+	close(cm_sock);
+	close(events_fd);
+}
+
+/* Write command cmd of size bytes on c's file; resp holds the answer. */
+static int ucma(struct rocemu_client *c, const void *cmd, size_t size,
+		struct rocemu_ucma_write_resp *resp)
+{
+	struct rocemu_ucma_write_req req = { .len = (uint32_t)size };
+
+	memcpy(req.cmd, cmd, size);
+	return rocemu_ucma_write(c, &req, resp);
+}
+
+static int create_id(struct rocemu_client *c, uint16_t ps, uint32_t *id)
+{
+	const struct ucma_abi_create_id cmd = { .cmd = UCMA_CMD_CREATE_ID, .uid = 77,
+						.response = RESPONSE_ADDR, .ps = ps,
+						.qp_type = IBV_QPT_RC };
+	struct rocemu_ucma_write_resp resp;
+	struct ucma_abi_create_id_resp out;
+	int err = ucma(c, &cmd, sizeof(cmd), &resp);
+
+	if (err)
+		return err;
+	ck_assert_uint_eq(resp.response, RESPONSE_ADDR);
+	ck_assert_uint_eq(resp.len, sizeof(out));
+	memcpy(&out, resp.data, sizeof(out));
+	*id = out.id;
+	return 0;
+}
+
+static int destroy_id(struct rocemu_client *c, uint32_t id)
+{
+	const struct ucma_abi_destroy_id cmd = { .cmd = UCMA_CMD_DESTROY_ID, .id = id,
+						 .response = RESPONSE_ADDR };
+	struct rocemu_ucma_write_resp resp;
+
+	return ucma(c, &cmd, sizeof(cmd), &resp);
+}
+
+static struct sockaddr_in6 v4(const char *ip, uint16_t port)
+{
+	struct sockaddr_in6 slot;
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port),
+				   .sin_addr.s_addr = inet_addr(ip) };
+
+	memset(&slot, 0, sizeof(slot));
+	memcpy(&slot, &sin, sizeof(sin));
+	return slot;
+}
+
+static int bind_ip(uint32_t id, struct sockaddr_in6 addr)
+{
+	const struct ucma_abi_bind_ip cmd = { .cmd = UCMA_CMD_BIND_IP, .id = id, .addr = addr };
+	struct rocemu_ucma_write_resp resp;
+
+	return ucma(cm, &cmd, sizeof(cmd), &resp);
+}
+
+static struct ucma_abi_query_route_resp query_route(uint32_t id)
+{
+	const struct ucma_abi_query cmd = { .cmd = UCMA_CMD_QUERY_ROUTE, .id = id,
+					    .response = RESPONSE_ADDR };
+	struct rocemu_ucma_write_resp resp;
+	struct ucma_abi_query_route_resp out;
+
+	ck_assert_int_eq(ucma(cm, &cmd, sizeof(cmd), &resp), 0);
+	ck_assert_uint_eq(resp.len, sizeof(out));
+	memcpy(&out, resp.data, sizeof(out));
+	return out;
+}
+
+/* The next event of cm's file: its type and status, for id. */
+static void expect_event(uint32_t id, uint32_t type, int32_t status)
+{
+	const struct ucma_abi_get_event cmd = { .cmd = UCMA_CMD_GET_EVENT,
+						.response = RESPONSE_ADDR };
+	struct rocemu_ucma_write_resp resp;
+	struct ucma_abi_event_resp ev;
+	char byte;
+
+	ck_assert_int_eq(read(events_fd, &byte, 1), 1);
+	ck_assert_int_eq(ucma(cm, &cmd, sizeof(cmd), &resp), 0);
+	memcpy(&ev, resp.data, sizeof(ev));
+	ck_assert_uint_eq(ev.id, id);
+	ck_assert_uint_eq(ev.uid, 77);
+	ck_assert_uint_eq(ev.event, type);
+	ck_assert_int_eq((int32_t)ev.status, status);
+}
+
+START_TEST(test_open)
+{
+	struct rocemu_ucma_write_resp resp;
+	const struct ucma_abi_get_event cmd = { .cmd = UCMA_CMD_GET_EVENT };
+	uint32_t file_id;
+	int fd;
+
+	/* One file per connection, and not on a connection that opened a device. */
+	ck_assert_int_eq(rocemu_ucma_open(cm, &fd, &file_id), -EBUSY);
+	ck_assert_int_eq(rocemu_ucma_open(fx.client, &fd, &file_id), -EBUSY);
+	ck_assert_int_eq(ucma(fx.client, &cmd, sizeof(cmd), &resp), -EINVAL);
+	/* Nothing queued: the reader waits on. */
+	ck_assert_int_eq(ucma(cm, &cmd, sizeof(cmd), &resp), -EAGAIN);
+}
+END_TEST
+
+START_TEST(test_framing)
+{
+	struct ucma_abi_create_id create = { .cmd = UCMA_CMD_CREATE_ID, .ps = RDMA_PS_TCP };
+	const struct ucma_abi_cmd_hdr unknown = { .cmd = 200 }, af_ib = { .cmd = UCMA_CMD_BIND };
+	struct rocemu_ucma_write_resp resp;
+
+	ck_assert_int_eq(ucma(cm, &create, sizeof(struct ucma_abi_cmd_hdr) - 1, &resp), -EINVAL);
+	ck_assert_int_eq(ucma(cm, &create, sizeof(create) - 1, &resp), -EINVAL);
+	ck_assert_int_eq(ucma(cm, &unknown, sizeof(unknown), &resp), -ENOSYS);
+	/* AF_IB addresses: librdmacm falls back to the IP commands. */
+	ck_assert_int_eq(ucma(cm, &af_ib, sizeof(af_ib), &resp), -EAFNOSUPPORT);
+}
+END_TEST
+
+START_TEST(test_ids)
+{
+	struct rocemu_client *other = client_plain(&(int){ 0 });
+	uint32_t tcp, udp, theirs, file_id;
+	int fd;
+
+	ck_assert_int_eq(rocemu_ucma_open(other, &fd, &file_id), 0);
+	ck_assert_int_eq(create_id(cm, 0x0999, &tcp), -EINVAL);
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &tcp), 0);
+	ck_assert_int_eq(create_id(cm, RDMA_PS_UDP, &udp), 0);
+	ck_assert_int_eq(create_id(other, RDMA_PS_TCP, &theirs), 0);
+	ck_assert_uint_ne(tcp, udp);
+	/* Another file's id is unknown here. */
+	ck_assert_int_eq(destroy_id(cm, theirs), -ENOENT);
+	ck_assert_int_eq(bind_ip(theirs, v4(FX_DEV_IP, 0)), -ENOENT);
+	ck_assert_int_eq(destroy_id(cm, tcp), 0);
+	ck_assert_int_eq(destroy_id(cm, tcp), -ENOENT);
+	ck_assert_int_eq(destroy_id(cm, udp), 0);
+	ck_assert_int_eq(destroy_id(other, theirs), 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_bind)
+{
+	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 };
+	struct ucma_abi_query_route_resp route;
+	struct sockaddr_in src;
+	uint32_t a, b, udp;
+
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &a), 0);
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &b), 0);
+	ck_assert_int_eq(create_id(cm, RDMA_PS_UDP, &udp), 0);
+	ck_assert_int_eq(bind_ip(a, v6), -EAFNOSUPPORT);
+	/* rdma_translate_ip: no host has it. */
+	ck_assert_int_eq(bind_ip(a, v4(NO_HOST_IP, 0)), -EADDRNOTAVAIL);
+	ck_assert_int_eq(bind_ip(a, v4(FX_DEV_IP, 0)), 0);
+	route = query_route(a);
+	memcpy(&src, &route.src_addr, sizeof(src));
+	ck_assert_uint_eq(src.sin_addr.s_addr, inet_addr(FX_DEV_IP));
+	ck_assert_uint_ne(src.sin_port, 0);	/* an ephemeral port */
+	ck_assert_uint_eq(route.num_paths, 0);	/* bound, not resolved */
+	/* Bound once; its port is taken in its port space, free in another. */
+	ck_assert_int_eq(bind_ip(a, v4(FX_DEV_IP, 0)), -EINVAL);
+	ck_assert_int_eq(bind_ip(b, v4(FX_DEV_IP, ntohs(src.sin_port))), -EADDRINUSE);
+	ck_assert_int_eq(bind_ip(udp, v4(FX_DEV_IP, ntohs(src.sin_port))), 0);
+	/* The port is free again once its id is gone. */
+	ck_assert_int_eq(destroy_id(cm, a), 0);
+	ck_assert_int_eq(bind_ip(b, v4(FX_DEV_IP, ntohs(src.sin_port))), 0);
+}
+END_TEST
+
+static int resolve_ip(uint32_t id, const char *dst)
+{
+	const struct ucma_abi_resolve_ip cmd = { .cmd = UCMA_CMD_RESOLVE_IP, .id = id,
+						 .src_addr = v4(FX_DEV_IP, 0),
+						 .dst_addr = v4(dst, 4791), .timeout_ms = 2000 };
+	struct rocemu_ucma_write_resp resp;
+
+	return ucma(cm, &cmd, sizeof(cmd), &resp);
+}
+
+static int resolve_route(uint32_t id)
+{
+	const struct ucma_abi_resolve_route cmd = { .cmd = UCMA_CMD_RESOLVE_ROUTE, .id = id,
+						    .timeout_ms = 2000 };
+	struct rocemu_ucma_write_resp resp;
+
+	return ucma(cm, &cmd, sizeof(cmd), &resp);
+}
+
+/* rdma_resolve_addr, then rdma_resolve_route, each answered by its event; out of order, EINVAL. */
+START_TEST(test_resolve)
+{
+	struct ucma_abi_query_route_resp route;
+	uint32_t id, bad;
+
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &id), 0);
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &bad), 0);
+	ck_assert_int_eq(resolve_route(id), -EINVAL);
+	/* A failed resolution is an event, not an error of the command. */
+	ck_assert_int_eq(resolve_ip(bad, "0.0.0.0"), 0);
+	expect_event(bad, RDMA_CM_EVENT_ADDR_ERROR, -EADDRNOTAVAIL);
+	ck_assert_int_eq(resolve_route(bad), -EINVAL);
+	/* The device's own address: its own source (cma_resolve_loopback). */
+	ck_assert_int_eq(resolve_ip(id, FX_DEV_IP), 0);
+	expect_event(id, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
+	ck_assert_int_eq(resolve_ip(id, FX_DEV_IP), -EINVAL);
+	ck_assert_int_eq(resolve_route(id), 0);
+	expect_event(id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+	route = query_route(id);
+	ck_assert_uint_eq(route.num_paths, 1);
+	ck_assert_uint_eq(route.port_num, ROCEMU_PORT_NUM);
+	/* RoCEv2 GIDs: ::ffff:a.b.c.d of each end. */
+	ck_assert_uint_eq(route.ib_route[0].sgid[10], 0xff);
+	ck_assert_uint_eq(route.ib_route[0].sgid[11], 0xff);
+	ck_assert_mem_eq(&route.ib_route[0].dgid[12], &(uint32_t){ inet_addr(FX_DEV_IP) }, 4);
+	ck_assert_int_eq(resolve_route(id), -EINVAL);
+}
+END_TEST
+
+/* DESTROY_ID answers how many events of the id were reported; its queued ones go with it. */
+START_TEST(test_destroy_reports_events)
+{
+	const struct ucma_abi_destroy_id cmd = { .cmd = UCMA_CMD_DESTROY_ID,
+						 .response = RESPONSE_ADDR };
+	const struct ucma_abi_get_event get = { .cmd = UCMA_CMD_GET_EVENT };
+	struct ucma_abi_destroy_id destroy = cmd;
+	struct ucma_abi_destroy_id_resp out;
+	struct rocemu_ucma_write_resp resp;
+	uint32_t id;
+
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &id), 0);
+	ck_assert_int_eq(resolve_ip(id, FX_DEV_IP), 0);
+	expect_event(id, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
+	ck_assert_int_eq(resolve_route(id), 0);
+	destroy.id = id;
+	ck_assert_int_eq(ucma(cm, &destroy, sizeof(destroy), &resp), 0);
+	memcpy(&out, resp.data, sizeof(out));
+	ck_assert_uint_eq(out.events_reported, 1);
+	ck_assert_int_eq(ucma(cm, &get, sizeof(get), &resp), -EAGAIN);
+}
+END_TEST
+
+static Suite *ucma_suite(void)
+{
+	Suite *s = suite_create("ucma");
+	TCase *tc = tcase_create("ucma");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_open);
+	tcase_add_test(tc, test_framing);
+	tcase_add_test(tc, test_ids);
+	tcase_add_test(tc, test_bind);
+	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_destroy_reports_events);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fx_suite_run(ucma_suite());
+}
