@@ -6,7 +6,9 @@
  * file, a command's framing, ids made and destroyed per port space, binds
  * (ports taken, addresses of no device or of no host, AF_IB refused),
  * address and route resolution with their events in order, and another
- * file's ids unknown, each with the errno the kernel's ucma gives.
+ * file's ids unknown, each with the errno the kernel's ucma gives. Then
+ * the handshake (cm_proto.c) on the fixture's wire: the REQ a CONNECT
+ * sends, as the peer reads it, and the peer's REJ or a stray MAD.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -17,6 +19,8 @@
 #include <rdma/rdma_cma.h>
 
 #include "emulator/cm/cm.h"
+#include "emulator/cm/cm_msg.h"
+#include "net/roce/roce_opcode.h"
 #include "emulator/ctrl/client_life.h"
 #include "tests/unit/fixture.h"
 
@@ -296,10 +300,137 @@ START_TEST(test_destroy_reports_events)
 }
 END_TEST
 
+/* An id of cm's file resolved from the device to the peer, ready for CONNECT. */
+static uint32_t id_routed(void)
+{
+	uint32_t id;
+
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &id), 0);
+	ck_assert_int_eq(resolve_ip(id, FX_PEER_IP), 0);
+	expect_event(id, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
+	ck_assert_int_eq(resolve_route(id), 0);
+	expect_event(id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+	return id;
+}
+
+static int connect_id(uint32_t id, const struct ucma_abi_conn_param *param)
+{
+	struct ucma_abi_connect cmd = { .cmd = UCMA_CMD_CONNECT, .id = id,
+					.conn_param = *param };
+	struct rocemu_ucma_write_resp resp;
+
+	return ucma(cm, &cmd, sizeof(cmd), &resp);
+}
+
+/* The MAD of the wire's packet i: a UD SEND to QP1 with the CM's Q_Key. */
+static const uint8_t *wire_mad(unsigned int i)
+{
+	const uint8_t *bth = fx_wire_bth(i);
+
+	ck_assert_uint_eq(rocemu_bth_opcode(bth), ROCEMU_OP_UD_SEND_ONLY);
+	ck_assert_uint_eq(rocemu_bth_destqp(bth), CM_GSI_QPN);
+	ck_assert_uint_eq(rocemu_deth_qkey(bth + ROCEMU_BTH_BYTES), CM_GSI_QKEY);
+	ck_assert_uint_eq(fx_wire_paylen(i), CM_MAD_BYTES);
+	ck_assert(cm_mad_valid(bth + ROCEMU_BTH_BYTES + ROCEMU_DETH_BYTES, CM_MAD_BYTES));
+	return bth + ROCEMU_BTH_BYTES + ROCEMU_DETH_BYTES;
+}
+
+/* The peer's MAD to the device's QP1. */
+static void peer_mad(const uint8_t *mad)
+{
+	const struct fx_hdrs h = { .qkey = CM_GSI_QKEY, .dest_qpn = CM_GSI_QPN };
+
+	fx_rx_build(ROCEMU_OP_UD_SEND_ONLY, &h, mad, CM_MAD_BYTES);
+}
+
+static const struct ucma_abi_conn_param rc_param = {
+	.qp_num = 0x000123, .responder_resources = 4, .initiator_depth = 2,
+	.retry_count = 9, .rnr_retry_count = 6, .valid = 1,
+};
+
+/* rdma_connect: a REQ for the peer carrying the connection's parameters, as cm_format_req. */
+START_TEST(test_connect_sends_req)
+{
+	uint32_t id = id_routed(), peer = inet_addr(FX_PEER_IP);
+	struct ucma_abi_conn_param invalid = rc_param;
+	struct cm_req req;
+
+	invalid.valid = 0;
+	ck_assert_int_eq(connect_id(id, &invalid), -EINVAL);
+	fx_wire_clear();
+	ck_assert_int_eq(connect_id(id, &rc_param), 0);
+	ck_assert_uint_eq(fx.nwire, 1);
+	ck_assert_uint_eq(cm_mad_attr(wire_mad(0)), CM_ATTR_REQ);
+	cm_req_get(wire_mad(0), &req);
+	ck_assert_uint_eq(req.local_qpn, 0x000123);
+	ck_assert_uint_eq(req.responder_resources, 4);
+	ck_assert_uint_eq(req.initiator_depth, 2);
+	/* 3 bits on the wire: more retries than 7 are 7. */
+	ck_assert_uint_eq(req.retry_count, 7);
+	ck_assert_uint_eq(req.rnr_retry_count, 6);
+	ck_assert_int_eq(req.transport, CM_TRANSPORT_RC);
+	ck_assert_uint_eq(req.service_id, cma_service_id(RDMA_PS_TCP, 4791));
+	ck_assert_uint_eq(req.starting_psn >> 24, 0);
+	ck_assert_uint_eq(req.mtu, fx.dev->active_mtu);
+	ck_assert_mem_eq(&req.remote_gid[12], &peer, 4);
+	/* Connecting once: again is EINVAL, and nothing more goes out. */
+	ck_assert_int_eq(connect_id(id, &rc_param), -EINVAL);
+	ck_assert_uint_eq(fx.nwire, 1);
+}
+END_TEST
+
+/* The peer's REJ of our REQ: REJECTED with its reason as the status, as the kernel's ucma reports it. */
+START_TEST(test_rej_rejects)
+{
+	uint32_t id = id_routed();
+	uint8_t rej[CM_MAD_BYTES];
+	struct cm_req req;
+
+	fx_wire_clear();
+	ck_assert_int_eq(connect_id(id, &rc_param), 0);
+	cm_req_get(wire_mad(0), &req);
+	cm_mad_init(rej, CM_ATTR_REJ, rocemu_get_be64(&wire_mad(0)[MAD_OFF_TID]));
+	rocemu_put_be32(&rej[CM_LOCAL_COMM_ID], 0x5eed);
+	rocemu_put_be32(&rej[CM_REMOTE_COMM_ID], req.local_comm_id);
+	rej[CM_REJ_MSG_REJECTED] = CM_REJ_MSG_REQ << 6;
+	rocemu_put_be16(&rej[CM_REJ_REASON], CM_REJ_CONSUMER_DEFINED);
+	peer_mad(rej);
+	expect_event(id, RDMA_CM_EVENT_REJECTED, CM_REJ_CONSUMER_DEFINED);
+	/* The same REJ again finds no id waiting for it: dropped and counted. */
+	peer_mad(rej);
+	ck_assert_uint_eq(fx.dev->counters.rx_cm_dropped, 1);
+}
+END_TEST
+
+/* What is no CM MAD for QP1 is dropped and counted, and no event comes of it. */
+START_TEST(test_stray_mads_dropped)
+{
+	const struct ucma_abi_get_event get = { .cmd = UCMA_CMD_GET_EVENT };
+	struct rocemu_ucma_write_resp resp;
+	uint8_t mad[CM_MAD_BYTES];
+	uint32_t id = id_routed();
+
+	ck_assert_int_eq(connect_id(id, &rc_param), 0);
+	cm_mad_init(mad, CM_ATTR_REP, 1);
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	ck_assert(!cm_mad_valid(mad, sizeof(mad)));
+	peer_mad(mad);
+	ck_assert_uint_eq(fx.dev->counters.rx_cm_dropped, 1);
+	/* A REP that answers no REQ of ours. */
+	cm_mad_init(mad, CM_ATTR_REP, 1);
+	ck_assert(cm_mad_valid(mad, sizeof(mad)));
+	ck_assert(!cm_mad_valid(mad, sizeof(mad) - 1));
+	rocemu_put_be32(&mad[CM_REMOTE_COMM_ID], 0xdead);
+	peer_mad(mad);
+	ck_assert_uint_eq(fx.dev->counters.rx_cm_dropped, 2);
+	ck_assert_int_eq(ucma(cm, &get, sizeof(get), &resp), -EAGAIN);
+}
+END_TEST
+
 static Suite *ucma_suite(void)
 {
 	Suite *s = suite_create("ucma");
-	TCase *tc = tcase_create("ucma");
+	TCase *tc = tcase_create("ucma"), *proto = tcase_create("proto");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_open);
@@ -309,6 +440,11 @@ static Suite *ucma_suite(void)
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_destroy_reports_events);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(proto, setup, teardown);
+	tcase_add_test(proto, test_connect_sends_req);
+	tcase_add_test(proto, test_rej_rejects);
+	tcase_add_test(proto, test_stray_mads_dropped);
+	suite_add_tcase(s, proto);
 	return s;
 }
 
