@@ -113,12 +113,10 @@ START_TEST(test_first)
 }
 END_TEST
 
-int main(void)
+static Suite *qp_table_suite(void)
 {
 	Suite *s = suite_create("qp_table");
 	TCase *tc = tcase_create("qp_table");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_find_by_qpn);
@@ -126,7 +124,14 @@ int main(void)
 	tcase_add_test(tc, test_xrc_initiator_removed);
 	tcase_add_test(tc, test_first);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(qp_table_suite());
+	int failed;
+
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
