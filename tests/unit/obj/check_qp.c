@@ -5,7 +5,9 @@
  * flags, PD, CQs, SRQ, sizes past the device's caps) and what it grants;
  * the objects a QP holds; each attribute's bounds and the transitions and
  * masks ibv_modify_qp(3) allows, with EINVAL as the kernel answers; what
- * a transition keeps and what RESET forgets; another client's QP unknown.
+ * a transition keeps and what RESET forgets; another client's QP unknown;
+ * mlx5's vendor create flags (qp_vendor_flags.c) and reserved QPNs
+ * (reserved_qpn.c), numbers no QP gets.
  */
 #include <check.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
+#include "emulator/obj/reserved_qpn.h"
 #include "tests/unit/fixture.h"
 
 #define INIT_MASK (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
@@ -108,6 +111,45 @@ START_TEST(test_create_refused)
 	req = rc_req();
 	req.qp_type = ROCEMU_QPT_DCT;
 	ck_assert_int_eq(create(fx.client, &req, &resp), -EINVAL);
+}
+END_TEST
+
+/* process_vendor_flags: unknown flags, and packet-based credits but on RC, are EINVAL. */
+START_TEST(test_create_vendor_flags)
+{
+	struct rocemu_create_qp_resp resp;
+	struct rocemu_create_qp_req req = rc_req();
+
+	req.vendor_flags = 1u << 31;
+	ck_assert_int_eq(create(fx.client, &req, &resp), -EINVAL);
+	req.vendor_flags = ROCEMU_QP_VENDOR_PACKET_BASED_CREDIT;
+	req.qp_type = IBV_QPT_UC;
+	ck_assert_int_eq(create(fx.client, &req, &resp), -EINVAL);
+	req.qp_type = IBV_QPT_RC;
+	ck_assert_int_eq(create(fx.client, &req, &resp), 0);
+	/* The scatter flags are taken by every type. */
+	req.vendor_flags = ROCEMU_QP_VENDOR_SCATTER_CQE | ROCEMU_QP_VENDOR_ALLOW_SCATTER_CQE;
+	req.qp_type = IBV_QPT_UD;
+	ck_assert_int_eq(create(fx.client, &req, &resp), 0);
+}
+END_TEST
+
+/* mlx5dv_reserved_qpn_alloc: numbers of their own, above every QP's, the reserver's alone. */
+START_TEST(test_reserved_qpns)
+{
+	struct rocemu_client *other = fx_client_new();
+	uint32_t a, b;
+
+	ck_assert_int_eq(rocemu_reserved_qpn_alloc(fx.client, &a), 0);
+	ck_assert_int_eq(rocemu_reserved_qpn_alloc(fx.client, &b), 0);
+	ck_assert_uint_ne(a, b);
+	ck_assert_uint_ge(a, ROCEMU_FIRST_RESERVED_QPN);
+	ck_assert_uint_le(b, ROCEMU_QPN_MASK);
+	ck_assert_ptr_null(rocemu_qp_lookup(fx.client, a));
+	ck_assert_int_eq(rocemu_reserved_qpn_dealloc(other, a), -EINVAL);
+	ck_assert_int_eq(rocemu_reserved_qpn_dealloc(fx.client, fx.qp.qpn), -EINVAL);
+	ck_assert_int_eq(rocemu_reserved_qpn_dealloc(fx.client, a), 0);
+	ck_assert_int_eq(rocemu_reserved_qpn_dealloc(fx.client, a), -EINVAL);
 }
 END_TEST
 
@@ -379,6 +421,8 @@ static Suite *qp_suite(void)
 	tcase_add_checked_fixture(create_tc, fx_setup, fx_teardown);
 	tcase_add_test(create_tc, test_create_refused);
 	tcase_add_test(create_tc, test_create_caps_refused);
+	tcase_add_test(create_tc, test_create_vendor_flags);
+	tcase_add_test(create_tc, test_reserved_qpns);
 	tcase_add_test(create_tc, test_create_grants);
 	tcase_add_test(create_tc, test_holds_and_destroy);
 	suite_add_tcase(s, create_tc);
