@@ -8,7 +8,9 @@
  * address and route resolution with their events in order, and another
  * file's ids unknown, each with the errno the kernel's ucma gives. Then
  * the handshake (cm_proto.c) on the fixture's wire: the REQ a CONNECT
- * sends, as the peer reads it, and the peer's REJ or a stray MAD.
+ * sends, as the peer reads it, and the peer's REJ or a stray MAD; on the
+ * passive side a REQ to a listener, the REP of the accept (sent again for
+ * a repeated REQ), the RTU that establishes it, and a REQ for no listener.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -128,8 +130,8 @@ static struct ucma_abi_query_route_resp query_route(uint32_t id)
 	return out;
 }
 
-/* The next event of cm's file: its type and status, for id. */
-static void expect_event(uint32_t id, uint32_t type, int32_t status)
+/* The next event of cm's file, checked of its type and status. */
+static struct ucma_abi_event_resp next_event(uint32_t type, int32_t status)
 {
 	const struct ucma_abi_get_event cmd = { .cmd = UCMA_CMD_GET_EVENT,
 						.response = RESPONSE_ADDR };
@@ -140,10 +142,15 @@ static void expect_event(uint32_t id, uint32_t type, int32_t status)
 	ck_assert_int_eq(read(events_fd, &byte, 1), 1);
 	ck_assert_int_eq(ucma(cm, &cmd, sizeof(cmd), &resp), 0);
 	memcpy(&ev, resp.data, sizeof(ev));
-	ck_assert_uint_eq(ev.id, id);
 	ck_assert_uint_eq(ev.uid, 77);
 	ck_assert_uint_eq(ev.event, type);
 	ck_assert_int_eq((int32_t)ev.status, status);
+	return ev;
+}
+
+static void expect_event(uint32_t id, uint32_t type, int32_t status)
+{
+	ck_assert_uint_eq(next_event(type, status).id, id);
 }
 
 START_TEST(test_open)
@@ -427,6 +434,93 @@ START_TEST(test_stray_mads_dropped)
 }
 END_TEST
 
+/* The peer's REQ for the device at port 4791: the REQ a CONNECT of ours sent, addressed to us. */
+static void peer_req(uint8_t req[CM_MAD_BYTES])
+{
+	uint32_t id = id_routed(), dev_ip = inet_addr(FX_DEV_IP);
+
+	fx_wire_clear();
+	ck_assert_int_eq(connect_id(id, &rc_param), 0);
+	memcpy(req, wire_mad(0), CM_MAD_BYTES);
+	memcpy(&req[CM_REQ_PRIVATE_DATA + CMA_HDR_OFF_DST_V4], &dev_ip, sizeof(dev_ip));
+	fx_wire_clear();
+}
+
+static void listen_on(uint32_t id, uint16_t port)
+{
+	const struct ucma_abi_listen cmd = { .cmd = UCMA_CMD_LISTEN, .id = id, .backlog = 4 };
+	struct rocemu_ucma_write_resp resp;
+
+	ck_assert_int_eq(bind_ip(id, v4(FX_DEV_IP, port)), 0);
+	ck_assert_int_eq(ucma(cm, &cmd, sizeof(cmd), &resp), 0);
+}
+
+START_TEST(test_passive_side)
+{
+	struct ucma_abi_accept accept = { .cmd = UCMA_CMD_ACCEPT, .uid = 77,
+					  .conn_param = { .qp_num = 0x000456, .responder_resources = 2,
+							  .initiator_depth = 4, .rnr_retry_count = 7,
+							  .valid = 1 } };
+	struct ucma_abi_event_resp ev;
+	struct rocemu_ucma_write_resp resp;
+	uint8_t req_mad[CM_MAD_BYTES], rtu[CM_MAD_BYTES];
+	struct cm_req req;
+	struct cm_rep rep;
+	uint32_t listener;
+
+	ck_assert_int_eq(create_id(cm, RDMA_PS_TCP, &listener), 0);
+	listen_on(listener, 4791);
+	peer_req(req_mad);
+	cm_req_get(req_mad, &req);
+	peer_mad(req_mad);
+	/* A new id for the request, reported on the listener's file; the peer's offer crosswise. */
+	ev = next_event(RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+	ck_assert_uint_ne(ev.id, listener);
+	ck_assert_uint_eq(ev.param.conn.qp_num, 0x000123);
+	ck_assert_uint_eq(ev.param.conn.responder_resources, 2);
+	ck_assert_uint_eq(ev.param.conn.initiator_depth, 4);
+	accept.id = ev.id;
+	ck_assert_int_eq(ucma(cm, &accept, sizeof(accept), &resp), 0);
+	ck_assert_uint_eq(fx.nwire, 1);
+	ck_assert_uint_eq(cm_mad_attr(wire_mad(0)), CM_ATTR_REP);
+	cm_rep_get(wire_mad(0), &rep, false);
+	ck_assert_uint_eq(rep.qpn, 0x000456);
+	ck_assert_uint_eq(rep.remote_comm_id, req.local_comm_id);
+	/* Our REP lost: the peer's REQ again is answered by the same REP. */
+	peer_mad(req_mad);
+	ck_assert_uint_eq(fx.nwire, 2);
+	ck_assert_mem_eq(wire_mad(1), wire_mad(0), CM_MAD_BYTES);
+	cm_mad_init(rtu, CM_ATTR_RTU, rocemu_get_be64(&req_mad[MAD_OFF_TID]));
+	rocemu_put_be32(&rtu[CM_LOCAL_COMM_ID], req.local_comm_id);
+	rocemu_put_be32(&rtu[CM_REMOTE_COMM_ID], rep.local_comm_id);
+	peer_mad(rtu);
+	expect_event(ev.id, RDMA_CM_EVENT_ESTABLISHED, 0);
+	/* Established: a REQ again is stale and dropped. */
+	peer_mad(req_mad);
+	ck_assert_uint_eq(fx.nwire, 2);
+	ck_assert_uint_eq(fx.dev->counters.rx_cm_dropped, 1);
+}
+END_TEST
+
+/* cm_match_req: a REQ for a service no one listens on is rejected, INVALID_SERVICE_ID. */
+START_TEST(test_req_for_no_listener)
+{
+	uint8_t req_mad[CM_MAD_BYTES];
+	struct cm_req req;
+	const uint8_t *rej;
+
+	peer_req(req_mad);
+	cm_req_get(req_mad, &req);
+	peer_mad(req_mad);
+	ck_assert_uint_eq(fx.nwire, 1);
+	rej = wire_mad(0);
+	ck_assert_uint_eq(cm_mad_attr(rej), CM_ATTR_REJ);
+	ck_assert_uint_eq(rocemu_get_be32(&rej[CM_REMOTE_COMM_ID]), req.local_comm_id);
+	ck_assert_uint_eq(rocemu_get_be16(&rej[CM_REJ_REASON]), CM_REJ_INVALID_SERVICE_ID);
+	ck_assert_uint_eq(rej[CM_REJ_MSG_REJECTED] >> 6, CM_REJ_MSG_REQ);
+}
+END_TEST
+
 static Suite *ucma_suite(void)
 {
 	Suite *s = suite_create("ucma");
@@ -444,6 +538,8 @@ static Suite *ucma_suite(void)
 	tcase_add_test(proto, test_connect_sends_req);
 	tcase_add_test(proto, test_rej_rejects);
 	tcase_add_test(proto, test_stray_mads_dropped);
+	tcase_add_test(proto, test_passive_side);
+	tcase_add_test(proto, test_req_for_no_listener);
 	suite_add_tcase(s, proto);
 	return s;
 }
