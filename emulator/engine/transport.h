@@ -16,8 +16,8 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/obj/qp.h"
-#include "net/ipv4.h"
-#include "net/roce_opcode.h"
+#include "net/roce/ipv4.h"
+#include "net/roce/roce_opcode.h"
 
 struct rocemu_device;
 

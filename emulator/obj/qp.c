@@ -16,7 +16,7 @@
 #include "emulator/obj/qp_vendor_flags.h"
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

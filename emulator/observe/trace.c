@@ -9,9 +9,9 @@
 #include "emulator/engine/cqe.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
-#include "net/roce_hdr.h"
-#include "net/roce_opcode.h"
-#include "net/roce_text.h"
+#include "net/roce/roce_hdr.h"
+#include "net/roce/roce_opcode.h"
+#include "net/roce/roce_text.h"
 #include "rocemu/ring.h"
 
 #define NO_QP 0x01000000u	/* above every 24-bit QPN: matches no filter */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "emulator/core/tracer.h"
-#include "net/icrc.h"
+#include "net/roce/icrc.h"
 
 struct rocemu_cq;
 struct rocemu_cqe_info;
