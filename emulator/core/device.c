@@ -163,3 +163,11 @@ void rocemu_device_info(const struct rocemu_device *dev, struct rocemu_dev_info 
 	info->node_guid = dev->node_guid;
 	memcpy(info->mac, dev->mac, sizeof(info->mac));
 }
+
+struct rocemu_mcast_group *rocemu_device_mcast_group(struct rocemu_device *dev, uint32_t addr)
+{
+	for (unsigned int i = 0; i < ROCEMU_MAX_MCAST_GRP; i++)
+		if (dev->mcast[i].addr == addr)
+			return &dev->mcast[i];
+	return NULL;
+}

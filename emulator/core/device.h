@@ -130,6 +130,8 @@ struct rocemu_device {
 void rocemu_device_init(struct rocemu_device *dev, uint32_t index, const char *name,
 			uint32_t ipv4_be, uint32_t netdev_mtu);
 
+/* dev's multicast group of IPv4 address addr (network order), or NULL; addr 0 finds a free slot. */
+struct rocemu_mcast_group *rocemu_device_mcast_group(struct rocemu_device *dev, uint32_t addr);
 void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr *attr);
 void rocemu_port_query(const struct rocemu_device *dev, struct ibv_port_attr *attr);
 void rocemu_device_info(const struct rocemu_device *dev, struct rocemu_dev_info *info);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Multicast groups of a device (mcast.h): attach and detach by MGID, the
- * group socket opened with the first QP and closed with the last, and the
- * fan-out of a received datagram to the QPs attached.
+ * group socket opened with the first QP and closed with the last, its
+ * datagrams handed to the receive path (rx.c hands each to the QPs attached).
  */
 #include "emulator/engine/mcast.h"
 
@@ -13,9 +13,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/engine/rx.h"
-#include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
-#include "net/roce/roce_hdr.h"
 #include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
@@ -38,14 +36,6 @@ static uint32_t mgid_group(const uint8_t *mgid)
 		return 0;
 	memcpy(&addr, mgid + 12, sizeof(addr));
 	return IN_MULTICAST(ntohl(addr)) ? addr : 0;
-}
-
-static struct rocemu_mcast_group *group_find(struct rocemu_device *dev, uint32_t addr)
-{
-	for (unsigned int i = 0; i < ROCEMU_MAX_MCAST_GRP; i++)
-		if (dev->mcast[i].addr == addr)
-			return &dev->mcast[i];
-	return NULL;
 }
 
 static int qp_index(const struct rocemu_mcast_group *g, uint32_t qpn)
@@ -77,13 +67,13 @@ int rocemu_mcast_attach(struct rocemu_client *c, const struct rocemu_mcast_req *
 	err = request_check(c, req, &qp, &addr);
 	if (err)
 		return err;
-	g = group_find(dev, addr);
+	g = rocemu_device_mcast_group(dev, addr);
 	if (g && qp_index(g, qp->qpn) >= 0)
 		return 0;
 	if (g && g->num_qps == ROCEMU_MAX_MCAST_QP_ATTACH)
 		return -ENOMEM;
 	if (!g) {
-		g = group_find(dev, 0);
+		g = rocemu_device_mcast_group(dev, 0);
 		if (!g)
 			return -ENOMEM;
 		fd = rocemu_udp_group_open(addr, dev->ipv4);
@@ -125,7 +115,7 @@ int rocemu_mcast_detach(struct rocemu_client *c, const struct rocemu_mcast_req *
 	err = request_check(c, req, &qp, &addr);
 	if (err)
 		return err;
-	g = group_find(c->dev, addr);
+	g = rocemu_device_mcast_group(c->dev, addr);
 	i = g ? qp_index(g, qp->qpn) : -1;
 	if (i < 0)
 		return -EINVAL;
@@ -142,31 +132,6 @@ void rocemu_mcast_detach_all(struct rocemu_qp *qp)
 	for (unsigned int j = 0; j < ROCEMU_MAX_MCAST_GRP; j++)
 		if (dev->mcast[j].addr && (i = qp_index(&dev->mcast[j], qp->qpn)) >= 0)
 			group_leave(&dev->mcast[j], (unsigned int)i, qp);
-}
-
-/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB: a QP does not hear its own sends to the group. */
-static bool own_loopback_blocked(const struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
-{
-	const uint8_t *deth = pkt->bth + pkt->info->offset[ROCEMU_HDR_DETH];
-
-	return (qp->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) &&
-	       pkt->saddr == qp->owner->dev->ipv4 && rocemu_deth_src_qp(deth) == qp->source_qpn;
-}
-
-void rocemu_mcast_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
-{
-	struct rocemu_mcast_group *g = group_find(dev, pkt->daddr);
-
-	if (!g) {
-		dev->rx_dropped++;
-		return;
-	}
-	for (unsigned int i = 0; i < g->num_qps; i++) {
-		struct rocemu_qp *qp = rocemu_idtable_get(&dev->emu->qps, g->qpns[i]);
-
-		if (qp && !own_loopback_blocked(qp, pkt))
-			qp->ops->rx(qp, pkt);
-	}
 }
 
 void rocemu_mcast_close_all(struct rocemu_device *dev)

@@ -4,7 +4,7 @@
  * IPv4 address taken from the IPv4-mapped MGID as RoCEv2 maps it
  * (::ffff:239.1.2.3 is 239.1.2.3, the kernel's rdma_gid2ip); one socket
  * per group joined on the device's address, each datagram handed once to
- * every QP attached (a second attach of the same QP is a no-op, as uverbs
+ * every QP attached (by the receive path, rx.c) (a second attach of the same QP is a no-op, as uverbs
  * does). Each QP counts the groups it is in (ibv_destroy_qp fails with
  * EBUSY while it is in any).
  */
@@ -19,7 +19,6 @@
 struct rocemu_client;
 struct rocemu_device;
 struct rocemu_mcast_req;
-struct rocemu_pkt;
 struct rocemu_qp;
 
 /* ibv_attach_mcast: -EINVAL for a bad QP or MGID, -ENOMEM over the limits. */
@@ -28,8 +27,6 @@ int rocemu_mcast_attach(struct rocemu_client *c, const struct rocemu_mcast_req *
 int rocemu_mcast_detach(struct rocemu_client *c, const struct rocemu_mcast_req *req);
 /* Detach qp from every group (its owner is gone). */
 void rocemu_mcast_detach_all(struct rocemu_qp *qp);
-/* Hand a multicast datagram to every QP of dev attached to pkt's group. */
-void rocemu_mcast_rx(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
 /* Close every group socket of dev. */
 void rocemu_mcast_close_all(struct rocemu_device *dev);
 

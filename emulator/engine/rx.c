@@ -70,6 +70,32 @@ static bool source_forged(struct rocemu_emu *emu, const struct rocemu_dgram *d)
 	return from && !rocemu_sport_held(from, ntohs(d->src.sin_port));
 }
 
+/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB: a QP does not hear its own sends to the group. */
+static bool own_loopback_blocked(const struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
+{
+	const uint8_t *deth = pkt->bth + pkt->info->offset[ROCEMU_HDR_DETH];
+
+	return (qp->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB) &&
+	       pkt->saddr == qp->owner->dev->ipv4 && rocemu_deth_src_qp(deth) == qp->source_qpn;
+}
+
+/* A datagram to a group dev joined: handed once to every QP attached (mcast.c attaches them). */
+static void rx_group(struct rocemu_device *dev, const struct rocemu_pkt *pkt)
+{
+	struct rocemu_mcast_group *g = rocemu_device_mcast_group(dev, pkt->daddr);
+
+	if (!g) {
+		dev->rx_dropped++;
+		return;
+	}
+	for (unsigned int i = 0; i < g->num_qps; i++) {
+		struct rocemu_qp *qp = rocemu_idtable_get(&dev->emu->qps, g->qpns[i]);
+
+		if (qp && !own_loopback_blocked(qp, pkt))
+			qp->ops->rx(qp, pkt);
+	}
+}
+
 static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d)
 {
 	const struct rocemu_ipv4_udp flow = { .saddr = d->src.sin_addr.s_addr, .daddr = daddr,
@@ -130,7 +156,7 @@ static void rx_dispatch(struct rocemu_device *dev, uint32_t daddr, const struct 
 			rx_drop(dev, d, "multicast is UD to QPN 0xffffff at a group address");
 			return;
 		}
-		rocemu_mcast_rx(dev, &pkt);
+		rx_group(dev, &pkt);
 		return;
 	}
 	/* QP1 is the CM's (IBTA 13.5.1): its MADs go to cm/, not to a QP of a client. */
