@@ -4,7 +4,8 @@
  * DESTROY_CQ: what ibv_create_cq(3) refuses with EINVAL (no entries, past
  * max_cqe, a CQE size mlx5 has not, a channel not the client's), the
  * power-of-two ring it grants (cqe = ncqe - 1, as mlx5), a resize keeping
- * the CQ's number and CQE size, EBUSY on destroy while a QP uses it.
+ * the CQ's number and CQE size, EBUSY on destroy while a QP uses it; a
+ * completion channel (comp_channel.c) held by its CQs and its client's alone.
  */
 #include <check.h>
 #include <errno.h>
@@ -96,6 +97,27 @@ START_TEST(test_destroy)
 }
 END_TEST
 
+/* ibv_destroy_comp_channel: EBUSY while a CQ reports to it. */
+START_TEST(test_channel)
+{
+	struct rocemu_client *other = fx_client_new();
+	struct rocemu_cq_layout cq;
+	uint32_t channel;
+	int fd;
+
+	ck_assert_int_eq(rocemu_channel_create(fx.client, &channel, &fd), 0);
+	close(fd);
+	ck_assert_ptr_nonnull(rocemu_channel_lookup(fx.client, channel));
+	ck_assert_ptr_null(rocemu_channel_lookup(other, channel));
+	ck_assert_int_eq(rocemu_channel_destroy(other, channel), -EINVAL);
+	ck_assert_int_eq(cq_create(fx.client, 16, 0, channel, &cq), 0);
+	ck_assert_int_eq(rocemu_channel_destroy(fx.client, channel), -EBUSY);
+	ck_assert_int_eq(rocemu_cq_destroy(fx.client, cq.cqn), 0);
+	ck_assert_int_eq(rocemu_channel_destroy(fx.client, channel), 0);
+	ck_assert_int_eq(rocemu_channel_destroy(fx.client, channel), -EINVAL);
+}
+END_TEST
+
 static Suite *cq_suite(void)
 {
 	Suite *s = suite_create("cq");
@@ -106,6 +128,7 @@ static Suite *cq_suite(void)
 	tcase_add_test(tc, test_create_grants);
 	tcase_add_test(tc, test_resize);
 	tcase_add_test(tc, test_destroy);
+	tcase_add_test(tc, test_channel);
 	suite_add_tcase(s, tc);
 	return s;
 }
