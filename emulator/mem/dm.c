@@ -86,7 +86,7 @@ fail:
 	return err;
 }
 
-void rocemu_dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
+static void dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s dm %u free", dm->file->dev->name, dm->handle);
 	rocemu_obj_remove(emu, &rocemu_dm_kind, dm);
@@ -98,7 +98,7 @@ void rocemu_dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
 }
 
 ROCEMU_OBJ_KIND(rocemu_dm_kind, struct rocemu_dm, struct rocemu_ufile, dms, dms, file, handle, node,
-		rocemu_dm_free);
+		dm_free);
 
 int rocemu_dm_release(struct rocemu_client *c, uint32_t handle)
 {
@@ -108,7 +108,7 @@ int rocemu_dm_release(struct rocemu_client *c, uint32_t handle)
 		return -ENOENT;
 	if (dm->users)
 		return -EBUSY;
-	rocemu_dm_free(c->emu, dm);
+	dm_free(c->emu, dm);
 	return 0;
 }
 

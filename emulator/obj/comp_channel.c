@@ -52,7 +52,7 @@ struct rocemu_channel *rocemu_channel_lookup(struct rocemu_client *c, uint32_t h
 	return rocemu_obj_lookup(c->emu, &rocemu_channel_kind, c, handle);
 }
 
-void rocemu_channel_free(struct rocemu_emu *emu, struct rocemu_channel *ch)
+static void channel_free(struct rocemu_emu *emu, struct rocemu_channel *ch)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s channel %u destroy", ch->owner->dev->name, ch->handle);
 	rocemu_obj_remove(emu, &rocemu_channel_kind, ch);
@@ -69,9 +69,9 @@ int rocemu_channel_destroy(struct rocemu_client *c, uint32_t handle)
 		return -EINVAL;
 	if (ch->users)
 		return -EBUSY;
-	rocemu_channel_free(c->emu, ch);
+	channel_free(c->emu, ch);
 	return 0;
 }
 
 ROCEMU_OBJ_KIND(rocemu_channel_kind, struct rocemu_channel, struct rocemu_client, channels,
-		channels, owner, handle, node, rocemu_channel_free);
+		channels, owner, handle, node, channel_free);

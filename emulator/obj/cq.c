@@ -143,7 +143,7 @@ fail:
 	return err;
 }
 
-void rocemu_cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
+static void cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x destroy", cq->owner->dev->name, cq->cqn);
 	rocemu_direct_unwatch(cq->owner, &cq->direct);
@@ -163,9 +163,9 @@ int rocemu_cq_destroy(struct rocemu_client *c, uint32_t cqn)
 		return -EINVAL;
 	if (cq->users)
 		return -EBUSY;
-	rocemu_cq_free(c->emu, cq);
+	cq_free(c->emu, cq);
 	return 0;
 }
 
 ROCEMU_OBJ_KIND(rocemu_cq_kind, struct rocemu_cq, struct rocemu_client, cqs, cqs, owner, cqn, node,
-		rocemu_cq_free);
+		cq_free);

@@ -131,7 +131,7 @@ static void targets_forget(struct rocemu_srq *srq)
 			qp->ops->srq_gone(qp);
 }
 
-void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
+static void srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s srq 0x%06x destroy", srq->owner->dev->name, srq->srqn);
 	rocemu_obj_remove(emu, &rocemu_srq_kind, srq);
@@ -154,12 +154,12 @@ int rocemu_srq_destroy(struct rocemu_client *c, uint32_t srqn)
 		return -EINVAL;
 	if (srq->users)
 		return -EBUSY;
-	rocemu_srq_free(c->emu, srq);
+	srq_free(c->emu, srq);
 	return 0;
 }
 
 ROCEMU_OBJ_KIND(rocemu_srq_kind, struct rocemu_srq, struct rocemu_client, srqs, srqs, owner, srqn,
-		node, rocemu_srq_free);
+		node, srq_free);
 
 void rocemu_srq_qp_errored(struct rocemu_qp *qp)
 {

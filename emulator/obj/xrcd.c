@@ -87,7 +87,8 @@ struct rocemu_xrcd_open *rocemu_xrcd_lookup(struct rocemu_client *c, uint32_t ha
 	return rocemu_obj_lookup(c->emu, &rocemu_xrcd_open_kind, c, handle);
 }
 
-void rocemu_xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
+/* Drop an open whatever uses it; the domain goes with its last open. */
+static void xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
 {
 	struct rocemu_xrcd *x = o->xrcd;
 
@@ -103,7 +104,7 @@ void rocemu_xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
 }
 
 ROCEMU_OBJ_KIND(rocemu_xrcd_open_kind, struct rocemu_xrcd_open, struct rocemu_client, xrcd_opens,
-		xrcd_opens, owner, handle, node, rocemu_xrcd_open_free);
+		xrcd_opens, owner, handle, node, xrcd_open_free);
 
 int rocemu_xrcd_close(struct rocemu_client *c, uint32_t handle)
 {
@@ -113,6 +114,6 @@ int rocemu_xrcd_close(struct rocemu_client *c, uint32_t handle)
 		return -EINVAL;
 	if (o->users)
 		return -EBUSY;
-	rocemu_xrcd_open_free(c->emu, o);
+	xrcd_open_free(c->emu, o);
 	return 0;
 }
