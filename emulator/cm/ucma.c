@@ -185,7 +185,7 @@ static void cm_id_close(struct rocemu_emu *emu, struct rocemu_cm_id *id)
 }
 
 ROCEMU_OBJ_KIND(rocemu_cm_id_kind, struct rocemu_cm_id, struct rocemu_cm_file, cm_ids, ids, file,
-		handle, file_node, cm_id_close);
+		handle, file_node, cm_id_close, .first = 1, .max = ROCEMU_MAX_CM_IDS);
 
 void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len)
 {

@@ -37,6 +37,30 @@ static void obj_set_owner(void *obj, const struct rocemu_obj_kind *k, void *owne
 	memcpy((char *)obj + k->owner, &owner, sizeof(owner));
 }
 
+void rocemu_obj_tables_init(struct rocemu_emu *emu, const struct rocemu_obj_kind *const *kinds,
+			    size_t nkinds)
+{
+	size_t i;
+
+	for (i = 0; i < nkinds; i++) {
+		const struct rocemu_obj_kind *k = kinds[i];
+
+		if (k->cyclic)
+			rocemu_idtable_init_cyclic(kind_table(emu, k), k->first, k->max);
+		else
+			rocemu_idtable_init(kind_table(emu, k), k->first, k->max);
+	}
+}
+
+void rocemu_obj_tables_free(struct rocemu_emu *emu, const struct rocemu_obj_kind *const *kinds,
+			    size_t nkinds)
+{
+	size_t i;
+
+	for (i = 0; i < nkinds; i++)
+		rocemu_idtable_free(kind_table(emu, kinds[i]));
+}
+
 int rocemu_obj_add(struct rocemu_emu *emu, const struct rocemu_obj_kind *k, void *owner, void *obj)
 {
 	int err = rocemu_idtable_alloc(kind_table(emu, k), obj, obj_id(obj, k));

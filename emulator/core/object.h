@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The life every verbs object shares: an id from one of the emulator's
- * handle tables, an owner (a client, a ufile, an rdma_cm file) whose list
- * of that kind holds it, and a free function. A kind says where these
- * live in its objects and records; here objects are numbered and linked,
- * found by id for their owner only, handed to another owner, and an
- * owner's objects released kind by kind in the order it gives.
+ * The life every verbs object shares: an id from its kind's handle table
+ * in the emulator record, an owner (a client, a ufile, an rdma_cm file)
+ * whose list of that kind holds it, and a free function. A kind says
+ * where these live in its objects and records and how its ids are handed
+ * out; here the tables are made, objects numbered and linked, found by id
+ * for their owner only, handed to another owner, and an owner's objects
+ * released kind by kind in the order it gives.
  */
 #ifndef ROCEMU_EMULATOR_OBJECT_H
 #define ROCEMU_EMULATOR_OBJECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +24,8 @@ struct rocemu_obj_kind {
 	size_t owner;	/* offset of the object's owner pointer */
 	size_t id;	/* offset of the object's uint32_t id */
 	size_t node;	/* offset of the object's struct rocemu_list in the owner's list */
+	uint32_t first, max;	/* its ids: first .. first + max - 1 */
+	bool cyclic;	/* ids go round the whole range before one comes back (idtable.h) */
 	/* Unlink (rocemu_obj_remove) and free obj, whatever still uses it: its owner goes. */
 	void (*free)(struct rocemu_emu *emu, void *obj);
 };
@@ -29,10 +33,11 @@ struct rocemu_obj_kind {
 /*
  * Define kind NAME of TYPE owned by OWNER_TYPE: numbered in emu->TABLE,
  * held in OWNER_TYPE's LIST through the object's NODE, its OWNER and ID
- * fields set here, FREE_FN(emu, TYPE *) its free function. The compiler
- * checks each field's type.
+ * fields set here, FREE_FN(emu, TYPE *) its free function; the rest are
+ * its ids' initializers (.first, .max, .cyclic). The compiler checks each
+ * field's type.
  */
-#define ROCEMU_OBJ_KIND(NAME, TYPE, OWNER_TYPE, TABLE, LIST, OWNER, ID, NODE, FREE_FN)          \
+#define ROCEMU_OBJ_KIND(NAME, TYPE, OWNER_TYPE, TABLE, LIST, OWNER, ID, NODE, FREE_FN, ...)     \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(((TYPE *)0)->OWNER),            \
 						    OWNER_TYPE *), #TYPE "." #OWNER);            \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(((TYPE *)0)->ID), uint32_t),   \
@@ -49,8 +54,14 @@ struct rocemu_obj_kind {
 		.name = #TYPE, .table = offsetof(struct rocemu_emu, TABLE),                      \
 		.list = offsetof(OWNER_TYPE, LIST), .owner = offsetof(TYPE, OWNER),              \
 		.id = offsetof(TYPE, ID), .node = offsetof(TYPE, NODE), .free = NAME##_free,     \
+		__VA_ARGS__                                                                      \
 	}
 
+/* Make, or free, the handle tables of kinds in emu. */
+void rocemu_obj_tables_init(struct rocemu_emu *emu, const struct rocemu_obj_kind *const *kinds,
+			    size_t nkinds);
+void rocemu_obj_tables_free(struct rocemu_emu *emu, const struct rocemu_obj_kind *const *kinds,
+			    size_t nkinds);
 /* Give obj an id of its kind's table and link it to owner. 0, or -ENOMEM when the table is full. */
 int rocemu_obj_add(struct rocemu_emu *emu, const struct rocemu_obj_kind *k, void *owner, void *obj);
 /* A new id for obj; its old one is given back after, so it is not the one handed out. */

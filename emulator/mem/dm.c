@@ -98,7 +98,8 @@ static void dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
 }
 
 ROCEMU_OBJ_KIND(rocemu_dm_kind, struct rocemu_dm, struct rocemu_ufile, dms, dms, file, handle, node,
-		dm_free);
+		dm_free, .first = 1,
+		.max = ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 
 int rocemu_dm_release(struct rocemu_client *c, uint32_t handle)
 {

@@ -65,7 +65,7 @@ void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd)
 }
 
 ROCEMU_OBJ_KIND(rocemu_pd_kind, struct rocemu_pd, struct rocemu_ufile, pds, pds, file, pdn, node,
-		rocemu_pd_free);
+		rocemu_pd_free, .first = 1, .max = ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
 
 int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn)
 {
@@ -339,7 +339,7 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 }
 
 ROCEMU_OBJ_KIND(rocemu_mr_kind, struct rocemu_mr, struct rocemu_ufile, mrs, mrs, file, handle, node,
-		rocemu_mr_free);
+		rocemu_mr_free, .first = 1, .max = ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
 
 int rocemu_mr_invalidate(struct rocemu_mem_owner owner, uint32_t key, bool remote)
 {

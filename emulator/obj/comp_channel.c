@@ -74,4 +74,4 @@ int rocemu_channel_destroy(struct rocemu_client *c, uint32_t handle)
 }
 
 ROCEMU_OBJ_KIND(rocemu_channel_kind, struct rocemu_channel, struct rocemu_client, channels,
-		channels, owner, handle, node, channel_free);
+		channels, owner, handle, node, channel_free, .first = 1, .max = ROCEMU_MAX_CHANNELS);

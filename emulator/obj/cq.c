@@ -168,4 +168,4 @@ int rocemu_cq_destroy(struct rocemu_client *c, uint32_t cqn)
 }
 
 ROCEMU_OBJ_KIND(rocemu_cq_kind, struct rocemu_cq, struct rocemu_client, cqs, cqs, owner, cqn, node,
-		cq_free);
+		cq_free, .first = 1, .max = ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);

@@ -337,5 +337,12 @@ static void qp_owner_gone(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	rocemu_qp_release(qp->owner, qp);
 }
 
+/*
+ * QP numbers go round their whole range before one comes back, as NICs
+ * hand them out: a peer that still knows the number of a QP gone (UCX's
+ * UD keeps a closed connection for minutes) does not meet a new QP under
+ * it at once.
+ */
 ROCEMU_OBJ_KIND(rocemu_qp_kind, struct rocemu_qp, struct rocemu_client, qps, qps, owner, qpn, node,
-		qp_owner_gone);
+		qp_owner_gone, .first = ROCEMU_FIRST_QPN, .max = ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES,
+		.cyclic = true);

@@ -22,7 +22,9 @@ static void reserved_free(struct rocemu_emu *emu, struct rocemu_reserved_qpn *r)
 }
 
 ROCEMU_OBJ_KIND(rocemu_reserved_qpn_kind, struct rocemu_reserved_qpn, struct rocemu_client,
-		reserved_qpns, reserved_qpns, owner, qpn, node, reserved_free);
+		reserved_qpns, reserved_qpns, owner, qpn, node, reserved_free,
+		.first = ROCEMU_FIRST_RESERVED_QPN, .max = ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES,
+		.cyclic = true);
 
 int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn)
 {

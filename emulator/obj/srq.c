@@ -159,7 +159,7 @@ int rocemu_srq_destroy(struct rocemu_client *c, uint32_t srqn)
 }
 
 ROCEMU_OBJ_KIND(rocemu_srq_kind, struct rocemu_srq, struct rocemu_client, srqs, srqs, owner, srqn,
-		node, srq_free);
+		node, srq_free, .first = 1, .max = ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
 
 void rocemu_srq_qp_errored(struct rocemu_qp *qp)
 {

@@ -104,7 +104,8 @@ static void xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
 }
 
 ROCEMU_OBJ_KIND(rocemu_xrcd_open_kind, struct rocemu_xrcd_open, struct rocemu_client, xrcd_opens,
-		xrcd_opens, owner, handle, node, xrcd_open_free);
+		xrcd_opens, owner, handle, node, xrcd_open_free, .first = 1,
+		.max = ROCEMU_MAX_XRCD_OPENS);
 
 int rocemu_xrcd_close(struct rocemu_client *c, uint32_t handle)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The object layer (emulator/core/object.c): ids from the kind's table
- * (next-fit, cyclic for QP numbers), an owner's objects found by it alone,
+ * The object layer (emulator/core/object.c): ids from the tables it makes
+ * as the kinds say (next-fit, cyclic for QP numbers), an owner's objects found by it alone,
  * handed to another owner, renumbered, and released kind by kind in the
  * order given, even when a free takes another of the same list with it.
  */
@@ -42,9 +42,10 @@ static void thing_free(struct rocemu_emu *e, struct thing *t);
 static void widget_free(struct rocemu_emu *e, struct widget *w);
 
 /* Things are numbered as QPs are, cyclic; widgets as CQs, next-fit. */
-ROCEMU_OBJ_KIND(thing_kind, struct thing, struct owner, qps, things, owner, qpn, node, thing_free);
+ROCEMU_OBJ_KIND(thing_kind, struct thing, struct owner, qps, things, owner, qpn, node, thing_free,
+		.first = FIRST_QPN, .max = TABLE_MAX, .cyclic = true);
 ROCEMU_OBJ_KIND(widget_kind, struct widget, struct owner, cqs, widgets, holder, handle, link,
-		widget_free);
+		widget_free, .first = 1, .max = TABLE_MAX);
 
 static void thing_free(struct rocemu_emu *e, struct thing *t)
 {
@@ -91,8 +92,7 @@ static void release(struct owner *o)
 
 static void setup(void)
 {
-	rocemu_idtable_init_cyclic(&emu.qps, FIRST_QPN, TABLE_MAX);
-	rocemu_idtable_init(&emu.cqs, 1, TABLE_MAX);
+	rocemu_obj_tables_init(&emu, order, 2);
 	rocemu_list_init(&alice.things);
 	rocemu_list_init(&alice.widgets);
 	rocemu_list_init(&bob.things);
@@ -104,8 +104,7 @@ static void teardown(void)
 {
 	release(&alice);
 	release(&bob);
-	rocemu_idtable_free(&emu.qps);
-	rocemu_idtable_free(&emu.cqs);
+	rocemu_obj_tables_free(&emu, order, 2);
 }
 
 START_TEST(test_add_numbers_and_links)
