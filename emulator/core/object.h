@@ -18,7 +18,6 @@
 #include "emulator/core/emu.h"
 
 struct rocemu_obj_kind {
-	const char *name;
 	size_t table;	/* offsetof(struct rocemu_emu, the id table) */
 	size_t list;	/* offset of the owner record's list of this kind */
 	size_t owner;	/* offset of the object's owner pointer */
@@ -26,7 +25,7 @@ struct rocemu_obj_kind {
 	size_t node;	/* offset of the object's struct rocemu_list in the owner's list */
 	uint32_t first, max;	/* its ids: first .. first + max - 1 */
 	bool cyclic;	/* ids go round the whole range before one comes back (idtable.h) */
-	/* Unlink (rocemu_obj_remove) and free obj, whatever still uses it: its owner goes. */
+	/* Its owner goes: obj leaves the owner's list (removed, or moved to a holder that stays). */
 	void (*free)(struct rocemu_emu *emu, void *obj);
 };
 
@@ -38,6 +37,8 @@ struct rocemu_obj_kind {
  * field's type.
  */
 #define ROCEMU_OBJ_KIND(NAME, TYPE, OWNER_TYPE, TABLE, LIST, OWNER, ID, NODE, FREE_FN, ...)     \
+	_Static_assert(__builtin_types_compatible_p(__typeof__(((struct rocemu_emu *)0)->TABLE), \
+						    struct rocemu_idtable), "emu." #TABLE);      \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(((TYPE *)0)->OWNER),            \
 						    OWNER_TYPE *), #TYPE "." #OWNER);            \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(((TYPE *)0)->ID), uint32_t),   \
@@ -51,7 +52,7 @@ struct rocemu_obj_kind {
 		FREE_FN(kind_emu, (TYPE *)kind_obj);                                             \
 	}                                                                                        \
 	const struct rocemu_obj_kind NAME = {                                                    \
-		.name = #TYPE, .table = offsetof(struct rocemu_emu, TABLE),                      \
+		.table = offsetof(struct rocemu_emu, TABLE),                                     \
 		.list = offsetof(OWNER_TYPE, LIST), .owner = offsetof(TYPE, OWNER),              \
 		.id = offsetof(TYPE, ID), .node = offsetof(TYPE, NODE), .free = NAME##_free,     \
 		__VA_ARGS__                                                                      \
