@@ -64,8 +64,8 @@ void rocemu_mw_free(struct rocemu_emu *emu, struct rocemu_mw *mw)
 	free(mw);
 }
 
-ROCEMU_OBJ_KIND(rocemu_mw_kind, struct rocemu_mw, struct rocemu_client, mws, mws, owner, handle, node,
-		rocemu_mw_free, .first = 1, .max = ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);
+ROCEMU_OBJ_KIND(rocemu_mw_kind, struct rocemu_mw, struct rocemu_client, mws, mws, owner, handle,
+		node, rocemu_mw_free, .first = 1, .max = ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);
 
 int rocemu_mw_dealloc(struct rocemu_client *c, uint32_t handle)
 {

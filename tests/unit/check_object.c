@@ -227,7 +227,7 @@ START_TEST(test_release_in_kind_order)
 }
 END_TEST
 
-/* A free that takes the next of the list with it (a listener its requests) does not trip the walk. */
+/* A free that takes the next of the list with it (a listener its requests) trips no walk. */
 START_TEST(test_release_when_free_takes_next)
 {
 	struct thing *t1 = thing_new(&alice), *t2 = thing_new(&alice), *t3 = thing_new(&alice);
