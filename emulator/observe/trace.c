@@ -15,7 +15,7 @@
 #include "emulator/base/list.h"
 #include "emulator/core/client.h"
 #include "emulator/core/device.h"
-#include "emulator/engine/cqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
@@ -245,16 +245,17 @@ void rocemu_trace_qp_state(const struct rocemu_qp *qp, enum ibv_qp_state from,
 	     rocemu_qp_state_name(to), why ? ": " : "", why ? why : "");
 }
 
-void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
+void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info,
+		      uint8_t cqe_opcode, uint8_t syndrome)
 {
-	const struct rocemu_cqe_op *op = rocemu_cqe_op(info->op);
+	const struct rocemu_cqe_op *op = rocemu_cqe_op(cqe_opcode);
 	struct trace_event ev = { .dev = cq->owner->dev, .kind = ROCEMU_TRACE_CQE,
 				  .qpn = { info->qpn, info->qpn } };
 
 	if (op->flags & ROCEMU_CQE_OP_ERR)
 		emit(&ev, "cqe cq 0x%x qp 0x%06x %s wqe %u: %s (syndrome 0x%02x)", cq->cqn, info->qpn,
 		     op->flags & ROCEMU_CQE_OP_SQ ? "send" : "recv", info->wqe_counter,
-		     rocemu_cqe_error_text(info->syndrome), info->syndrome);
+		     rocemu_cqe_error_text(syndrome), syndrome);
 	else if (op->flags & ROCEMU_CQE_OP_SQ)
 		emit(&ev, "cqe cq 0x%x qp 0x%06x send wqe %u %s: success", cq->cqn, info->qpn,
 		     info->wqe_counter, rocemu_wqe_ops[info->wqe_opcode].name);

@@ -41,7 +41,9 @@ void rocemu_trace_packets(struct rocemu_device *dev, bool sent, const struct roc
 			  const uint8_t *buf, size_t len, size_t seg);
 void rocemu_trace_qp_state(const struct rocemu_qp *qp, enum ibv_qp_state from,
 			   enum ibv_qp_state to, const char *why);
-void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
+/* A CQE as the format wrote it: its opcode and, for an error, its syndrome. */
+void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info,
+		      uint8_t cqe_opcode, uint8_t syndrome);
 /* An async event of c's device; qpn ROCEMU_TRACE_ANY_QP when it is no QP's. */
 void rocemu_trace_async(const struct rocemu_client *c, uint32_t qpn, const char *event);
 

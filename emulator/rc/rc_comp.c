@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emulator/core/device.h"
 #include "emulator/mem/dma.h"
@@ -238,7 +237,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 
 	if (!w->bbs || w->bb != e->bb) {
 		c->err = RC_ERR_LOC_QP_OP;
-		if (rocemu_wqe_parse_send(c->qp, e->bb, e->bbs, w)) {
+		if (c->qp->owner->dev->format->parse_send(c->qp, e->bb, e->bbs, w)) {
 			w->bbs = 0;	/* nothing valid cached */
 			return COMP_ERROR;
 		}

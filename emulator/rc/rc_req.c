@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey_indirect.h"
@@ -95,17 +94,14 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 
 	*err = RC_ERR_LOC_QP_OP;
 	if (*posted < 0) {
-		rocemu_wqe_sq_broken_log(qp, req->next_psn, req->sq_bb);
+		rocemu_sq_broken_log(qp, req->next_psn, req->sq_bb);
 		return NULL;
 	}
-	parsed = rocemu_wqe_parse_send(qp, req->sq_bb, (uint32_t)*posted, w);
+	parsed = qp->owner->dev->format->parse_send(qp, req->sq_bb, (uint32_t)*posted, w);
 	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
 				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
 				     .bbs = (uint8_t)w->bbs,
-				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
-				     /* libmlx5's UMRs carry the small fence: it waits as a fence does */
-				     .fence = !!(w->fm_ce_se & (MLX5_WQE_CTRL_FENCE |
-								MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) };
+				     .signaled = w->signaled, .fence = w->fence };
 	req->head++;
 	req->sq_bb += w->bbs;
 	*posted -= (int)w->bbs;
@@ -173,7 +169,7 @@ static enum req_state req_load(struct req_ctx *c)
 	struct rocemu_send_wqe *w = c->req->wqe;
 
 	if (!w->bbs || w->bb != c->e->bb) {
-		if (rocemu_wqe_parse_send(c->qp, c->e->bb, c->e->bbs, w)) {
+		if (c->qp->owner->dev->format->parse_send(c->qp, c->e->bb, c->e->bbs, w)) {
 			w->bbs = 0;
 			c->err = RC_ERR_LOC_QP_OP;
 			return REQ_ERR_LOCAL;
@@ -278,7 +274,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.xrc_srqn = w->xrc_srqn,
 		.atomic_swap_add = w->swap_add,
 		.atomic_compare = w->compare,
-		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
+		.se = w->solicited,
 		.ackreq = true,
 	};
 	uint32_t sent;
@@ -317,7 +313,7 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 
 	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))
 		return RC_ERR_NONE;	/* NOP */
-	err = w->umr ? rocemu_mkey_umr(owner, w)
+	err = w->umr ? rocemu_mkey_umr(owner, &w->umr_op)
 	      : bind ? rocemu_mw_bind(owner, &w->bind) : rocemu_mr_invalidate(owner, key, false);
 	if (!err)
 		return RC_ERR_NONE;
@@ -382,7 +378,7 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
 	    qp->owner->gone)
 		return;
-	c.posted = rocemu_wqe_sq_posted(qp, c.req->sq_bb);
+	c.posted = qp->owner->dev->format->sq_posted(qp, c.req->sq_bb);
 	/* A DCI's headers follow its connection of the moment: its messages leave at once. */
 	c.staging = qp->type != ROCEMU_QPT_DCI && rocemu_rc_stage_claim(qp);
 	while (state != REQ_DONE) {

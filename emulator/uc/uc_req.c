@@ -12,7 +12,6 @@
  * head), so the flush and the SQD drain of rc_qp.c serve UC unchanged.
  */
 #include <errno.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
@@ -116,7 +115,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.reth_rkey = w->rkey,
 		.reth_len = w->length,
 		.imm = w->imm,
-		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
+		.se = w->solicited,
 	};
 	uint32_t sent;
 	int err;
@@ -169,7 +168,7 @@ void rocemu_uc_req_run(struct rocemu_qp *qp)
 
 	if (!rocemu_rc_sq_active(qp) || !qp->layout.sq_wqe_cnt || qp->owner->gone)
 		return;
-	c.posted = rocemu_wqe_sq_posted(qp, c.req->sq_bb);
+	c.posted = qp->owner->dev->format->sq_posted(qp, c.req->sq_bb);
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x uc req %s",
