@@ -426,7 +426,7 @@ void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn,
 /* Packets of a message of len bytes at this QP's MTU (at least 1). */
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len);
 
-/* ---- req_stage.c: messages of one run of the requester, sent together ---- */
+/* ---- rc_tx.c: messages of one run of the requester, staged and sent together ---- */
 /* Messages staged at most: one round of rocemu_rc_send_msgs holds as many packets. */
 #define ROCEMU_RC_STAGE_MSGS 64u
 /* Hold the stage for qp's run: false when a run already holds it (this one sends at once). */

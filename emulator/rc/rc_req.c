@@ -65,7 +65,7 @@ struct req_ctx {
 	struct rocemu_rc_wqe *e;
 	enum rocemu_rc_err err;
 	int posted;		/* BBs of the SQ this run may still take (rocemu_rc_req_take) */
-	bool staging;		/* this run holds the stage (req_stage.c) */
+	bool staging;		/* this run holds the stage (rc_tx.c) */
 };
 
 bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e)
