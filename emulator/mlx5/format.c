@@ -9,6 +9,7 @@
 
 const struct rocemu_ring_format rocemu_ring_mlx5 = {
 	.name = "mlx5",
+	.wqe_ops = rocemu_wqe_ops,
 	.sq_posted = rocemu_wqe_sq_posted,
 	.sq_doorbell = rocemu_wqe_sq_doorbell,
 	.parse_send = rocemu_wqe_parse_send,

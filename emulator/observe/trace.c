@@ -258,7 +258,7 @@ void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *
 		     rocemu_cqe_error_text(syndrome), syndrome);
 	else if (op->flags & ROCEMU_CQE_OP_SQ)
 		emit(&ev, "cqe cq 0x%x qp 0x%06x send wqe %u %s: success", cq->cqn, info->qpn,
-		     info->wqe_counter, rocemu_wqe_ops[info->wqe_opcode].name);
+		     info->wqe_counter, rocemu_ring_wqe_op(cq->owner->dev->format, info->wqe_opcode)->name);
 	else
 		emit(&ev, "cqe cq 0x%x qp 0x%06x recv %s %u B: success", cq->cqn, info->qpn, op->name,
 		     info->byte_cnt);

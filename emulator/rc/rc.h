@@ -286,7 +286,7 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 /* Execute a LOCAL_INV or window bind WQE: RC_ERR_NONE, or the error it completes with. */
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
 /* READ or atomic: takes a max_rd_atomic credit and waits for response data. */
-bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e);
+bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_qp *qp, const struct rocemu_rc_wqe *e);
 
 /* ---- rc_timer.c ---- */
 /* Arm the local ACK timeout if packets are outstanding and it is not armed. */

@@ -254,11 +254,12 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 		.wqe_opcode = e->opcode,
 		.qpn = qp->qpn,
 		.wqe_counter = e->wqe_counter,
-		.byte_cnt = rocemu_wqe_op(e->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? e->length : 0,
+		.byte_cnt = rocemu_ring_wqe_op(qp->owner->dev->format, e->opcode)->wc_len ==
+			    ROCEMU_WC_LEN_CQE ? e->length : 0,
 	};
 
 	/* The reply the completer kept for this CQE (cs_req) goes in it, once. */
-	if (!err && qp->rc.req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(e)) {
+	if (!err && qp->rc.req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(qp, e)) {
 		info.scatter = qp->rc.req.cqe_data;
 		info.scatter_len = qp->rc.req.cqe_data_len;
 		qp->rc.req.cqe_data_len = 0;

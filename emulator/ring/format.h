@@ -18,6 +18,7 @@
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mw.h"
+#include "rocemu/ring.h"
 
 struct rocemu_cq;
 struct rocemu_qp;
@@ -36,7 +37,7 @@ struct rocemu_send_wqe {
 	uint32_t bb;			/* free-running counter of the first basic block */
 	uint32_t bbs;			/* basic blocks it spans */
 	uint16_t wqe_counter;		/* what the CQE reports */
-	uint8_t opcode;			/* the format's: rocemu_wqe_op(opcode) says what it does */
+	uint8_t opcode;			/* the format's: rocemu_ring_wqe_op says what it does */
 	bool signaled;			/* a CQE on success */
 	bool solicited;			/* SEND: the solicited event bit */
 	bool fence;			/* waits for READs and atomics before it */
@@ -105,6 +106,8 @@ static inline bool rocemu_cqe_kind_error(enum rocemu_cqe_kind kind)
  */
 struct rocemu_ring_format {
 	const char *name;
+	/* What each of its WQE opcodes does, by opcode (256 rows; flags 0: none). */
+	const struct rocemu_wqe_op *wqe_ops;
 	/* Send BBs the doorbell says are posted past bb; -EINVAL past the ring. */
 	int (*sq_posted)(const struct rocemu_qp *qp, uint32_t bb);
 	/* The send doorbell's 16-bit counter (SQ drain reads where it stands). */
@@ -137,5 +140,12 @@ struct rocemu_ring_format {
 	/* Resize: cq's unpolled CQEs into a new ring; its untouched entries, or -EINVAL. */
 	int (*cq_ring_move)(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec);
 };
+
+/* What a WQE of format f's opcode does. */
+static inline const struct rocemu_wqe_op *rocemu_ring_wqe_op(const struct rocemu_ring_format *f,
+							     uint8_t opcode)
+{
+	return &f->wqe_ops[opcode];
+}
 
 #endif /* ROCEMU_EMULATOR_RING_FORMAT_H */

@@ -88,10 +88,10 @@ static enum req_state req_check_local(struct req_ctx *c)
 	const struct rocemu_send_wqe *w = c->req->wqe;
 	unsigned int n;
 
-	if (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
+	if (rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
 		return REQ_LOCAL;
 	c->err = RC_ERR_LOC_QP_OP;
-	if (!wire_ops(rocemu_wqe_op(w->opcode)))
+	if (!wire_ops(rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)))
 		return REQ_ERR_LOCAL;
 	c->err = RC_ERR_LOC_PROT;
 	if (w->length > w->inline_len &&
@@ -106,7 +106,7 @@ static enum req_state req_send(struct req_ctx *c)
 	struct rocemu_rc_req *req = c->req;
 	const struct rocemu_send_wqe *w = req->wqe;
 	struct rocemu_rc_msg m = {
-		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
+		.ops = wire_ops(rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
 		.src = RC_SRC_WQE,

@@ -60,7 +60,8 @@ void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe 
 		.wqe_opcode = w->opcode,
 		.qpn = qp->qpn,
 		.wqe_counter = w->wqe_counter,
-		.byte_cnt = rocemu_wqe_op(w->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? w->length : 0,
+		.byte_cnt = rocemu_ring_wqe_op(qp->owner->dev->format, w->opcode)->wc_len ==
+			    ROCEMU_WC_LEN_CQE ? w->length : 0,
 	};
 
 	if (status || w->signaled)

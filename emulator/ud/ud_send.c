@@ -31,7 +31,7 @@ static uint8_t stage[UD_PKT_MAX];
 /* Headers of w's datagram at stage; returns their length. */
 static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 {
-	bool imm = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_IMM;
+	bool imm = rocemu_ring_wqe_op(qp->owner->dev->format, w->opcode)->flags & ROCEMU_WQE_OP_IMM;
 	uint8_t opcode = imm ? ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCEMU_OP_UD_SEND_ONLY;
 	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
 	uint32_t qkey = w->dest.qkey;
