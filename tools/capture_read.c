@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/icrc.h"
-#include "net/roce_hdr.h"
-#include "net/roce_opcode.h"
-#include "net/roce_text.h"
+#include "net/roce/icrc.h"
+#include "net/roce/roce_hdr.h"
+#include "net/roce/roce_opcode.h"
+#include "net/roce/roce_text.h"
 
 #define ROCEV2_PORT 4791
 #define CM_QPN 1

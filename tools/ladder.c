@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/roce_hdr.h"
-#include "net/roce_opcode.h"
-#include "net/roce_text.h"
+#include "net/roce/roce_hdr.h"
+#include "net/roce/roce_opcode.h"
+#include "net/roce/roce_text.h"
 
 #define CM_QPN 1
 

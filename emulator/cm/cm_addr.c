@@ -19,7 +19,7 @@
 
 #include "emulator/cm/cm.h"
 #include "emulator/core/emu.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 
 #define EPHEMERAL_FIRST 32768	/* Linux's ip_local_port_range */
 #define EPHEMERAL_LAST 60999

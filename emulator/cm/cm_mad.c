@@ -7,10 +7,10 @@
 #include "emulator/core/device.h"
 #include "emulator/core/sport.h"
 #include "emulator/engine/egress.h"
-#include "net/icrc.h"
-#include "net/roce_opcode.h"
-#include "net/roce_text.h"
-#include "net/udp_port.h"
+#include "net/roce/icrc.h"
+#include "net/roce/roce_opcode.h"
+#include "net/roce/roce_text.h"
+#include "net/udp/udp_port.h"
 
 #define CM_PKT_MAX (ROCEMU_BTH_BYTES + ROCEMU_DETH_BYTES + CM_MAD_BYTES + ROCEMU_ICRC_BYTES)
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 
 struct rocemu_device;
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "emulator/cm/cm_mad.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 
 #define CM_TIME_MAX 31
 

@@ -21,7 +21,7 @@
 #include "emulator/cm/cm_msg.h"
 #include "emulator/core/emu.h"
 #include "emulator/engine/transport.h"
-#include "net/roce_opcode.h"
+#include "net/roce/roce_opcode.h"
 #include "rocemu/log.h"
 
 /*

@@ -13,8 +13,8 @@
 
 #include "emulator/core/limits.h"
 #include "emulator/core/sport.h"
-#include "net/fault.h"
-#include "net/icrc.h"
+#include "net/observe/fault.h"
+#include "net/roce/icrc.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
 

@@ -15,7 +15,7 @@
 #include "emulator/base/idtable.h"
 #include "emulator/base/list.h"
 #include "emulator/core/device.h"
-#include "net/loop.h"
+#include "net/loop/loop.h"
 
 #define ROCEMU_FIRST_QPN 0x000100
 #define ROCEMU_MAX_CM_IDS (1u << 20)

@@ -7,7 +7,7 @@
 
 #include "emulator/core/device.h"
 #include "emulator/core/emu.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 #define FLOW_LABEL_MASK 0xfffffu

@@ -12,8 +12,8 @@
 
 #include "emulator/ctrl/ctrl_server.h"
 #include "emulator/ctrl/emu_life.h"
-#include "net/loop.h"
-#include "net/udp_netns.h"
+#include "net/loop/loop.h"
+#include "net/udp/udp_netns.h"
 #include "rocemu/log.h"
 
 static void on_signal(void *arg, int fd, uint32_t revents)

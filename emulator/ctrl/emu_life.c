@@ -22,7 +22,7 @@
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/tap.h"
 #include "emulator/sched/idle.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)

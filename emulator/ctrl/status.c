@@ -18,7 +18,7 @@
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/capture.h"
-#include "net/udp_netns.h"
+#include "net/udp/udp_netns.h"
 
 struct text {
 	char *buf;

@@ -13,7 +13,7 @@
 #include "emulator/core/device.h"
 #include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
-#include "net/roce_opcode.h"
+#include "net/roce/roce_opcode.h"
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
 

@@ -22,7 +22,7 @@
 #include "emulator/ring/format.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_timer.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

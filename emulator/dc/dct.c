@@ -16,7 +16,7 @@
 
 #include "emulator/engine/transport.h"
 #include "emulator/obj/qp.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 
 /* Put the loaded context back (what RC's responder changed goes with it). */

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/icrc.h"
-#include "net/loop.h"
+#include "net/roce/icrc.h"
+#include "net/loop/loop.h"
 
 struct rocemu_device;
 

@@ -14,8 +14,8 @@
 #include "emulator/core/emu.h"
 #include "emulator/engine/rx.h"
 #include "emulator/obj/qp.h"
-#include "net/roce_hdr.h"
-#include "net/udp_port.h"
+#include "net/roce/roce_hdr.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 static const uint8_t ipv4_mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };

@@ -13,8 +13,8 @@
 #include "emulator/obj/qp.h"
 #include "emulator/observe/tap.h"
 #include "emulator/sched/idle.h"
-#include "net/roce_hdr.h"
-#include "net/udp_port.h"
+#include "net/roce/roce_hdr.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 /* Count a datagram dropped; the debug log says why (printf-style). */

@@ -4,7 +4,7 @@
 #define ROCEMU_EMULATOR_RX_H
 
 #include "emulator/core/device.h"
-#include "net/loop.h"
+#include "net/loop/loop.h"
 
 /* Check and hand one datagram received on dev to its QP's responder or completer. */
 void rocemu_rx_datagram(struct rocemu_device *dev, const struct rocemu_dgram *d);

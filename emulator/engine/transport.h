@@ -14,8 +14,8 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/obj/qp_timer.h"
-#include "net/ipv4.h"
-#include "net/roce_opcode.h"
+#include "net/roce/ipv4.h"
+#include "net/roce/roce_opcode.h"
 
 struct rocemu_client;
 struct rocemu_create_qp_req;

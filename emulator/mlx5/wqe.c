@@ -10,7 +10,7 @@
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

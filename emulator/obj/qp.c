@@ -19,7 +19,7 @@
 #include "emulator/observe/trace.h"
 #include "emulator/sched/direct.h"
 #include "emulator/sched/idle.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

@@ -7,7 +7,7 @@
 
 #include "emulator/core/sport.h"
 #include "emulator/obj/qp.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 void rocemu_path_release(struct rocemu_device *dev, struct rocemu_qp_path *path)

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/icrc.h"
+#include "net/roce/icrc.h"
 
 struct rocemu_device;
 struct rocemu_qp;

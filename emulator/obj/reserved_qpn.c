@@ -6,7 +6,7 @@
 
 #include "emulator/core/device.h"
 #include "emulator/core/emu.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 
 _Static_assert(ROCEMU_FIRST_QPN + ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES <= ROCEMU_FIRST_RESERVED_QPN,

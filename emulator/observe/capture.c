@@ -9,7 +9,7 @@
 
 #include "emulator/core/device.h"
 #include "emulator/core/emu.h"
-#include "net/pcap.h"
+#include "net/observe/pcap.h"
 #include "rocemu/log.h"
 
 int rocemu_capture_configure(struct rocemu_emu *emu, char *err, size_t errlen)

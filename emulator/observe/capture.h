@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/icrc.h"
-#include "net/pcap.h"
+#include "net/roce/icrc.h"
+#include "net/observe/pcap.h"
 
 struct rocemu_device;
 struct rocemu_emu;

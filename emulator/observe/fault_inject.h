@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Fault injection on a device's egress (ROCEMU_FAULTS, `rocemu fault`):
- * its injector (net/fault.c) and the totals of the injectors it replaced.
+ * its injector (net/observe/fault.c) and the totals of the injectors it replaced.
  */
 #ifndef ROCEMU_EMULATOR_FAULT_INJECT_H
 #define ROCEMU_EMULATOR_FAULT_INJECT_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/fault.h"
+#include "net/observe/fault.h"
 
 struct rocemu_device;
 

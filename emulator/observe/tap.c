@@ -15,8 +15,8 @@
 #include "emulator/observe/fault_inject.h"
 #include "emulator/observe/stats.h"
 #include "emulator/observe/trace.h"
-#include "net/pcap.h"
-#include "net/udp_port.h"
+#include "net/observe/pcap.h"
+#include "net/udp/udp_port.h"
 
 void rocemu_tap_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocemu_dgram *d,
 		   const struct rocemu_ipv4_fields *ip)

@@ -19,9 +19,9 @@
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
-#include "net/roce_hdr.h"
-#include "net/roce_opcode.h"
-#include "net/roce_text.h"
+#include "net/roce/roce_hdr.h"
+#include "net/roce/roce_opcode.h"
+#include "net/roce/roce_text.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

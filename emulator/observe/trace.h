@@ -16,7 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "emulator/core/emu.h"
-#include "net/icrc.h"
+#include "net/roce/icrc.h"
 #include "rocemu/ctrl.h"
 
 struct rocemu_client;

@@ -15,7 +15,7 @@
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

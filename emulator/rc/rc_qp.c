@@ -19,7 +19,7 @@
 #include "emulator/obj/qp_timer.h"
 #include "emulator/obj/srq.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

@@ -16,7 +16,7 @@
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

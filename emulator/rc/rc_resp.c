@@ -27,7 +27,7 @@
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/rc/resp_atomic.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 
 enum resp_state {

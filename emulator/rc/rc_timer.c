@@ -9,7 +9,7 @@
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_timer.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 
 /* Local ACK timeout 4.096 us * 2^timeout (IBTA 9.7.6.1.3); 0 is infinite: only complain. */

@@ -16,7 +16,7 @@
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 
 #define DGRAM_BYTES 65507u	/* the largest UDP payload over IPv4: one GSO batch */

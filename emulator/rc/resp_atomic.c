@@ -9,7 +9,7 @@
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 
 #define ATOMIC_BYTES 8
 

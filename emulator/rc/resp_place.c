@@ -15,7 +15,7 @@
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 
 int rocemu_resp_recv_ready(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, uint32_t flags)
 {

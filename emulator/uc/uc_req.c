@@ -17,7 +17,7 @@
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "emulator/uc/uc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 

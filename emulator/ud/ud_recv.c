@@ -16,9 +16,9 @@
 #include "emulator/engine/recv_wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
-#include "net/pcap.h"
-#include "net/roce_hdr.h"
-#include "net/udp_port.h"
+#include "net/observe/pcap.h"
+#include "net/roce/roce_hdr.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 #define GRH_BYTES 40

@@ -14,8 +14,8 @@
 #include "emulator/engine/wqe_gather.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
-#include "net/roce_hdr.h"
-#include "net/udp_port.h"
+#include "net/roce/roce_hdr.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
 #define ROCE_PKEY_DEFAULT 0xffff

@@ -15,7 +15,7 @@
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/rc/rc.h"
-#include "net/roce_opcode.h"
+#include "net/roce/roce_opcode.h"
 #include "rocemu/log.h"
 
 /* Only an initiator has a send queue: a target's doorbell means nothing. */

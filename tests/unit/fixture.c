@@ -20,7 +20,7 @@
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "rocemu/ring.h"
 
 #define SEG_SIZE 16
@@ -643,7 +643,7 @@ void fx_pkt_build(struct fx_pkt *p, uint8_t opcode, const struct fx_hdrs *h,
 	rocemu_bth_set_padcnt(pkt, rocemu_pad_bytes(paylen));
 	rocemu_bth_set_tver(pkt, ROCEMU_BTH_TVER);
 	rocemu_bth_set_pkey(pkt, 0xffff);
-	rocemu_bth_set_destqp(pkt, fx.qp.qpn);
+	rocemu_bth_set_destqp(pkt, h->dest_qpn ? h->dest_qpn : fx.qp.qpn);
 	rocemu_bth_set_ackreq(pkt, h->ackreq);
 	rocemu_bth_set_psn(pkt, h->psn);
 	if ((x = rocemu_pkt_reth(pkt))) {
@@ -733,7 +733,8 @@ const uint8_t *fx_wire_bth(unsigned int i)
 	ck_assert_mem_eq(&p->flow, &to_peer, sizeof(to_peer));
 	ck_assert_int_eq(rocemu_icrc_check_v4(&p->flow, p->data, p->len, NULL), 0);
 	ck_assert_int_ge(rocemu_pkt_payload_len(p->data, p->len), 0);
-	ck_assert_uint_eq(rocemu_bth_destqp(p->data), FX_PEER_QPN);
+	/* The peer's QP, or its QP1 for the CM's MADs. */
+	ck_assert(rocemu_bth_destqp(p->data) == FX_PEER_QPN || rocemu_bth_destqp(p->data) == 1);
 	return p->data;
 }
 

@@ -19,8 +19,8 @@
 
 #include "emulator/ctrl/client_life.h"
 #include "emulator/obj/cq.h"
-#include "net/icrc.h"
-#include "net/roce_hdr.h"
+#include "net/roce/icrc.h"
+#include "net/roce/roce_hdr.h"
 
 #define FX_DEV_IP "192.0.2.1"		/* TEST-NET-1: never a local address */
 #define FX_PEER_IP "192.0.2.2"
@@ -212,6 +212,7 @@ struct fx_hdrs {
 	uint64_t orig;			/* AtomicAckETH */
 	uint32_t imm;			/* ImmDt, IETH */
 	uint32_t qkey;			/* DETH (its source QP: FX_PEER_QPN) */
+	uint32_t dest_qpn;		/* 0: fx.qp's (QP1 for the CM's MADs) */
 };
 
 /* Build the packet opcode/h/payload from the peer to fx.qp, with its ICRC. */
@@ -234,7 +235,10 @@ void fx_rx_build(uint8_t opcode, const struct fx_hdrs *h, const void *payload, u
 void fx_rx_ack(uint32_t psn, uint8_t syndrome, uint32_t msn);
 /* Forget what the wire carried so far. */
 void fx_wire_clear(void);
-/* Packet i the device sent: its BTH and payload length (checked well-formed, ICRC good). */
+/*
+ * Packet i the device sent: its BTH and payload length (checked
+ * well-formed, ICRC good, to the peer's QP or QP1).
+ */
 const uint8_t *fx_wire_bth(unsigned int i);
 uint32_t fx_wire_paylen(unsigned int i);
 /* Check packet i's opcode, PSN, AckReq bit and payload length; returns its BTH. */

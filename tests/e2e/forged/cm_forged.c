@@ -35,9 +35,9 @@
 
 #include "emulator/cm/cm_mad.h"
 #include "tests/e2e/harness/forge.h"
-#include "net/roce_opcode.h"
-#include "net/roce_text.h"
-#include "net/udp_port.h"
+#include "net/roce/roce_opcode.h"
+#include "net/roce/roce_text.h"
+#include "net/udp/udp_port.h"
 #include "tests/e2e/harness/verbs_pair.h"
 
 #define EVENT_WAIT_MS 10000

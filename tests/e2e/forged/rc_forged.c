@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "tests/e2e/harness/forge.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "tests/e2e/harness/verbs_pair.h"
 
 #define MTU 1024		/* IBV_MTU_1024, as qp_connect sets it */

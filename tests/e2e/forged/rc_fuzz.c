@@ -3,7 +3,7 @@
  * Fuzz of the daemon's packet path. Two RC QP pairs between two devices
  * move real traffic (WRITE, READ, SEND, atomics, both ways) while this
  * program sends mutated packets at them with a correct ICRC, built from
- * the codecs of net/roce_hdr.h: requests and responses of every RC opcode
+ * the codecs of net/roce/roce_hdr.h: requests and responses of every RC opcode
  * (now and then any opcode at all) with the PSN near what the QP expects
  * or anywhere, the QPN right or not, BTH flags, pad and version varied,
  * RETH and AtomicETH addresses at, inside and past the registered

@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/roce_hdr.h"
-#include "net/roce_opcode.h"
+#include "net/roce/roce_hdr.h"
+#include "net/roce/roce_opcode.h"
 
 #define ROCEV2_PORT 4791
 #define HDR_BYTES (sizeof(struct ether_header) + sizeof(struct iphdr) + sizeof(struct udphdr))

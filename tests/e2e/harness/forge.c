@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "forge.h"
-#include "net/icrc.h"
-#include "net/ipv4.h"
-#include "net/udp_port.h"
+#include "net/roce/icrc.h"
+#include "net/roce/ipv4.h"
+#include "net/udp/udp_port.h"
 #include "verbs_pair.h"
 
 #define ROCE_PKEY_DEFAULT 0xffff

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Forged RoCEv2 packets for the e2e tests: headers written with the
- * codecs of net/roce_hdr.h, the ICRC of net/icrc.h, sent from a UDP socket
+ * codecs of net/roce/roce_hdr.h, the ICRC of net/roce/icrc.h, sent from a UDP socket
  * of the test's own to a device's address, port 4791, as any host on the
  * network could; and the daemon's CLI asked from inside the test program
  * (`rocemu status` within a deadline, `rocemu stats` counters, `rocemu
@@ -17,7 +17,7 @@
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 
 struct named_check;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "net/roce_hdr.h"
+#include "net/roce/roce_hdr.h"
 #include "verbs_pair.h"
 
 #define COUNT_EVERY 20000	/* packets between two reads of the port counters */

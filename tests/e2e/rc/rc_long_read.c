@@ -30,7 +30,7 @@
 #include <sys/socket.h>
 
 #include "tests/e2e/harness/forge.h"
-#include "net/udp_port.h"
+#include "net/udp/udp_port.h"
 #include "tests/e2e/harness/verbs_pair.h"
 
 #define READ_BYTES (1ull << 30)

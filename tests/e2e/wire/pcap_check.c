@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "net/icrc.h"
-#include "net/roce_hdr.h"
-#include "net/roce_opcode.h"
+#include "net/roce/icrc.h"
+#include "net/roce/roce_hdr.h"
+#include "net/roce/roce_opcode.h"
 
 #define ROCEV2_PORT 4791
 #define ETH_BYTES sizeof(struct ether_header)
