@@ -23,6 +23,7 @@
 #include "emulator/base/list.h"
 #include "emulator/cm/cm_mad.h"
 #include "emulator/core/limits.h"
+#include "emulator/core/object.h"
 
 /* The path packet life the kernel's cma gives a RoCE route (4.096 us * 2^16). */
 #define CMA_IBOE_PACKET_LIFETIME 16
@@ -152,6 +153,8 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 			       uint8_t qp_type);
 /* Free id: its timer, its queued events, its handle. The handshake is the caller's. */
 void cm_id_free(struct rocemu_cm_id *id);
+/* Ids as objects of their rdma_cm file (object.h): closing it destroys each. */
+extern const struct rocemu_obj_kind rocemu_cm_id_kind;
 
 /* One line for `rocemu status`: the id's state, addresses and handshake state. */
 void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len);

@@ -108,7 +108,7 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 		return NULL;
 	err = rocemu_charge(file->client, &id->charge, ROCEMU_RES_CM_ID, ROCEMU_OBJ_ONLY);
 	if (!err)
-		err = rocemu_idtable_alloc(&emu->cm_ids, id, &id->handle);
+		err = rocemu_obj_add(emu, &rocemu_cm_id_kind, file, id);
 	if (err) {
 		rocemu_uncharge(&id->charge);
 		free(id);
@@ -118,14 +118,12 @@ struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16
 	id->emu = emu;
 	id->local_comm_id = cm_comm_id_next();
 	id->rq_psn = cm_random_psn();
-	id->file = file;
 	id->uid = uid;
 	id->ps = ps;
 	id->qp_type = qp_type;
 	id->src.sin_family = AF_INET;
 	id->dst.sin_family = AF_INET;
 	rocemu_list_init(&id->mcasts);
-	rocemu_list_add_tail(&file->ids, &id->file_node);
 	rocemu_list_add_tail(&emu->cm_ids_all, &id->emu_node);
 	return id;
 }
@@ -173,12 +171,21 @@ void cm_id_free(struct rocemu_cm_id *id)
 		rocemu_list_del(&mc->node);
 		free(mc);
 	}
-	rocemu_list_del(&id->file_node);
+	rocemu_obj_remove(id->emu, &rocemu_cm_id_kind, id);
 	rocemu_list_del(&id->emu_node);
-	rocemu_idtable_remove(&id->emu->cm_ids, id->handle);
 	rocemu_uncharge(&id->charge);
 	free(id);
 }
+
+/* Closed with its file or destroyed: the peer is told as the kernel's rdma_destroy_id tells it. */
+static void cm_id_close(struct rocemu_emu *emu, struct rocemu_cm_id *id)
+{
+	cm_abandon(id);
+	cm_id_free(id);
+}
+
+ROCEMU_OBJ_KIND(rocemu_cm_id_kind, struct rocemu_cm_id, struct rocemu_cm_file, cm_ids, ids, file,
+		handle, file_node, cm_id_close, .first = 1, .max = ROCEMU_MAX_CM_IDS);
 
 void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len)
 {
@@ -199,9 +206,7 @@ void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len)
 /* The id handle names in call's file, or NULL. */
 static struct rocemu_cm_id *id_get(struct ucma_call *call, uint32_t handle)
 {
-	struct rocemu_cm_id *id = rocemu_idtable_get(&call->file->client->emu->cm_ids, handle);
-
-	return id && id->file == call->file ? id : NULL;
+	return rocemu_obj_lookup(call->file->client->emu, &rocemu_cm_id_kind, call->file, handle);
 }
 
 /* An IPv4 address of the ABI's sockaddr_in6-sized slots, or -EAFNOSUPPORT. */
@@ -255,8 +260,7 @@ static int cmd_destroy_id(struct ucma_call *call)
 		return -ENOENT;
 	resp = respond(call, cmd->response, sizeof(*resp));
 	resp->events_reported = id->events_reported;
-	cm_abandon(id);
-	cm_id_free(id);
+	cm_id_close(id->emu, id);
 	return 0;
 }
 
@@ -600,21 +604,20 @@ static int cmd_migrate_id(struct ucma_call *call)
 	const struct ucma_abi_migrate_id *cmd = call->cmd;
 	struct rocemu_cm_file *from = file_named(call, cmd->fd), *to = call->file;
 	struct ucma_abi_migrate_resp *resp;
-	struct rocemu_cm_id *id = from ? rocemu_idtable_get(&to->client->emu->cm_ids, cmd->id) : NULL;
+	struct rocemu_cm_id *id = from ? rocemu_obj_lookup(to->client->emu, &rocemu_cm_id_kind, from,
+							   cmd->id) : NULL;
 	struct rocemu_list *n, *next;
 	const char byte = 1;
 
 	if (!from)
 		return -EBADF;
-	if (!id || id->file != from)
+	if (!id)
 		return -ENOENT;
 	resp = respond(call, cmd->response, sizeof(*resp));
 	resp->events_reported = id->events_reported;
 	if (from == to)
 		return 0;
-	rocemu_list_del(&id->file_node);
-	rocemu_list_add_tail(&to->ids, &id->file_node);
-	id->file = to;
+	rocemu_obj_move(&rocemu_cm_id_kind, id, to);
 	/* Their bytes stay in the old pipe: a reader there finds no event and waits on. */
 	for (n = from->events.next; n != &from->events; n = next) {
 		struct rocemu_cm_event *ev = rocemu_container_of(n, struct rocemu_cm_event, node);
@@ -727,17 +730,12 @@ int rocemu_ucma_open(struct rocemu_client *c, int *read_fd, uint32_t *file_id)
 
 void rocemu_ucma_close(struct rocemu_client *c)
 {
+	static const struct rocemu_obj_kind *const file_kinds[] = { &rocemu_cm_id_kind };
 	struct rocemu_cm_file *file = c->ucma;
 
 	if (!file)
 		return;
-	while (!rocemu_list_empty(&file->ids)) {
-		struct rocemu_cm_id *id = rocemu_container_of(file->ids.next, struct rocemu_cm_id,
-						       file_node);
-
-		cm_abandon(id);
-		cm_id_free(id);
-	}
+	rocemu_objs_release(c->emu, file, file_kinds, 1);
 	close(file->event_fd);
 	free(file);
 	c->ucma = NULL;

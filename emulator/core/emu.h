@@ -2,7 +2,7 @@
 /*
  * The soft NIC as a whole: its devices, the event loop that drives it,
  * its client connections and the daemon-wide handle tables (handles are
- * unique per daemon; each object records the connection that owns it).
+ * unique per daemon; each object records its owner, object.h).
  * emu_life.h brings it up and takes it down.
  */
 #ifndef ROCEMU_EMULATOR_EMU_H

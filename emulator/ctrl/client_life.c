@@ -223,33 +223,20 @@ int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token, c
 	return err;
 }
 
+/* Users before what they use, as uverbs release does; its ibv_open_qp references went first. */
+static const struct rocemu_obj_kind *const client_kinds[] = {
+	&rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind, &rocemu_cq_kind,
+	&rocemu_channel_kind, &rocemu_mw_kind, &rocemu_reserved_qpn_kind,
+};
+
 void rocemu_client_free(struct rocemu_client *c)
 {
 	struct rocemu_emu *emu = c->emu;
-	struct rocemu_qp *qp, *qp_tmp;
-	struct rocemu_srq *srq, *srq_tmp;
-	struct rocemu_xrcd_open *xo, *xo_tmp;
-	struct rocemu_cq *cq, *cq_tmp;
-	struct rocemu_channel *ch, *ch_tmp;
-	struct rocemu_mw *mw, *mw_tmp;
 
 	rocemu_trace_client_gone(c);
 	rocemu_ucma_close(c);
-	/* Users before what they use, as uverbs release does. */
 	rocemu_xrc_client_release(c);
-	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
-		rocemu_qp_release(c, qp);
-	rocemu_list_for_each_safe(srq, srq_tmp, &c->srqs, struct rocemu_srq, node)
-		rocemu_srq_free(emu, srq);
-	rocemu_list_for_each_safe(xo, xo_tmp, &c->xrcd_opens, struct rocemu_xrcd_open, node)
-		rocemu_xrcd_open_free(emu, xo);
-	rocemu_list_for_each_safe(cq, cq_tmp, &c->cqs, struct rocemu_cq, node)
-		rocemu_cq_free(emu, cq);
-	rocemu_list_for_each_safe(ch, ch_tmp, &c->channels, struct rocemu_channel, node)
-		rocemu_channel_free(emu, ch);
-	rocemu_list_for_each_safe(mw, mw_tmp, &c->mws, struct rocemu_mw, node)
-		rocemu_mw_free(emu, mw);
-	rocemu_reserved_qpns_release(c);
+	rocemu_objs_release(emu, c, client_kinds, sizeof(client_kinds) / sizeof(client_kinds[0]));
 	if (c->ufile)
 		rocemu_ufile_put(c->ufile);
 	if (c->kick_fd >= 0) {

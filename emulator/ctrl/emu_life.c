@@ -14,16 +14,29 @@
 #include "emulator/ctrl/ibdev_sysfs.h"
 #include "emulator/engine/mcast.h"
 #include "emulator/engine/rx.h"
+#include "emulator/mem/dm.h"
+#include "emulator/mem/mw.h"
+#include "emulator/mem/pd_mr.h"
 #include "emulator/mem/ufile.h"
 #include "emulator/mlx5/format.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"
+#include "emulator/obj/cq.h"
+#include "emulator/obj/qp.h"
 #include "emulator/obj/reserved_qpn.h"
+#include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/tap.h"
 #include "emulator/sched/idle.h"
 #include "net/udp/udp_port.h"
 #include "rocemu/log.h"
+
+/* Every kind of object: the emulator holds a handle table for each. */
+static const struct rocemu_obj_kind *const all_kinds[] = {
+	&rocemu_pd_kind, &rocemu_mr_kind, &rocemu_mw_kind, &rocemu_channel_kind,
+	&rocemu_cq_kind, &rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind,
+	&rocemu_dm_kind, &rocemu_cm_id_kind, &rocemu_reserved_qpn_kind,
+};
 
 static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)
 {
@@ -97,25 +110,10 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_list_init(&emu->accounts);
 	rocemu_limits_default(&emu->limits);
 	rocemu_limits_fds_setup(&emu->limits);
-	rocemu_idtable_init(&emu->pds, 1, ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->mrs, 1, ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->mws, 1, ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->channels, 1, ROCEMU_MAX_CHANNELS);
-	rocemu_idtable_init(&emu->cqs, 1, ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);
-	/* QP numbers go round their whole range before one comes back, as NICs
-	 * hand them out: a peer that still knows the number of a QP gone (UCX's
-	 * UD keeps a closed connection for minutes) does not meet a new QP under
-	 * it at once. */
-	rocemu_idtable_init_cyclic(&emu->qps, ROCEMU_FIRST_QPN, ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->srqs, 1, ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->xrcd_opens, 1, ROCEMU_MAX_XRCD_OPENS);
+	rocemu_obj_tables_init(emu, all_kinds, sizeof(all_kinds) / sizeof(all_kinds[0]));
 	rocemu_list_init(&emu->xrcds);
 	rocemu_list_init(&emu->ufiles);
 	rocemu_list_init(&emu->mms);
-	rocemu_idtable_init(&emu->dms, 1, ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
-	rocemu_idtable_init(&emu->cm_ids, 1, ROCEMU_MAX_CM_IDS);
-	rocemu_idtable_init_cyclic(&emu->reserved_qpns, ROCEMU_FIRST_RESERVED_QPN,
-				   ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES);
 	rocemu_list_init(&emu->cm_ids_all);
 	rocemu_list_init(&emu->tracers);
 	cm_proto_config();
@@ -195,17 +193,7 @@ void rocemu_emu_fini(struct rocemu_emu *emu)
 	/* Hand the removals to the kernel now: a stopped loop would leave the ports bound. */
 	rocemu_loop_flush(emu->loop);
 	emu->num_devices = 0;
-	rocemu_idtable_free(&emu->pds);
-	rocemu_idtable_free(&emu->mrs);
-	rocemu_idtable_free(&emu->mws);
-	rocemu_idtable_free(&emu->channels);
-	rocemu_idtable_free(&emu->cqs);
-	rocemu_idtable_free(&emu->qps);
-	rocemu_idtable_free(&emu->srqs);
-	rocemu_idtable_free(&emu->xrcd_opens);
-	rocemu_idtable_free(&emu->dms);
-	rocemu_idtable_free(&emu->cm_ids);
-	rocemu_idtable_free(&emu->reserved_qpns);
+	rocemu_obj_tables_free(emu, all_kinds, sizeof(all_kinds) / sizeof(all_kinds[0]));
 	free(emu->reply_buf);
 	emu->reply_buf = NULL;
 }

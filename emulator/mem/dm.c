@@ -17,9 +17,7 @@
 
 static struct rocemu_dm *dm_lookup(struct rocemu_client *c, uint32_t handle)
 {
-	struct rocemu_dm *dm = rocemu_idtable_get(&c->emu->dms, handle);
-
-	return dm && dm->file == c->ufile ? dm : NULL;
+	return rocemu_obj_lookup(c->emu, &rocemu_dm_kind, c->ufile, handle);
 }
 
 static int dm_resp(const struct rocemu_dm *dm, struct rocemu_dm_resp *resp, int *fd)
@@ -66,18 +64,16 @@ int rocemu_dm_alloc(struct rocemu_client *c, const struct rocemu_alloc_dm_req *r
 		free(dm);
 		return err;
 	}
-	err = rocemu_idtable_alloc(&c->emu->dms, dm, &dm->handle);
+	err = rocemu_obj_add(c->emu, &rocemu_dm_kind, c->ufile, dm);
 	if (err)
 		goto fail;
-	dm->file = c->ufile;
 	dm->length = req->length;
 	err = dm_resp(dm, resp, fd);
 	if (err) {
-		rocemu_idtable_remove(&c->emu->dms, dm->handle);
+		rocemu_obj_remove(c->emu, &rocemu_dm_kind, dm);
 		goto fail;
 	}
 	dev->dm_used += dm->shm.size;
-	rocemu_list_add_tail(&c->ufile->dms, &dm->node);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s dm %u alloc len %llu", dev->name, dm->handle,
 		   (unsigned long long)dm->length);
 	return 0;
@@ -90,17 +86,20 @@ fail:
 	return err;
 }
 
-void rocemu_dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
+static void dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s dm %u free", dm->file->dev->name, dm->handle);
-	rocemu_idtable_remove(&emu->dms, dm->handle);
-	rocemu_list_del(&dm->node);
+	rocemu_obj_remove(emu, &rocemu_dm_kind, dm);
 	dm->file->dev->dm_used -= dm->shm.size;
 	rocemu_shm_destroy(&dm->shm);
 	close(dm->fd);
 	rocemu_uncharge(&dm->charge);
 	free(dm);
 }
+
+ROCEMU_OBJ_KIND(rocemu_dm_kind, struct rocemu_dm, struct rocemu_ufile, dms, dms, file, handle, node,
+		dm_free, .first = 1,
+		.max = ROCEMU_DM_MAX_SIZE / ROCEMU_DM_UNIT * ROCEMU_MAX_DEVICES);
 
 int rocemu_dm_release(struct rocemu_client *c, uint32_t handle)
 {
@@ -110,7 +109,7 @@ int rocemu_dm_release(struct rocemu_client *c, uint32_t handle)
 		return -ENOENT;
 	if (dm->users)
 		return -EBUSY;
-	rocemu_dm_free(c->emu, dm);
+	dm_free(c->emu, dm);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "emulator/base/shm.h"
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 
 struct rocemu_dm {
 	struct rocemu_ufile *file;
@@ -45,6 +46,7 @@ int rocemu_dm_import(struct rocemu_client *c, uint32_t handle, struct rocemu_dm_
  */
 int rocemu_dm_reg_mr(struct rocemu_client *c, const struct rocemu_reg_dm_mr_req *req,
 		     struct rocemu_reg_mr_resp *resp);
-void rocemu_dm_free(struct rocemu_emu *emu, struct rocemu_dm *dm);
+/* Device memory as objects of its ufile (object.h), freed when the ufile goes. */
+extern const struct rocemu_obj_kind rocemu_dm_kind;
 
 #endif /* ROCEMU_EMULATOR_DM_H */

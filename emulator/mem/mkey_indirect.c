@@ -41,7 +41,6 @@ int rocemu_mkey_create(struct rocemu_client *c, const struct rocemu_create_mkey_
 	struct rocemu_pd *pd = rocemu_pd_lookup(c, req->pdn);
 	struct rocemu_mkey_layout *l;
 	struct rocemu_mr *mr;
-	uint32_t handle;
 	int err;
 
 	memset(resp, 0, sizeof(*resp));
@@ -61,13 +60,11 @@ int rocemu_mkey_create(struct rocemu_client *c, const struct rocemu_create_mkey_
 	mr->indirect = l;
 	mr->invalid = true;
 	while (!key_usable(mr->handle << 8)) {
-		err = rocemu_idtable_alloc(&c->emu->mrs, mr, &handle);
+		err = rocemu_obj_renumber(c->emu, &rocemu_mr_kind, mr);
 		if (err) {
 			rocemu_mr_free(c->emu, mr);
 			return err;
 		}
-		rocemu_idtable_remove(&c->emu->mrs, mr->handle);
-		mr->handle = handle;
 	}
 	mr->lkey = mr->rkey = mr->handle << 8;
 	l->max_entries = (req->max_entries + 3) & ~3u;
@@ -82,9 +79,9 @@ int rocemu_mkey_create(struct rocemu_client *c, const struct rocemu_create_mkey_
 
 int rocemu_mkey_destroy(struct rocemu_client *c, uint32_t handle)
 {
-	struct rocemu_mr *mr = rocemu_idtable_get(&c->emu->mrs, handle);
+	struct rocemu_mr *mr = rocemu_obj_lookup(c->emu, &rocemu_mr_kind, c->ufile, handle);
 
-	if (!mr || mr->file != c->ufile || !mr->indirect)
+	if (!mr || !mr->indirect)
 		return -EINVAL;
 	rocemu_mr_free(c->emu, mr);
 	return 0;

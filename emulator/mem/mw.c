@@ -38,18 +38,16 @@ int rocemu_mw_alloc(struct rocemu_client *c, const struct rocemu_alloc_mw_req *r
 		return -ENOMEM;
 	err = rocemu_charge(c, &mw->charge, ROCEMU_RES_MW, ROCEMU_OBJ_ONLY);
 	if (!err)
-		err = rocemu_idtable_alloc(&c->emu->mws, mw, &mw->handle);
+		err = rocemu_obj_add(c->emu, &rocemu_mw_kind, c, mw);
 	if (err) {
 		rocemu_uncharge(&mw->charge);
 		free(mw);
 		return err;
 	}
-	mw->owner = c;
 	mw->pd = pd;
 	mw->type = req->type;
 	mw->rkey = ROCEMU_MW_KEY_FLAG | mw->handle << 8 | (c->emu->mr_key_variant++ & 0xff);
 	pd->users++;
-	rocemu_list_add_tail(&c->mws, &mw->node);
 	resp->handle = mw->handle;
 	resp->rkey = mw->rkey;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mw %u type %u pd %u rkey 0x%08x", c->dev->name,
@@ -60,18 +58,20 @@ int rocemu_mw_alloc(struct rocemu_client *c, const struct rocemu_alloc_mw_req *r
 void rocemu_mw_free(struct rocemu_emu *emu, struct rocemu_mw *mw)
 {
 	mw_unbind(mw);
-	rocemu_idtable_remove(&emu->mws, mw->handle);
-	rocemu_list_del(&mw->node);
+	rocemu_obj_remove(emu, &rocemu_mw_kind, mw);
 	mw->pd->users--;
 	rocemu_uncharge(&mw->charge);
 	free(mw);
 }
 
+ROCEMU_OBJ_KIND(rocemu_mw_kind, struct rocemu_mw, struct rocemu_client, mws, mws, owner, handle,
+		node, rocemu_mw_free, .first = 1, .max = ROCEMU_MAX_MW * ROCEMU_MAX_DEVICES);
+
 int rocemu_mw_dealloc(struct rocemu_client *c, uint32_t handle)
 {
-	struct rocemu_mw *mw = rocemu_idtable_get(&c->emu->mws, handle);
+	struct rocemu_mw *mw = rocemu_obj_lookup(c->emu, &rocemu_mw_kind, c, handle);
 
-	if (!mw || mw->owner != c)
+	if (!mw)
 		return -EINVAL;
 	rocemu_mw_free(c->emu, mw);
 	return 0;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 #include "emulator/mem/mkey.h"
 
 #define ROCEMU_MW_KEY_FLAG 0x80000000u
@@ -52,6 +53,8 @@ int rocemu_mw_alloc(struct rocemu_client *c, const struct rocemu_alloc_mw_req *r
 		    struct rocemu_alloc_mw_resp *resp);
 int rocemu_mw_dealloc(struct rocemu_client *c, uint32_t handle);
 void rocemu_mw_free(struct rocemu_emu *emu, struct rocemu_mw *mw);
+/* Windows as objects of their context (object.h), freed when it closes. */
+extern const struct rocemu_obj_kind rocemu_mw_kind;
 
 /* What a BIND WQE asks (IBTA 10.6.7.2): the window, its next rkey, the MR, rights and range. */
 struct rocemu_mw_bind {

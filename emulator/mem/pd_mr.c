@@ -35,14 +35,12 @@ int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn)
 		return -ENOMEM;
 	err = rocemu_charge(c, &pd->charge, ROCEMU_RES_PD, ROCEMU_OBJ_ONLY);
 	if (!err)
-		err = rocemu_idtable_alloc(&c->emu->pds, pd, &pd->pdn);
+		err = rocemu_obj_add(c->emu, &rocemu_pd_kind, c->ufile, pd);
 	if (err) {
 		rocemu_uncharge(&pd->charge);
 		free(pd);
 		return err;
 	}
-	pd->file = c->ufile;
-	rocemu_list_add_tail(&c->ufile->pds, &pd->node);
 	*pdn = pd->pdn;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u alloc", c->dev->name, pd->pdn);
 	return 0;
@@ -50,9 +48,7 @@ int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn)
 
 struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn)
 {
-	struct rocemu_pd *pd = rocemu_idtable_get(&c->emu->pds, pdn);
-
-	return pd && pd->file == c->ufile ? pd : NULL;
+	return rocemu_obj_lookup(c->emu, &rocemu_pd_kind, c->ufile, pdn);
 }
 
 int rocemu_pd_import(struct rocemu_client *c, uint32_t pdn)
@@ -63,11 +59,13 @@ int rocemu_pd_import(struct rocemu_client *c, uint32_t pdn)
 void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s pd %u dealloc", pd->file->dev->name, pd->pdn);
-	rocemu_idtable_remove(&emu->pds, pd->pdn);
-	rocemu_list_del(&pd->node);
+	rocemu_obj_remove(emu, &rocemu_pd_kind, pd);
 	rocemu_uncharge(&pd->charge);
 	free(pd);
 }
+
+ROCEMU_OBJ_KIND(rocemu_pd_kind, struct rocemu_pd, struct rocemu_ufile, pds, pds, file, pdn, node,
+		rocemu_pd_free, .first = 1, .max = ROCEMU_MAX_PD * ROCEMU_MAX_DEVICES);
 
 int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn)
 {
@@ -158,10 +156,10 @@ static void mr_unwatch(struct rocemu_mm *mm, uint64_t addr, uint64_t length, uin
 
 static struct rocemu_mr *mr_lookup(struct rocemu_client *c, uint32_t handle)
 {
-	struct rocemu_mr *mr = rocemu_idtable_get(&c->emu->mrs, handle);
+	struct rocemu_mr *mr = rocemu_obj_lookup(c->emu, &rocemu_mr_kind, c->ufile, handle);
 
 	/* Indirect mkeys are not MRs to import, rereg or dereg: DESTROY_MKEY frees them. */
-	return mr && mr->file == c->ufile && !mr->indirect ? mr : NULL;
+	return mr && !mr->indirect ? mr : NULL;
 }
 
 void rocemu_mr_resp(const struct rocemu_mr *mr, struct rocemu_reg_mr_resp *resp)
@@ -184,7 +182,7 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 		return -ENOMEM;
 	err = rocemu_charge(c, &mr->charge, ROCEMU_RES_MR, mr_amount(mm, access, addr, length));
 	if (!err)
-		err = rocemu_idtable_alloc(&c->emu->mrs, mr, &mr->handle);
+		err = rocemu_obj_add(c->emu, &rocemu_mr_kind, c->ufile, mr);
 	if (err) {
 		rocemu_uncharge(&mr->charge);
 		free(mr);
@@ -195,7 +193,6 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	/* 0x100 ends a receive WQE's SGE list (MLX5_INVALID_LKEY), 0x400 opens a UMR repeat block: never hand them out. */
 	while (mr->lkey == MLX5_INVALID_LKEY || mr->lkey == ROCEMU_UMR_REPEAT_OP)
 		mr->lkey = mr->rkey = (mr->handle << 8) | c->emu->mr_key_variant++;
-	mr->file = c->ufile;
 	mr->pd = pd;
 	mr->access = access;
 	mr->mm = mm ? rocemu_mm_get(mm) : NULL;
@@ -204,7 +201,6 @@ int rocemu_mr_create(struct rocemu_client *c, struct rocemu_pd *pd, uint32_t acc
 	mr->length = length;
 	mr->iova = iova;
 	pd->users++;
-	rocemu_list_add_tail(&c->ufile->mrs, &mr->node);
 	*out = mr;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u pd %u lkey 0x%08x pid %d addr 0x%llx len %llu access 0x%x",
 		   c->dev->name, mr->handle, pd->pdn, mr->lkey, mm ? (int)mm->pid : 0,
@@ -329,8 +325,7 @@ int rocemu_mr_rereg(struct rocemu_client *c, const struct rocemu_rereg_mr_req *r
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s mr %u dereg", mr->file->dev->name, mr->handle);
-	rocemu_idtable_remove(&emu->mrs, mr->handle);
-	rocemu_list_del(&mr->node);
+	rocemu_obj_remove(emu, &rocemu_mr_kind, mr);
 	if (mr->mm) {
 		mr_unwatch(mr->mm, mr->addr, mr->length, mr->mem_gen);
 		rocemu_mm_put(mr->mm);
@@ -342,6 +337,9 @@ void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr)
 	free(mr->indirect);
 	free(mr);
 }
+
+ROCEMU_OBJ_KIND(rocemu_mr_kind, struct rocemu_mr, struct rocemu_ufile, mrs, mrs, file, handle, node,
+		rocemu_mr_free, .first = 1, .max = ROCEMU_MAX_MR * ROCEMU_MAX_DEVICES);
 
 int rocemu_mr_invalidate(struct rocemu_mem_owner owner, uint32_t key, bool remote)
 {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/ufile.h"
 
@@ -55,6 +56,8 @@ struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn);
 /* IMPORT_PD: -ENOENT unless pdn is a PD of c's ufile. */
 int rocemu_pd_import(struct rocemu_client *c, uint32_t pdn);
 void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
+/* PDs as objects of their ufile (object.h), freed when the ufile goes. */
+extern const struct rocemu_obj_kind rocemu_pd_kind;
 
 /*
  * Register req->addr/length: -EINVAL for a bad PD, access or length 0,
@@ -96,6 +99,8 @@ int rocemu_mr_invalidate(struct rocemu_mem_owner owner, uint32_t key, bool remot
 /* -EBUSY while windows are bound to it (IBTA 10.6.7.2.6, as rxe). */
 int rocemu_mr_dereg(struct rocemu_client *c, uint32_t handle);
 void rocemu_mr_free(struct rocemu_emu *emu, struct rocemu_mr *mr);
+/* MRs and indirect mkeys as objects of their ufile (object.h): the handle is the key's index. */
+extern const struct rocemu_obj_kind rocemu_mr_kind;
 /*
  * ibv_advise_mr: check req's SGEs as uverbs and mlx5 do (-EINVAL for a
  * bad PD, flags or list, -EOPNOTSUPP for another advice, then per SGE

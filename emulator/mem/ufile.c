@@ -12,20 +12,16 @@
 #include "emulator/mem/pd_mr.h"
 #include "rocemu/log.h"
 
+/* Users before what they use, as uverbs release does. */
+static const struct rocemu_obj_kind *const ufile_kinds[] = {
+	&rocemu_mr_kind, &rocemu_dm_kind, &rocemu_pd_kind,
+};
+
 static void ufile_free(struct rocemu_ufile *f)
 {
 	struct rocemu_emu *emu = f->emu;
-	struct rocemu_mr *mr, *mr_tmp;
-	struct rocemu_dm *dm, *dm_tmp;
-	struct rocemu_pd *pd, *pd_tmp;
 
-	/* Users before what they use, as uverbs release does. */
-	rocemu_list_for_each_safe(mr, mr_tmp, &f->mrs, struct rocemu_mr, node)
-		rocemu_mr_free(emu, mr);
-	rocemu_list_for_each_safe(dm, dm_tmp, &f->dms, struct rocemu_dm, node)
-		rocemu_dm_free(emu, dm);
-	rocemu_list_for_each_safe(pd, pd_tmp, &f->pds, struct rocemu_pd, node)
-		rocemu_pd_free(emu, pd);
+	rocemu_objs_release(emu, f, ufile_kinds, sizeof(ufile_kinds) / sizeof(ufile_kinds[0]));
 	if (f->sock >= 0) {
 		rocemu_loop_unwatch_fd(emu->loop, f->sock);
 		close(f->sock);

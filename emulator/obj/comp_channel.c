@@ -28,12 +28,10 @@ int rocemu_channel_create(struct rocemu_client *c, uint32_t *handle, int *read_f
 		err = -errno;
 		goto fail_pipe;
 	}
-	err = rocemu_idtable_alloc(&c->emu->channels, ch, &ch->handle);
+	err = rocemu_obj_add(c->emu, &rocemu_channel_kind, c, ch);
 	if (err)
 		goto fail_pipe;
-	ch->owner = c;
 	ch->event_fd = pipefd[1];
-	rocemu_list_add_tail(&c->channels, &ch->node);
 	*handle = ch->handle;
 	*read_fd = pipefd[0];
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s channel %u create", c->dev->name, ch->handle);
@@ -51,16 +49,13 @@ fail:
 
 struct rocemu_channel *rocemu_channel_lookup(struct rocemu_client *c, uint32_t handle)
 {
-	struct rocemu_channel *ch = rocemu_idtable_get(&c->emu->channels, handle);
-
-	return ch && ch->owner == c ? ch : NULL;
+	return rocemu_obj_lookup(c->emu, &rocemu_channel_kind, c, handle);
 }
 
-void rocemu_channel_free(struct rocemu_emu *emu, struct rocemu_channel *ch)
+static void channel_free(struct rocemu_emu *emu, struct rocemu_channel *ch)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s channel %u destroy", ch->owner->dev->name, ch->handle);
-	rocemu_idtable_remove(&emu->channels, ch->handle);
-	rocemu_list_del(&ch->node);
+	rocemu_obj_remove(emu, &rocemu_channel_kind, ch);
 	close(ch->event_fd);
 	rocemu_uncharge(&ch->charge);
 	free(ch);
@@ -74,6 +69,9 @@ int rocemu_channel_destroy(struct rocemu_client *c, uint32_t handle)
 		return -EINVAL;
 	if (ch->users)
 		return -EBUSY;
-	rocemu_channel_free(c->emu, ch);
+	channel_free(c->emu, ch);
 	return 0;
 }
+
+ROCEMU_OBJ_KIND(rocemu_channel_kind, struct rocemu_channel, struct rocemu_client, channels,
+		channels, owner, handle, node, channel_free, .first = 1, .max = ROCEMU_MAX_CHANNELS);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 
 /* Each holds a pipe, so the fd limit comes first; this only bounds the table. */
 #define ROCEMU_MAX_CHANNELS (1u << 20)
@@ -27,6 +28,7 @@ int rocemu_channel_create(struct rocemu_client *c, uint32_t *handle, int *read_f
 /* -EINVAL for a handle c does not own, -EBUSY while CQs use it. */
 int rocemu_channel_destroy(struct rocemu_client *c, uint32_t handle);
 struct rocemu_channel *rocemu_channel_lookup(struct rocemu_client *c, uint32_t handle);
-void rocemu_channel_free(struct rocemu_emu *emu, struct rocemu_channel *ch);
+/* Channels as objects of their context (object.h), freed when it closes. */
+extern const struct rocemu_obj_kind rocemu_channel_kind;
 
 #endif /* ROCEMU_EMULATOR_COMP_CHANNEL_H */

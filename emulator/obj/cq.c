@@ -59,24 +59,22 @@ int rocemu_cq_create(struct rocemu_client *c, const struct rocemu_create_cq_req 
 	err = rocemu_charge(c, &cq->charge, ROCEMU_RES_CQ, rocemu_ring_amount(cq->layout.size));
 	if (err)
 		goto fail;
-	err = rocemu_idtable_alloc(&c->emu->cqs, cq, &cq->cqn);
+	err = rocemu_obj_add(c->emu, &rocemu_cq_kind, c, cq);
 	if (err)
 		goto fail_charge;
 	cq->layout.cqn = cq->cqn;
 	ring_fd = rocemu_shm_create("rocemu-cq", cq->layout.size, &cq->ring);
 	if (ring_fd < 0) {
 		err = ring_fd;
-		rocemu_idtable_remove(&c->emu->cqs, cq->cqn);
+		rocemu_obj_remove(c->emu, &rocemu_cq_kind, cq);
 		goto fail_charge;
 	}
 	cq->untouched = format->cq_ring_start(cq->ring.addr, cqe_size, cq->layout.ncqe, 0, 0);
-	cq->owner = c;
 	cq->channel = ch;
 	cq->comp_vector = req->comp_vector;
 	cq->user_cq = req->user_cq;
 	if (ch)
 		ch->users++;
-	rocemu_list_add_tail(&c->cqs, &cq->node);
 	*layout = cq->layout;
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x create cqe %u", c->dev->name, cq->cqn,
@@ -92,9 +90,7 @@ fail:
 
 struct rocemu_cq *rocemu_cq_lookup(struct rocemu_client *c, uint32_t cqn)
 {
-	struct rocemu_cq *cq = rocemu_idtable_get(&c->emu->cqs, cqn);
-
-	return cq && cq->owner == c ? cq : NULL;
+	return rocemu_obj_lookup(c->emu, &rocemu_cq_kind, c, cqn);
 }
 
 int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req *req,
@@ -147,12 +143,11 @@ fail:
 	return err;
 }
 
-void rocemu_cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
+static void cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x destroy", cq->owner->dev->name, cq->cqn);
 	rocemu_direct_unwatch(cq->owner, &cq->direct);
-	rocemu_idtable_remove(&emu->cqs, cq->cqn);
-	rocemu_list_del(&cq->node);
+	rocemu_obj_remove(emu, &rocemu_cq_kind, cq);
 	if (cq->channel)
 		cq->channel->users--;
 	rocemu_uncharge(&cq->charge);
@@ -168,6 +163,9 @@ int rocemu_cq_destroy(struct rocemu_client *c, uint32_t cqn)
 		return -EINVAL;
 	if (cq->users)
 		return -EBUSY;
-	rocemu_cq_free(c->emu, cq);
+	cq_free(c->emu, cq);
 	return 0;
 }
+
+ROCEMU_OBJ_KIND(rocemu_cq_kind, struct rocemu_cq, struct rocemu_client, cqs, cqs, owner, cqn, node,
+		cq_free, .first = 1, .max = ROCEMU_MAX_CQ * ROCEMU_MAX_DEVICES);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 
 struct rocemu_cq {
 	struct rocemu_client *owner;
@@ -49,6 +50,7 @@ int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req 
 /* -EBUSY while a QP uses it. */
 int rocemu_cq_destroy(struct rocemu_client *c, uint32_t cqn);
 struct rocemu_cq *rocemu_cq_lookup(struct rocemu_client *c, uint32_t cqn);
-void rocemu_cq_free(struct rocemu_emu *emu, struct rocemu_cq *cq);
+/* CQs as objects of their context (object.h), freed when it closes. */
+extern const struct rocemu_obj_kind rocemu_cq_kind;
 
 #endif /* ROCEMU_EMULATOR_CQ_H */

@@ -177,13 +177,13 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	err = rocemu_charge(c, &qp->charge, ROCEMU_RES_QP, rocemu_ring_amount(resp->layout.size));
 	if (err)
 		goto fail;
-	err = rocemu_idtable_alloc(&c->emu->qps, qp, &qp->qpn);
+	err = rocemu_obj_add(c->emu, &rocemu_qp_kind, c, qp);
 	if (err)
 		goto fail_charge;
 	ring_fd = rocemu_shm_create("rocemu-qp", resp->layout.size, &qp->rings);
 	if (ring_fd < 0) {
 		err = ring_fd;
-		rocemu_idtable_remove(&c->emu->qps, qp->qpn);
+		rocemu_obj_remove(c->emu, &rocemu_qp_kind, qp);
 		goto fail_charge;
 	}
 	resp->layout.qpn = qp->qpn;
@@ -194,10 +194,9 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	if (err) {
 		rocemu_shm_destroy(&qp->rings);
 		close(ring_fd);
-		rocemu_idtable_remove(&c->emu->qps, qp->qpn);
+		rocemu_obj_remove(c->emu, &rocemu_qp_kind, qp);
 		goto fail_charge;
 	}
-	qp->owner = c;
 	qp->create_flags = req->create_flags;
 	qp->source_qpn = req->create_flags & IBV_QP_CREATE_SOURCE_QPN ? req->source_qpn : qp->qpn;
 	qp->pd = pd;
@@ -214,7 +213,6 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp_uses(qp, 1);
 	if (ops->created)
 		ops->created(qp, req);
-	rocemu_list_add_tail(&c->qps, &qp->node);
 	*fd = ring_fd;
 	rocemu_log(ROCEMU_LOG_DEBUG,
 		   "%s qp 0x%06x create %s pd %u sq %u x %u rq %u x %u",
@@ -247,11 +245,13 @@ void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const c
 
 struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn)
 {
-	struct rocemu_qp *qp = rocemu_idtable_get(&c->emu->qps, qpn);
+	struct rocemu_qp *qp = rocemu_obj_lookup(c->emu, &rocemu_qp_kind, c, qpn);
 
-	if (!qp || qp->owner == c)
+	if (qp)
 		return qp;
-	return qp->ops->opened_by && qp->ops->opened_by(qp, c) ? qp : NULL;
+	/* Another's QP is named only through an ibv_open_qp reference (XRC targets). */
+	qp = rocemu_idtable_get(&c->emu->qps, qpn);
+	return qp && qp->ops->opened_by && qp->ops->opened_by(qp, c) ? qp : NULL;
 }
 
 struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp)
@@ -306,8 +306,7 @@ void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp)
 	if (qp->attr.qp_state == IBV_QPS_ERR)
 		rocemu_idle_qp_errors(emu, -1);
 	qp->ops->destroy(qp);
-	rocemu_idtable_remove(&emu->qps, qp->qpn);
-	rocemu_list_del(&qp->node);
+	rocemu_obj_remove(emu, &rocemu_qp_kind, qp);
 	qp_uses(qp, -1);
 	rocemu_uncharge(&qp->charge);
 	rocemu_shm_destroy(&qp->rings);
@@ -331,3 +330,19 @@ void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp)
 	if (!qp->ops->release || qp->ops->release(c, qp))
 		rocemu_qp_free(c->emu, qp);
 }
+
+/* Its context closing lets go of it as ibv_destroy_qp would, for XRC targets too. */
+static void qp_owner_gone(struct rocemu_emu *emu, struct rocemu_qp *qp)
+{
+	rocemu_qp_release(qp->owner, qp);
+}
+
+/*
+ * QP numbers go round their whole range before one comes back, as NICs
+ * hand them out: a peer that still knows the number of a QP gone (UCX's
+ * UD keeps a closed connection for minutes) does not meet a new QP under
+ * it at once.
+ */
+ROCEMU_OBJ_KIND(rocemu_qp_kind, struct rocemu_qp, struct rocemu_client, qps, qps, owner, qpn, node,
+		qp_owner_gone, .first = ROCEMU_FIRST_QPN, .max = ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES,
+		.cyclic = true);

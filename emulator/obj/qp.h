@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 #include "emulator/dc/dc.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/engine/transport.h"
@@ -76,6 +77,9 @@ void rocemu_qp_enter_state(struct rocemu_qp *qp, enum ibv_qp_state next, const c
 void rocemu_qp_free(struct rocemu_emu *emu, struct rocemu_qp *qp);
 /* c lets go of qp (its context closes): freed, unless an XRC target other references hold. */
 void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp);
+
+/* QPs as objects of their context (object.h): its closing releases each (rocemu_qp_release). */
+extern const struct rocemu_obj_kind rocemu_qp_kind;
 
 /*
  * Whose memory a request to qp reaches and through which PD its keys are

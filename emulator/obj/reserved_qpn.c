@@ -16,11 +16,15 @@ _Static_assert(ROCEMU_FIRST_RESERVED_QPN + ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES <=
 
 static void reserved_free(struct rocemu_emu *emu, struct rocemu_reserved_qpn *r)
 {
-	rocemu_idtable_remove(&emu->reserved_qpns, r->qpn);
-	rocemu_list_del(&r->node);
+	rocemu_obj_remove(emu, &rocemu_reserved_qpn_kind, r);
 	rocemu_uncharge(&r->charge);
 	free(r);
 }
+
+ROCEMU_OBJ_KIND(rocemu_reserved_qpn_kind, struct rocemu_reserved_qpn, struct rocemu_client,
+		reserved_qpns, reserved_qpns, owner, qpn, node, reserved_free,
+		.first = ROCEMU_FIRST_RESERVED_QPN, .max = ROCEMU_MAX_QP * ROCEMU_MAX_DEVICES,
+		.cyclic = true);
 
 int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn)
 {
@@ -33,14 +37,12 @@ int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn)
 	err = rocemu_charge_account(c->charge.acct, NULL, &r->charge, ROCEMU_RES_QP,
 				    ROCEMU_OBJ_ONLY);
 	if (!err)
-		err = rocemu_idtable_alloc(&c->emu->reserved_qpns, r, &r->qpn);
+		err = rocemu_obj_add(c->emu, &rocemu_reserved_qpn_kind, c, r);
 	if (err) {
 		rocemu_uncharge(&r->charge);
 		free(r);
 		return err;
 	}
-	r->owner = c;
-	rocemu_list_add_tail(&c->reserved_qpns, &r->node);
 	*qpn = r->qpn;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qpn 0x%06x reserved", c->dev->name, r->qpn);
 	return 0;
@@ -48,18 +50,10 @@ int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn)
 
 int rocemu_reserved_qpn_dealloc(struct rocemu_client *c, uint32_t qpn)
 {
-	struct rocemu_reserved_qpn *r = rocemu_idtable_get(&c->emu->reserved_qpns, qpn);
+	struct rocemu_reserved_qpn *r = rocemu_obj_lookup(c->emu, &rocemu_reserved_qpn_kind, c, qpn);
 
-	if (!r || r->owner != c)
+	if (!r)
 		return -EINVAL;
 	reserved_free(c->emu, r);
 	return 0;
-}
-
-void rocemu_reserved_qpns_release(struct rocemu_client *c)
-{
-	struct rocemu_reserved_qpn *r, *tmp;
-
-	rocemu_list_for_each_safe(r, tmp, &c->reserved_qpns, struct rocemu_reserved_qpn, node)
-		reserved_free(c->emu, r);
 }

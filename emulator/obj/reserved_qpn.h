@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 
 /* The first reserved QPN: above ROCEMU_FIRST_QPN + every QP of every device. */
 #define ROCEMU_FIRST_RESERVED_QPN 0x800000u
@@ -28,7 +29,7 @@ struct rocemu_reserved_qpn {
 int rocemu_reserved_qpn_alloc(struct rocemu_client *c, uint32_t *qpn);
 /* Give back c's reserved qpn. Returns 0, or -EINVAL when c holds no such QPN. */
 int rocemu_reserved_qpn_dealloc(struct rocemu_client *c, uint32_t qpn);
-/* Give back every QPN c reserved (its context closes). */
-void rocemu_reserved_qpns_release(struct rocemu_client *c);
+/* Reserved QPNs as objects of their context (object.h): given back when it closes. */
+extern const struct rocemu_obj_kind rocemu_reserved_qpn_kind;
 
 #endif /* ROCEMU_EMULATOR_RESERVED_QPN_H */

@@ -47,20 +47,19 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 	err = rocemu_charge(c, &srq->charge, ROCEMU_RES_SRQ, rocemu_ring_amount(srq->layout.size));
 	if (err)
 		goto fail;
-	err = rocemu_idtable_alloc(&c->emu->srqs, srq, &srq->srqn);
+	err = rocemu_obj_add(c->emu, &rocemu_srq_kind, c, srq);
 	if (err)
 		goto fail_charge;
 	srq->layout.srqn = srq->srqn;
 	ring_fd = rocemu_shm_create("rocemu-srq", srq->layout.size, &srq->ring);
 	if (ring_fd < 0) {
 		err = ring_fd;
-		rocemu_idtable_remove(&c->emu->srqs, srq->srqn);
+		rocemu_obj_remove(c->emu, &rocemu_srq_kind, srq);
 		goto fail_charge;
 	}
 	rocemu_srq_caps(&sizes, &srq->max_wr, &srq->max_sge);
 	if (srq->max_sge > ROCEMU_MAX_SRQ_SGE)
 		srq->max_sge = ROCEMU_MAX_SRQ_SGE;
-	srq->owner = c;
 	srq->pd = pd;
 	srq->user_srq = req->user_srq;
 	pd->users++;
@@ -70,7 +69,6 @@ int rocemu_srq_create(struct rocemu_client *c, const struct rocemu_create_srq_re
 		xrcd_open->users++;
 		cq->users++;
 	}
-	rocemu_list_add_tail(&c->srqs, &srq->node);
 	memset(resp, 0, sizeof(*resp));
 	resp->layout = srq->layout;
 	resp->attr.max_wr = srq->max_wr;
@@ -89,9 +87,7 @@ fail:
 
 struct rocemu_srq *rocemu_srq_lookup(struct rocemu_client *c, uint32_t srqn)
 {
-	struct rocemu_srq *srq = rocemu_idtable_get(&c->emu->srqs, srqn);
-
-	return srq && srq->owner == c ? srq : NULL;
+	return rocemu_obj_lookup(c->emu, &rocemu_srq_kind, c, srqn);
 }
 
 int rocemu_srq_modify(struct rocemu_client *c, const struct rocemu_modify_srq_req *req)
@@ -135,11 +131,10 @@ static void targets_forget(struct rocemu_srq *srq)
 			qp->ops->srq_gone(qp);
 }
 
-void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
+static void srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s srq 0x%06x destroy", srq->owner->dev->name, srq->srqn);
-	rocemu_idtable_remove(&emu->srqs, srq->srqn);
-	rocemu_list_del(&srq->node);
+	rocemu_obj_remove(emu, &rocemu_srq_kind, srq);
 	srq->pd->users--;
 	if (srq->xrcd_open) {
 		targets_forget(srq);
@@ -159,9 +154,12 @@ int rocemu_srq_destroy(struct rocemu_client *c, uint32_t srqn)
 		return -EINVAL;
 	if (srq->users)
 		return -EBUSY;
-	rocemu_srq_free(c->emu, srq);
+	srq_free(c->emu, srq);
 	return 0;
 }
+
+ROCEMU_OBJ_KIND(rocemu_srq_kind, struct rocemu_srq, struct rocemu_client, srqs, srqs, owner, srqn,
+		node, srq_free, .first = 1, .max = ROCEMU_MAX_SRQ * ROCEMU_MAX_DEVICES);
 
 void rocemu_srq_qp_errored(struct rocemu_qp *qp)
 {

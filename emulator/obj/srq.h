@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 #include "emulator/obj/xrcd.h"
 
 struct rocemu_qp;
@@ -48,7 +49,8 @@ int rocemu_srq_query(struct rocemu_client *c, uint32_t srqn, struct rocemu_query
 /* -EBUSY while a QP uses it. */
 int rocemu_srq_destroy(struct rocemu_client *c, uint32_t srqn);
 struct rocemu_srq *rocemu_srq_lookup(struct rocemu_client *c, uint32_t srqn);
-void rocemu_srq_free(struct rocemu_emu *emu, struct rocemu_srq *srq);
+/* SRQs as objects of their context (object.h), freed when it closes. */
+extern const struct rocemu_obj_kind rocemu_srq_kind;
 
 /* qp, which has an SRQ, entered ERR: IBV_EVENT_QP_LAST_WQE_REACHED (IBTA 10.3.1). */
 void rocemu_srq_qp_errored(struct rocemu_qp *qp);

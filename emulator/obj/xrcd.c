@@ -58,20 +58,18 @@ int rocemu_xrcd_open(struct rocemu_client *c, const struct rocemu_open_xrcd_req 
 		return -ENOMEM;
 	err = rocemu_charge(c, &o->charge, ROCEMU_RES_XRCD, ROCEMU_OBJ_ONLY);
 	if (!err)
-		err = rocemu_idtable_alloc(&c->emu->xrcd_opens, o, &o->handle);
+		err = rocemu_obj_add(c->emu, &rocemu_xrcd_open_kind, c, o);
 	if (err)
 		goto fail;
 	if (!x)
 		x = xrcd_new(c, req->shared ? &file : NULL);
 	if (!x) {
-		rocemu_idtable_remove(&c->emu->xrcd_opens, o->handle);
+		rocemu_obj_remove(c->emu, &rocemu_xrcd_open_kind, o);
 		err = -ENOMEM;
 		goto fail;
 	}
 	x->opens++;
 	o->xrcd = x;
-	o->owner = c;
-	rocemu_list_add_tail(&c->xrcd_opens, &o->node);
 	resp->handle = o->handle;
 	resp->xrcdn = x->xrcdn;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s xrcd %u open %u (%u opens)", c->dev->name, x->xrcdn,
@@ -86,19 +84,17 @@ fail:
 
 struct rocemu_xrcd_open *rocemu_xrcd_lookup(struct rocemu_client *c, uint32_t handle)
 {
-	struct rocemu_xrcd_open *o = rocemu_idtable_get(&c->emu->xrcd_opens, handle);
-
-	return o && o->owner == c ? o : NULL;
+	return rocemu_obj_lookup(c->emu, &rocemu_xrcd_open_kind, c, handle);
 }
 
-void rocemu_xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
+/* Drop an open whatever uses it; the domain goes with its last open. */
+static void xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
 {
 	struct rocemu_xrcd *x = o->xrcd;
 
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s xrcd %u close %u (%u opens left)", o->owner->dev->name,
 		   x->xrcdn, o->handle, x->opens - 1);
-	rocemu_idtable_remove(&emu->xrcd_opens, o->handle);
-	rocemu_list_del(&o->node);
+	rocemu_obj_remove(emu, &rocemu_xrcd_open_kind, o);
 	rocemu_uncharge(&o->charge);
 	free(o);
 	if (--x->opens)
@@ -106,6 +102,10 @@ void rocemu_xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o)
 	rocemu_list_del(&x->node);
 	free(x);
 }
+
+ROCEMU_OBJ_KIND(rocemu_xrcd_open_kind, struct rocemu_xrcd_open, struct rocemu_client, xrcd_opens,
+		xrcd_opens, owner, handle, node, xrcd_open_free, .first = 1,
+		.max = ROCEMU_MAX_XRCD_OPENS);
 
 int rocemu_xrcd_close(struct rocemu_client *c, uint32_t handle)
 {
@@ -115,6 +115,6 @@ int rocemu_xrcd_close(struct rocemu_client *c, uint32_t handle)
 		return -EINVAL;
 	if (o->users)
 		return -EBUSY;
-	rocemu_xrcd_open_free(c->emu, o);
+	xrcd_open_free(c->emu, o);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "emulator/core/client.h"
+#include "emulator/core/object.h"
 
 #define ROCEMU_MAX_XRCD_OPENS 65536
 
@@ -47,7 +48,7 @@ int rocemu_xrcd_open(struct rocemu_client *c, const struct rocemu_open_xrcd_req 
 int rocemu_xrcd_close(struct rocemu_client *c, uint32_t handle);
 /* The open handle of c, or NULL. */
 struct rocemu_xrcd_open *rocemu_xrcd_lookup(struct rocemu_client *c, uint32_t handle);
-/* Drop an open whatever uses it (its context is going). */
-void rocemu_xrcd_open_free(struct rocemu_emu *emu, struct rocemu_xrcd_open *o);
+/* Opens as objects of their context (object.h): its closing drops each, whatever uses it. */
+extern const struct rocemu_obj_kind rocemu_xrcd_open_kind;
 
 #endif /* ROCEMU_EMULATOR_XRCD_H */

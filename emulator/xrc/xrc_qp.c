@@ -122,10 +122,8 @@ static bool xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
 			qp->xrcd_open->users--;
 			qp->xrcd_open = ref->xrcd_open;
 			ref->xrcd_open->users++;
-			qp->owner = ref->client;
+			rocemu_obj_move(&rocemu_qp_kind, qp, ref->client);
 			qp->user_qp = ref->user_qp;
-			rocemu_list_del(&qp->node);
-			rocemu_list_add_tail(&ref->client->qps, &qp->node);
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x now of pid %d", c->dev->name,
 				   qp->qpn, (int)ref->client->pid);
 		} else if (ref->client != c) {
