@@ -43,6 +43,7 @@
 
 struct rocemu_emu;
 struct rocemu_pcap;
+struct rocemu_ring_format;
 
 /* Named like the hardware counters `rdma statistic` shows (data in 4-byte words). */
 struct rocemu_device_counters {
@@ -97,6 +98,7 @@ struct rocemu_mcast_group {
 
 struct rocemu_device {
 	struct rocemu_emu *emu;
+	const struct rocemu_ring_format *format;	/* ring/format.h: how its rings are read and written */
 	char name[ROCEMU_DEV_NAME_MAX];
 	uint32_t index;
 	uint32_t ipv4;			/* network byte order */

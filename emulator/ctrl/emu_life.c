@@ -19,6 +19,7 @@
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/mem/ufile.h"
+#include "emulator/mlx5/format.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/cq.h"
@@ -124,6 +125,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	for (i = 0; i < num_devs; i++) {
 		emu->devices[i] = devs[i];
 		emu->devices[i].emu = emu;
+		emu->devices[i].format = &rocemu_ring_mlx5;	/* a ConnectX-5 */
 		emu->devices[i].udp_fd = -1;
 	}
 	emu->num_devices = num_devs;

@@ -19,7 +19,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/engine/transport.h"
-#include "emulator/engine/wqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_timer.h"
 #include "net/roce/roce_hdr.h"
@@ -55,15 +55,15 @@ static int errored_at(const struct rocemu_qp *qp, uint16_t stream)
 enum rocemu_rc_fetch rocemu_dci_route(struct rocemu_qp *qp, uint32_t bb)
 {
 	struct rocemu_rc_req *req = &qp->rc->req;
-	struct mlx5_wqe_av av;
+	struct rocemu_send_dest dest;
 	uint32_t daddr, dctn;
 	uint64_t key;
 	uint16_t stream;
 
-	rocemu_wqe_peek_dc(qp, bb, &av, &stream);
-	memcpy(&daddr, av.rgid + 12, sizeof(daddr));	/* ::ffff:a.b.c.d */
-	dctn = be32toh(av.dqp_dct) & ROCEMU_QPN_MASK;
-	key = be64toh(av.key.dc_key);
+	qp->owner->dev->format->peek_dc(qp, bb, &dest, &stream);
+	memcpy(&daddr, dest.rgid + 12, sizeof(daddr));	/* ::ffff:a.b.c.d */
+	dctn = dest.dqpn;
+	key = dest.dc_key;
 	stream = wqe_stream(qp, stream);
 	if (qp->dc->connected && daddr == qp->dc->daddr && dctn == qp->dc->dctn &&
 	    key == qp->rc->dc_key && stream == qp->dc->stream)

@@ -3,7 +3,7 @@
 
 #include <errno.h>
 
-#include "emulator/engine/wqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
@@ -28,13 +28,13 @@ static int srq_broken(struct rocemu_srq *srq)
 /* Take the WQE along the links; the limit event once fewer than the limit are left. */
 static int srq_take(struct rocemu_srq *srq, struct rocemu_recv_wqe *w)
 {
-	int posted = srq->broken ? -EINVAL : rocemu_wqe_srq_posted(srq, srq->consumed);
+	int posted = srq->broken ? -EINVAL : srq->owner->dev->format->srq_posted(srq, srq->consumed);
 
 	if (posted < 0)
 		return srq_broken(srq);
 	if (!posted)
 		return -EAGAIN;
-	srq->next = rocemu_wqe_parse_srq(srq, srq->next, w);
+	srq->next = srq->owner->dev->format->parse_srq(srq, srq->next, w);
 	srq->consumed++;
 	if (srq->limit && (uint32_t)posted - 1 < srq->limit) {
 		rocemu_log(ROCEMU_LOG_INFO, "%s srq 0x%06x event SRQ_LIMIT_REACHED (limit %u)",
@@ -51,13 +51,13 @@ int rocemu_recv_wqe_next(struct rocemu_qp *qp, uint32_t *rq_ci, struct rocemu_re
 
 	if (qp->srq)
 		return srq_take(qp->srq, w);
-	posted = rocemu_wqe_rq_posted(qp, *rq_ci);
+	posted = qp->owner->dev->format->rq_posted(qp, *rq_ci);
 	if (posted < 0)
 		rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: receive doorbell past the %u WQEs of the ring from 0x%04x",
 			   qp->owner->dev->name, qp->qpn, qp->layout.rq_wqe_cnt, (uint16_t)*rq_ci);
 	if (posted <= 0)
 		return posted ? posted : -EAGAIN;
-	rocemu_wqe_parse_recv(qp, *rq_ci, w);
+	qp->owner->dev->format->parse_recv(qp, *rq_ci, w);
 	(*rq_ci)++;
 	return 0;
 }

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "emulator/engine/transport.h"
 
+#include "emulator/obj/qp.h"
+#include "emulator/ring/format.h"
+#include "rocemu/log.h"
 #include "rocemu/ring.h"
 
 /* Indexed by enum ibv_qp_type (IBV_QPT_DRIVER is 0xff). */
@@ -51,4 +54,11 @@ void rocemu_transport_settle(void)
 	for (size_t i = 0; i < NCLASSES; i++)
 		if (by_opcode_class[i] && by_opcode_class[i]->settle)
 			by_opcode_class[i]->settle();
+}
+
+void rocemu_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb)
+{
+	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: send doorbell 0x%04x is past the %u BBs of the ring from 0x%04x",
+		   qp->owner->dev->name, qp->qpn, psn, qp->owner->dev->format->sq_doorbell(qp),
+		   qp->layout.sq_wqe_cnt, (uint16_t)bb);
 }

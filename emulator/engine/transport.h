@@ -51,6 +51,9 @@ extern const struct rocemu_transport_ops rocemu_dc_transport;
 void rocemu_transport_rx_buffer_end(void);
 void rocemu_transport_settle(void);
 
+/* Log that qp's send doorbell is past its ring, seen at PSN psn from BB counter bb. */
+void rocemu_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb);
+
 /* The transport of a QP type, or NULL when there is none (yet). */
 const struct rocemu_transport_ops *rocemu_transport_of_qp_type(enum ibv_qp_type type);
 /* The transport of a BTH opcode, by its class (bits 7:5), or NULL. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "emulator/engine/wqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/mem/dma.h"
 
 /* Most local slots one gather fills (a GSO batch of packets). */

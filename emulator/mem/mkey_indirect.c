@@ -8,7 +8,6 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/core/client.h"
-#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/pd_mr.h"
@@ -88,50 +87,46 @@ int rocemu_mkey_destroy(struct rocemu_client *c, uint32_t handle)
 	return 0;
 }
 
-int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_wqe *w)
+int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_umr *u)
 {
 	size_t xlat;
 
-	if ((size_t)(end - seg) < sizeof(w->umr_ctrl) + sizeof(w->umr_mkc))
+	if ((size_t)(end - seg) < sizeof(u->ctrl) + sizeof(u->mkc))
 		return -EINVAL;
-	memcpy(&w->umr_ctrl, seg, sizeof(w->umr_ctrl));
-	seg += sizeof(w->umr_ctrl);
-	memcpy(&w->umr_mkc, seg, sizeof(w->umr_mkc));
-	seg += sizeof(w->umr_mkc);
-	w->umr = true;
-	w->num_sge = 0;
-	xlat = (size_t)be16toh(w->umr_ctrl.klm_octowords) * KLM_BYTES;
-	if (xlat > sizeof(w->inline_data))
+	memcpy(&u->ctrl, seg, sizeof(u->ctrl));
+	seg += sizeof(u->ctrl);
+	memcpy(&u->mkc, seg, sizeof(u->mkc));
+	seg += sizeof(u->mkc);
+	xlat = (size_t)be16toh(u->ctrl.klm_octowords) * KLM_BYTES;
+	if (xlat > sizeof(u->xlat))
 		return -EINVAL;
-	w->length = (uint32_t)xlat;
-	w->inline_len = (uint32_t)xlat;
-	if (xlat && !(w->umr_ctrl.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE)) {
+	u->xlat_len = (uint32_t)xlat;
+	u->by_pointer = xlat && !(u->ctrl.flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE);
+	if (u->by_pointer) {
 		struct mlx5_wqe_data_seg d;
 
 		/* By pointer: one data segment naming the translation in registered memory. */
 		if ((size_t)(end - seg) < sizeof(d))
 			return -EINVAL;
 		memcpy(&d, seg, sizeof(d));
-		w->inline_len = 0;
-		w->num_sge = 1;
-		w->sge[0] = (struct rocemu_sge){ .addr = be64toh(d.addr), .key = be32toh(d.lkey),
-						 .length = be32toh(d.byte_count) };
-		return w->sge[0].length >= xlat ? 0 : -EINVAL;
+		u->xlat_sge = (struct rocemu_sge){ .addr = be64toh(d.addr), .key = be32toh(d.lkey),
+						   .length = be32toh(d.byte_count) };
+		return u->xlat_sge.length >= xlat ? 0 : -EINVAL;
 	}
 	if (xlat > (size_t)(end - seg))
 		return -EINVAL;
-	memcpy(w->inline_data, seg, xlat);
+	memcpy(u->xlat, seg, xlat);
 	return 0;
 }
 
-/* The translation of a UMR by pointer into buf (w->length bytes), read through its lkey. */
-static int xlat_read(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w, uint8_t *buf)
+/* The translation of a UMR by pointer into buf (u->xlat_len bytes), read through its lkey. */
+static int xlat_read(struct rocemu_mem_owner owner, const struct rocemu_umr *u, uint8_t *buf)
 {
 	struct rocemu_dma_seg remote[ROCEMU_DMA_MAX_SEGS];
-	struct iovec local = { buf, w->length };
+	struct iovec local = { buf, u->xlat_len };
 	unsigned int n;
-	int err = rocemu_dma_sgl(owner, w->sge, 1, 0, w->length, 0, remote, ROCEMU_DMA_MAX_SEGS,
-				 &n);
+	int err = rocemu_dma_sgl(owner, &u->xlat_sge, 1, 0, u->xlat_len, 0, remote,
+				 ROCEMU_DMA_MAX_SEGS, &n);
 
 	return err ? err : rocemu_dma_copy(owner.client->mm, &local, 1, remote, n, false);
 }
@@ -243,12 +238,12 @@ static uint32_t mkc_access(uint8_t flags)
 	       (flags & MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_ATOMIC ? IBV_ACCESS_REMOTE_ATOMIC : 0);
 }
 
-int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w)
+int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_umr *u)
 {
-	const struct mlx5_wqe_mkey_context_seg *mkc = &w->umr_mkc;
-	uint64_t mask = be64toh(w->umr_ctrl.mkey_mask);
-	uint32_t key = be32toh(w->imm), access;
-	uint8_t by_pointer[sizeof(w->inline_data)];
+	const struct mlx5_wqe_mkey_context_seg *mkc = &u->mkc;
+	uint64_t mask = be64toh(u->ctrl.mkey_mask);
+	uint32_t key = u->key, access;
+	uint8_t by_pointer[sizeof(u->xlat)];
 	struct rocemu_mkey_layout next;
 	struct rocemu_mkey_ref ref;
 	struct rocemu_mr *mr;
@@ -266,10 +261,10 @@ int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_send_wqe 
 	if ((mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY) && (be32toh(mkc->qpn_mkey) & 0xff) != (key & 0xff))
 		return -EOPNOTSUPP;
 	next = *mr->indirect;
-	if (w->length) {
-		err = w->inline_len ? 0 : xlat_read(owner, w, by_pointer);
+	if (u->xlat_len) {
+		err = u->by_pointer ? xlat_read(owner, u, by_pointer) : 0;
 		if (!err)
-			err = layout_parse(&next, w->inline_len ? w->inline_data : by_pointer, w->length);
+			err = layout_parse(&next, u->by_pointer ? by_pointer : u->xlat, u->xlat_len);
 		if (!err)
 			err = layout_check(owner, &next);
 		if (err)

@@ -21,13 +21,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <infiniband/mlx5dv.h>
 
+#include "emulator/core/device.h"
+#include "emulator/mem/dma.h"
 #include "emulator/mem/mkey.h"
 #include "rocemu/ctrl.h"
 
 struct rocemu_client;
-struct rocemu_dma_seg;
-struct rocemu_send_wqe;
 
 /* The second word of a UMR repeat block: never an MR's key (pd_mr.c). */
 #define ROCEMU_UMR_REPEAT_OP 0x400u
@@ -55,13 +56,27 @@ int rocemu_mkey_create(struct rocemu_client *c, const struct rocemu_create_mkey_
 int rocemu_mkey_destroy(struct rocemu_client *c, uint32_t handle);
 
 /*
- * The UMR WQE after its ctrl segment, [seg, end): the UMR control and
- * mkey context segments, and the inline translation into w->inline_data
- * or the data segment naming it into w->sge[0]; w->length its bytes.
+ * A UMR as posted: its segments stay mlx5's, the mkey operation a
+ * ConnectX defines them for; the translation inline or by pointer.
  */
-int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_send_wqe *w);
-/* Execute the UMR w for owner: its mkey takes the new layout, access and state at once. */
-int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_send_wqe *w);
+struct rocemu_umr {
+	uint32_t key;				/* the indirect mkey */
+	struct mlx5_wqe_umr_ctrl_seg ctrl;
+	struct mlx5_wqe_mkey_context_seg mkc;
+	uint32_t xlat_len;			/* bytes of translation */
+	bool by_pointer;			/* in registered memory at xlat_sge */
+	struct rocemu_sge xlat_sge;
+	uint8_t xlat[ROCEMU_MAX_INLINE];	/* else inline */
+};
+
+/*
+ * The UMR WQE after its ctrl segment, [seg, end): the UMR control and
+ * mkey context segments, and the inline translation or the data segment
+ * naming it. u->key is the caller's.
+ */
+int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_umr *u);
+/* Execute the UMR u for owner: its mkey takes the new layout, access and state at once. */
+int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_umr *u);
 
 /*
  * Bytes [off, off + len) of layout l (already checked against its

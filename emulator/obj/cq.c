@@ -4,10 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/engine/cqe.h"
 #include "emulator/obj/comp_channel.h"
+#include "emulator/ring/format.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -39,12 +38,13 @@ int rocemu_cq_create(struct rocemu_client *c, const struct rocemu_create_cq_req 
 	struct rocemu_cq *cq;
 	int err, ring_fd;
 
-	uint32_t cqe_size = req->cqe_size ? req->cqe_size : sizeof(struct mlx5_cqe64);
+	const struct rocemu_ring_format *format = c->dev->format;
+	uint32_t cqe_size = req->cqe_size ? req->cqe_size : format->cqe_size_default;
 
 	err = cq_size_check(req->cqe);
 	if (err)
 		return err;
-	if (cqe_size != sizeof(struct mlx5_cqe64) && cqe_size != 2 * sizeof(struct mlx5_cqe64))
+	if (!format->cqe_size_valid(cqe_size))
 		return -EINVAL;
 	if (req->channel != ROCEMU_NO_HANDLE) {
 		ch = rocemu_channel_lookup(c, req->channel);
@@ -68,7 +68,7 @@ int rocemu_cq_create(struct rocemu_client *c, const struct rocemu_create_cq_req 
 		rocemu_obj_remove(c->emu, &rocemu_cq_kind, cq);
 		goto fail_charge;
 	}
-	cq->untouched = rocemu_cqe_ring_start(cq->ring.addr, cqe_size, cq->layout.ncqe, 0, 0);
+	cq->untouched = format->cq_ring_start(cq->ring.addr, cqe_size, cq->layout.ncqe, 0, 0);
 	cq->channel = ch;
 	cq->comp_vector = req->comp_vector;
 	cq->user_cq = req->user_cq;
@@ -118,7 +118,7 @@ int rocemu_cq_resize(struct rocemu_client *c, const struct rocemu_resize_cq_req 
 		err = ring_fd;
 		goto fail;
 	}
-	untouched = rocemu_cqe_ring_move(cq, new_ring.addr, new_layout.ncqe,
+	untouched = cq->owner->dev->format->cq_ring_move(cq, new_ring.addr, new_layout.ncqe,
 					 (uint8_t *)new_ring.addr + new_layout.dbrec_offset);
 	if (untouched < 0) {
 		err = untouched;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Completion queues in mlx5 format: a ring of ncqe struct mlx5_cqe64 and
+ * Completion queues in the device's ring format (mlx5: ncqe struct mlx5_cqe64 and
  * a doorbell record (set_ci, arm; big-endian) in a memfd both sides map.
  */
 #ifndef ROCEMU_EMULATOR_CQ_H

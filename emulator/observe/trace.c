@@ -6,7 +6,7 @@
 
 #include "emulator/core/client.h"
 #include "emulator/core/device.h"
-#include "emulator/engine/cqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "net/roce/roce_hdr.h"
@@ -84,20 +84,21 @@ void rocemu_trace_packets(struct rocemu_device *dev, bool sent, const struct roc
 	}
 }
 
-void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
+void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info,
+		      uint8_t cqe_opcode, uint8_t syndrome)
 {
-	const struct rocemu_cqe_op *op = rocemu_cqe_op(info->op);
+	const struct rocemu_cqe_op *op = rocemu_cqe_op(cqe_opcode);
 	struct rocemu_trace_event ev = { .dev = cq->owner->dev, .kind = ROCEMU_TRACE_CQE,
 					 .qpn = { info->qpn, info->qpn } };
 
 	if (op->flags & ROCEMU_CQE_OP_ERR)
 		rocemu_trace_emit(&ev, "cqe cq 0x%x qp 0x%06x %s wqe %u: %s (syndrome 0x%02x)",
 				  cq->cqn, info->qpn, op->flags & ROCEMU_CQE_OP_SQ ? "send" : "recv",
-				  info->wqe_counter, rocemu_cqe_error_text(info->syndrome),
-				  info->syndrome);
+				  info->wqe_counter, rocemu_cqe_error_text(syndrome), syndrome);
 	else if (op->flags & ROCEMU_CQE_OP_SQ)
 		rocemu_trace_emit(&ev, "cqe cq 0x%x qp 0x%06x send wqe %u %s: success", cq->cqn,
-				  info->qpn, info->wqe_counter, rocemu_wqe_ops[info->wqe_opcode].name);
+				  info->qpn, info->wqe_counter,
+				  rocemu_ring_wqe_op(cq->owner->dev->format, info->wqe_opcode)->name);
 	else
 		rocemu_trace_emit(&ev, "cqe cq 0x%x qp 0x%06x recv %s %u B: success", cq->cqn,
 				  info->qpn, op->name, info->byte_cnt);

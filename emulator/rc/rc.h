@@ -17,7 +17,7 @@
 
 #include "emulator/core/device.h"
 #include "emulator/engine/cqe_scatter.h"
-#include "emulator/engine/wqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp_timer.h"
 #include "emulator/rc/resp_atomic.h"
@@ -49,7 +49,7 @@ struct rocemu_rc_wqe {
 	uint32_t first_psn, last_psn;
 	uint32_t length;
 	uint16_t wqe_counter;
-	uint8_t opcode;			/* MLX5_OPCODE_* */
+	uint8_t opcode;			/* the ring format's (struct rocemu_send_wqe) */
 	uint8_t bbs;			/* its size when taken: a parse again reads no further */
 	bool signaled;
 	bool fence;			/* waits for earlier READs and atomics */
@@ -249,7 +249,7 @@ void rocemu_rc_qp_rx(struct rocemu_qp *qp);
 /* Requests to the responder, acknowledges and responses to the completer (RC's and XRC's rx). */
 void rocemu_rc_rx(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
 /* CQE syndrome, AETH NAK code (-1: none) and name of an error. */
-uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err);
+enum ibv_wc_status rocemu_rc_err_status(enum rocemu_rc_err err);
 int rocemu_rc_err_nak(enum rocemu_rc_err err);
 const char *rocemu_rc_err_name(enum rocemu_rc_err err);
 /*
@@ -280,7 +280,7 @@ void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn);
 /*
  * Take the WQE at the SQ fetch point to the FIFO's head, parsed into the
  * cache (req.wqe), with its PSN range (none for a local operation).
- * *posted is rocemu_wqe_sq_posted's count, read once per run (so a run
+ * *posted is the format's sq_posted count, read once per run (so a run
  * takes at most one ring of WQEs), less what the run took: the WQE's
  * BBs come off it. *err is what the WQE fails with: a local QP operation
  * error when it does not parse, a local length error when it is longer
@@ -293,7 +293,7 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 /* Execute a LOCAL_INV or window bind WQE: RC_ERR_NONE, or the error it completes with. */
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
 /* READ or atomic: takes a max_rd_atomic credit and waits for response data. */
-bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e);
+bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_qp *qp, const struct rocemu_rc_wqe *e);
 
 /* ---- rc_timer.c ---- */
 /* Arm the local ACK timeout if packets are outstanding and it is not armed. */
@@ -433,7 +433,7 @@ void rocemu_rc_send_atomic_ack(struct rocemu_qp *qp, uint32_t psn, uint32_t msn,
 /* Packets of a message of len bytes at this QP's MTU (at least 1). */
 uint32_t rocemu_rc_npkts(const struct rocemu_qp *qp, uint32_t len);
 
-/* ---- req_stage.c: messages of one run of the requester, sent together ---- */
+/* ---- rc_tx.c: messages of one run of the requester, staged and sent together ---- */
 /* Messages staged at most: one round of rocemu_rc_send_msgs holds as many packets. */
 #define ROCEMU_RC_STAGE_MSGS 64u
 /* Hold the stage for qp's run: false when a run already holds it (this one sends at once). */

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emulator/core/device.h"
 #include "emulator/engine/transport.h"
@@ -69,9 +68,14 @@ struct comp_ctx {
 	bool run_req;		/* the window may have opened */
 };
 
-static bool is_read(const struct rocemu_rc_wqe *e)
+static uint16_t op_flags(const struct comp_ctx *c, const struct rocemu_rc_wqe *e)
 {
-	return rocemu_wqe_op(e->opcode)->flags & ROCEMU_WQE_OP_READ;
+	return rocemu_ring_wqe_op(c->qp->owner->dev->format, e->opcode)->flags;
+}
+
+static bool is_read(const struct comp_ctx *c, const struct rocemu_rc_wqe *e)
+{
+	return op_flags(c, e) & ROCEMU_WQE_OP_READ;
 }
 
 /*
@@ -109,12 +113,12 @@ static void retire_upto(struct comp_ctx *c, uint32_t psn)
 
 		if (rocemu_psn_diff(e->last_psn, psn) > 0)
 			break;
-		if (rocemu_rc_wqe_is_rd_atomic(e)) {
+		if (rocemu_rc_wqe_is_rd_atomic(c->qp, e)) {
 			held = e;
 			break;
 		}
 		/* A local WQE (LOCAL_INV, bind) the requester has not reached yet is not done. */
-		if ((rocemu_wqe_op(e->opcode)->flags & ROCEMU_WQE_OP_LOCAL) && req->tail == req->cursor)
+		if ((op_flags(c, e) & ROCEMU_WQE_OP_LOCAL) && req->tail == req->cursor)
 			break;
 		rocemu_rc_complete_send(c->qp, e, RC_ERR_NONE);
 		req->tail++;
@@ -211,7 +215,7 @@ static bool read_response_fits(const struct comp_ctx *c, const struct rocemu_rc_
 	bool last = pkt->psn == e->last_psn;
 	uint32_t offset;
 
-	if (!is_read(e) || pos < 0 || rocemu_psn_diff(pkt->psn, e->last_psn) > 0)
+	if (!is_read(c, e) || pos < 0 || rocemu_psn_diff(pkt->psn, e->last_psn) > 0)
 		return false;
 	if (!!(f & ROCEMU_OPF_END) != last || ((f & ROCEMU_OPF_MIDDLE) && !pos) || !aeth_is_ack(pkt))
 		return false;
@@ -239,7 +243,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 
 	if (!w->bbs || w->bb != e->bb) {
 		c->err = RC_ERR_LOC_QP_OP;
-		if (rocemu_wqe_parse_send(c->qp, e->bb, e->bbs, w)) {
+		if (c->qp->owner->dev->format->parse_send(c->qp, e->bb, e->bbs, w)) {
 			w->bbs = 0;	/* nothing valid cached */
 			return COMP_ERROR;
 		}
@@ -252,7 +256,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
 	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&
-	    (!is_read(e) || len == e->length) &&
+	    (!is_read(c, e) || len == e->length) &&
 	    rocemu_cqe_scatter_reachable(c->qp->owner->mm, w->sge, w->num_sge, remote, n)) {
 		memcpy(c->req->cqe_data, data, len);
 		c->req->cqe_data_len = len;
@@ -300,7 +304,7 @@ static enum comp_state comp_atomic(struct comp_ctx *c)
 	struct rocemu_rc_wqe *e = response_head(c);
 	uint64_t orig;
 
-	if (!e || !rocemu_rc_wqe_is_rd_atomic(e) || is_read(e) || e->first_psn != pkt->psn ||
+	if (!e || !rocemu_rc_wqe_is_rd_atomic(c->qp, e) || is_read(c, e) || e->first_psn != pkt->psn ||
 	    !aeth_is_ack(pkt))
 		return COMP_BAD;
 	/* The value arrives big-endian and lands in host order (IBTA 9.4.5). */

@@ -10,10 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/engine/cqe.h"
 #include "emulator/engine/transport.h"
+#include "emulator/ring/format.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
@@ -32,30 +31,30 @@
  */
 static const struct {
 	const char *name;
-	uint8_t syndrome;	/* MLX5_CQE_SYNDROME_* */
+	enum ibv_wc_status status;	/* of the CQE */
 	int nak;		/* what the responder answers, -1: nothing */
 	enum ibv_event_type resp_event;
 } rc_errors[RC_ERR__COUNT] = {
 	[RC_ERR_NONE] = { "none", 0, -1, IBV_EVENT_QP_FATAL },
-	[RC_ERR_LOC_LEN] = { "local length error", MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+	[RC_ERR_LOC_LEN] = { "local length error", IBV_WC_LOC_LEN_ERR,
 			     ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR },
-	[RC_ERR_LOC_QP_OP] = { "local QP operation error", MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+	[RC_ERR_LOC_QP_OP] = { "local QP operation error", IBV_WC_LOC_QP_OP_ERR,
 			       ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_FATAL },
-	[RC_ERR_LOC_PROT] = { "local protection error", MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+	[RC_ERR_LOC_PROT] = { "local protection error", IBV_WC_LOC_PROT_ERR,
 			      ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_ACCESS_ERR },
-	[RC_ERR_WR_FLUSH] = { "flushed", MLX5_CQE_SYNDROME_WR_FLUSH_ERR, -1, IBV_EVENT_QP_FATAL },
+	[RC_ERR_WR_FLUSH] = { "flushed", IBV_WC_WR_FLUSH_ERR, -1, IBV_EVENT_QP_FATAL },
 	[RC_ERR_REM_INV_REQ] = { "remote invalid request",
-				 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				 IBV_WC_REM_INV_REQ_ERR,
 				 ROCEMU_NAK_INVALID_REQUEST, IBV_EVENT_QP_REQ_ERR },
-	[RC_ERR_REM_ACCESS] = { "remote access error", MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+	[RC_ERR_REM_ACCESS] = { "remote access error", IBV_WC_REM_ACCESS_ERR,
 				ROCEMU_NAK_REMOTE_ACCESS_ERROR, IBV_EVENT_QP_ACCESS_ERR },
-	[RC_ERR_REM_OP] = { "remote operational error", MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
+	[RC_ERR_REM_OP] = { "remote operational error", IBV_WC_REM_OP_ERR,
 			    ROCEMU_NAK_REMOTE_OP_ERROR, IBV_EVENT_QP_FATAL },
 	[RC_ERR_RETRY_EXC] = { "transport retry counter exceeded",
-			       MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, -1, IBV_EVENT_QP_FATAL },
+			       IBV_WC_RETRY_EXC_ERR, -1, IBV_EVENT_QP_FATAL },
 	[RC_ERR_RNR_RETRY_EXC] = { "RNR retry counter exceeded",
-				   MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, -1, IBV_EVENT_QP_FATAL },
-	[RC_ERR_MW_BIND] = { "memory window bind error", MLX5_CQE_SYNDROME_MW_BIND_ERR, -1,
+				   IBV_WC_RNR_RETRY_EXC_ERR, -1, IBV_EVENT_QP_FATAL },
+	[RC_ERR_MW_BIND] = { "memory window bind error", IBV_WC_MW_BIND_ERR, -1,
 			     IBV_EVENT_QP_FATAL },
 };
 
@@ -95,9 +94,9 @@ void rocemu_rc_sqd_check(struct rocemu_qp *qp)
 		rocemu_async_event_qp(qp, IBV_EVENT_SQ_DRAINED);
 }
 
-uint8_t rocemu_rc_err_syndrome(enum rocemu_rc_err err)
+enum ibv_wc_status rocemu_rc_err_status(enum rocemu_rc_err err)
 {
-	return rc_errors[err].syndrome;
+	return rc_errors[err].status;
 }
 
 int rocemu_rc_err_nak(enum rocemu_rc_err err)
@@ -196,7 +195,7 @@ static void rc_reset(struct rocemu_qp *qp)
 	memset(&qp->rc->req, 0, sizeof(qp->rc->req));
 	qp->rc->req.fifo_mask = mask;
 	memset(&qp->rc->resp, 0, sizeof(qp->rc->resp));
-	rocemu_wqe_doorbell_reset(qp);
+	qp->owner->dev->format->doorbell_reset(qp);
 }
 
 void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
@@ -222,14 +221,14 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 		}
 		qp->rc->req.draining = false;
 		/* WQEs posted before RTS go now; with no doorbell ever written there are none. */
-		if (rocemu_wqe_doorbell_written(qp))
+		if (qp->owner->dev->format->doorbell_written(qp))
 			qp->ops->post(qp);
 		break;
 	case IBV_QPS_SQD:
 		if (cur == IBV_QPS_RTS) {
 			/* Drain what was posted until now, WQEs fetched or not. */
 			qp->rc->req.draining = true;
-			qp->rc->req.sqd_db = rocemu_wqe_sq_doorbell(qp);
+			qp->rc->req.sqd_db = qp->owner->dev->format->sq_doorbell(qp);
 			qp->ops->post(qp);
 			rocemu_rc_sqd_check(qp);
 		}
@@ -248,7 +247,7 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 
 void rocemu_rc_cqe(struct rocemu_qp *qp, struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 {
-	if (rocemu_cqe_write(cq, info) || qp->attr.qp_state == IBV_QPS_ERR ||
+	if (qp->owner->dev->format->cqe_write(cq, info) || qp->attr.qp_state == IBV_QPS_ERR ||
 	    rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_CQ_LOST))
 		return;
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: cq 0x%06x in error took no CQE, QP fails",
@@ -267,16 +266,17 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 			     enum rocemu_rc_err err)
 {
 	struct rocemu_cqe_info info = {
-		.op = err ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ,
-		.syndrome = rocemu_rc_err_syndrome(err),
+		.kind = err ? ROCEMU_CQE_SEND_ERR : ROCEMU_CQE_SEND_DONE,
+		.status = rocemu_rc_err_status(err),
 		.wqe_opcode = e->opcode,
 		.qpn = qp->qpn,
 		.wqe_counter = e->wqe_counter,
-		.byte_cnt = rocemu_wqe_op(e->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? e->length : 0,
+		.byte_cnt = rocemu_ring_wqe_op(qp->owner->dev->format, e->opcode)->wc_len ==
+			    ROCEMU_WC_LEN_CQE ? e->length : 0,
 	};
 
 	/* The reply the completer kept for this CQE (cs_req) goes in it, once. */
-	if (!err && qp->rc->req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(e)) {
+	if (!err && qp->rc->req.cqe_data_len && rocemu_rc_wqe_is_rd_atomic(qp, e)) {
 		info.scatter = qp->rc->req.cqe_data;
 		info.scatter_len = qp->rc->req.cqe_data_len;
 		qp->rc->req.cqe_data_len = 0;
@@ -293,7 +293,7 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 static void flush_sq(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_req *req = &qp->rc->req;
-	int posted = rocemu_wqe_sq_posted(qp, req->sq_bb);
+	int posted = qp->owner->dev->format->sq_posted(qp, req->sq_bb);
 	struct rocemu_send_wqe w;
 	struct rocemu_rc_wqe e;
 
@@ -303,7 +303,7 @@ static void flush_sq(struct rocemu_qp *qp)
 	req->cursor = req->head;
 	req->reads_out = 0;
 	for (; posted > 0; posted -= (int)w.bbs) {
-		rocemu_wqe_parse_send(qp, req->sq_bb, (uint32_t)posted, &w);
+		qp->owner->dev->format->parse_send(qp, req->sq_bb, (uint32_t)posted, &w);
 		e = (struct rocemu_rc_wqe){ .opcode = w.opcode, .wqe_counter = w.wqe_counter };
 		rocemu_rc_complete_send(qp, &e, RC_ERR_WR_FLUSH);
 		req->sq_bb += w.bbs;
@@ -313,10 +313,10 @@ static void flush_sq(struct rocemu_qp *qp)
 static void flush_rq(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_resp *resp = &qp->rc->resp;
-	int posted = rocemu_wqe_rq_posted(qp, resp->rq_ci);
+	int posted = qp->owner->dev->format->rq_posted(qp, resp->rq_ci);
 	struct rocemu_cqe_info info = {
-		.op = MLX5_CQE_RESP_ERR,
-		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.kind = ROCEMU_CQE_RECV_ERR,
+		.status = IBV_WC_WR_FLUSH_ERR,
 		.qpn = qp->qpn,
 	};
 

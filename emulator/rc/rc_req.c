@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
+#include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mw.h"
@@ -66,17 +66,17 @@ struct req_ctx {
 	struct rocemu_rc_wqe *e;
 	enum rocemu_rc_err err;
 	int posted;		/* BBs of the SQ this run may still take (rocemu_rc_req_take) */
-	bool staging;		/* this run holds the stage (req_stage.c) */
+	bool staging;		/* this run holds the stage (rc_tx.c) */
 };
 
-bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_rc_wqe *e)
+bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_qp *qp, const struct rocemu_rc_wqe *e)
 {
-	return rocemu_wqe_op_rd_atomic(rocemu_wqe_op(e->opcode));
+	return rocemu_wqe_op_rd_atomic(rocemu_ring_wqe_op(qp->owner->dev->format, e->opcode));
 }
 
-static bool has_flag(const struct rocemu_rc_wqe *e, uint16_t flag)
+static bool has_flag(const struct rocemu_qp *qp, const struct rocemu_rc_wqe *e, uint16_t flag)
 {
-	return rocemu_wqe_op(e->opcode)->flags & flag;
+	return rocemu_ring_wqe_op(qp->owner->dev->format, e->opcode)->flags & flag;
 }
 
 static uint32_t inflight(const struct rocemu_rc_req *req)
@@ -95,17 +95,14 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 
 	*err = RC_ERR_LOC_QP_OP;
 	if (*posted < 0) {
-		rocemu_wqe_sq_broken_log(qp, req->next_psn, req->sq_bb);
+		rocemu_sq_broken_log(qp, req->next_psn, req->sq_bb);
 		return NULL;
 	}
-	parsed = rocemu_wqe_parse_send(qp, req->sq_bb, (uint32_t)*posted, w);
+	parsed = qp->owner->dev->format->parse_send(qp, req->sq_bb, (uint32_t)*posted, w);
 	*e = (struct rocemu_rc_wqe){ .bb = req->sq_bb, .length = w->length,
 				     .wqe_counter = w->wqe_counter, .opcode = w->opcode,
 				     .bbs = (uint8_t)w->bbs,
-				     .signaled = !!(w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE),
-				     /* libmlx5's UMRs carry the small fence: it waits as a fence does */
-				     .fence = !!(w->fm_ce_se & (MLX5_WQE_CTRL_FENCE |
-								MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) };
+				     .signaled = w->signaled, .fence = w->fence };
 	req->head++;
 	req->sq_bb += w->bbs;
 	*posted -= (int)w->bbs;
@@ -118,7 +115,7 @@ struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
 	if (*err)
 		return e;
 	/* A local operation takes no PSN: it retires with what precedes it. */
-	npkts = has_flag(e, ROCEMU_WQE_OP_LOCAL) ? 0 : rocemu_rc_npkts(qp, w->length);
+	npkts = has_flag(qp, e, ROCEMU_WQE_OP_LOCAL) ? 0 : rocemu_rc_npkts(qp, w->length);
 	e->first_psn = req->next_psn;
 	e->last_psn = rocemu_psn_add(req->next_psn, npkts - 1);
 	req->next_psn = rocemu_psn_add(req->next_psn, npkts);
@@ -160,7 +157,7 @@ static enum req_state req_limits(struct req_ctx *c)
 
 	if (inflight(c->req) >= c->req->window)
 		return REQ_DONE;
-	if (rocemu_rc_wqe_is_rd_atomic(c->e) && c->req->reads_out >= credits)
+	if (rocemu_rc_wqe_is_rd_atomic(c->qp, c->e) && c->req->reads_out >= credits)
 		return REQ_DONE;
 	/* IBTA 10.8.3.3: a fenced WQE waits until earlier READs and atomics completed. */
 	if (c->e->fence && c->req->reads_out)
@@ -173,7 +170,7 @@ static enum req_state req_load(struct req_ctx *c)
 	struct rocemu_send_wqe *w = c->req->wqe;
 
 	if (!w->bbs || w->bb != c->e->bb) {
-		if (rocemu_wqe_parse_send(c->qp, c->e->bb, c->e->bbs, w)) {
+		if (c->qp->owner->dev->format->parse_send(c->qp, c->e->bb, c->e->bbs, w)) {
 			w->bbs = 0;
 			c->err = RC_ERR_LOC_QP_OP;
 			return REQ_ERR_LOCAL;
@@ -187,10 +184,11 @@ static enum req_state req_check_local(struct req_ctx *c)
 	const struct rocemu_send_wqe *w = c->req->wqe;
 	unsigned int n;
 
-	if (has_flag(c->e, ROCEMU_WQE_OP_LOCAL))
+	if (has_flag(c->qp, c->e, ROCEMU_WQE_OP_LOCAL))
 		return REQ_LOCAL;
 	/* The original value needs its 8 bytes. */
-	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC) && (w->inline_len || w->length < sizeof(uint64_t))) {
+	if (has_flag(c->qp, c->e, ROCEMU_WQE_OP_ATOMIC) &&
+	    (w->inline_len || w->length < sizeof(uint64_t))) {
 		c->err = RC_ERR_LOC_LEN;
 		return REQ_ERR_LOCAL;
 	}
@@ -199,7 +197,7 @@ static enum req_state req_check_local(struct req_ctx *c)
 	/* READ and atomic data land in these SGEs: they need local write access. */
 	if (rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, 0,
 			   w->length - w->inline_len,
-			   rocemu_rc_wqe_is_rd_atomic(c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
+			   rocemu_rc_wqe_is_rd_atomic(c->qp, c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
 			   &n)) {
 		c->err = RC_ERR_LOC_PROT;
 		return REQ_ERR_LOCAL;
@@ -229,7 +227,7 @@ static enum req_state sent_advance(struct req_ctx *c, uint32_t sent)
 {
 	struct rocemu_rc_req *req = c->req;
 
-	if (rocemu_rc_wqe_is_rd_atomic(c->e)) {
+	if (rocemu_rc_wqe_is_rd_atomic(c->qp, c->e)) {
 		req->cursor_psn = rocemu_psn_add(c->e->last_psn, 1);
 		req->reads_out++;
 	} else {
@@ -265,7 +263,7 @@ static enum req_state req_send(struct req_ctx *c)
 	const struct rocemu_send_wqe *w = req->wqe;
 	uint32_t offset = (uint32_t)rocemu_psn_diff(req->cursor_psn, c->e->first_psn) * c->qp->path.mtu;
 	struct rocemu_rc_msg m = {
-		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
+		.ops = wire_ops(rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
 		.src = RC_SRC_WQE,
@@ -278,17 +276,17 @@ static enum req_state req_send(struct req_ctx *c)
 		.xrc_srqn = w->xrc_srqn,
 		.atomic_swap_add = w->swap_add,
 		.atomic_compare = w->compare,
-		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
+		.se = w->solicited,
 		.ackreq = true,
 	};
 	uint32_t sent;
 	int err;
 
-	if (has_flag(c->e, ROCEMU_WQE_OP_ATOMIC)) {
+	if (has_flag(c->qp, c->e, ROCEMU_WQE_OP_ATOMIC)) {
 		m.length = 0;	/* the request carries no data; the answer comes back */
 		m.src = RC_SRC_NONE;
 		offset = 0;
-	} else if (has_flag(c->e, ROCEMU_WQE_OP_READ)) {
+	} else if (has_flag(c->qp, c->e, ROCEMU_WQE_OP_READ)) {
 		/* One request for what is still missing of the READ. */
 		m.psn = req->cursor_psn;
 		m.length = 0;
@@ -309,7 +307,7 @@ static enum req_state req_send(struct req_ctx *c)
 
 enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 {
-	uint16_t flags = rocemu_wqe_op(w->opcode)->flags;
+	uint16_t flags = rocemu_ring_wqe_op(qp->owner->dev->format, w->opcode)->flags;
 	bool bind = !w->umr && (flags & ROCEMU_WQE_OP_BIND);
 	uint32_t key = bind ? w->bind.mw_key : be32toh(w->imm);
 	struct rocemu_mem_owner owner = rocemu_qp_mem_owner(qp);
@@ -317,7 +315,7 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 
 	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))
 		return RC_ERR_NONE;	/* NOP */
-	err = w->umr ? rocemu_mkey_umr(owner, w)
+	err = w->umr ? rocemu_mkey_umr(owner, &w->umr_op)
 	      : bind ? rocemu_mw_bind(owner, &w->bind) : rocemu_mr_invalidate(owner, key, false);
 	if (!err)
 		return RC_ERR_NONE;
@@ -382,7 +380,7 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
 	    qp->owner->gone)
 		return;
-	c.posted = rocemu_wqe_sq_posted(qp, c.req->sq_bb);
+	c.posted = qp->owner->dev->format->sq_posted(qp, c.req->sq_bb);
 	/* A DCI's headers follow its connection of the moment: its messages leave at once. */
 	c.staging = qp->type != ROCEMU_QPT_DCI && rocemu_rc_stage_claim(qp);
 	while (state != REQ_DONE) {
@@ -430,12 +428,13 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 }
 
 /* READs the requester has sent and not completed: those in [tail, cursor). */
-static uint32_t reads_before_cursor(const struct rocemu_rc_req *req)
+static uint32_t reads_before_cursor(const struct rocemu_qp *qp)
 {
+	const struct rocemu_rc_req *req = &qp->rc->req;
 	uint32_t pos, n = 0;
 
 	for (pos = req->tail; pos != req->cursor; pos++)
-		n += rocemu_rc_wqe_is_rd_atomic(&req->fifo[pos & req->fifo_mask]);
+		n += rocemu_rc_wqe_is_rd_atomic(qp, &req->fifo[pos & req->fifo_mask]);
 	return n;
 }
 
@@ -463,6 +462,6 @@ void rocemu_rc_req_rewind(struct rocemu_qp *qp, uint32_t psn)
 	qp->owner->dev->counters.retransmitted_packets += (uint32_t)rocemu_psn_diff(req->cursor_psn, psn);
 	req->cursor = pos;
 	req->cursor_psn = psn;
-	req->reads_out = reads_before_cursor(req);
+	req->reads_out = reads_before_cursor(qp);
 	req->window = ROCEMU_RC_WINDOW_RESTART;
 }

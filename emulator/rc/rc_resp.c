@@ -20,10 +20,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/engine/cqe.h"
 #include "emulator/engine/transport.h"
+#include "emulator/ring/format.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/obj/qp.h"

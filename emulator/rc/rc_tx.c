@@ -3,9 +3,12 @@
  * What RC and UC put on the wire: the one segmenter of SEND, RDMA WRITE,
  * READ request and READ response messages (path MTU, opcode by position,
  * headers the opcode table says it carries, payload by DMA, ICRC), and
- * acknowledges. Runs of equal-sized packets leave as one UDP_SEGMENT send.
+ * acknowledges. Runs of equal-sized packets leave as one UDP_SEGMENT send;
+ * the messages of one run of the requester wait in a stage and leave
+ * together.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "emulator/engine/egress.h"
@@ -366,6 +369,80 @@ int rocemu_rc_send_msg(struct rocemu_qp *qp, const struct rocemu_rc_msg *m, uint
 	int err = rocemu_rc_send_msgs(qp, &tx, 1, &failed);
 
 	*sent = tx.sent;
+	return err;
+}
+
+/* Where the requester stood before a staged message: what a failed read restores. */
+struct staged_from {
+	uint32_t pos, cursor_psn, sent_psn;
+};
+
+/*
+ * The requester's stage: consecutive messages of one QP whose payload
+ * comes from their WQEs wait here during one run of the requester, then
+ * leave together in order, the payloads of several read by one
+ * process_vm_readv. Each keeps a copy of its WQE (the parse cache moves on
+ * to the next) and the requester's state before it, so a failed read puts
+ * the requester back where that message began. One stage: the daemon is
+ * single-threaded, and a run nested in a flush sends at once.
+ */
+static struct {
+	const struct rocemu_qp *qp;	/* the run holding the stage, NULL when free */
+	unsigned int n;
+	struct rocemu_rc_tx tx[ROCEMU_RC_STAGE_MSGS];
+	struct rocemu_send_wqe wqe[ROCEMU_RC_STAGE_MSGS];
+	struct staged_from from[ROCEMU_RC_STAGE_MSGS];
+} run_stage;
+
+bool rocemu_rc_stage_claim(const struct rocemu_qp *qp)
+{
+	if (run_stage.qp)
+		return false;
+	run_stage.qp = qp;
+	run_stage.n = 0;
+	return true;
+}
+
+void rocemu_rc_stage_release(void)
+{
+	run_stage.qp = NULL;
+	run_stage.n = 0;
+}
+
+bool rocemu_rc_stage_add(const struct rocemu_qp *qp, const struct rocemu_rc_msg *m,
+			 uint32_t offset, uint32_t max_pkts)
+{
+	const struct rocemu_rc_req *req = &qp->rc->req;
+	unsigned int i = run_stage.n;
+
+	if (run_stage.qp != qp || i == ROCEMU_RC_STAGE_MSGS)
+		return false;
+	/* The inline bytes past inline_len are never read. */
+	memcpy(&run_stage.wqe[i], m->wqe, offsetof(struct rocemu_send_wqe, inline_data) +
+	       m->wqe->inline_len);
+	run_stage.tx[i] = (struct rocemu_rc_tx){ .m = *m, .offset = offset, .max_pkts = max_pkts };
+	run_stage.tx[i].m.wqe = &run_stage.wqe[i];
+	run_stage.from[i] = (struct staged_from){ .pos = req->cursor, .cursor_psn = req->cursor_psn,
+					      .sent_psn = req->sent_psn };
+	run_stage.n++;
+	return true;
+}
+
+int rocemu_rc_stage_flush(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc->req;
+	unsigned int n = run_stage.n, failed;
+	int err;
+
+	if (run_stage.qp != qp || !n)
+		return 0;
+	err = rocemu_rc_send_msgs(qp, run_stage.tx, n, &failed);
+	run_stage.n = 0;
+	if (err) {
+		req->cursor = run_stage.from[failed].pos;
+		req->cursor_psn = run_stage.from[failed].cursor_psn;
+		req->sent_psn = run_stage.from[failed].sent_psn;
+	}
 	return err;
 }
 

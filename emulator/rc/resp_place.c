@@ -9,9 +9,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/engine/cqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/engine/recv_wqe.h"
 #include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
@@ -260,9 +259,9 @@ void rocemu_resp_complete(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 	const uint8_t *imm = rocemu_pkt_immdt((uint8_t *)pkt->bth);
 	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)pkt->bth);
 	struct rocemu_cqe_info info = {
-		.op = (pkt->info->flags & ROCEMU_OPF_WRITE) ? MLX5_CQE_RESP_WR_IMM
-			: imm ? MLX5_CQE_RESP_SEND_IMM : ieth ? MLX5_CQE_RESP_SEND_INV
-			: MLX5_CQE_RESP_SEND,
+		.kind = (pkt->info->flags & ROCEMU_OPF_WRITE) ? ROCEMU_CQE_RECV_WRITE_IMM
+			: imm ? ROCEMU_CQE_RECV_SEND_IMM : ieth ? ROCEMU_CQE_RECV_SEND_INV
+			: ROCEMU_CQE_RECV_SEND,
 		.qpn = qp->qpn,
 		.wqe_counter = (uint16_t)resp->recv.counter,
 		.byte_cnt = resp->offset,
@@ -293,8 +292,8 @@ void rocemu_resp_recv_fail(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 			   enum rocemu_rc_err err)
 {
 	struct rocemu_cqe_info info = {
-		.op = MLX5_CQE_RESP_ERR,
-		.syndrome = rocemu_rc_err_syndrome(err),
+		.kind = ROCEMU_CQE_RECV_ERR,
+		.status = rocemu_rc_err_status(err),
 		.qpn = qp->qpn,
 		.wqe_counter = (uint16_t)resp->recv.counter,
 	};

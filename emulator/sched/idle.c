@@ -2,7 +2,7 @@
 #include "emulator/sched/idle.h"
 
 #include "emulator/core/client.h"
-#include "emulator/engine/cqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/engine/transport.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
@@ -72,7 +72,7 @@ static bool scan_client(struct rocemu_client *c)
 	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
 		scan_qp(qp);
 	rocemu_list_for_each(cq, &c->cqs, struct rocemu_cq, node)
-		rocemu_cqe_arm_check(cq);
+		cq->owner->dev->format->cq_arm_check(cq);
 	return true;
 }
 

@@ -12,7 +12,6 @@
  * head), so the flush and the SQD drain of rc_qp.c serve UC unchanged.
  */
 #include <errno.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
@@ -89,10 +88,10 @@ static enum req_state req_check_local(struct req_ctx *c)
 	const struct rocemu_send_wqe *w = c->req->wqe;
 	unsigned int n;
 
-	if (rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
+	if (rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)->flags & ROCEMU_WQE_OP_LOCAL)
 		return REQ_LOCAL;
 	c->err = RC_ERR_LOC_QP_OP;
-	if (!wire_ops(rocemu_wqe_op(w->opcode)))
+	if (!wire_ops(rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)))
 		return REQ_ERR_LOCAL;
 	c->err = RC_ERR_LOC_PROT;
 	if (w->length > w->inline_len &&
@@ -107,7 +106,7 @@ static enum req_state req_send(struct req_ctx *c)
 	struct rocemu_rc_req *req = c->req;
 	const struct rocemu_send_wqe *w = req->wqe;
 	struct rocemu_rc_msg m = {
-		.ops = wire_ops(rocemu_wqe_op(w->opcode)),
+		.ops = wire_ops(rocemu_ring_wqe_op(c->qp->owner->dev->format, w->opcode)),
 		.psn = c->e->first_psn,
 		.length = w->length,
 		.src = RC_SRC_WQE,
@@ -116,7 +115,7 @@ static enum req_state req_send(struct req_ctx *c)
 		.reth_rkey = w->rkey,
 		.reth_len = w->length,
 		.imm = w->imm,
-		.se = !!(w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
+		.se = w->solicited,
 	};
 	uint32_t sent;
 	int err;
@@ -169,7 +168,7 @@ void rocemu_uc_req_run(struct rocemu_qp *qp)
 
 	if (!rocemu_rc_sq_active(qp) || !qp->layout.sq_wqe_cnt || qp->owner->gone)
 		return;
-	c.posted = rocemu_wqe_sq_posted(qp, c.req->sq_bb);
+	c.posted = qp->owner->dev->format->sq_posted(qp, c.req->sq_bb);
 	while (state != REQ_DONE) {
 		if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x psn 0x%06x uc req %s",

@@ -10,6 +10,7 @@
 #define ROCEMU_EMULATOR_UD_H
 
 #include <stdint.h>
+#include <infiniband/verbs.h>
 
 struct rocemu_pkt;
 struct rocemu_qp;
@@ -22,11 +23,11 @@ struct rocemu_ud {
 };
 
 /* ---- ud_qp.c ---- */
-/* A send WQE completed (syndrome 0) or failed (its MLX5_CQE_SYNDROME_*: the QP goes to ERR). */
+/* A send WQE completed (IBV_WC_SUCCESS) or failed (its status: the QP goes to ERR). */
 void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
-			     uint8_t syndrome);
+			     enum ibv_wc_status status);
 /* The receive side found an error for the WQE it consumed: error CQE, QP to ERR. */
-void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrome);
+void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, enum ibv_wc_status status);
 /* A work queue is broken (a doorbell past its ring): QP to ERR, IBV_EVENT_QP_FATAL. */
 void rocemu_ud_qp_fatal(struct rocemu_qp *qp);
 

@@ -5,11 +5,9 @@
  * (every outstanding WQE completes with WR_FLUSH_ERR, as on mlx5).
  */
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/engine/cqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/engine/mcast.h"
-#include "emulator/engine/wqe.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_state.h"
@@ -57,35 +55,36 @@ void rocemu_ud_qp_fatal(struct rocemu_qp *qp)
 }
 
 void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
-			     uint8_t syndrome)
+			     enum ibv_wc_status status)
 {
 	struct rocemu_cqe_info info = {
-		.op = syndrome ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ,
-		.syndrome = syndrome,
+		.kind = status ? ROCEMU_CQE_SEND_ERR : ROCEMU_CQE_SEND_DONE,
+		.status = status,
 		.wqe_opcode = w->opcode,
 		.qpn = qp->qpn,
 		.wqe_counter = w->wqe_counter,
-		.byte_cnt = rocemu_wqe_op(w->opcode)->wc_len == ROCEMU_WC_LEN_CQE ? w->length : 0,
+		.byte_cnt = rocemu_ring_wqe_op(qp->owner->dev->format, w->opcode)->wc_len ==
+			    ROCEMU_WC_LEN_CQE ? w->length : 0,
 	};
 
-	if (syndrome || (w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE))
-		rocemu_cqe_write(qp->send_cq, &info);
-	if (syndrome && syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
+	if (status || w->signaled)
+		qp->owner->dev->format->cqe_write(qp->send_cq, &info);
+	if (status && status != IBV_WC_WR_FLUSH_ERR)
 		ud_to_error(qp, "an error completion", false);
 }
 
-void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrome)
+void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, enum ibv_wc_status status)
 {
 	struct rocemu_cqe_info info = {
-		.op = MLX5_CQE_RESP_ERR,
-		.syndrome = syndrome,
+		.kind = ROCEMU_CQE_RECV_ERR,
+		.status = status,
 		.qpn = qp->qpn,
 		.wqe_counter = (uint16_t)counter,
 		.srqn = rocemu_qp_recv_srqn(qp),
 	};
 
-	rocemu_cqe_write(rocemu_qp_recv_cq(qp), &info);
-	if (syndrome != MLX5_CQE_SYNDROME_WR_FLUSH_ERR)
+	qp->owner->dev->format->cqe_write(rocemu_qp_recv_cq(qp), &info);
+	if (status != IBV_WC_WR_FLUSH_ERR)
 		ud_to_error(qp, "an error completion", false);
 }
 
@@ -97,16 +96,16 @@ void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, uint8_t syndrom
 static void ud_flush(struct rocemu_qp *qp)
 {
 	struct rocemu_ud *ud = qp->ud;
-	int posted = rocemu_wqe_sq_posted(qp, ud->sq_bb);
+	int posted = qp->owner->dev->format->sq_posted(qp, ud->sq_bb);
 	struct rocemu_send_wqe w;
 
 	for (; posted > 0; posted -= (int)w.bbs) {
-		rocemu_wqe_parse_send(qp, ud->sq_bb, (uint32_t)posted, &w);
-		rocemu_ud_complete_send(qp, &w, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+		qp->owner->dev->format->parse_send(qp, ud->sq_bb, (uint32_t)posted, &w);
+		rocemu_ud_complete_send(qp, &w, IBV_WC_WR_FLUSH_ERR);
 		ud->sq_bb += w.bbs;
 	}
-	for (posted = rocemu_wqe_rq_posted(qp, ud->rq_ci); posted > 0; posted--, ud->rq_ci++)
-		rocemu_ud_recv_fail(qp, ud->rq_ci, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	for (posted = qp->owner->dev->format->rq_posted(qp, ud->rq_ci); posted > 0; posted--, ud->rq_ci++)
+		rocemu_ud_recv_fail(qp, ud->rq_ci, IBV_WC_WR_FLUSH_ERR);
 }
 
 static void ud_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
@@ -114,7 +113,7 @@ static void ud_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 	switch (next) {
 	case IBV_QPS_RESET:
 		memset(qp->ud, 0, sizeof(*qp->ud));
-		rocemu_wqe_doorbell_reset(qp);
+		qp->owner->dev->format->doorbell_reset(qp);
 		break;
 	case IBV_QPS_RTS:
 		if (cur == IBV_QPS_RTR)

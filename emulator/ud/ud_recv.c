@@ -11,12 +11,10 @@
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/engine/cqe.h"
+#include "emulator/ring/format.h"
 #include "emulator/engine/recv_wqe.h"
 #include "emulator/engine/transport.h"
-#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
 #include "emulator/ud/ud.h"
@@ -92,26 +90,26 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		return;
 	}
 	if (GRH_BYTES + (uint64_t)pkt->paylen > w.length) {
-		rocemu_ud_recv_fail(qp, w.counter, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+		rocemu_ud_recv_fail(qp, w.counter, IBV_WC_LOC_LEN_ERR);
 		return;
 	}
 	err = scatter(qp, &w, pkt);
 	if (err) {
 		rocemu_ud_recv_fail(qp, w.counter, err == -EMSGSIZE ?
-				    MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR : MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+				    IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
 		return;
 	}
 	info = (struct rocemu_cqe_info){
-		.op = imm ? MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
+		.kind = imm ? ROCEMU_CQE_RECV_SEND_IMM : ROCEMU_CQE_RECV_SEND,
 		.qpn = qp->qpn,
 		.wqe_counter = (uint16_t)w.counter,
 		.byte_cnt = GRH_BYTES + pkt->paylen,
 		.src_qp = rocemu_deth_src_qp(deth),
 		.srqn = rocemu_qp_recv_srqn(qp),
-		.l3_hdr_type = MLX5_CQE_L3_HDR_TYPE_IPV4,
+		.grh_ipv4 = true,
 		.solicited = rocemu_bth_se(pkt->bth),
 	};
 	if (imm)
 		memcpy(&info.imm, pkt->bth + pkt->info->offset[ROCEMU_HDR_IMMDT], sizeof(info.imm));
-	rocemu_cqe_write(rocemu_qp_recv_cq(qp), &info);
+	qp->owner->dev->format->cqe_write(rocemu_qp_recv_cq(qp), &info);
 }

@@ -3,15 +3,15 @@
  * What UD puts on the wire: one "UD Send Only" datagram per send WQE
  * (BTH, DETH with the Q_Key and our source QPN, ImmDt, payload, ICRC) to the
  * address its datagram segment names, from the UDP source port the AV
- * holds in rlid. A message over the port MTU, an opcode UD does not have
+ * names. A message over the port MTU, an opcode UD does not have
  * or an unusable AV fail the WQE with an error CQE, as on a ConnectX.
  */
 #include <errno.h>
 #include <string.h>
-#include <infiniband/mlx5dv.h>
 
 #include "emulator/core/sport.h"
 #include "emulator/engine/egress.h"
+#include "emulator/engine/transport.h"
 #include "emulator/engine/wqe_gather.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
@@ -33,19 +33,19 @@ static uint8_t stage[UD_PKT_MAX];
 /* Headers of w's datagram at stage; returns their length. */
 static size_t headers_fill(const struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 {
-	bool imm = rocemu_wqe_op(w->opcode)->flags & ROCEMU_WQE_OP_IMM;
+	bool imm = rocemu_ring_wqe_op(qp->owner->dev->format, w->opcode)->flags & ROCEMU_WQE_OP_IMM;
 	uint8_t opcode = imm ? ROCEMU_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCEMU_OP_UD_SEND_ONLY;
 	const struct rocemu_opcode_info *info = rocemu_opcode_info(opcode);
-	uint32_t qkey = be32toh(w->av.key.qkey.qkey);
+	uint32_t qkey = w->dest.qkey;
 	uint8_t *h;
 
 	memset(stage, 0, info->length);
 	rocemu_bth_set_opcode(stage, opcode);
-	rocemu_bth_set_se(stage, w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+	rocemu_bth_set_se(stage, w->solicited);
 	rocemu_bth_set_padcnt(stage, rocemu_pad_bytes(w->length));
 	rocemu_bth_set_tver(stage, ROCEMU_BTH_TVER);
 	rocemu_bth_set_pkey(stage, ROCE_PKEY_DEFAULT);
-	rocemu_bth_set_destqp(stage, be32toh(w->av.dqp_dct) & ROCEMU_QPN_MASK);
+	rocemu_bth_set_destqp(stage, w->dest.dqpn);
 	rocemu_bth_set_psn(stage, qp->ud->psn);
 	h = rocemu_pkt_deth(stage);
 	rocemu_deth_set_qkey(h, qkey & PRIVILEGED_QKEY ? qp->attr.qkey : qkey);
@@ -63,8 +63,8 @@ static int payload_gather(const struct rocemu_qp *qp, const struct rocemu_send_w
 	return w->length ? rocemu_wqe_gather(qp, w, 0, w->length, &local, 1) : 0;
 }
 
-/* Send w; 0 or the MLX5_CQE_SYNDROME_* it fails with. */
-static uint8_t send_wqe(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
+/* Send w; IBV_WC_SUCCESS or the status it fails with. */
+static enum ibv_wc_status send_wqe(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 {
 	struct rocemu_device *dev = qp->owner->dev;
 	struct rocemu_ipv4_udp flow = { .saddr = dev->ipv4, .dport = htons(ROCEMU_ROCEV2_PORT) };
@@ -74,19 +74,19 @@ static uint8_t send_wqe(struct rocemu_qp *qp, const struct rocemu_send_wqe *w)
 
 	/* UD messages are single packets: at most the port's MTU (IBTA 9.8.3.1). */
 	if (w->length > rocemu_mtu_bytes(dev->active_mtu))
-		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-	if (memcmp(w->av.rgid, ipv4_mapped_prefix, sizeof(ipv4_mapped_prefix)))
-		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-	memcpy(&flow.daddr, w->av.rgid + 12, sizeof(flow.daddr));
+		return IBV_WC_LOC_LEN_ERR;
+	if (memcmp(w->dest.rgid, ipv4_mapped_prefix, sizeof(ipv4_mapped_prefix)))
+		return IBV_WC_LOC_QP_OP_ERR;
+	memcpy(&flow.daddr, w->dest.rgid + 12, sizeof(flow.daddr));
 	hdr = headers_fill(qp, w);
 	err = payload_gather(qp, w, hdr);
 	if (err)
-		return err == -EMSGSIZE ? MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR
-					: MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		return err == -EMSGSIZE ? IBV_WC_LOC_LEN_ERR
+					: IBV_WC_LOC_PROT_ERR;
 	len = hdr + w->length;
 	memset(stage + len, 0, rocemu_pad_bytes(w->length));
 	len += rocemu_pad_bytes(w->length);
-	fd = rocemu_sport_get_port(dev, be16toh(w->av.rlid), qp->qpn, &sport);
+	fd = rocemu_sport_get_port(dev, w->dest.udp_sport, qp->qpn, &sport);
 	flow.sport = htons(sport);
 	len = rocemu_icrc_append_v4(&flow, stage, len, rocemu_ipv4_send_id(0));
 	if (rocemu_log_enabled(ROCEMU_LOG_DEBUG))
@@ -106,24 +106,24 @@ void rocemu_ud_send_run(struct rocemu_qp *qp)
 {
 	struct rocemu_ud *ud = qp->ud;
 	struct rocemu_send_wqe w;
-	uint8_t syndrome;
+	enum ibv_wc_status status;
 	int posted;
 
 	if (qp->attr.qp_state != IBV_QPS_RTS)
 		return;
 	/* Read once: a run takes at most one ring of WQEs. */
-	posted = rocemu_wqe_sq_posted(qp, ud->sq_bb);
+	posted = qp->owner->dev->format->sq_posted(qp, ud->sq_bb);
 	if (posted < 0) {
-		rocemu_wqe_sq_broken_log(qp, ud->psn, ud->sq_bb);
+		rocemu_sq_broken_log(qp, ud->psn, ud->sq_bb);
 		rocemu_ud_qp_fatal(qp);
 		return;
 	}
 	while (qp->attr.qp_state == IBV_QPS_RTS && posted > 0) {
-		int err = rocemu_wqe_parse_send(qp, ud->sq_bb, (uint32_t)posted, &w);
+		int err = qp->owner->dev->format->parse_send(qp, ud->sq_bb, (uint32_t)posted, &w);
 
 		ud->sq_bb += w.bbs;
 		posted -= (int)w.bbs;
-		syndrome = err ? MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR : send_wqe(qp, &w);
-		rocemu_ud_complete_send(qp, &w, syndrome);
+		status = err ? IBV_WC_LOC_QP_OP_ERR : send_wqe(qp, &w);
+		rocemu_ud_complete_send(qp, &w, status);
 	}
 }

@@ -230,6 +230,14 @@ enum ibv_wc_status rocemu_cqe_error_status(uint8_t syndrome)
 	return status ? (enum ibv_wc_status)status : IBV_WC_GENERAL_ERR;
 }
 
+uint8_t rocemu_cqe_syndrome_of(enum ibv_wc_status status)
+{
+	for (size_t i = 0; i < sizeof(syndromes) / sizeof(syndromes[0]); i++)
+		if (syndromes[i].status == status)
+			return (uint8_t)i;
+	return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+}
+
 const char *rocemu_cqe_error_text(uint8_t syndrome)
 {
 	return rocemu_cqe_error_status(syndrome) == IBV_WC_GENERAL_ERR ? "general error" :

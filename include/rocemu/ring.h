@@ -291,6 +291,8 @@ extern const struct rocemu_cqe_op rocemu_cqe_ops[16];
 
 /* The work completion status of an error CQE's syndrome, as rdma-core's mlx5 maps it. */
 enum ibv_wc_status rocemu_cqe_error_status(uint8_t syndrome);
+/* The other way, for the daemon's error CQEs: a status no syndrome has is a QP operation error. */
+uint8_t rocemu_cqe_syndrome_of(enum ibv_wc_status status);
 /* That status in libibverbs' words (ibv_wc_status_str), for the daemon's logs and traces. */
 const char *rocemu_cqe_error_text(uint8_t syndrome);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The CQE writer (emulator/engine/cqe.c) read back as the shim polls: the owner
+ * The CQE writer (emulator/mlx5/cqe.c, the mlx5 ring format) read back as the shim polls: the owner
  * bit flips each pass over the ring, requester, responder and error CQEs
  * carry their fields where mlx5 has them, data scattered to a CQE fills
  * its first 32 bytes, an overrun puts the CQ in error
@@ -16,7 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "emulator/engine/cqe.h"
+#include "emulator/mlx5/cqe.h"
+#include "emulator/obj/cq.h"
 #include "tests/unit/fixture.h"
 
 /* Long enough for the timer, due at once, that fails a QP whose CQ refused a CQE. */
@@ -24,7 +25,7 @@
 #define CQ_DB_ARM 1
 
 static const struct rocemu_cqe_info send_ok = {
-	.op = MLX5_CQE_REQ, .wqe_opcode = MLX5_OPCODE_SEND, .qpn = 0x123, .wqe_counter = 7,
+	.kind = ROCEMU_CQE_SEND_DONE, .wqe_opcode = MLX5_OPCODE_SEND, .qpn = 0x123, .wqe_counter = 7,
 };
 
 static bool write_cqe(struct fx_cq *cq, const struct rocemu_cqe_info *info)
@@ -136,11 +137,11 @@ END_TEST
 START_TEST(test_cqe_fields)
 {
 	const struct rocemu_cqe_info recv = {
-		.op = MLX5_CQE_RESP_SEND_IMM, .qpn = 0x456, .wqe_counter = 3, .byte_cnt = 1000,
+		.kind = ROCEMU_CQE_RECV_SEND_IMM, .qpn = 0x456, .wqe_counter = 3, .byte_cnt = 1000,
 		.imm = htobe32(0xfeed), .src_qp = 0xabcdef,
 	};
 	const struct rocemu_cqe_info err = {
-		.op = MLX5_CQE_REQ_ERR, .syndrome = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+		.kind = ROCEMU_CQE_SEND_ERR, .status = IBV_WC_REM_ACCESS_ERR,
 		.wqe_opcode = MLX5_OPCODE_RDMA_WRITE, .qpn = 0x789, .wqe_counter = 9,
 	};
 	struct mlx5_cqe64 cqe;
@@ -162,16 +163,69 @@ START_TEST(test_cqe_fields)
 }
 END_TEST
 
+/*
+ * Through the device's format table, each kind of completion reads back
+ * with its mlx5 opcode, and each error status with a syndrome the shim's
+ * poll turns back into that status (rocemu_cqe_error_status).
+ */
+START_TEST(test_format_table_kinds)
+{
+	static const struct {
+		enum rocemu_cqe_kind kind;
+		uint8_t op;
+	} kinds[] = {
+		{ ROCEMU_CQE_SEND_DONE, MLX5_CQE_REQ },
+		{ ROCEMU_CQE_RECV_SEND, MLX5_CQE_RESP_SEND },
+		{ ROCEMU_CQE_RECV_SEND_IMM, MLX5_CQE_RESP_SEND_IMM },
+		{ ROCEMU_CQE_RECV_SEND_INV, MLX5_CQE_RESP_SEND_INV },
+		{ ROCEMU_CQE_RECV_WRITE_IMM, MLX5_CQE_RESP_WR_IMM },
+	};
+	static const enum ibv_wc_status errors[] = {
+		IBV_WC_LOC_LEN_ERR, IBV_WC_LOC_QP_OP_ERR, IBV_WC_LOC_PROT_ERR,
+		IBV_WC_WR_FLUSH_ERR, IBV_WC_MW_BIND_ERR, IBV_WC_REM_INV_REQ_ERR,
+		IBV_WC_REM_ACCESS_ERR, IBV_WC_REM_OP_ERR, IBV_WC_RETRY_EXC_ERR,
+		IBV_WC_RNR_RETRY_EXC_ERR,
+	};
+	struct rocemu_cq *cq = fx_emu_cq(&fx.rcq);
+	const struct rocemu_ring_format *format = cq->owner->dev->format;
+	uint16_t counter = 0;
+	struct mlx5_cqe64 cqe;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++, counter++) {
+		const struct rocemu_cqe_info info = { .kind = kinds[i].kind, .qpn = 0x123,
+						      .wqe_counter = counter, .byte_cnt = 8,
+						      .grh_ipv4 = true };
+
+		ck_assert(format->cqe_write(cq, &info));
+		cqe = fx_expect_cqe(&fx.rcq, kinds[i].op, counter, 0);
+		if (kinds[i].kind != ROCEMU_CQE_SEND_DONE)	/* IPv4 GRH, RoCEv2: the packet type */
+			ck_assert_uint_eq(be32toh(cqe.flags_rqpn) >> 24,
+					  MLX5_CQE_L3_HDR_TYPE_IPV4 << 4 | 0x8 | MLX5_CQE_L3_HDR_TYPE_IPV4);
+	}
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++, counter++) {
+		const struct rocemu_cqe_info info = { .kind = ROCEMU_CQE_RECV_ERR,
+						      .status = errors[i], .qpn = 0x123,
+						      .wqe_counter = counter };
+		const struct mlx5_err_cqe *e = (const void *)&cqe;
+
+		ck_assert(format->cqe_write(cq, &info));
+		ck_assert(fx_poll(&fx.rcq, &cqe));
+		ck_assert_uint_eq(mlx5dv_get_cqe_opcode(&cqe), MLX5_CQE_RESP_ERR);
+		ck_assert_int_eq(rocemu_cqe_error_status(e->syndrome), errors[i]);
+	}
+}
+END_TEST
+
 /* Data carried in a 64-byte CQE fills its first 32 bytes, the fields after them kept. */
 START_TEST(test_scatter_32)
 {
 	const uint8_t data[20] = "twenty bytes of data";
 	const struct rocemu_cqe_info recv = {
-		.op = MLX5_CQE_RESP_SEND, .qpn = 0x456, .wqe_counter = 5, .byte_cnt = sizeof(data),
+		.kind = ROCEMU_CQE_RECV_SEND, .qpn = 0x456, .wqe_counter = 5, .byte_cnt = sizeof(data),
 		.scatter = data, .scatter_len = sizeof(data),
 	};
 	struct rocemu_cqe_info err = {
-		.op = MLX5_CQE_RESP_ERR, .syndrome = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, .qpn = 0x456,
+		.kind = ROCEMU_CQE_RECV_ERR, .status = IBV_WC_LOC_LEN_ERR, .qpn = 0x456,
 		.wqe_counter = 6, .scatter = data, .scatter_len = sizeof(data),
 	};
 	struct mlx5_cqe64 cqe;
@@ -238,7 +292,7 @@ START_TEST(test_arm_solicited)
 {
 	struct fx_cq cq;
 	struct rocemu_cqe_info info = {
-		.op = MLX5_CQE_RESP_SEND, .qpn = 0x123, .byte_cnt = 4,
+		.kind = ROCEMU_CQE_RECV_SEND, .qpn = 0x123, .byte_cnt = 4,
 	};
 	__be32 *dbrec;
 	uint64_t user_cq;
@@ -329,7 +383,7 @@ END_TEST
 /* Armed for solicited CQEs with CQEs unpolled: an event at once only for an unreported solicited one. */
 START_TEST(test_arm_solicited_unpolled)
 {
-	struct rocemu_cqe_info plain = { .op = MLX5_CQE_RESP_SEND, .qpn = 0x123, .byte_cnt = 4 };
+	struct rocemu_cqe_info plain = { .kind = ROCEMU_CQE_RECV_SEND, .qpn = 0x123, .byte_cnt = 4 };
 	struct rocemu_cqe_info solicited = plain;
 	struct fx_cq cq;
 	int ch;
@@ -365,6 +419,7 @@ static Suite *cqe_suite(void)
 	tcase_add_test(tc, test_owner_bit_each_pass);
 	tcase_add_test(tc, test_ring_untouched);
 	tcase_add_test(tc, test_cqe_fields);
+	tcase_add_test(tc, test_format_table_kinds);
 	tcase_add_test(tc, test_scatter_32);
 	tcase_add_test(tc, test_overrun_puts_cq_in_error);
 	tcase_add_test(tc, test_overrun_fails_qp);

@@ -18,7 +18,7 @@
 
 #include "emulator/core/device.h"
 #include "emulator/engine/recv_wqe.h"
-#include "emulator/engine/wqe.h"
+#include "emulator/mlx5/wqe.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"

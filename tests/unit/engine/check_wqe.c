@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The WQE parser (emulator/engine/wqe.c) on the rings the fixture writes as the
+ * The WQE parser (emulator/mlx5/wqe.c, the mlx5 ring format) on the rings the fixture writes as the
  * shim does: send WQEs with raddr, atomic, data and inline segments
  * (wrapping past the ring's end, an inline header before data pointers as
  * UCX writes it, gathered by wqe_gather.c), receive WQEs, and every way a send WQE
@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/engine/wqe.h"
+#include "emulator/mlx5/format.h"
+#include "emulator/mlx5/wqe.h"
 #include "emulator/engine/wqe_gather.h"
 #include "emulator/obj/qp.h"
 #include "tests/unit/fixture.h"
@@ -51,7 +52,7 @@ START_TEST(test_write_with_sgl)
 	ck_assert_int_eq(parse(0), 0);
 	ck_assert_uint_eq(w.opcode, MLX5_OPCODE_RDMA_WRITE_IMM);
 	ck_assert_uint_eq(w.wqe_counter, counter);
-	ck_assert_uint_eq(w.fm_ce_se, MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_SOLICITED);
+	ck_assert(w.signaled && w.solicited && !w.fence);
 	ck_assert_uint_eq(be32toh(w.imm), 0xabcd);
 	ck_assert_uint_eq(w.raddr, 0x123456789ull);
 	ck_assert_uint_eq(w.rkey, 0x4242);
@@ -63,6 +64,27 @@ START_TEST(test_write_with_sgl)
 	ck_assert_uint_eq(w.sge[0].key, 0x101);
 	ck_assert_uint_eq(w.sge[1].addr, 0x3000);
 	ck_assert_uint_eq(w.sge[1].length, 300);
+}
+END_TEST
+
+/* The engines' way in: the device's format table is mlx5's and parses the same WQE. */
+START_TEST(test_format_table_parse)
+{
+	const struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 0x101 };
+	const struct fx_wr wr = { .opcode = MLX5_OPCODE_SEND, .flags = MLX5_WQE_CTRL_FENCE,
+				  .sge = &sge, .num_sge = 1 };
+	struct rocemu_qp *qp = fx_emu_qp();
+	const struct rocemu_ring_format *format = qp->owner->dev->format;
+	uint16_t counter = fx_post_send(&wr);
+
+	ck_assert_ptr_eq(format, &rocemu_ring_mlx5);
+	ck_assert_int_eq(format->parse_send(qp, 0, fx.qp.layout.sq_wqe_cnt, &w), 0);
+	ck_assert_uint_eq(w.opcode, MLX5_OPCODE_SEND);
+	ck_assert_uint_eq(w.wqe_counter, counter);
+	ck_assert(!w.signaled && !w.solicited && w.fence && !w.umr);
+	ck_assert_uint_eq(w.length, 64);
+	ck_assert_uint_eq(w.num_sge, 1);
+	ck_assert_uint_eq(w.sge[0].key, 0x101);
 }
 END_TEST
 
@@ -266,6 +288,7 @@ static Suite *wqe_suite(void)
 
 	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
 	tcase_add_test(tc, test_write_with_sgl);
+	tcase_add_test(tc, test_format_table_parse);
 	tcase_add_test(tc, test_compare_swap);
 	tcase_add_test(tc, test_inline_wraps_past_ring_end);
 	tcase_add_test(tc, test_inline_then_pointer);

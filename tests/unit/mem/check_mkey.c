@@ -18,7 +18,6 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "emulator/engine/wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey.h"
 #include "emulator/mem/mkey_indirect.h"
@@ -396,7 +395,7 @@ static int umr_run(uint32_t key, const uint8_t *t, uint32_t xlat, uint64_t len, 
 	struct mlx5_wqe_umr_ctrl_seg *c = (void *)wqe;
 	struct mlx5_wqe_mkey_context_seg *mk = (void *)(c + 1);
 	uint8_t *data = (uint8_t *)(mk + 1);
-	static struct rocemu_send_wqe w;
+	static struct rocemu_umr u;
 	struct mlx5_wqe_data_seg d;
 	size_t size = xlat;
 	int err;
@@ -416,10 +415,10 @@ static int umr_run(uint32_t key, const uint8_t *t, uint32_t xlat, uint64_t len, 
 	} else {
 		memcpy(data, t, xlat);
 	}
-	memset(&w, 0, sizeof(w));
-	w.imm = htobe32(key);
-	err = rocemu_umr_parse(wqe, data + size, &w);
-	return err ? err : rocemu_mkey_umr(rocemu_qp_mem_owner(&qp), &w);
+	memset(&u, 0, sizeof(u));
+	u.key = key;
+	err = rocemu_umr_parse(wqe, data + size, &u);
+	return err ? err : rocemu_mkey_umr(rocemu_qp_mem_owner(&qp), &u);
 }
 
 /* Remote access through key as segments; each must be want[i] bytes at where[i]. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-#include "emulator/engine/wqe.h"
+#include "emulator/mlx5/wqe.h"
 
 #include <errno.h>
 #include <string.h>
@@ -46,13 +46,6 @@ int rocemu_wqe_sq_posted(const struct rocemu_qp *qp, uint32_t bb)
 {
 	return qp->layout.sq_wqe_cnt ?
 	       posted_within(rocemu_wqe_sq_doorbell(qp), bb, qp->layout.sq_wqe_cnt) : 0;
-}
-
-void rocemu_wqe_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb)
-{
-	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: send doorbell 0x%04x is past the %u BBs of the ring from 0x%04x",
-		   qp->owner->dev->name, qp->qpn, psn, rocemu_wqe_sq_doorbell(qp),
-		   qp->layout.sq_wqe_cnt, (uint16_t)bb);
 }
 
 int rocemu_wqe_rq_posted(const struct rocemu_qp *qp, uint32_t counter)
@@ -129,6 +122,20 @@ static int parse_data(const uint8_t *seg, const uint8_t *end, struct rocemu_send
 	return 0;
 }
 
+/* The datagram segment (UD's address handle, a DCI's DCT) at seg. */
+static void dest_parse(const uint8_t *seg, struct rocemu_send_dest *dest)
+{
+	struct mlx5_wqe_av av;
+
+	memcpy(&av, seg, sizeof(av));
+	dest->dqpn = be32toh(av.dqp_dct) & ROCEMU_QPN_MASK;
+	dest->qkey = be32toh(av.key.qkey.qkey);
+	dest->dc_key = be64toh(av.key.dc_key);
+	/* The shim keeps the UDP source port of the address handle where mlx5 has the LID. */
+	dest->udp_sport = be16toh(av.rlid);
+	memcpy(dest->rgid, av.rgid, sizeof(dest->rgid));
+}
+
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t posted,
 			  struct rocemu_send_wqe *w)
 {
@@ -150,7 +157,9 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 	w->bbs = rocemu_wqe_ds_bbs(ds);
 	w->opcode = rocemu_wqe_ctrl_opcode(ctrl);
 	w->wqe_counter = rocemu_wqe_ctrl_index(ctrl);
-	w->fm_ce_se = ctrl->fm_ce_se;
+	w->signaled = ctrl->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
+	w->solicited = ctrl->fm_ce_se & MLX5_WQE_CTRL_SOLICITED;
+	w->fence = ctrl->fm_ce_se & (MLX5_WQE_CTRL_FENCE | MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
 	w->imm = ctrl->imm;
 	w->umr = false;
 	/* A WQE ends within what was posted (which the ring holds): else one BB is the step. */
@@ -169,7 +178,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 		return -EINVAL;
 	seg = buf + sizeof(*ctrl);
 	if (qp->type == IBV_QPT_UD || qp->type == ROCEMU_QPT_DCI)
-		memcpy(&w->av, seg, sizeof(w->av));
+		dest_parse(seg, &w->dest);
 	if (qp->type == IBV_QPT_XRC_SEND)
 		w->xrc_srqn = be32toh(((const struct rocemu_wqe_xrc_seg *)seg)->xrc_srqn) &
 			      ROCEMU_QPN_MASK;
@@ -189,8 +198,12 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 		seg += sizeof(*a);
 	}
 	/* UMR longer than rocemu's bind is libmlx5's UMR of an mkey. */
-	if ((op->flags & ROCEMU_WQE_OP_BIND) && ds > rocemu_wqe_op_header_ds(op))
-		return rocemu_umr_parse(seg, buf + ds * SEG_SIZE, w);
+	if ((op->flags & ROCEMU_WQE_OP_BIND) && ds > rocemu_wqe_op_header_ds(op)) {
+		w->umr = true;
+		w->umr_op.key = be32toh(w->imm);
+		w->num_sge = 0;
+		return rocemu_umr_parse(seg, buf + ds * SEG_SIZE, &w->umr_op);
+	}
 	if (op->flags & ROCEMU_WQE_OP_BIND) {
 		const struct rocemu_wqe_bind_seg *b = (const void *)seg;
 
@@ -205,7 +218,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 	return parse_data(seg, buf + ds * SEG_SIZE, w);
 }
 
-void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct mlx5_wqe_av *av,
+void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_dest *dest,
 			uint16_t *stream)
 {
 	uint8_t buf[BB_SIZE];
@@ -213,7 +226,7 @@ void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct mlx5_wqe
 
 	/* ctrl and the datagram segment fill the first BB exactly. */
 	memcpy(buf, sq_bb_addr(qp, bb), BB_SIZE);
-	memcpy(av, buf + sizeof(*ctrl), sizeof(*av));
+	dest_parse(buf + sizeof(*ctrl), dest);
 	*stream = be16toh(ctrl->dci_stream_channel_id);
 }
 

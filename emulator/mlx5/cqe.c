@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-#include "emulator/engine/cqe.h"
+#include "emulator/mlx5/cqe.h"
 
 #include <errno.h>
 #include <string.h>
@@ -167,14 +167,30 @@ static uint8_t scatter_into_cqe(struct mlx5_cqe64 *cqe, uint32_t cqe_size,
 	return MLX5_INLINE_SCATTER_32;
 }
 
-static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
+bool rocemu_cqe_size_valid(uint32_t size)
+{
+	return size == sizeof(struct mlx5_cqe64) || size == 2 * sizeof(struct mlx5_cqe64);
+}
+
+/* The CQE opcode of each kind of completion. */
+static const uint8_t cqe_opcode[] = {
+	[ROCEMU_CQE_SEND_DONE] = MLX5_CQE_REQ,
+	[ROCEMU_CQE_RECV_SEND] = MLX5_CQE_RESP_SEND,
+	[ROCEMU_CQE_RECV_SEND_IMM] = MLX5_CQE_RESP_SEND_IMM,
+	[ROCEMU_CQE_RECV_SEND_INV] = MLX5_CQE_RESP_SEND_INV,
+	[ROCEMU_CQE_RECV_WRITE_IMM] = MLX5_CQE_RESP_WR_IMM,
+	[ROCEMU_CQE_SEND_ERR] = MLX5_CQE_REQ_ERR,
+	[ROCEMU_CQE_RECV_ERR] = MLX5_CQE_RESP_ERR,
+};
+
+static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info, uint8_t syndrome)
 {
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 
 	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
 	cqe->srqn_uidx = htobe32(info->srqn);	/* ring.h: also an error CQE's srqn */
-	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR) {
-		err->syndrome = info->syndrome;
+	if (rocemu_cqe_kind_error(info->kind)) {
+		err->syndrome = syndrome;
 		err->s_wqe_opcode_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
 		err->wqe_counter = htobe16(info->wqe_counter);
 		return;
@@ -183,14 +199,15 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	/* The completion time in device cycles (an error CQE's syndrome sits where it would). */
 	cqe->timestamp = htobe64(rocemu_clock_now());
 	cqe->wqe_counter = htobe16(info->wqe_counter);
-	if (rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_SQ) {
+	if (info->kind == ROCEMU_CQE_SEND_DONE) {
 		cqe->sop_drop_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
 		return;
 	}
+	uint8_t l3_hdr_type = info->grh_ipv4 ? MLX5_CQE_L3_HDR_TYPE_IPV4 : 0;
+
 	cqe->imm_inval_pkey = info->imm;
 	cqe->sop_drop_qpn = htobe32(info->qpn);
-	cqe->flags_rqpn = htobe32((uint32_t)info->l3_hdr_type << 28 |
-				  roce_packet_type(info->l3_hdr_type) << 24 |
+	cqe->flags_rqpn = htobe32((uint32_t)l3_hdr_type << 28 | roce_packet_type(l3_hdr_type) << 24 |
 				  (info->src_qp & 0xffffff));
 }
 
@@ -198,7 +215,9 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 {
 	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), arm;
 	struct mlx5_cqe64 *cqe;
-	bool error = rocemu_cqe_op(info->op)->flags & ROCEMU_CQE_OP_ERR;
+	bool error = rocemu_cqe_kind_error(info->kind);
+	uint8_t op = cqe_opcode[info->kind];
+	uint8_t syndrome = error ? rocemu_cqe_syndrome_of(info->status) : 0;
 	uint8_t scatter;
 
 	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
@@ -211,7 +230,7 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 		return false;
 	}
 	cqe = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi);
-	fill_cqe(cqe, info);
+	fill_cqe(cqe, info, syndrome);
 	if (cq->untouched) {
 		cqe_invalidate(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi + 1);
 		cq->untouched--;
@@ -219,7 +238,7 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	/* After the fields: a 64-byte CQE's data covers its first 32 bytes, as on a ConnectX. */
 	scatter = info->scatter && !error ? scatter_into_cqe(cqe, cq->layout.cqe_size, info) : 0;
 	/* Release: every field is visible before the owner bit hands the CQE over. */
-	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(info->op, cq->pi, ncqe) | scatter,
+	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(op, cq->pi, ncqe) | scatter,
 			 __ATOMIC_RELEASE);
 	cq->pi++;
 	if (info->solicited || error)
@@ -227,10 +246,10 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	cq_marks_bound(cq);
 	/* Traced once written: an overrun's lost CQE is not one. */
 	if (rocemu_tracing(cq->owner->emu))
-		rocemu_trace_cqe(cq, info);
+		rocemu_trace_cqe(cq, info, op, syndrome);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
-		   cq->owner->dev->name, info->qpn, cq->cqn, info->op, info->wqe_counter,
-		   info->byte_cnt, error ? info->syndrome : 0);
+		   cq->owner->dev->name, info->qpn, cq->cqn, op, info->wqe_counter,
+		   info->byte_cnt, syndrome);
 	arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
 	if (cq_armed(cq, arm) &&
 	    (rocemu_cq_arm_all(arm) || info->solicited || error))

@@ -1,56 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Reading the rings the shim writes (docs: the data path contract): mlx5
- * send WQEs (ctrl, raddr, data or inline segments, wrapping past the
- * ring's end) and receive WQEs into neutral structs, and the doorbell
+ * The mlx5 ring format's reading half (ring/format.h's table points here):
+ * mlx5 send WQEs (ctrl, raddr, data or inline segments, wrapping past the
+ * ring's end) and receive WQEs into the neutral records, and the doorbell
  * records. The ring stays the application's memory: everything is copied
  * out and checked before use.
  */
-#ifndef ROCEMU_EMULATOR_WQE_H
-#define ROCEMU_EMULATOR_WQE_H
+#ifndef ROCEMU_EMULATOR_MLX5_WQE_H
+#define ROCEMU_EMULATOR_MLX5_WQE_H
 
-#include <endian.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <linux/types.h>
-#include <infiniband/mlx5dv.h>
 
-#include "emulator/core/device.h"
-#include "emulator/mem/dma.h"
-#include "emulator/mem/mw.h"
+#include "emulator/ring/format.h"
 
 struct rocemu_qp;
 struct rocemu_srq;
-
-struct rocemu_send_wqe {
-	uint32_t bb;			/* free-running counter of the first BB */
-	uint32_t bbs;			/* BBs it spans */
-	uint16_t wqe_counter;		/* from the ctrl segment */
-	uint8_t opcode;			/* MLX5_OPCODE_* */
-	uint8_t fm_ce_se;
-	__be32 imm;
-	uint64_t raddr;
-	uint32_t rkey;
-	uint64_t swap_add, compare;	/* atomics */
-	struct rocemu_mw_bind bind;	/* BIND (UMR) */
-	bool umr;			/* an mkey UMR (mkey_indirect.h): translation in inline_data */
-	struct mlx5_wqe_umr_ctrl_seg umr_ctrl;
-	struct mlx5_wqe_mkey_context_seg umr_mkc;
-	struct mlx5_wqe_av av;		/* UD, DCI: the datagram segment, as posted */
-	uint32_t xrc_srqn;		/* XRC: the SRQ at the target (XRC segment) */
-	uint32_t length;		/* bytes of data: the inline bytes, then the SGEs' */
-	uint32_t inline_len;		/* inline bytes that lead the data (UCX: a header) */
-	unsigned int num_sge;
-	struct rocemu_sge sge[ROCEMU_MAX_SGE];
-	uint8_t inline_data[ROCEMU_MAX_INLINE];
-};
-
-struct rocemu_recv_wqe {
-	uint32_t counter;
-	uint64_t length;		/* room in all SGEs */
-	unsigned int num_sge;
-	struct rocemu_sge sge[ROCEMU_MAX_SGE];
-};
 
 /*
  * Parse the send WQE whose ctrl segment is at BB counter bb, of the
@@ -69,7 +34,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
  * A DCI's send WQE at bb, its first BB only: the datagram segment (the
  * DCT's address vector, number and key) and ctrl's DCI stream.
  */
-void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct mlx5_wqe_av *av,
+void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_dest *dest,
 			uint16_t *stream);
 /* Parse receive WQE number counter. Returns 0 (no failure is possible). */
 int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
@@ -92,8 +57,6 @@ uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp);
 int rocemu_wqe_sq_posted(const struct rocemu_qp *qp, uint32_t bb);
 int rocemu_wqe_rq_posted(const struct rocemu_qp *qp, uint32_t counter);
 int rocemu_wqe_srq_posted(const struct rocemu_srq *srq, uint32_t taken);
-/* Log that qp's send doorbell is past its ring, seen at PSN psn from BB counter bb. */
-void rocemu_wqe_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb);
 /*
  * Whether the page of qp's doorbell record exists (mincore): until someone
  * writes it, its counters are 0, and the daemon reads them without
@@ -103,4 +66,4 @@ bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp);
 /* Zero the doorbell record (QP reset, as mlx5 does). */
 void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp);
 
-#endif /* ROCEMU_EMULATOR_WQE_H */
+#endif /* ROCEMU_EMULATOR_MLX5_WQE_H */

@@ -1,36 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The CQE writer: requester, responder and error CQEs in mlx5 format
- * (owner bit last, with release), and completion events for armed CQs
- * into the completion channel's pipe: one per arm, for a CQE no event
- * reported before.
+ * The mlx5 ring format's writing half (ring/format.h's table points
+ * here): requester, responder and error CQEs in mlx5 format (owner bit
+ * last, with release) from the neutral completion record, and completion
+ * events for armed CQs into the completion channel's pipe: one per arm,
+ * for a CQE no event reported before.
  */
-#ifndef ROCEMU_EMULATOR_CQE_H
-#define ROCEMU_EMULATOR_CQE_H
+#ifndef ROCEMU_EMULATOR_MLX5_CQE_H
+#define ROCEMU_EMULATOR_MLX5_CQE_H
 
-#include <endian.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <linux/types.h>
+
+#include "emulator/ring/format.h"
 
 struct rocemu_cq;
-
-/* One completion, whatever its kind (op MLX5_CQE_*). */
-struct rocemu_cqe_info {
-	uint8_t op;			/* MLX5_CQE_REQ, _RESP_*, _REQ_ERR, _RESP_ERR */
-	uint8_t syndrome;		/* error CQEs: MLX5_CQE_SYNDROME_* */
-	uint8_t wqe_opcode;		/* requester CQEs: MLX5_OPCODE_* of the WQE */
-	uint32_t qpn;
-	uint16_t wqe_counter;
-	uint32_t byte_cnt;
-	__be32 imm;			/* responder: as on the wire */
-	uint32_t src_qp;
-	uint32_t srqn;			/* receive from an SRQ: its number, else 0 */
-	uint8_t l3_hdr_type;		/* UD receive: MLX5_CQE_L3_HDR_TYPE_* of its GRH (and its SL) */
-	bool solicited;
-	const uint8_t *scatter;		/* data carried in the CQE (cqe_scatter.h), or NULL */
-	uint32_t scatter_len;		/* its bytes: at most half the CQE */
-};
 
 /*
  * Write one CQE at the producer index and raise an event if the CQ is armed
@@ -62,4 +46,7 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
  */
 void rocemu_cqe_arm_check(struct rocemu_cq *cq);
 
-#endif /* ROCEMU_EMULATOR_CQE_H */
+/* Whether mlx5 has CQEs of size bytes: 64 or 128. */
+bool rocemu_cqe_size_valid(uint32_t size);
+
+#endif /* ROCEMU_EMULATOR_MLX5_CQE_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The mlx5 ring format (a ConnectX-5's): the table every device points at today. */
+#include "emulator/mlx5/format.h"
+
+#include <infiniband/mlx5dv.h>
+
+#include "emulator/mlx5/cqe.h"
+#include "emulator/mlx5/wqe.h"
+
+const struct rocemu_ring_format rocemu_ring_mlx5 = {
+	.name = "mlx5",
+	.wqe_ops = rocemu_wqe_ops,
+	.sq_posted = rocemu_wqe_sq_posted,
+	.sq_doorbell = rocemu_wqe_sq_doorbell,
+	.parse_send = rocemu_wqe_parse_send,
+	.peek_dc = rocemu_wqe_peek_dc,
+	.rq_posted = rocemu_wqe_rq_posted,
+	.parse_recv = rocemu_wqe_parse_recv,
+	.srq_posted = rocemu_wqe_srq_posted,
+	.parse_srq = rocemu_wqe_parse_srq,
+	.doorbell_written = rocemu_wqe_doorbell_written,
+	.doorbell_reset = rocemu_wqe_doorbell_reset,
+	.cqe_write = rocemu_cqe_write,
+	.cq_arm_check = rocemu_cqe_arm_check,
+	.cqe_size_valid = rocemu_cqe_size_valid,
+	.cqe_size_default = sizeof(struct mlx5_cqe64),
+	.cq_ring_start = rocemu_cqe_ring_start,
+	.cq_ring_move = rocemu_cqe_ring_move,
+};

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The ring format as a seam: the records the engines work from (a parsed
+ * send or receive WQE, a completion to write) and the per-device table
+ * that reads a device's WQE rings and writes its CQEs (mlx5/ for a
+ * ConnectX-5; every device's today). No engine reads a ring itself: a
+ * second format plugs in as a second table.
+ */
+#ifndef ROCEMU_EMULATOR_RING_FORMAT_H
+#define ROCEMU_EMULATOR_RING_FORMAT_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "emulator/core/device.h"
+#include "emulator/mem/dma.h"
+#include "emulator/mem/mkey_indirect.h"
+#include "emulator/mem/mw.h"
+#include "rocemu/ring.h"
+
+struct rocemu_cq;
+struct rocemu_qp;
+struct rocemu_srq;
+
+/* Where a UD or DC send goes: its datagram segment, as the format carries it. */
+struct rocemu_send_dest {
+	uint32_t dqpn;			/* UD: the QP; DC: the DCT */
+	uint32_t qkey;			/* UD */
+	uint64_t dc_key;		/* DC: the DCT's access key */
+	uint16_t udp_sport;		/* the RoCEv2 source port the address handle picked */
+	uint8_t rgid[16];		/* the destination GID (::ffff:a.b.c.d) */
+};
+
+struct rocemu_send_wqe {
+	uint32_t bb;			/* free-running counter of the first basic block */
+	uint32_t bbs;			/* basic blocks it spans */
+	uint16_t wqe_counter;		/* what the CQE reports */
+	uint8_t opcode;			/* the format's: rocemu_ring_wqe_op says what it does */
+	bool signaled;			/* a CQE on success */
+	bool solicited;			/* SEND: the solicited event bit */
+	bool fence;			/* waits for READs and atomics before it */
+	__be32 imm;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;	/* atomics */
+	struct rocemu_mw_bind bind;	/* BIND of a window */
+	struct rocemu_send_dest dest;	/* UD, DCI */
+	uint32_t xrc_srqn;		/* XRC: the SRQ at the target */
+	uint32_t length;		/* bytes of data: the inline bytes, then the SGEs' */
+	uint32_t inline_len;		/* inline bytes that lead the data (UCX: a header) */
+	unsigned int num_sge;
+	struct rocemu_sge sge[ROCEMU_MAX_SGE];
+	uint8_t inline_data[ROCEMU_MAX_INLINE];	/* the RC stage copies up to here */
+	/* Last: a UMR is local, never staged, so never copied. */
+	bool umr;			/* an mkey UMR instead of a bind (mkey_indirect.h) */
+	struct rocemu_umr umr_op;
+};
+
+struct rocemu_recv_wqe {
+	uint32_t counter;
+	uint64_t length;		/* room in all SGEs */
+	unsigned int num_sge;
+	struct rocemu_sge sge[ROCEMU_MAX_SGE];
+};
+
+/* What a completion says; the format writes it as its own CQE opcode. */
+enum rocemu_cqe_kind {
+	ROCEMU_CQE_SEND_DONE,		/* a send WQE completed */
+	ROCEMU_CQE_RECV_SEND,		/* a receive: SEND */
+	ROCEMU_CQE_RECV_SEND_IMM,	/* SEND with immediate */
+	ROCEMU_CQE_RECV_SEND_INV,	/* SEND with invalidate */
+	ROCEMU_CQE_RECV_WRITE_IMM,	/* RDMA WRITE with immediate */
+	ROCEMU_CQE_SEND_ERR,		/* a send WQE in error */
+	ROCEMU_CQE_RECV_ERR,		/* a receive WQE in error */
+};
+
+/* One completion, whatever its kind. */
+struct rocemu_cqe_info {
+	enum rocemu_cqe_kind kind;
+	enum ibv_wc_status status;	/* error kinds: why */
+	uint8_t wqe_opcode;		/* send kinds: the WQE's opcode, as parsed */
+	uint32_t qpn;
+	uint16_t wqe_counter;
+	uint32_t byte_cnt;
+	__be32 imm;			/* receive: as on the wire */
+	uint32_t src_qp;
+	uint32_t srqn;			/* receive from an SRQ: its number, else 0 */
+	bool grh_ipv4;			/* UD receive: its GRH is an IPv4 header */
+	bool solicited;
+	const uint8_t *scatter;		/* data carried in the CQE (cqe_scatter.h), or NULL */
+	uint32_t scatter_len;		/* its bytes: at most half the CQE */
+};
+
+/* Whether a completion of this kind is an error's. */
+static inline bool rocemu_cqe_kind_error(enum rocemu_cqe_kind kind)
+{
+	return kind == ROCEMU_CQE_SEND_ERR || kind == ROCEMU_CQE_RECV_ERR;
+}
+
+/*
+ * A ring format: everything that knows how WQEs, doorbell records and
+ * CQEs are laid out. Each call reads the application's memory and checks
+ * it (mlx5/wqe.h and mlx5/cqe.h say how for mlx5).
+ */
+struct rocemu_ring_format {
+	const char *name;
+	/* What each of its WQE opcodes does, by opcode (256 rows; flags 0: none). */
+	const struct rocemu_wqe_op *wqe_ops;
+	/* Send BBs the doorbell says are posted past bb; -EINVAL past the ring. */
+	int (*sq_posted)(const struct rocemu_qp *qp, uint32_t bb);
+	/* The send doorbell's 16-bit counter (SQ drain reads where it stands). */
+	uint16_t (*sq_doorbell)(const struct rocemu_qp *qp);
+	/* Parse the send WQE at bb of posted BBs: 0, -EINVAL or -EOPNOTSUPP; w->bbs the step. */
+	int (*parse_send)(const struct rocemu_qp *qp, uint32_t bb, uint32_t posted,
+			  struct rocemu_send_wqe *w);
+	/* A DCI's WQE at bb, without parsing it whole: where it goes and its stream. */
+	void (*peek_dc)(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_dest *dest,
+			uint16_t *stream);
+	/* Receive WQEs posted past counter; -EINVAL past the ring. */
+	int (*rq_posted)(const struct rocemu_qp *qp, uint32_t counter);
+	int (*parse_recv)(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
+	/* SRQ WQEs posted past those taken; parse one, returning the index it links to. */
+	int (*srq_posted)(const struct rocemu_srq *srq, uint32_t taken);
+	uint16_t (*parse_srq)(const struct rocemu_srq *srq, uint16_t index, struct rocemu_recv_wqe *w);
+	/* Whether the doorbell record was ever written; zero it (QP reset). */
+	bool (*doorbell_written)(const struct rocemu_qp *qp);
+	void (*doorbell_reset)(struct rocemu_qp *qp);
+	/* Write a CQE and raise the event it owes; false when the CQ is in error. */
+	bool (*cqe_write)(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
+	/* The CQ's arm word may have changed: raise the event it owes now. */
+	void (*cq_arm_check)(struct rocemu_cq *cq);
+	/* Whether a CQE of size bytes exists; the size when the application asks none. */
+	bool (*cqe_size_valid)(uint32_t size);
+	uint32_t cqe_size_default;
+	/* A new CQ ring: returns its untouched entries, which cqe_write prepares ahead. */
+	uint32_t (*cq_ring_start)(void *ring, uint32_t cqe_size, uint32_t ncqe, uint32_t pi,
+				  uint32_t written);
+	/* Resize: cq's unpolled CQEs into a new ring; its untouched entries, or -EINVAL. */
+	int (*cq_ring_move)(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec);
+};
+
+/* What a WQE of format f's opcode does. */
+static inline const struct rocemu_wqe_op *rocemu_ring_wqe_op(const struct rocemu_ring_format *f,
+							     uint8_t opcode)
+{
+	return &f->wqe_ops[opcode];
+}
+
+#endif /* ROCEMU_EMULATOR_RING_FORMAT_H */
