@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The dependency direction of emulator/: each #include "emulator/..." of a
 # file under emulator/ names its own folder or one below it in
-# emulator/LAYERS. An include of a folder above is debt: it passes only
-# while emulator/layers.allow lists it, and a line there whose include is
-# gone fails too, so the list only shrinks. Pairs of folders that include
-# each other are printed as debt. (tests/folders.sh bounds each folder's size.)
+# emulator/LAYERS, and fails on any that names a folder above: so no two
+# folders can include each other. Where a lower folder must reach up, it
+# declares an interface the folder above fills in. (tests/folders.sh
+# bounds each folder's size.)
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
@@ -76,38 +76,11 @@ for a, b in sorted(edges):
     if folder(b) not in rank:
         fail("%s includes emulator/%s, of no folder in emulator/LAYERS" % (a, b))
 
-allowed = {}
-for n, fields, why in entries("layers.allow"):
-    if len(fields) != 2 or not why:
-        fail("emulator/layers.allow:%d: not \"FILE HEADER  # why\"" % n)
-        continue
-    edge = tuple(fields)
-    if edge in allowed:
-        fail("emulator/layers.allow:%d: %s -> %s again" % (n, *edge))
-    elif edge not in edges or not upward(edge):
-        fail("emulator/layers.allow:%d: %s -> %s is no upward include any more: delete the line"
-             % (n, *edge))
-    allowed[edge] = why
-
 ups = sorted(e for e in edges if upward(e))
-new = [e for e in ups if e not in allowed]
 for a, b in ups:
-    if (a, b) in allowed:
-        print("debt: %s -> %s  # %s" % (a, b, allowed[(a, b)]))
-for a, b in new:
     fail("%s includes emulator/%s: %s is above %s in emulator/LAYERS (include a header "
-         "below, or list the include in emulator/layers.allow with why)"
+         "below, or let the folder above fill in an interface the lower one declares)"
          % (a, b, folder(b), folder(a)))
-
-# Folders that include each other: each upward include whose folder is included back.
-pairs = {}
-for a, b in ups:
-    pair = (folder(b), folder(a))
-    if any(folder(x) == pair[0] and folder(y) == pair[1] for x, y in edges):
-        pairs.setdefault(pair, []).append("%s -> %s" % (a, b))
-for (top, low), via in sorted(pairs.items(), key=lambda p: (rank[p[0][0]], rank[p[0][1]])):
-    print("cycle (debt): %s <-> %s, upward through %s" % (top, low, ", ".join(via)))
-print("%d folder pairs include each other (debt)" % len(pairs))
-print("%d upward edges allowed (debt), %d new" % (len(ups) - len(new), len(new)))
+print("%d includes of emulator/ read, %d against the order" % (len(edges), len(ups)))
 sys.exit(1 if failures else 0)
 PY
