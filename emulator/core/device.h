@@ -45,7 +45,10 @@ struct rocemu_emu;
 struct rocemu_pcap;
 struct rocemu_ring_format;
 
-/* Named like the hardware counters `rdma statistic` shows (data in 4-byte words). */
+/* IB counts port data (port_xmit_data, port_rcv_data) in 4-byte words. */
+#define ROCEMU_PORT_DATA_WORD 4
+
+/* Named like the hardware counters `rdma statistic` shows; each kept where it happens. */
 struct rocemu_device_counters {
 	uint64_t port_xmit_packets, port_xmit_data, port_rcv_packets, port_rcv_data;
 	uint64_t port_xmit_discards;	/* packets not sent: the port was down */

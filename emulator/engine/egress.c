@@ -8,7 +8,6 @@
 #include "emulator/core/emu.h"
 #include "emulator/observe/capture.h"
 #include "emulator/observe/fault_inject.h"
-#include "emulator/observe/stats.h"
 #include "emulator/observe/trace.h"
 
 /*
@@ -53,10 +52,11 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 
 	/* A port that is down has no link: the packets are lost, as on the wire. */
 	if (dev->port_state != IBV_PORT_ACTIVE) {
-		rocemu_stats_xmit_discard(dev, npkts);
+		dev->counters.port_xmit_discards += npkts;
 		return 0;
 	}
-	rocemu_stats_xmit(dev, npkts, len);
+	dev->counters.port_xmit_packets += npkts;
+	dev->counters.port_xmit_data += len / ROCEMU_PORT_DATA_WORD;
 	if (rocemu_tracing(dev->emu))
 		rocemu_trace_packets(dev, true, flow, buf, len, gso);
 	if (dev->fault && !dev->wire.send)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * A device's one way out to the wire: every RoCE datagram it sends is
- * counted (stats.c), traced (trace.c), captured (capture.c), passed
+ * counted (the port's counters), traced (trace.c), captured (capture.c), passed
  * through its fault injector (fault_inject.c) and sent. What it receives
  * passes the same taps in tap.c.
  */

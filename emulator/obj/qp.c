@@ -13,6 +13,7 @@
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp_layout.h"
 #include "emulator/obj/qp_state.h"
+#include "emulator/obj/qp_timer.h"
 #include "emulator/obj/qp_vendor_flags.h"
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
@@ -172,6 +173,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
+	rocemu_qp_timers_init(qp);
 	err = rocemu_charge(c, &qp->charge, ROCEMU_RES_QP, rocemu_ring_amount(resp->layout.size));
 	if (err)
 		goto fail;

@@ -3,8 +3,13 @@
 
 #include "emulator/obj/qp.h"
 
-/* The one callback every QP timer of the loop runs. */
-static void qp_timer_expired(void *arg)
+void rocemu_qp_timers_init(struct rocemu_qp *qp)
+{
+	for (int kind = 0; kind < ROCEMU_QP_TIMER__COUNT; kind++)
+		qp->timers[kind].qp = qp;
+}
+
+void rocemu_qp_timer_expired(void *arg)
 {
 	struct rocemu_qp_timer *t = arg;
 	struct rocemu_qp *qp = t->qp;
@@ -20,8 +25,7 @@ void rocemu_qp_timer_arm(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind,
 
 	if (t->id)
 		return;
-	t->qp = qp;
-	t->id = rocemu_loop_timer_add(qp->owner->emu->loop, deadline_ns, qp_timer_expired, t);
+	t->id = rocemu_loop_timer_add(qp->owner->emu->loop, deadline_ns, rocemu_qp_timer_expired, t);
 }
 
 void rocemu_qp_timer_cancel(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)

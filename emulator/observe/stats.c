@@ -9,26 +9,6 @@
 #include "emulator/core/emu.h"
 #include "emulator/observe/fault_inject.h"
 
-/* IB counts port data in 4-byte words. */
-#define PORT_DATA_WORD 4
-
-void rocemu_stats_xmit(struct rocemu_device *dev, uint64_t npkts, size_t len)
-{
-	dev->counters.port_xmit_packets += npkts;
-	dev->counters.port_xmit_data += len / PORT_DATA_WORD;
-}
-
-void rocemu_stats_xmit_discard(struct rocemu_device *dev, uint64_t npkts)
-{
-	dev->counters.port_xmit_discards += npkts;
-}
-
-void rocemu_stats_rcv(struct rocemu_device *dev, size_t len)
-{
-	dev->counters.port_rcv_packets++;
-	dev->counters.port_rcv_data += len / PORT_DATA_WORD;
-}
-
 struct text {
 	char *buf;
 	size_t size, used;

@@ -13,7 +13,6 @@
 #include "emulator/core/emu.h"
 #include "emulator/observe/capture.h"
 #include "emulator/observe/fault_inject.h"
-#include "emulator/observe/stats.h"
 #include "emulator/observe/trace.h"
 #include "net/observe/pcap.h"
 #include "net/udp/udp_port.h"
@@ -25,7 +24,8 @@ void rocemu_tap_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocem
 					      .sport = d->src.sin_port,
 					      .dport = htons(ROCEMU_ROCEV2_PORT) };
 
-	rocemu_stats_rcv(dev, d->len);
+	dev->counters.port_rcv_packets++;
+	dev->counters.port_rcv_data += d->len / ROCEMU_PORT_DATA_WORD;
 	if (dev->pcap) {
 		const struct rocemu_pcap_run run = {
 			.flow = &flow, .ip = *ip, .udp_check_zero = d->udp_check_zero,

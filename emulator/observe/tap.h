@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The taps on a device's traffic besides its send path (egress.h): every
- * datagram received is counted (stats.c), captured (capture.c) and traced
+ * datagram received is counted (the port's counters), captured (capture.c) and traced
  * (trace.c) here. The captures and fault injectors ROCEMU_PCAP and
  * ROCEMU_FAULTS ask for start with the daemon, captures are flushed when
  * it goes idle, and both stop with the device.

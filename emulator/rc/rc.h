@@ -236,14 +236,8 @@ void rocemu_rc_qp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
 void rocemu_rc_req_fail(struct rocemu_qp *qp, uint32_t pos, enum rocemu_rc_err err);
 /* The responder found why: ERR with the async event of that error class. */
 void rocemu_rc_resp_error(struct rocemu_qp *qp, enum rocemu_rc_err why);
-/* The requester works in RTS and, draining what came before, in SQD. */
-bool rocemu_rc_sq_active(const struct rocemu_qp *qp);
 /* The responder takes packets in RTR and after, while its process lives (RC and UC). */
 bool rocemu_rc_resp_active(const struct rocemu_qp *qp);
-/* The requester may fetch the WQE at SQ BB counter bb (not past the SQD drain point). */
-bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
-/* SQD: once every WQE before the drain point completed, SQ_DRAINED (if asked). */
-void rocemu_rc_sqd_check(struct rocemu_qp *qp);
 /* A packet reached the QP: COMM_EST the first time in RTR. */
 void rocemu_rc_qp_rx(struct rocemu_qp *qp);
 /* Requests to the responder, acknowledges and responses to the completer (RC's and XRC's rx). */
@@ -265,14 +259,27 @@ void rocemu_rc_complete_send(struct rocemu_qp *qp, const struct rocemu_rc_wqe *e
 			     enum rocemu_rc_err err);
 
 /*
- * Allocate the requester's (rocemu_rc_req_mem) or the responder's
- * (rocemu_rc_resp_mem) memory if qp has none yet: 0 or -ENOMEM. Both go
- * at RESET and destruction.
+ * Allocate the responder's memory (rocemu_rc_resp_mem) if qp has none
+ * yet: 0 or -ENOMEM. It goes at RESET and destruction, as the requester's.
  */
-int rocemu_rc_req_mem_get(struct rocemu_qp *qp);
 int rocemu_rc_resp_mem_get(struct rocemu_qp *qp);
 
 /* ---- rc_req.c ---- */
+/* The requester works in RTS and, draining what came before, in SQD. */
+bool rocemu_rc_sq_active(const struct rocemu_qp *qp);
+/* The requester may fetch the WQE at SQ BB counter bb (not past the SQD drain point). */
+bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb);
+/* SQD: once every WQE before the drain point completed, SQ_DRAINED (if asked). */
+void rocemu_rc_sqd_check(struct rocemu_qp *qp);
+/*
+ * Allocate the requester's memory (rocemu_rc_req_mem) if qp has none yet:
+ * 0 or -ENOMEM. It goes at RESET and destruction.
+ */
+int rocemu_rc_req_mem_get(struct rocemu_qp *qp);
+/* Packets sent and not acknowledged, or WQEs sent and not completed. */
+bool rocemu_rc_req_outstanding(const struct rocemu_rc_req *req);
+/* Arm the local ACK timeout if packets are outstanding and it is not armed. */
+void rocemu_rc_retry_arm(struct rocemu_qp *qp);
 /* Send what the window allows of the SQ. */
 void rocemu_rc_req_run(struct rocemu_qp *qp);
 /* Resend from psn (go-back-N), which must lie in a WQE in flight. */
@@ -296,12 +303,8 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 bool rocemu_rc_wqe_is_rd_atomic(const struct rocemu_qp *qp, const struct rocemu_rc_wqe *e);
 
 /* ---- rc_timer.c ---- */
-/* Arm the local ACK timeout if packets are outstanding and it is not armed. */
-void rocemu_rc_retry_arm(struct rocemu_qp *qp);
 /* RNR NAK: wait us microseconds (the local ACK timer stopped), then resend. */
 void rocemu_rc_rnr_wait(struct rocemu_qp *qp, uint32_t us);
-/* The requester sends nothing while an RNR wait runs. */
-bool rocemu_rc_rnr_waiting(const struct rocemu_qp *qp);
 /* Cancel the RNR wait and the local ACK timeout. */
 void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp);
 /* The transport's timer hook: kind of qp expired. */

@@ -4,8 +4,9 @@
  * changes, handing its packets to responder or completer, the one table
  * that maps each error to its CQE syndrome and NAK, and the move to ERR
  * with the flush of both queues (every outstanding WQE completes with
- * WR_FLUSH_ERR, signaled or not, as mlx5 hardware does), the SQD drain
- * and the QP's async events.
+ * WR_FLUSH_ERR, signaled or not, as mlx5 hardware does), the SQD
+ * transition and the QP's async events. What the requester checks on
+ * each run (may it fetch, its memory, the SQD drain) is rc_req.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -67,33 +68,6 @@ void rocemu_rc_qp_rx(struct rocemu_qp *qp)
 	rocemu_async_event_qp(qp, IBV_EVENT_COMM_EST);
 }
 
-bool rocemu_rc_sq_active(const struct rocemu_qp *qp)
-{
-	return qp->attr.qp_state == IBV_QPS_RTS || qp->attr.qp_state == IBV_QPS_SQD;
-}
-
-bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb)
-{
-	if (qp->attr.qp_state == IBV_QPS_RTS)
-		return true;
-	/* SQD starts no WQE posted after the transition (IBTA 10.3.1.4). */
-	return qp->attr.qp_state == IBV_QPS_SQD && qp->rc->req.draining &&
-	       (uint16_t)bb != qp->rc->req.sqd_db;
-}
-
-void rocemu_rc_sqd_check(struct rocemu_qp *qp)
-{
-	struct rocemu_rc_req *req = &qp->rc->req;
-
-	if (qp->attr.qp_state != IBV_QPS_SQD || !req->draining ||
-	    (uint16_t)req->sq_bb != req->sqd_db || req->tail != req->head)
-		return;
-	req->draining = false;
-	rocemu_rc_req_timers_cancel(qp);
-	if (qp->attr.en_sqd_async_notify)
-		rocemu_async_event_qp(qp, IBV_EVENT_SQ_DRAINED);
-}
-
 enum ibv_wc_status rocemu_rc_err_status(enum rocemu_rc_err err)
 {
 	return rc_errors[err].status;
@@ -124,23 +98,6 @@ int rocemu_rc_init(struct rocemu_qp *qp)
 	if (!rc)
 		return -ENOMEM;
 	rocemu_rc_start(qp, rc);
-	return 0;
-}
-
-int rocemu_rc_req_mem_get(struct rocemu_qp *qp)
-{
-	struct rocemu_rc_req *req = &qp->rc->req;
-	struct rocemu_rc_req_mem *mem;
-
-	if (req->mem)
-		return 0;
-	mem = calloc(1, sizeof(*mem) + ((size_t)req->fifo_mask + 1) * sizeof(mem->fifo[0]));
-	if (!mem)
-		return -ENOMEM;
-	req->mem = mem;
-	req->fifo = mem->fifo;
-	req->wqe = &mem->wqe;
-	req->comp_wqe = &mem->comp_wqe;
 	return 0;
 }
 

@@ -5,16 +5,22 @@
  * window and the READ/atomic credits (max_rd_atomic), fenced WQEs after
  * earlier READs and atomics completed. LOCAL_INV and memory window binds
  * are executed here, in SQ order. WQEs stay in the FIFO until the
- * completer retires them, so a resend only moves the cursor.
+ * completer retires them, so a resend only moves the cursor. What each
+ * run checks lives here too: whether the SQ may fetch (RTS, SQD), the
+ * requester's memory on first use, the local ACK timer armed for what it
+ * sent, and the end of an SQD drain.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "emulator/core/emu.h"
 #include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
+#include "emulator/obj/async_event.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
 #include "net/roce/roce_hdr.h"
@@ -32,6 +38,9 @@ enum req_state {
 	REQ_ERR_LOCAL,
 	REQ_DONE,
 };
+
+/* With a local ACK timeout of 0 (infinite) the timer only complains, this often. */
+#define RETRY_LOG_NS 1000000000ull
 
 static const char *const req_state_names[] = {
 	[REQ_FETCH] = "FETCH",
@@ -82,6 +91,75 @@ static bool has_flag(const struct rocemu_qp *qp, const struct rocemu_rc_wqe *e, 
 static uint32_t inflight(const struct rocemu_rc_req *req)
 {
 	return (uint32_t)rocemu_psn_diff(req->cursor_psn, req->una_psn);
+}
+
+bool rocemu_rc_sq_active(const struct rocemu_qp *qp)
+{
+	return qp->attr.qp_state == IBV_QPS_RTS || qp->attr.qp_state == IBV_QPS_SQD;
+}
+
+bool rocemu_rc_sq_may_fetch(const struct rocemu_qp *qp, uint32_t bb)
+{
+	if (qp->attr.qp_state == IBV_QPS_RTS)
+		return true;
+	/* SQD starts no WQE posted after the transition (IBTA 10.3.1.4). */
+	return qp->attr.qp_state == IBV_QPS_SQD && qp->rc->req.draining &&
+	       (uint16_t)bb != qp->rc->req.sqd_db;
+}
+
+void rocemu_rc_sqd_check(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc->req;
+
+	if (qp->attr.qp_state != IBV_QPS_SQD || !req->draining ||
+	    (uint16_t)req->sq_bb != req->sqd_db || req->tail != req->head)
+		return;
+	req->draining = false;
+	rocemu_rc_req_timers_cancel(qp);
+	if (qp->attr.en_sqd_async_notify)
+		rocemu_async_event_qp(qp, IBV_EVENT_SQ_DRAINED);
+}
+
+int rocemu_rc_req_mem_get(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc->req;
+	struct rocemu_rc_req_mem *mem;
+
+	if (req->mem)
+		return 0;
+	mem = calloc(1, sizeof(*mem) + ((size_t)req->fifo_mask + 1) * sizeof(mem->fifo[0]));
+	if (!mem)
+		return -ENOMEM;
+	req->mem = mem;
+	req->fifo = mem->fifo;
+	req->wqe = &mem->wqe;
+	req->comp_wqe = &mem->comp_wqe;
+	return 0;
+}
+
+bool rocemu_rc_req_outstanding(const struct rocemu_rc_req *req)
+{
+	return req->tail != req->cursor || rocemu_psn_diff(req->cursor_psn, req->una_psn) > 0;
+}
+
+void rocemu_rc_retry_arm(struct rocemu_qp *qp)
+{
+	struct rocemu_rc_req *req = &qp->rc->req;
+	struct rocemu_qp_timer *t = &qp->timers[ROCEMU_QP_TIMER_RETRY];
+	uint64_t ns = rocemu_ack_timeout_ns(qp->attr.timeout);
+
+	if (t->id || !rocemu_rc_req_outstanding(req))
+		return;
+	req->retry_una = req->una_psn;
+	/* The loop's timer itself, as qp_timer.c would: this runs after every run. */
+	t->id = rocemu_loop_timer_add(qp->owner->emu->loop, rocemu_now_ns() + (ns ? ns : RETRY_LOG_NS),
+				      rocemu_qp_timer_expired, t);
+}
+
+/* The requester sends nothing while an RNR wait runs (rocemu_rc_rnr_wait). */
+static bool rnr_waiting(const struct rocemu_qp *qp)
+{
+	return qp->timers[ROCEMU_QP_TIMER_RNR].id != 0;
 }
 
 struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
@@ -377,7 +455,7 @@ void rocemu_rc_req_run(struct rocemu_qp *qp)
 	struct req_ctx c = { .qp = qp, .req = &qp->rc->req };
 	enum req_state state = REQ_FETCH;
 
-	if (!rocemu_rc_sq_active(qp) || rocemu_rc_rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
+	if (!rocemu_rc_sq_active(qp) || rnr_waiting(qp) || !qp->layout.sq_wqe_cnt ||
 	    qp->owner->gone)
 		return;
 	c.posted = qp->owner->dev->format->sq_posted(qp, c.req->sq_bb);

@@ -1,42 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * RC's timers, armed and handled here (the loop reaches them through
- * qp_timer.c and rocemu_rc_transport's timer hook): the local ACK timeout
- * that resends from the oldest unacknowledged PSN and fails the QP once
- * retry_cnt is spent, the RNR wait after an RNR NAK, the failure of a QP
- * whose CQ refused a CQE, and the responder's next burst of what it owes.
+ * RC's timers handled here (the loop reaches them through qp_timer.c and
+ * rocemu_rc_transport's timer hook): the local ACK timeout that resends
+ * from the oldest unacknowledged PSN and fails the QP once retry_cnt is
+ * spent (the requester arms it after a run), the RNR wait after an RNR
+ * NAK, the failure of a QP whose CQ refused a CQE, and the responder's
+ * next burst of what it owes.
  */
 #include "emulator/obj/qp.h"
 #include "emulator/obj/qp_timer.h"
 #include "emulator/rc/rc.h"
-#include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 
-/* Local ACK timeout 4.096 us * 2^timeout (IBTA 9.7.6.1.3); 0 is infinite: only complain. */
-#define RETRY_LOG_NS 1000000000ull
+/* A local ACK timeout of 0 is infinite: only complain (rc_req.c arms it for a second then). */
 #define RETRY_INFINITE_TIMEOUT 0
-
-static bool outstanding(const struct rocemu_rc_req *req)
-{
-	return req->tail != req->cursor || rocemu_psn_diff(req->cursor_psn, req->una_psn) > 0;
-}
-
-void rocemu_rc_retry_arm(struct rocemu_qp *qp)
-{
-	struct rocemu_rc_req *req = &qp->rc->req;
-	uint64_t ns = rocemu_ack_timeout_ns(qp->attr.timeout);
-
-	if (rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RETRY) || !outstanding(req))
-		return;
-	req->retry_una = req->una_psn;
-	rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_RETRY, rocemu_now_ns() + (ns ? ns : RETRY_LOG_NS));
-}
 
 static void retry_expired(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_req *req = &qp->rc->req;
 
-	if (!rocemu_rc_sq_active(qp) || !outstanding(req) || qp->owner->gone)
+	if (!rocemu_rc_sq_active(qp) || !rocemu_rc_req_outstanding(req) || qp->owner->gone)
 		return;
 	if (req->una_psn != req->retry_una || rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RNR)) {
 		req->retries = 0;	/* progress, or waiting for the responder */
@@ -67,11 +50,6 @@ void rocemu_rc_rnr_wait(struct rocemu_qp *qp, uint32_t us)
 	rocemu_rc_req_timers_cancel(qp);
 	qp->rc->req.retries = 0;
 	rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_RNR, rocemu_now_ns() + us * 1000ull);
-}
-
-bool rocemu_rc_rnr_waiting(const struct rocemu_qp *qp)
-{
-	return rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RNR);
 }
 
 void rocemu_rc_req_timers_cancel(struct rocemu_qp *qp)

@@ -50,6 +50,8 @@ int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_door
 	if (*watched)
 		return 0;
 	rocemu_client_watch_direct(c, watched);
+	/* The program rings next: poll soon (the period is kept only while something is watched). */
+	rocemu_direct_work(c->emu);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s %s 0x%06x: direct doorbells watched", c->dev->name,
 		   req->kind == ROCEMU_DIRECT_QP ? "qp" : "cq", req->handle);
 	return 0;
@@ -76,8 +78,6 @@ bool rocemu_direct_rung(struct rocemu_client *c)
 	struct rocemu_cq *cq;
 	bool rung = false;
 
-	if (!c->direct_objs)
-		return false;
 	rocemu_list_for_each(qp, &c->qps, struct rocemu_qp, node)
 		if (qp->direct)
 			rung |= seen_update(&qp->direct_seen, dbrec_words((const char *)qp->rings.addr +

@@ -8,7 +8,8 @@
  * ROCEMU_DIRECT_POLL_MIN_NS to ROCEMU_DIRECT_POLL_MAX_NS while nothing
  * rings, once ROCEMU_DIRECT_HOT_NS passed without work: a program that
  * just received or sent is likely to ring again soon (a reply, the next
- * post). With none, nothing changes: the daemon sleeps without a timer.
+ * post). With none, nothing changes: the daemon sleeps without a timer,
+ * and the scan does not call in here (it asks direct_objs first).
  */
 #ifndef ROCEMU_EMULATOR_DIRECT_H
 #define ROCEMU_EMULATOR_DIRECT_H
@@ -25,9 +26,9 @@
 
 /* DIRECT_DOORBELLS: watch c's QP or CQ. Returns 0 (also when already watched) or -EINVAL. */
 int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_doorbells_req *req);
-/* Whether a doorbell word of c's watched objects changed since the last call. */
+/* Whether a doorbell word of c's watched objects changed since the last call; c has some. */
 bool rocemu_direct_rung(struct rocemu_client *c);
-/* The daemon found work: poll soon again. */
+/* The daemon found work, and something is watched: poll soon again. */
 void rocemu_direct_work(struct rocemu_emu *emu);
 /* The daemon goes to sleep: the poll timer, if anything is watched. */
 void rocemu_direct_sleep(struct rocemu_emu *emu);

@@ -65,8 +65,8 @@ static bool scan_client(struct rocemu_client *c)
 	struct rocemu_qp *qp, *qp_tmp;
 	struct rocemu_cq *cq;
 
-	/* rocemu_direct_rung first: it records the doorbells it saw. */
-	if (!rocemu_direct_rung(c) && seq == c->doorbell_seq_seen)
+	/* rocemu_direct_rung first: it records the doorbells it saw; only watched clients have any. */
+	if (!(c->direct_objs && rocemu_direct_rung(c)) && seq == c->doorbell_seq_seen)
 		return false;
 	c->doorbell_seq_seen = seq;
 	rocemu_list_for_each_safe(qp, qp_tmp, &c->qps, struct rocemu_qp, node)
@@ -76,12 +76,18 @@ static bool scan_client(struct rocemu_client *c)
 	return true;
 }
 
+/* Work was done: the direct doorbells' poll shortens, if anything is watched. */
+static void work_done(struct rocemu_emu *emu)
+{
+	if (emu->direct_objs)
+		rocemu_direct_work(emu);
+	emu->last_work_ns = rocemu_now_ns();
+}
+
 void rocemu_idle_before_request(struct rocemu_client *c)
 {
-	if (!c->dev || !scan_client(c))
-		return;
-	rocemu_direct_work(c->emu);
-	c->emu->last_work_ns = rocemu_now_ns();
+	if (c->dev && scan_client(c))
+		work_done(c->emu);
 }
 
 static bool scan_all(struct rocemu_emu *emu)
@@ -105,8 +111,7 @@ static int idle_hook(void *arg, bool may_sleep)
 		sleeping_set(emu, 0);
 	/* A timer due (the next burst of a READ, say) is work too: no sleeping flag then. */
 	if (scan_all(emu)) {
-		rocemu_direct_work(emu);
-		emu->last_work_ns = rocemu_now_ns();
+		work_done(emu);
 		return 1;
 	}
 	if (!may_sleep) {
@@ -122,8 +127,7 @@ static int idle_hook(void *arg, bool may_sleep)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (scan_all(emu)) {
 		sleeping_set(emu, 0);
-		rocemu_direct_work(emu);
-		emu->last_work_ns = rocemu_now_ns();
+		work_done(emu);
 		return 1;
 	}
 	rocemu_direct_sleep(emu);
