@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The RDMA CM, as the kernel's rdma_ucm, rdma_cm and ib_cm are one stack:
- * - ucma.c: the rdma_cm file a process opens (its ids and event queue)
- *   and each command of the ABI librdmacm writes to it;
+ * - ucma.c: the rdma_cm file a process opens and each command of the
+ *   ABI librdmacm writes to it, which drive the files below;
  * - cm_addr.c: addresses to devices, ports, the route (path record) and
  *   the QP attributes each QP state takes (rdma_init_qp_attr);
  * - cm_proto.c: the connection handshake on the wire (REQ, REP, RTU, REJ,
  *   DREQ, DREP as CM MADs on QP1, cm_mad.c), its retries and timewait,
- *   and the events it raises.
+ *   and the events it raises; the end of an id (cm_id_destroy);
+ * - cm_id.c: an id's life (made, freed) and the events queued to its file.
+ * Each file calls only those listed after it (tests/circles.sh).
  * An id is both the rdma_cm id and its ib_cm id: a ucma handle, and a
  * local communication ID drawn as the kernel's cm.c does (cyclic, XORed
  * with a random operand), so that a late MAD of a gone id finds no other.
@@ -142,7 +144,12 @@ int rocemu_ucma_write(struct rocemu_client *c, const struct rocemu_ucma_write_re
 /* Destroy c's file and every id in it (the connection closed). */
 void rocemu_ucma_close(struct rocemu_client *c);
 
-/* Queue an event of type for id (owner: whose uid it carries); its resp for the caller to fill. */
+/* ---- cm_id.c ---- */
+
+/* Queue an event of type for id (owner: whose uid it carries); NULL (logged) when out of memory. */
+struct rocemu_cm_event *cm_event_add(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
+				     uint32_t type, int32_t status);
+/* Queue an event as cm_event_add does; its resp for the caller to fill (a scratch one if lost). */
 struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
 					   uint32_t type, int32_t status);
 /*
@@ -151,11 +158,11 @@ struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct ro
  */
 struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16_t ps,
 			       uint8_t qp_type);
-/* Free id: its timer, its queued events, its handle. The handshake is the caller's. */
+/* Free id: its timer, its queued events, its joins, its handle. The handshake is the caller's. */
 void cm_id_free(struct rocemu_cm_id *id);
-/* Ids as objects of their rdma_cm file (object.h): closing it destroys each. */
+/* Ids as objects of their rdma_cm file (object.h). */
 extern const struct rocemu_obj_kind rocemu_cm_id_kind;
-
+const char *cm_state_name(enum cm_state s);
 /* One line for `rocemu status`: the id's state, addresses and handshake state. */
 void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len);
 
@@ -190,11 +197,6 @@ bool cm_port_listened(struct rocemu_emu *emu, struct rocemu_device *dev, uint16_
  * (ROCEMU_CM_TIMEOUT_MS, ROCEMU_CM_RETRIES), and QP1's datagrams to it.
  */
 void cm_proto_start(struct rocemu_emu *emu);
-const char *cm_state_name(enum cm_state s);
-/* The next local communication ID: a cyclic counter XORed with a random operand drawn once. */
-uint32_t cm_comm_id_next(void);
-/* A random 24-bit PSN, as the kernel's __rdma_create_id draws an id's seq_num. */
-uint32_t cm_random_psn(void);
 /* rdma_connect: send the REQ, with the ECE of rdma_set_local_ece. 0 or -errno. */
 int cm_connect(struct rocemu_cm_id *id, const struct ucma_abi_conn_param *param,
 	       const struct ucma_abi_ece *ece);
@@ -209,5 +211,11 @@ int cm_disconnect(struct rocemu_cm_id *id);
 int cm_establish(struct rocemu_cm_id *id);
 /* The id goes away: end its handshake as the kernel's cm_destroy_id does (REJ, DREQ, DREP). */
 void cm_abandon(struct rocemu_cm_id *id);
+/*
+ * DESTROY_ID, or its file closed: end id's handshake, refuse the requests
+ * still waiting for it as a listener (the kernel's cma_cancel_listens) and
+ * free it.
+ */
+void cm_id_destroy(struct rocemu_cm_id *id);
 
 #endif /* ROCEMU_EMULATOR_CM_H */

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <rdma/rdma_cma.h>
 
 #include "emulator/cm/cm.h"
@@ -77,41 +76,11 @@ static bool refuse_unlistened(struct rocemu_device *dev, uint32_t saddr)
 	return cm_refuse_unlistened;
 }
 
-uint32_t cm_random_psn(void)
-{
-	uint32_t v;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
-		v = (uint32_t)rocemu_now_ns();
-	return v & ROCEMU_PSN_MASK;
-}
-
-uint32_t cm_comm_id_next(void)
-{
-	static uint32_t next, operand;
-
-	if (!operand && getrandom(&operand, sizeof(operand), GRND_NONBLOCK) != sizeof(operand))
-		operand = (uint32_t)rocemu_now_ns();
-	return ++next ^ operand;
-}
-
-static const char *const cm_state_names[] = {
-	[CM_IDLE] = "IDLE", [CM_REQ_SENT] = "REQ_SENT", [CM_REQ_RCVD] = "REQ_RCVD",
-	[CM_REP_SENT] = "REP_SENT", [CM_REP_RCVD] = "REP_RCVD",
-	[CM_ESTABLISHED] = "ESTABLISHED", [CM_DREQ_SENT] = "DREQ_SENT",
-	[CM_DREQ_RCVD] = "DREQ_RCVD", [CM_TIMEWAIT] = "TIMEWAIT",
-};
-
-const char *cm_state_name(enum cm_state s)
-{
-	return cm_state_names[s];
-}
-
 static void cm_set_state(struct rocemu_cm_id *id, enum cm_state s)
 {
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s rdma_cm id %u qp 0x%06x cm %s -> %s",
 		   id->dev ? id->dev->name : "-", id->handle, id->local_qpn,
-		   cm_state_names[id->cm], cm_state_names[s]);
+		   cm_state_name(id->cm), cm_state_name(s));
 	id->cm = s;
 }
 
@@ -515,6 +484,27 @@ void cm_abandon(struct rocemu_cm_id *id)
 		break;
 	}
 	id->cm = CM_IDLE;
+}
+
+void cm_id_destroy(struct rocemu_cm_id *id)
+{
+	struct rocemu_list *n, *next;
+
+	cm_abandon(id);
+	/* Requests still waiting for this listener's accept go with it (the kernel's cma_cancel_listens). */
+	for (n = id->emu->cm_ids_all.next; n != &id->emu->cm_ids_all; n = next) {
+		struct rocemu_cm_id *child = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
+
+		next = n->next;
+		if (child->listener != id)
+			continue;
+		if (next == &child->emu_node)
+			next = next->next;
+		child->listener = NULL;
+		cm_abandon(child);
+		cm_id_free(child);
+	}
+	cm_id_free(id);
 }
 
 /* A MAD waiting for an answer got none in time: resend it, or give up. */

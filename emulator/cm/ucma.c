@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The rdma_cm file (the kernel's drivers/infiniband/core/ucma.c): ids a
- * process creates on it, the event queue it reads, and a table from each
- * ABI command to its handler. Ids of a file die with its connection.
+ * The rdma_cm file (the kernel's drivers/infiniband/core/ucma.c): a table
+ * from each ABI command to its handler, which drives the ids (cm_id.c),
+ * their addresses (cm_addr.c) and the handshake (cm_proto.c). Ids of a
+ * file die with its connection.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,172 +35,6 @@ static void *respond(struct ucma_call *call, uint64_t response, size_t n)
 	call->resp->len = (uint32_t)n;
 	memset(call->resp->data, 0, n);
 	return call->resp->data;
-}
-
-/* Event names for logs (the daemon does not link librdmacm's rdma_event_str). */
-static const char *event_name(uint32_t type)
-{
-	static const char *const names[] = {
-		[RDMA_CM_EVENT_ADDR_RESOLVED] = "ADDR_RESOLVED",
-		[RDMA_CM_EVENT_ADDR_ERROR] = "ADDR_ERROR",
-		[RDMA_CM_EVENT_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
-		[RDMA_CM_EVENT_ROUTE_ERROR] = "ROUTE_ERROR",
-		[RDMA_CM_EVENT_CONNECT_REQUEST] = "CONNECT_REQUEST",
-		[RDMA_CM_EVENT_CONNECT_RESPONSE] = "CONNECT_RESPONSE",
-		[RDMA_CM_EVENT_CONNECT_ERROR] = "CONNECT_ERROR",
-		[RDMA_CM_EVENT_UNREACHABLE] = "UNREACHABLE",
-		[RDMA_CM_EVENT_REJECTED] = "REJECTED",
-		[RDMA_CM_EVENT_ESTABLISHED] = "ESTABLISHED",
-		[RDMA_CM_EVENT_DISCONNECTED] = "DISCONNECTED",
-		[RDMA_CM_EVENT_DEVICE_REMOVAL] = "DEVICE_REMOVAL",
-		[RDMA_CM_EVENT_MULTICAST_JOIN] = "MULTICAST_JOIN",
-		[RDMA_CM_EVENT_MULTICAST_ERROR] = "MULTICAST_ERROR",
-		[RDMA_CM_EVENT_ADDR_CHANGE] = "ADDR_CHANGE",
-		[RDMA_CM_EVENT_TIMEWAIT_EXIT] = "TIMEWAIT_EXIT",
-	};
-
-	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
-}
-
-/* Queue an event as cm_event_queue does; NULL (logged) when out of memory. */
-static struct rocemu_cm_event *event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
-					   uint32_t type, int32_t status)
-{
-	struct rocemu_cm_event *ev = calloc(1, sizeof(*ev));
-	const char byte = 1;
-
-	if (!ev) {
-		rocemu_log(ROCEMU_LOG_ERROR, "rdma_cm id %u: event %s lost: out of memory",
-			   id->handle, event_name(type));
-		return NULL;
-	}
-	ev->owner = owner;
-	ev->id = id;
-	ev->resp.uid = owner->uid;
-	ev->resp.id = id->handle;
-	ev->resp.event = type;
-	ev->resp.status = (uint32_t)status;
-	rocemu_list_add_tail(&owner->file->events, &ev->node);
-	if (write(owner->file->event_fd, &byte, 1) != 1)
-		rocemu_log(ROCEMU_LOG_WARN, "rdma_cm id %u: event pipe full", id->handle);
-	rocemu_log(ROCEMU_LOG_DEBUG, "rdma_cm id %u event %s status %d", id->handle,
-		   event_name(type), status);
-	return ev;
-}
-
-struct ucma_abi_event_resp *cm_event_queue(struct rocemu_cm_id *owner, struct rocemu_cm_id *id,
-					   uint32_t type, int32_t status)
-{
-	static struct ucma_abi_event_resp lost;
-	struct rocemu_cm_event *ev = event_queue(owner, id, type, status);
-
-	return ev ? &ev->resp : &lost;
-}
-
-struct rocemu_cm_id *cm_id_new(struct rocemu_cm_file *file, uint64_t uid, uint16_t ps,
-			       uint8_t qp_type)
-{
-	struct rocemu_emu *emu = file->client->emu;
-	struct rocemu_cm_id *id = calloc(1, sizeof(*id));
-	int err;
-
-	if (!id)
-		return NULL;
-	err = rocemu_charge(file->client, &id->charge, ROCEMU_RES_CM_ID, ROCEMU_OBJ_ONLY);
-	if (!err)
-		err = rocemu_obj_add(emu, &rocemu_cm_id_kind, file, id);
-	if (err) {
-		rocemu_uncharge(&id->charge);
-		free(id);
-		errno = -err;
-		return NULL;
-	}
-	id->emu = emu;
-	id->local_comm_id = cm_comm_id_next();
-	id->rq_psn = cm_random_psn();
-	id->uid = uid;
-	id->ps = ps;
-	id->qp_type = qp_type;
-	id->src.sin_family = AF_INET;
-	id->dst.sin_family = AF_INET;
-	rocemu_list_init(&id->mcasts);
-	rocemu_list_add_tail(&emu->cm_ids_all, &id->emu_node);
-	return id;
-}
-
-/* Drop id's queued events; a request it listened for goes too, as unreported. */
-static void events_drop(struct rocemu_cm_id *id)
-{
-	struct rocemu_list *n, *next;
-
-	for (n = id->file->events.next; n != &id->file->events; n = next) {
-		struct rocemu_cm_event *ev = rocemu_container_of(n, struct rocemu_cm_event, node);
-
-		next = n->next;
-		if (ev->owner != id && ev->id != id)
-			continue;
-		rocemu_list_del(&ev->node);
-		free(ev);
-	}
-}
-
-void cm_id_free(struct rocemu_cm_id *id)
-{
-	struct rocemu_list *n, *next;
-
-	if (id->timer)
-		rocemu_loop_timer_cancel(id->emu->loop, id->timer);
-	events_drop(id);
-	/* Requests still waiting for this listener's accept go with it (the kernel's cma_cancel_listens). */
-	for (n = id->emu->cm_ids_all.next; n != &id->emu->cm_ids_all; n = next) {
-		struct rocemu_cm_id *child = rocemu_container_of(n, struct rocemu_cm_id, emu_node);
-
-		next = n->next;
-		if (child->listener != id)
-			continue;
-		if (next == &child->emu_node)
-			next = next->next;
-		child->listener = NULL;
-		cm_abandon(child);
-		cm_id_free(child);
-	}
-	while (!rocemu_list_empty(&id->mcasts)) {
-		struct rocemu_cm_mcast *mc = rocemu_container_of(id->mcasts.next,
-								 struct rocemu_cm_mcast, node);
-
-		rocemu_list_del(&mc->node);
-		free(mc);
-	}
-	rocemu_obj_remove(id->emu, &rocemu_cm_id_kind, id);
-	rocemu_list_del(&id->emu_node);
-	rocemu_uncharge(&id->charge);
-	free(id);
-}
-
-/* Closed with its file or destroyed: the peer is told as the kernel's rdma_destroy_id tells it. */
-static void cm_id_close(struct rocemu_emu *emu, struct rocemu_cm_id *id)
-{
-	cm_abandon(id);
-	cm_id_free(id);
-}
-
-ROCEMU_OBJ_KIND(rocemu_cm_id_kind, struct rocemu_cm_id, struct rocemu_cm_file, cm_ids, ids, file,
-		handle, file_node, cm_id_close, .first = 1, .max = ROCEMU_MAX_CM_IDS);
-
-void cm_id_describe(const struct rocemu_cm_id *id, char *buf, size_t len)
-{
-	static const char *const states[] = {
-		[CMA_IDLE] = "IDLE", [CMA_ADDR_BOUND] = "ADDR_BOUND",
-		[CMA_ADDR_RESOLVED] = "ADDR_RESOLVED", [CMA_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
-		[CMA_LISTEN] = "LISTEN", [CMA_CONNECT] = "CONNECT", [CMA_DISCONNECT] = "DISCONNECT",
-	};
-	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
-
-	snprintf(buf, len, "id %u ps 0x%04x %s %s %s:%u -> %s:%u cm %s qp 0x%06x", id->handle,
-		 id->ps, states[id->state], id->dev ? id->dev->name : "-",
-		 inet_ntop(AF_INET, &id->src.sin_addr, src, sizeof(src)), ntohs(id->src.sin_port),
-		 inet_ntop(AF_INET, &id->dst.sin_addr, dst, sizeof(dst)), ntohs(id->dst.sin_port),
-		 cm_state_name(id->cm), id->local_qpn);
 }
 
 /* The id handle names in call's file, or NULL. */
@@ -260,7 +94,7 @@ static int cmd_destroy_id(struct ucma_call *call)
 		return -ENOENT;
 	resp = respond(call, cmd->response, sizeof(*resp));
 	resp->events_reported = id->events_reported;
-	cm_id_close(id->emu, id);
+	cm_id_destroy(id);
 	return 0;
 }
 
@@ -528,7 +362,7 @@ static int mcast_join(struct ucma_call *call, uint32_t handle, uint64_t uid, con
 	rocemu_list_add_tail(&id->mcasts, &mc->node);
 	resp = respond(call, response, sizeof(*resp));
 	resp->id = mc->handle;
-	ev = event_queue(id, id, RDMA_CM_EVENT_MULTICAST_JOIN, 0);
+	ev = cm_event_add(id, id, RDMA_CM_EVENT_MULTICAST_JOIN, 0);
 	if (!ev)
 		return 0;
 	ev->mc = mc;
@@ -730,12 +564,13 @@ int rocemu_ucma_open(struct rocemu_client *c, int *read_fd, uint32_t *file_id)
 
 void rocemu_ucma_close(struct rocemu_client *c)
 {
-	static const struct rocemu_obj_kind *const file_kinds[] = { &rocemu_cm_id_kind };
 	struct rocemu_cm_file *file = c->ucma;
 
 	if (!file)
 		return;
-	rocemu_objs_release(c->emu, file, file_kinds, 1);
+	/* Each id as DESTROY_ID takes it, its peer told; a listener takes its requests along. */
+	while (!rocemu_list_empty(&file->ids))
+		cm_id_destroy(rocemu_container_of(file->ids.next, struct rocemu_cm_id, file_node));
 	close(file->event_fd);
 	free(file);
 	c->ucma = NULL;

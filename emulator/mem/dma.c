@@ -12,8 +12,9 @@
 #include "emulator/mem/mm_watch.h"
 #include "emulator/mem/pd_mr.h"
 
-int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n,
-		       uint64_t addr, uint64_t len, struct rocemu_mm *mm, uint64_t gen)
+/* Append [addr, addr + len) of mm, generation gen, to remote[*n] (NULL: nothing); -EMSGSIZE past max. */
+static int seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n, uint64_t addr,
+		   uint64_t len, struct rocemu_mm *mm, uint64_t gen)
 {
 	if (!remote)
 		return 0;
@@ -24,6 +25,53 @@ int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned
 	remote[*n].mm = mm;
 	remote[*n].gen = gen;
 	(*n)++;
+	return 0;
+}
+
+/*
+ * Bytes [off, off + len) of indirect key layout l (already checked against
+ * its length) as segments appended to remote, each piece resolved through
+ * its entry's lkey again, writes asking local write of the MR under it.
+ */
+static int indirect_segs(struct rocemu_mem_owner owner, const struct rocemu_mkey_layout *l,
+			 uint64_t off, uint64_t len, unsigned int access,
+			 struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n)
+{
+	unsigned int entry_access = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					      IBV_ACCESS_REMOTE_ATOMIC) ? IBV_ACCESS_LOCAL_WRITE : 0;
+	const struct rocemu_mkey_entry *e;
+	struct rocemu_mkey_ref ref;
+	uint64_t rep, take;
+	uint32_t i = 0;
+	int err;
+
+	if (!len)
+		return 0;
+	/* In range, so the layout has bytes: block is not 0. */
+	rep = off / l->block;
+	off -= rep * l->block;
+	while (off >= l->entry[i].bytes)
+		off -= l->entry[i++].bytes;
+	while (len) {
+		e = &l->entry[i];
+		take = e->bytes - off < len ? e->bytes - off : len;
+		if (take) {
+			err = rocemu_mkey_resolve(owner, e->key, ROCEMU_MKEY_LOCAL,
+						  e->addr + rep * e->stride + off, take, entry_access, &ref);
+			if (!err && ref.mr->indirect)
+				err = -ENOKEY;
+			if (!err)
+				err = seg_add(remote, max, n, ref.addr, take, ref.mm, ref.gen);
+			if (err)
+				return err;
+		}
+		len -= take;
+		off = 0;
+		if (++i == l->num) {
+			i = 0;
+			rep++;
+		}
+	}
 	return 0;
 }
 
@@ -38,9 +86,8 @@ static int key_segs(struct rocemu_mem_owner owner, uint32_t key, enum rocemu_mke
 	if (err)
 		return err;
 	if (ref.mr->indirect)
-		return rocemu_mkey_indirect_segs(owner, ref.mr->indirect, ref.addr, len, access,
-						 remote, max, n);
-	return rocemu_dma_seg_add(remote, max, n, ref.addr, len, ref.mm, ref.gen);
+		return indirect_segs(owner, ref.mr->indirect, ref.addr, len, access, remote, max, n);
+	return seg_add(remote, max, n, ref.addr, len, ref.mm, ref.gen);
 }
 
 int rocemu_dma_rkey(struct rocemu_mem_owner owner, uint32_t rkey, uint64_t va, uint64_t len,

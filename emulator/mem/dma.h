@@ -4,10 +4,11 @@
  * process's (an imported MR's may be another process than the QP's) or,
  * for device memory, the daemon's own.
  * Every access is checked (key, PD, access rights, bounds in the key's
- * iova space: rocemu_mkey_resolve) before it happens, and again at the
- * copy against what the process unmapped since (mm_watch.h); only then
- * do the bytes move: by pid through the address space's guard
- * (mm_guard.h), one call per run of segments of one address space, else
+ * iova space: rocemu_mkey_resolve; an indirect mkey's range walked and
+ * each piece resolved through its entry's lkey) before it happens, and
+ * again at the copy against what the process unmapped since
+ * (mm_watch.h); only then do the bytes move: by pid through the address
+ * space's guard (mm_guard.h), one call per run of segments of one address space, else
  * through its /proc/PID/mem (mm.h).
  *
  * Errors, distinct so callers map them to NAKs and CQE syndromes:
@@ -64,10 +65,6 @@ int rocemu_dma_rkey(struct rocemu_mem_owner owner, uint32_t rkey, uint64_t va, u
 int rocemu_dma_sgl(struct rocemu_mem_owner owner, const struct rocemu_sge *sge, unsigned int nsge,
 		   uint64_t offset, uint64_t len, unsigned int access, struct rocemu_dma_seg *remote,
 		   unsigned int max, unsigned int *n);
-
-/* Append [addr, addr + len) of mm, generation gen, to remote[*n] (NULL: nothing); -EMSGSIZE past max. */
-int rocemu_dma_seg_add(struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n,
-		       uint64_t addr, uint64_t len, struct rocemu_mm *mm, uint64_t gen);
 
 /* Is each of segs still the memory its MR registered (no unmap reported since)? */
 bool rocemu_dma_segs_reachable(const struct rocemu_dma_seg *segs, unsigned int n);

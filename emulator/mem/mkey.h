@@ -46,7 +46,7 @@ enum rocemu_mkey_use {
 /*
  * An indirect mkey (mr->indirect) resolves as an MR whose iova space is
  * its zero-based layout: addr is then the offset into the layout, which
- * rocemu_mkey_indirect_segs turns into memory.
+ * the DMA engine (dma.c) walks into memory.
  */
 struct rocemu_mkey_ref {
 	struct rocemu_mr *mr;	/* NULL only for an unbound window to invalidate */

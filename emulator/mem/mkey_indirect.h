@@ -5,9 +5,10 @@
  * mlx5dv_wr_mkey_configure and its setters) over a KLM list of
  * (lkey, addr, bytes) entries, or a repeat block of entries interleaved
  * repeat_count times. Their iova space is zero-based: byte i of the key is
- * found by walking the layout. Every access resolves each piece through
- * its entry's lkey again (rocemu_mkey_resolve), so an MR deregistered or
- * invalidated under the key fails the access instead of reaching memory;
+ * found by walking the layout, which the DMA engine does (dma.h),
+ * resolving each piece of an access through its entry's lkey again, so
+ * an MR deregistered or invalidated under the key fails the access
+ * instead of reaching memory;
  * an entry may not be another indirect key (no nesting).
  *
  * Errors of a UMR: -ENOKEY, -EPERM, -EACCES, -ERANGE for its key or an
@@ -77,15 +78,5 @@ struct rocemu_umr {
 int rocemu_umr_parse(const uint8_t *seg, const uint8_t *end, struct rocemu_umr *u);
 /* Execute the UMR u for owner: its mkey takes the new layout, access and state at once. */
 int rocemu_mkey_umr(struct rocemu_mem_owner owner, const struct rocemu_umr *u);
-
-/*
- * Bytes [off, off + len) of layout l (already checked against its
- * length) as memory segments appended to remote (NULL: checked only),
- * each entry's key checked for the access asked: writes need local
- * write on the MR under it.
- */
-int rocemu_mkey_indirect_segs(struct rocemu_mem_owner owner, const struct rocemu_mkey_layout *l,
-			      uint64_t off, uint64_t len, unsigned int access,
-			      struct rocemu_dma_seg *remote, unsigned int max, unsigned int *n);
 
 #endif /* ROCEMU_EMULATOR_MKEY_INDIRECT_H */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Protection domains and memory regions. An MR records (address space,
- * address, length, access) of the registering process's memory, or of the
- * daemon's own for device memory; the DMA engine later reaches it through
- * that address space (mm.h) after checking bounds, PD and access. Both
- * belong to the ufile of the context that made them (emulator/mem/ufile.h), so
- * every context of that ufile may use them. Functions return 0 or -errno;
- * a handle of another ufile is -EINVAL (-ENOENT to import, as uverbs).
+ * Memory regions, on the protection domains of pd.h. An MR records
+ * (address space, address, length, access) of the registering process's
+ * memory, or of the daemon's own for device memory; the DMA engine later
+ * reaches it through that address space (mm.h) after checking bounds, PD
+ * and access. It belongs to the ufile of the context that made it
+ * (emulator/mem/ufile.h), so every context of that ufile may use it.
+ * Functions return 0 or -errno; a handle of another ufile is -EINVAL
+ * (-ENOENT to import, as uverbs).
  */
 #ifndef ROCEMU_EMULATOR_PD_MR_H
 #define ROCEMU_EMULATOR_PD_MR_H
@@ -17,17 +18,10 @@
 #include "emulator/core/client.h"
 #include "emulator/core/object.h"
 #include "emulator/mem/mkey.h"
+#include "emulator/mem/pd.h"
 #include "emulator/mem/ufile.h"
 
 struct rocemu_mm;
-
-struct rocemu_pd {
-	struct rocemu_ufile *file;
-	struct rocemu_list node;	/* in file->pds */
-	uint32_t pdn;
-	struct rocemu_charge charge;	/* limits.h */
-	uint32_t users;			/* MRs and QPs on it */
-};
 
 struct rocemu_mr {
 	struct rocemu_ufile *file;
@@ -47,17 +41,6 @@ struct rocemu_mr {
 	uint32_t bound_mws;		/* windows bound to it: it stays as it is while any */
 	struct rocemu_mkey_layout *indirect;	/* an indirect mkey's (mkey_indirect.h), else NULL */
 };
-
-int rocemu_pd_alloc(struct rocemu_client *c, uint32_t *pdn);
-/* -EBUSY while MRs or QPs use it. */
-int rocemu_pd_dealloc(struct rocemu_client *c, uint32_t pdn);
-/* The PD pdn of c's ufile, or NULL. */
-struct rocemu_pd *rocemu_pd_lookup(struct rocemu_client *c, uint32_t pdn);
-/* IMPORT_PD: -ENOENT unless pdn is a PD of c's ufile. */
-int rocemu_pd_import(struct rocemu_client *c, uint32_t pdn);
-void rocemu_pd_free(struct rocemu_emu *emu, struct rocemu_pd *pd);
-/* PDs as objects of their ufile (object.h), freed when the ufile goes. */
-extern const struct rocemu_obj_kind rocemu_pd_kind;
 
 /*
  * Register req->addr/length: -EINVAL for a bad PD, access or length 0,
