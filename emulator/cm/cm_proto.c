@@ -239,7 +239,8 @@ static void sidr_rep_send(struct rocemu_cm_id *id, uint8_t status, uint32_t qpn,
 		rocemu_put_be16(&mad[CM_SIDR_REP_VENDOR_ID_H], (ece->vendor_id >> 8) & 0xff);
 		mad[CM_SIDR_REP_VENDOR_ID_L] = (uint8_t)ece->vendor_id;
 	}
-	memcpy(&mad[CM_SIDR_REP_PRIVATE_DATA], data, len);
+	if (len)	/* no private data may come as NULL, which memcpy may not take */
+		memcpy(&mad[CM_SIDR_REP_PRIVATE_DATA], data, len);
 	mad_send(id->dev, id->dst.sin_addr.s_addr, mad);
 	id->listener = NULL;
 	cm_set_state(id, CM_IDLE);
@@ -387,7 +388,8 @@ static void send_rej(struct rocemu_cm_id *id, uint16_t reason, const uint8_t *da
 	mad_start(id, CM_ATTR_REJ, rej);
 	rej[CM_REJ_MSG_REJECTED] = (uint8_t)(msg << 6);
 	rocemu_put_be16(&rej[CM_REJ_REASON], reason);
-	memcpy(&rej[CM_REJ_PRIVATE_DATA], data, len);
+	if (len)	/* no private data may come as NULL, which memcpy may not take */
+		memcpy(&rej[CM_REJ_PRIVATE_DATA], data, len);
 	mad_send(id->dev, id->dst.sin_addr.s_addr, rej);
 }
 
