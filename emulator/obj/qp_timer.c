@@ -9,7 +9,8 @@ void rocemu_qp_timers_init(struct rocemu_qp *qp)
 		qp->timers[kind].qp = qp;
 }
 
-void rocemu_qp_timer_expired(void *arg)
+/* The loop's callback of every QP timer (arg: the rocemu_qp_timer): it hands the kind on. */
+static void timer_expired(void *arg)
 {
 	struct rocemu_qp_timer *t = arg;
 	struct rocemu_qp *qp = t->qp;
@@ -25,7 +26,7 @@ void rocemu_qp_timer_arm(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind,
 
 	if (t->id)
 		return;
-	t->id = rocemu_loop_timer_add(qp->owner->emu->loop, deadline_ns, rocemu_qp_timer_expired, t);
+	t->id = rocemu_loop_timer_add(qp->owner->emu->loop, deadline_ns, timer_expired, t);
 }
 
 void rocemu_qp_timer_cancel(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * A QP's timers, in one place: one loop timer per kind, armed and
- * cancelled here (the RC requester arms its local ACK timeout on the loop
- * itself, after every run). When one expires the loop calls this module,
+ * cancelled here. When one expires the loop calls this module,
  * which hands the kind to the QP's transport (ops->timer). Destroying a
  * QP cancels all.
  */
@@ -30,8 +29,6 @@ struct rocemu_qp_timer {
 
 /* Each timer names its QP, for the loop's callback: once, at creation. */
 void rocemu_qp_timers_init(struct rocemu_qp *qp);
-/* The loop's callback of every QP timer (arg: the rocemu_qp_timer); it hands the kind on. */
-void rocemu_qp_timer_expired(void *arg);
 /* Arm kind to expire at deadline_ns (rocemu_now_ns() time), unless it is armed already. */
 void rocemu_qp_timer_arm(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind,
 			 uint64_t deadline_ns);

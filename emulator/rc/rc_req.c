@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/core/emu.h"
 #include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
 #include "emulator/mem/mkey_indirect.h"
@@ -23,6 +22,7 @@
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/qp.h"
 #include "emulator/rc/rc.h"
+#include "net/loop/loop.h"
 #include "net/roce/roce_hdr.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -145,21 +145,18 @@ bool rocemu_rc_req_outstanding(const struct rocemu_rc_req *req)
 void rocemu_rc_retry_arm(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_req *req = &qp->rc->req;
-	struct rocemu_qp_timer *t = &qp->timers[ROCEMU_QP_TIMER_RETRY];
 	uint64_t ns = rocemu_ack_timeout_ns(qp->attr.timeout);
 
-	if (t->id || !rocemu_rc_req_outstanding(req))
+	if (rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RETRY) || !rocemu_rc_req_outstanding(req))
 		return;
 	req->retry_una = req->una_psn;
-	/* The loop's timer itself, as qp_timer.c would: this runs after every run. */
-	t->id = rocemu_loop_timer_add(qp->owner->emu->loop, rocemu_now_ns() + (ns ? ns : RETRY_LOG_NS),
-				      rocemu_qp_timer_expired, t);
+	rocemu_qp_timer_arm(qp, ROCEMU_QP_TIMER_RETRY, rocemu_now_ns() + (ns ? ns : RETRY_LOG_NS));
 }
 
 /* The requester sends nothing while an RNR wait runs (rocemu_rc_rnr_wait). */
 static bool rnr_waiting(const struct rocemu_qp *qp)
 {
-	return qp->timers[ROCEMU_QP_TIMER_RNR].id != 0;
+	return rocemu_qp_timer_armed(qp, ROCEMU_QP_TIMER_RNR);
 }
 
 struct rocemu_rc_wqe *rocemu_rc_req_take(struct rocemu_qp *qp, int *posted,
