@@ -99,7 +99,7 @@ START_TEST(test_regions_in_order)
 }
 END_TEST
 
-/* A QP without a receive queue (an XRC initiator) has no RQ bytes: the doorbell record follows the SQ. */
+/* No receive queue (an XRC initiator): no RQ bytes, the doorbell record right after the SQ. */
 START_TEST(test_no_receive_queue)
 {
 	struct ibv_qp_cap want = small, granted;
