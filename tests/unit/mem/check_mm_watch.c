@@ -242,6 +242,24 @@ START_TEST(test_unwatched_range_not_reported)
 }
 END_TEST
 
+/* The last MR over a range deregistered: no longer watched, its munmap waits for nothing. */
+START_TEST(test_dereg_unwatches)
+{
+	const struct rocemu_reg_mr_req req = { .pdn = fx.pdn, .access = RW_ACCESS,
+					       .addr = (uintptr_t)region, .length = 2 * page,
+					       .iova = (uintptr_t)region };
+	struct rocemu_reg_mr_resp resp;
+	uint64_t gen;
+
+	ck_assert_int_eq(rocemu_mr_reg(fx.client, &req, &resp), 0);
+	gen = mm()->gen;
+	ck_assert_int_eq(rocemu_mr_dereg(fx.client, resp.handle), 0);
+	ck_assert_int_eq(munmap(region, page), 0);
+	fx_turn();
+	ck_assert_uint_eq(mm()->gen, gen);
+}
+END_TEST
+
 /* An MR still covers the range: its watch stays, and the unmap is reported. */
 START_TEST(test_range_of_another_mr_stays_watched)
 {
@@ -273,6 +291,7 @@ static Suite *mm_watch_suite(void)
 	tcase_add_test(tc, test_dontneed_reported);
 	tcase_add_test(tc, test_unwatchable_follows);
 	tcase_add_test(tc, test_unwatched_range_not_reported);
+	tcase_add_test(tc, test_dereg_unwatches);
 	tcase_add_test(tc, test_range_of_another_mr_stays_watched);
 	suite_add_tcase(s, tc);
 	return s;
