@@ -69,13 +69,17 @@ START_TEST(test_retry_exhaustion_by_the_loop)
 	struct mlx5_cqe64 cqe;
 	uint16_t first, second;
 
-	fx_emu_qp()->attr.timeout = SHORT_TIMEOUT;
+	fx_emu_qp()->attr.timeout = LONG_TIMEOUT;
 	fx_emu_qp()->attr.retry_cnt = 3;
 	first = post_send(true);
 	second = post_send(true);
 	fx_doorbell();
 	ck_assert_uint_eq(fx.nwire, 2);
 	fx_wire_clear();
+	/* Short from now on, as armed after the send: no expiry may fall inside the doorbell's turns. */
+	fx_emu_qp()->attr.timeout = SHORT_TIMEOUT;
+	rocemu_qp_timer_cancel(fx_emu_qp(), ROCEMU_QP_TIMER_RETRY);
+	rocemu_rc_retry_arm(fx_emu_qp());
 	cqe = run_until_cqe();
 	ck_assert_uint_eq(mlx5dv_get_cqe_opcode(&cqe), MLX5_CQE_REQ_ERR);
 	ck_assert_uint_eq(be16toh(cqe.wqe_counter), first);

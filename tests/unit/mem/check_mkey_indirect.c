@@ -75,13 +75,13 @@ static int umr_run(uint32_t key, const struct umr_wqe *w, size_t bytes)
 	struct rocemu_umr u = { .key = key };
 	int err = rocemu_umr_parse((const uint8_t *)w, (const uint8_t *)w + bytes, &u);
 
-	return err ? err : rocemu_mkey_umr(rocemu_qp_mem_owner(fx_emu_qp()), &u);
+	return err ? err : rocemu_mkey_umr(fx_emu_qp()->mem, &u);
 }
 
 static int rkey_segs(uint32_t key, uint64_t va, uint64_t len, struct rocemu_dma_seg *segs,
 		     unsigned int max, unsigned int *n)
 {
-	return rocemu_dma_rkey(rocemu_qp_mem_owner(fx_emu_qp()), key, va, len,
+	return rocemu_dma_rkey(fx_emu_qp()->mem, key, va, len,
 			       IBV_ACCESS_REMOTE_WRITE, segs, max, n);
 }
 
@@ -245,7 +245,7 @@ START_TEST(test_remote_invalidate_flag)
 	umr_init(&w, key, 4, 16);
 	klm_put(&w, 0, 16, fx.lkey, (uintptr_t)fx.buf);
 	ck_assert_int_eq(umr_run(key, &w, sizeof(w)), 0);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(fx_emu_qp()), key, true), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(fx_emu_qp()->mem, key, true), 0);
 	ck_assert_int_eq(rkey_segs(key, 0, 8, &seg, 1, &n), -ENOKEY);
 }
 END_TEST

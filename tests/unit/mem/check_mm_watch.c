@@ -171,7 +171,7 @@ START_TEST(test_mr_stops_reaching_unmapped_page)
 					       .addr = (uintptr_t)region,
 					       .length = REGION_PAGES * page,
 					       .iova = (uintptr_t)region };
-	struct rocemu_mem_owner owner = rocemu_qp_mem_owner(fx_emu_qp());
+	struct rocemu_mem_owner owner = fx_emu_qp()->mem;
 	struct rocemu_reg_mr_resp resp;
 	struct rocemu_dma_seg seg;
 	uint8_t data[8] = "written";
