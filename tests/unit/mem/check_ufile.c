@@ -169,6 +169,44 @@ START_TEST(test_written_data_dropped)
 }
 END_TEST
 
+/* An empty message reads as 0 bytes, as a hang-up does, yet the holder is still there. */
+START_TEST(test_empty_message_no_hangup)
+{
+	struct rocemu_client *a = context_new();
+	int cmd_fd = context_open(a, NULL, 0);
+	struct rocemu_cmd_file_hdr hdr;
+
+	peek_header(cmd_fd, &hdr);
+	rocemu_client_free(a);
+	ck_assert_int_eq(send(cmd_fd, "", 0, MSG_NOSIGNAL), 0);
+	fx_turn();
+	ck_assert_ptr_nonnull(rocemu_ufile_find(&fx.emu, hdr.token));
+	/* A later importer still finds it, and the real hang-up still ends it. */
+	a = context_new();
+	context_open(a, hdr.token, 0);
+	rocemu_client_free(a);
+	close(cmd_fd);
+	fx_turn();
+	ck_assert_ptr_null(rocemu_ufile_find(&fx.emu, hdr.token));
+}
+END_TEST
+
+/* A holder shutting its end down is the end of file for every holder: the ufile goes. */
+START_TEST(test_shutdown_ends_it)
+{
+	struct rocemu_client *a = context_new();
+	int cmd_fd = context_open(a, NULL, 0);
+	struct rocemu_cmd_file_hdr hdr;
+
+	peek_header(cmd_fd, &hdr);
+	rocemu_client_free(a);
+	ck_assert_int_eq(shutdown(cmd_fd, SHUT_WR), 0);
+	fx_turn();
+	ck_assert_ptr_null(rocemu_ufile_find(&fx.emu, hdr.token));
+	close(cmd_fd);
+}
+END_TEST
+
 static Suite *ufile_suite(void)
 {
 	Suite *s = suite_create("ufile");
@@ -180,6 +218,8 @@ static Suite *ufile_suite(void)
 	tcase_add_test(tc, test_lives_with_its_last_context);
 	tcase_add_test(tc, test_lives_with_its_cmd_fd);
 	tcase_add_test(tc, test_written_data_dropped);
+	tcase_add_test(tc, test_empty_message_no_hangup);
+	tcase_add_test(tc, test_shutdown_ends_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
