@@ -68,13 +68,6 @@ int rocemu_idtable_alloc(struct rocemu_idtable *t, void *obj, uint32_t *id)
 	return -ENOMEM;
 }
 
-void *rocemu_idtable_get(const struct rocemu_idtable *t, uint32_t id)
-{
-	if (id < t->first || id - t->first >= t->cap)
-		return NULL;
-	return t->slots[id - t->first];
-}
-
 void rocemu_idtable_remove(struct rocemu_idtable *t, uint32_t id)
 {
 	if (rocemu_idtable_get(t, id)) {

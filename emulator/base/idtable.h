@@ -12,6 +12,7 @@
 #define ROCEMU_EMULATOR_IDTABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct rocemu_idtable {
@@ -29,8 +30,13 @@ void rocemu_idtable_init_cyclic(struct rocemu_idtable *t, uint32_t first, uint32
 void rocemu_idtable_free(struct rocemu_idtable *t);
 /* Store obj under a new id. Returns 0, or -ENOMEM when full or out of memory. */
 int rocemu_idtable_alloc(struct rocemu_idtable *t, void *obj, uint32_t *id);
-/* The object of id, or NULL. */
-void *rocemu_idtable_get(const struct rocemu_idtable *t, uint32_t id);
+/* The object of id, or NULL: inline, as every packet and key looks up this way. */
+static inline void *rocemu_idtable_get(const struct rocemu_idtable *t, uint32_t id)
+{
+	if (id < t->first || id - t->first >= t->cap)
+		return NULL;
+	return t->slots[id - t->first];
+}
 void rocemu_idtable_remove(struct rocemu_idtable *t, uint32_t id);
 
 #endif /* ROCEMU_EMULATOR_IDTABLE_H */

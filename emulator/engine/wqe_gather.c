@@ -43,7 +43,7 @@ int rocemu_wqe_gather_segs(const struct rocemu_qp *qp, const struct rocemu_send_
 	for (; i < nlocal; i++, at = 0)
 		rest[(*nrest)++] = (struct iovec){ (uint8_t *)local[i].iov_base + at,
 						   local[i].iov_len - at };
-	return rocemu_dma_sgl(rocemu_qp_mem_owner(qp), w->sge, w->num_sge, off - w->inline_len, len,
+	return rocemu_dma_sgl(qp->mem, w->sge, w->num_sge, off - w->inline_len, len,
 			      0, remote, max, nremote);
 }
 
@@ -56,6 +56,6 @@ int rocemu_wqe_gather(const struct rocemu_qp *qp, const struct rocemu_send_wqe *
 	int err = rocemu_wqe_gather_segs(qp, w, off, len, local, nlocal, rest, &nrest, remote,
 					 ROCEMU_DMA_MAX_SEGS, &n);
 
-	return err ? err : rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, rest, nrest, remote, n,
+	return err ? err : rocemu_dma_copy(qp->mem.client->mm, rest, nrest, remote, n,
 					   false);
 }

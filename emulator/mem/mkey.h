@@ -26,7 +26,7 @@ struct rocemu_mr;
 struct rocemu_mw;
 
 /*
- * Whom memory is reached for through keys (a QP's: rocemu_qp_mem_owner):
+ * Whom memory is reached for through keys (a QP carries its own: qp->mem):
  * the client whose ufile holds the keys and whose address space copies
  * reach, the PD they must be in, and the QP's number (a type 2 window is
  * bound to one QP).

@@ -196,7 +196,8 @@ void rocemu_mm_unwatch_range(struct rocemu_mm *mm, uint64_t addr, uint64_t len)
 	ioctl(mm->uffd, UFFDIO_UNREGISTER, &r);
 }
 
-bool rocemu_mm_reachable(const struct rocemu_mm *mm, uint64_t addr, uint64_t len, uint64_t gen)
+bool rocemu_mm_reachable_since(const struct rocemu_mm *mm, uint64_t addr, uint64_t len,
+			       uint64_t gen)
 {
 	unsigned int i;
 

@@ -45,7 +45,18 @@ void rocemu_mm_watch_stop(struct rocemu_mm *mm);
 uint64_t rocemu_mm_watch_range(struct rocemu_mm *mm, uint64_t addr, uint64_t len);
 /* An MR over [addr, addr + len) went: stop watching there unless another MR still is. */
 void rocemu_mm_unwatch_range(struct rocemu_mm *mm, uint64_t addr, uint64_t len);
-/* Is [addr, addr + len), as of generation gen, still the memory there now? */
-bool rocemu_mm_reachable(const struct rocemu_mm *mm, uint64_t addr, uint64_t len, uint64_t gen);
+/* The reports after generation gen that take part of [addr, addr + len) away: false if any. */
+bool rocemu_mm_reachable_since(const struct rocemu_mm *mm, uint64_t addr, uint64_t len,
+			       uint64_t gen);
+
+/*
+ * Is [addr, addr + len), as of generation gen, still the memory there now?
+ * Inline for the case of every copy: no report since gen.
+ */
+static inline bool rocemu_mm_reachable(const struct rocemu_mm *mm, uint64_t addr, uint64_t len,
+				       uint64_t gen)
+{
+	return gen >= mm->gen || rocemu_mm_reachable_since(mm, addr, len, gen);
+}
 
 #endif /* ROCEMU_EMULATOR_MM_WATCH_H */

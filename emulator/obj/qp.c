@@ -203,6 +203,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	qp->send_cq = send_cq;
 	qp->recv_cq = recv_cq;
 	qp->srq = srq;
+	rocemu_qp_mem_update(qp);
 	qp->sq_sig_all = req->sq_sig_all;
 	rocemu_qp_vendor_setup(qp, req->vendor_flags);
 	qp->user_qp = req->user_qp;
@@ -255,20 +256,12 @@ struct rocemu_qp *rocemu_qp_lookup(struct rocemu_client *c, uint32_t qpn)
 	return qp && qp->ops->opened_by && qp->ops->opened_by(qp, c) ? qp : NULL;
 }
 
-struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp)
+void rocemu_qp_mem_update(struct rocemu_qp *qp)
 {
-	return qp->type == IBV_QPT_XRC_RECV && qp->srq ? qp->srq->owner : qp->owner;
-}
+	const struct rocemu_srq *from = qp->type == IBV_QPT_XRC_RECV ? qp->srq : NULL;
 
-const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp)
-{
-	return qp->type == IBV_QPT_XRC_RECV && qp->srq ? qp->srq->pd : qp->pd;
-}
-
-struct rocemu_mem_owner rocemu_qp_mem_owner(const struct rocemu_qp *qp)
-{
-	return (struct rocemu_mem_owner){ .client = rocemu_qp_mem_client(qp),
-					  .pd = rocemu_qp_mem_pd(qp), .qpn = qp->qpn };
+	qp->mem = (struct rocemu_mem_owner){ .client = from ? from->owner : qp->owner,
+					     .pd = from ? from->pd : qp->pd, .qpn = qp->qpn };
 }
 
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp)

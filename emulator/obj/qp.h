@@ -78,6 +78,12 @@ struct rocemu_qp {
 	unsigned int mcast_groups;	/* UD: multicast groups it is attached to (mcast.c) */
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
+	/*
+	 * Whose memory a request to it reaches and through which PD its keys
+	 * are checked, as keys and DMA take it (mkey.h): an XRC target's are
+	 * those of the SRQ the request named (IBTA A14), any other QP's its own.
+	 */
+	struct rocemu_mem_owner mem;
 	struct rocemu_cq *send_cq, *recv_cq;
 	struct rocemu_srq *srq;		/* receives come from it (no RQ); NULL: none. XRC target: the SRQ its last request named */
 	uint32_t sq_sig_all;
@@ -129,15 +135,9 @@ void rocemu_qp_release(struct rocemu_client *c, struct rocemu_qp *qp);
 /* QPs as objects of their context (object.h): its closing releases each (rocemu_qp_release). */
 extern const struct rocemu_obj_kind rocemu_qp_kind;
 
-/*
- * Whose memory a request to qp reaches and through which PD its keys are
- * checked, and where its receives complete: an XRC target's are those of
- * the SRQ the request named (IBTA A14), any other QP's its own.
- */
-struct rocemu_client *rocemu_qp_mem_client(const struct rocemu_qp *qp);
-const struct rocemu_pd *rocemu_qp_mem_pd(const struct rocemu_qp *qp);
-/* Both, with qp's number, as keys and DMA take them (mkey.h). */
-struct rocemu_mem_owner rocemu_qp_mem_owner(const struct rocemu_qp *qp);
+/* Set qp->mem again once what it follows changed: its owner, or an XRC target's SRQ. */
+void rocemu_qp_mem_update(struct rocemu_qp *qp);
+/* Where its receives complete: an XRC target's, in the CQ of the SRQ the request named. */
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp);
 /*
  * The srqn of qp's receive CQEs: its SRQ's number (an XRC target's, the
@@ -146,6 +146,25 @@ struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp);
  * 0 for a receive queue's.
  */
 uint32_t rocemu_qp_recv_srqn(const struct rocemu_qp *qp);
+
+/* Arm qp's timer of kind to expire at deadline_ns (rocemu_now_ns() time), unless it is armed. */
+static inline void rocemu_qp_timer_arm(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind,
+				       uint64_t deadline_ns)
+{
+	rocemu_loop_timer_arm(qp->owner->emu->loop, &qp->timers[kind].timer, deadline_ns);
+}
+
+/* Cancel kind; nothing happens if it is not armed. */
+static inline void rocemu_qp_timer_cancel(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
+{
+	rocemu_loop_timer_disarm(qp->owner->emu->loop, &qp->timers[kind].timer);
+}
+
+static inline bool rocemu_qp_timer_armed(const struct rocemu_qp *qp,
+					 enum rocemu_qp_timer_kind kind)
+{
+	return rocemu_loop_timer_armed(&qp->timers[kind].timer);
+}
 
 /* "RC", "UC", "UD"... for logs and status. */
 const char *rocemu_qp_type_name(enum ibv_qp_type type);

@@ -252,7 +252,7 @@ static enum comp_state scatter_into(struct comp_ctx *c, const struct rocemu_rc_w
 	c->req->cqe_data_len = 0;
 	if (!len)
 		return COMP_DONE;
-	c->dma_err = rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, offset, len,
+	c->dma_err = rocemu_dma_sgl(c->qp->mem, w->sge, w->num_sge, offset, len,
 				    IBV_ACCESS_LOCAL_WRITE, remote, ROCEMU_DMA_MAX_SEGS, &n);
 	/* The whole reply of a signaled WQE fits its CQE (cs_req): there, SGEs checked as for DMA. */
 	if (!c->dma_err && e->signaled && !offset && len <= c->qp->cqe_scatter_req &&

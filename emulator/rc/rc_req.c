@@ -270,7 +270,7 @@ static enum req_state req_check_local(struct req_ctx *c)
 	if (w->length == w->inline_len)
 		return REQ_SEND;
 	/* READ and atomic data land in these SGEs: they need local write access. */
-	if (rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, 0,
+	if (rocemu_dma_sgl(c->qp->mem, w->sge, w->num_sge, 0,
 			   w->length - w->inline_len,
 			   rocemu_rc_wqe_is_rd_atomic(c->qp, c->e) ? IBV_ACCESS_LOCAL_WRITE : 0, NULL, 0,
 			   &n)) {
@@ -385,7 +385,7 @@ enum rocemu_rc_err rocemu_rc_local_execute(struct rocemu_qp *qp, const struct ro
 	uint16_t flags = rocemu_ring_wqe_op(qp->owner->dev->format, w->opcode)->flags;
 	bool bind = !w->umr && (flags & ROCEMU_WQE_OP_BIND);
 	uint32_t key = bind ? w->bind.mw_key : be32toh(w->imm);
-	struct rocemu_mem_owner owner = rocemu_qp_mem_owner(qp);
+	struct rocemu_mem_owner owner = qp->mem;
 	int err;
 
 	if (!w->umr && !(flags & (ROCEMU_WQE_OP_BIND | ROCEMU_WQE_OP_INV)))

@@ -177,7 +177,7 @@ static int res_read_rkey(const struct rocemu_qp *qp, const struct rocemu_rc_res 
 {
 	unsigned int n;
 
-	return r->length ? rocemu_dma_rkey(rocemu_qp_mem_owner(qp), r->rkey, r->va, r->length,
+	return r->length ? rocemu_dma_rkey(qp->mem, r->rkey, r->va, r->length,
 					   IBV_ACCESS_REMOTE_READ, NULL, 0, &n) : 0;
 }
 
@@ -386,7 +386,7 @@ static enum resp_state resp_complete(struct resp_ctx *c)
 	const uint8_t *ieth = rocemu_pkt_ieth((uint8_t *)c->pkt->bth);
 
 	if (ieth) {
-		c->dma_err = rocemu_mr_invalidate(rocemu_qp_mem_owner(c->qp),
+		c->dma_err = rocemu_mr_invalidate(c->qp->mem,
 						  rocemu_ieth_rkey(ieth), true);
 		if (c->dma_err) {
 			c->err = RC_ERR_REM_INV_REQ;
@@ -530,7 +530,7 @@ static enum resp_state resp_error(struct resp_ctx *c)
 {
 	/* A host that lost its process answers nothing: the requester's retries run out. */
 	if (c->dma_err == -ESRCH) {
-		rocemu_client_gone(rocemu_qp_mem_client(c->qp));
+		rocemu_client_gone(c->qp->mem.client);
 		return RESP_DONE;
 	}
 	/* A duplicate changes nothing, so one that fails is only dropped (never a NAK). */
@@ -559,7 +559,7 @@ void rocemu_rc_resp_place_failed(struct rocemu_qp *qp, uint32_t psn, uint32_t ms
 	qp->rc->resp.msn = msn;
 	/* As resp_error does for a packet placed at once. */
 	if (dma_err == -ESRCH)
-		rocemu_client_gone(rocemu_qp_mem_client(qp));
+		rocemu_client_gone(qp->mem.client);
 	else
 		resp_fail_packet(qp, psn, info->name, place_err(info->flags, dma_err), dma_err);
 }
@@ -598,7 +598,7 @@ static bool res_read_dropped(struct rocemu_qp *qp, const struct rocemu_rc_res *r
 	uint32_t psn = rocemu_psn_add(r->psn, r->next);
 
 	if (dma_err == -ESRCH) {
-		rocemu_client_gone(rocemu_qp_mem_client(qp));
+		rocemu_client_gone(qp->mem.client);
 		return false;
 	}
 	if (!r->replay) {

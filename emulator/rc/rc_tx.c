@@ -185,7 +185,7 @@ static int payload_segs(const struct rocemu_qp *qp, const struct rocemu_rc_msg *
 		memcpy(rest, local, nlocal * sizeof(*local));
 		*nrest = nlocal;
 		/* The R_Key again for each packet: a key may go, or be laid out anew, meanwhile. */
-		return rocemu_dma_rkey(rocemu_qp_mem_owner(qp), m->src_rkey, m->src_va + off, len,
+		return rocemu_dma_rkey(qp->mem, m->src_rkey, m->src_va + off, len,
 				       IBV_ACCESS_REMOTE_READ, remote, max, n);
 	case RC_SRC_NONE:
 	default:
@@ -203,7 +203,7 @@ static int batches_gather(const struct rocemu_qp *qp, const struct rocemu_rc_tx 
 	static struct rocemu_dma_seg remote[2 * ROCEMU_DMA_MAX_SEGS];
 	struct iovec rest[ROCEMU_GATHER_MAX_IOV];
 	unsigned int nrest = 0, nremote = 0, nr, n;
-	const struct rocemu_mm *mm = rocemu_qp_mem_client(qp)->mm;
+	const struct rocemu_mm *mm = qp->mem.client->mm;
 	int err;
 
 	for (uint32_t i = from; i < to; i++) {

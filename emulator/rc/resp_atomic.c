@@ -26,11 +26,11 @@ int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, boo
 	if (va & (ATOMIC_BYTES - 1))
 		return -EINVAL;
 	/* Its 8 bytes are one piece of memory, also through an indirect key. */
-	err = rocemu_dma_rkey(rocemu_qp_mem_owner(qp), rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
+	err = rocemu_dma_rkey(qp->mem, rocemu_atmeth_rkey(atmeth), va, ATOMIC_BYTES,
 			      IBV_ACCESS_REMOTE_ATOMIC, &remote, 1, &n);
 	if (err)
 		return err;
-	err = rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, &local, 1, &remote, 1, false);
+	err = rocemu_dma_copy(qp->mem.client->mm, &local, 1, &remote, 1, false);
 	if (err)
 		return err;
 	*orig = value;
@@ -41,7 +41,7 @@ int rocemu_atomic_execute(const struct rocemu_qp *qp, const uint8_t *atmeth, boo
 	} else {
 		value += rocemu_atmeth_swap_add(atmeth);
 	}
-	return rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, &local, 1, &remote, 1, true);
+	return rocemu_dma_copy(qp->mem.client->mm, &local, 1, &remote, 1, true);
 }
 
 void rocemu_atomic_replay_save(struct rocemu_rc_resp *resp, uint32_t depth, uint32_t psn,

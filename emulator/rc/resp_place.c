@@ -40,7 +40,7 @@ int rocemu_resp_write_begin(struct rocemu_qp *qp, struct rocemu_rc_resp *resp, c
 	resp->write_rkey = rocemu_reth_rkey(reth);
 	resp->write_left = rocemu_reth_dma_len(reth);
 	/* A zero-length WRITE touches no memory, so no key is checked (IBTA 9.4.4). */
-	return resp->write_left ? rocemu_dma_rkey(rocemu_qp_mem_owner(qp), resp->write_rkey,
+	return resp->write_left ? rocemu_dma_rkey(qp->mem, resp->write_rkey,
 						  resp->write_va, resp->write_left,
 						  IBV_ACCESS_REMOTE_WRITE, NULL, 0, &n)
 				: 0;
@@ -98,7 +98,7 @@ static int held_flush(const struct rocemu_qp *qp, bool current)
 	if (!owner)
 		return 0;
 	held.qp = NULL;
-	mm = rocemu_qp_mem_client(owner)->mm;
+	mm = owner->mem.client->mm;
 	if (!rocemu_dma_copy(mm, held.local, held.npkts, held.remote, held.nsegs, true))
 		return 0;
 	for (i = 0; i < held.npkts; seg = held.pkt[i++].seg_end) {
@@ -184,7 +184,7 @@ static int place(struct rocemu_qp *qp, const struct rocemu_pkt *pkt, const struc
 			return err;
 	}
 	if (!mm)
-		return rocemu_dma_copy(rocemu_qp_mem_client(qp)->mm, data, 1, remote, n, true);
+		return rocemu_dma_copy(qp->mem.client->mm, data, 1, remote, n, true);
 	/* A hold starts afresh here, however the last one ended (landed or forgotten). */
 	if (!held.qp) {
 		held.qp = qp;
@@ -212,7 +212,7 @@ int rocemu_resp_place_send(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 	unsigned int n;
 	int err;
 
-	err = rocemu_dma_sgl(rocemu_qp_mem_owner(qp), resp->recv.sge, resp->recv.num_sge,
+	err = rocemu_dma_sgl(qp->mem, resp->recv.sge, resp->recv.num_sge,
 			     resp->offset, data->iov_len, IBV_ACCESS_LOCAL_WRITE, remote,
 			     ROCEMU_DMA_MAX_SEGS, &n);
 	if (err)
@@ -243,7 +243,7 @@ int rocemu_resp_place_write(struct rocemu_qp *qp, struct rocemu_rc_resp *resp,
 
 	if (data->iov_len > resp->write_left)
 		return -EMSGSIZE;
-	err = rocemu_dma_rkey(rocemu_qp_mem_owner(qp), resp->write_rkey, resp->write_va,
+	err = rocemu_dma_rkey(qp->mem, resp->write_rkey, resp->write_va,
 			      data->iov_len, IBV_ACCESS_REMOTE_WRITE, remote, ROCEMU_DMA_MAX_SEGS,
 			      &n);
 	if (err)

@@ -95,7 +95,7 @@ static enum req_state req_check_local(struct req_ctx *c)
 		return REQ_ERR_LOCAL;
 	c->err = RC_ERR_LOC_PROT;
 	if (w->length > w->inline_len &&
-	    rocemu_dma_sgl(rocemu_qp_mem_owner(c->qp), w->sge, w->num_sge, 0,
+	    rocemu_dma_sgl(c->qp->mem, w->sge, w->num_sge, 0,
 			   w->length - w->inline_len, 0, NULL, 0, &n))
 		return REQ_ERR_LOCAL;
 	return REQ_SEND;

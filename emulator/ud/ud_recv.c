@@ -54,7 +54,7 @@ static int scatter(struct rocemu_qp *qp, const struct rocemu_recv_wqe *w,
 
 	rocemu_ipv4_header(&ip, &flow, &pkt->ip, pkt->len);
 	memcpy(grh + GRH_IPV4_OFFSET, &ip, sizeof(ip));
-	err = rocemu_dma_sgl(rocemu_qp_mem_owner(qp), w->sge, w->num_sge, 0,
+	err = rocemu_dma_sgl(qp->mem, w->sge, w->num_sge, 0,
 			     GRH_BYTES + pkt->paylen, IBV_ACCESS_LOCAL_WRITE, remote,
 			     ROCEMU_DMA_MAX_SEGS, &n);
 	return err ? err : rocemu_dma_copy(qp->owner->mm, local, pkt->paylen ? 2 : 1, remote, n,

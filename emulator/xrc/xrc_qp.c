@@ -124,6 +124,7 @@ static bool xrc_release(struct rocemu_client *c, struct rocemu_qp *qp)
 			qp->xrcd_open = ref->xrcd_open;
 			ref->xrcd_open->users++;
 			rocemu_obj_move(&rocemu_qp_kind, qp, ref->client);
+			rocemu_qp_mem_update(qp);
 			qp->user_qp = ref->user_qp;
 			rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x now of pid %d", c->dev->name,
 				   qp->qpn, (int)ref->client->pid);
@@ -176,6 +177,7 @@ static int xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 	if (qp->rc->resp.in_msg != RC_MSG_NONE || qp->rc->resp.has_recv)
 		return -EINVAL;
 	qp->srq = srq;
+	rocemu_qp_mem_update(qp);
 	return 0;
 }
 
@@ -183,6 +185,7 @@ static int xrc_srq_select(struct rocemu_qp *qp, uint32_t srqn)
 static void xrc_srq_gone(struct rocemu_qp *qp)
 {
 	qp->srq = NULL;
+	rocemu_qp_mem_update(qp);
 	qp->rc->resp.has_recv = false;
 }
 

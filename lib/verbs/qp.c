@@ -89,6 +89,21 @@ static bool qp_layout_ok(const struct rocemu_qp_layout *l)
 	       l->bf_offset <= l->size && l->bf_size <= l->size - l->bf_offset;
 }
 
+/* The ibv_qp of qp (its number set) as libibverbs hands one out, created or opened. */
+static void ibqp_fill(struct rocemu_qp *qp, struct ibv_context *context, void *qp_context,
+		      enum ibv_qp_state state)
+{
+	struct ibv_qp *ibqp = &qp->qpx.qp_base;
+
+	ibqp->context = context;
+	ibqp->qp_context = qp_context;
+	ibqp->handle = qp->qpn;
+	ibqp->qp_num = qp->qpn;
+	ibqp->state = state;
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+}
+
 static void qp_destroy_in_daemon(struct rocemu_context *rctx, uint32_t qpn)
 {
 	struct rocemu_handle_req req = { .handle = qpn };
@@ -191,8 +206,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	err = rocemu_qp_queues_init(qp);
 	if (err)
 		goto err_unmap;
-	ibqp->context = context;
-	ibqp->qp_context = attr->qp_context;
+	ibqp_fill(qp, context, attr->qp_context, IBV_QPS_RESET);
 	/*
 	 * What the caller gave, even where the type keeps none of it (an XRC
 	 * target's PD and CQs), as libibverbs' set_qp records them: librdmacm
@@ -202,9 +216,6 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->send_cq = want->send_cq;
 	ibqp->recv_cq = want->recv_cq;
 	ibqp->srq = want->srq;
-	ibqp->handle = qp->qpn;
-	ibqp->qp_num = qp->qpn;
-	ibqp->state = IBV_QPS_RESET;
 	err = rocemu_domain_res_take(&qp->domain_res, context, attr->pd, MLX5DV_RES_TYPE_QP,
 				     (size_t)qp->layout.sq_wqe_cnt * MLX5_SEND_WQE_BB +
 				     ((size_t)qp->layout.rq_wqe_cnt << qp->layout.rq_wqe_shift));
@@ -213,8 +224,6 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	err = qp_has_cqs(qp) ? rocemu_qp_table_insert(rctx, qp) : 0;
 	if (err)
 		goto err_domain;
-	pthread_mutex_init(&ibqp->mutex, NULL);
-	pthread_cond_init(&ibqp->cond, NULL);
 	want->cap = resp.cap;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x created (sq %u rq %u)", rctx->info.name,
 		   qp->qpn, resp.cap.max_send_wr, resp.cap.max_recv_wr);
@@ -436,15 +445,9 @@ struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open
 		return NULL;
 	}
 	qp->qpn = attr->qp_num;
-	ibqp->context = context;
-	ibqp->qp_context = attr->qp_context;
-	ibqp->handle = attr->qp_num;
-	ibqp->qp_num = attr->qp_num;
 	ibqp->qp_type = attr->qp_type;
 	qp->type = attr->qp_type;
-	ibqp->state = IBV_QPS_UNKNOWN;
-	pthread_mutex_init(&ibqp->mutex, NULL);
-	pthread_cond_init(&ibqp->cond, NULL);
+	ibqp_fill(qp, context, attr->qp_context, IBV_QPS_UNKNOWN);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x opened", to_rctx(context)->info.name, qp->qpn);
 	return ibqp;
 }

@@ -386,6 +386,35 @@ void rocemu_loop_timer_cancel(struct rocemu_loop *loop, uint64_t id)
 		timer_release(loop, slot);
 }
 
+/* The loop's callback of an embedded timer: disarmed before its own runs, which may arm it again. */
+static void embedded_timer_fired(void *arg)
+{
+	struct rocemu_loop_timer *t = arg;
+
+	t->id = 0;
+	t->cb(t->arg);
+}
+
+void rocemu_loop_timer_init(struct rocemu_loop_timer *t, rocemu_timer_cb cb, void *arg)
+{
+	*t = (struct rocemu_loop_timer){ .cb = cb, .arg = arg };
+}
+
+int rocemu_loop_timer_arm(struct rocemu_loop *loop, struct rocemu_loop_timer *t,
+			  uint64_t deadline_ns)
+{
+	if (t->id)
+		return 0;
+	t->id = rocemu_loop_timer_add(loop, deadline_ns, embedded_timer_fired, t);
+	return t->id ? 0 : -errno;
+}
+
+void rocemu_loop_timer_disarm(struct rocemu_loop *loop, struct rocemu_loop_timer *t)
+{
+	rocemu_loop_timer_cancel(loop, t->id);
+	t->id = 0;
+}
+
 /* Run the timers due now. Timers added meanwhile wait for the next turn, so a
  * callback that re-arms itself at once cannot starve the fds. */
 static void timers_run(struct rocemu_loop *loop)

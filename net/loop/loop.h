@@ -142,6 +142,27 @@ uint64_t rocemu_loop_timer_add(struct rocemu_loop *loop, uint64_t deadline_ns,
 /* Cancel a pending timer; a no-op for one that already ran. */
 void rocemu_loop_timer_cancel(struct rocemu_loop *loop, uint64_t id);
 
+/*
+ * A timer its owner embeds, as the kernel's timer_list: it knows its
+ * callback, is armed until it runs or is disarmed, and arming an armed
+ * one changes nothing.
+ */
+struct rocemu_loop_timer {
+	uint64_t id;		/* the loop's timer while armed; 0: not armed */
+	rocemu_timer_cb cb;
+	void *arg;
+};
+
+void rocemu_loop_timer_init(struct rocemu_loop_timer *t, rocemu_timer_cb cb, void *arg);
+/* Arm t to run at deadline_ns unless it is armed already: 0, or -errno. */
+int rocemu_loop_timer_arm(struct rocemu_loop *loop, struct rocemu_loop_timer *t,
+			  uint64_t deadline_ns);
+void rocemu_loop_timer_disarm(struct rocemu_loop *loop, struct rocemu_loop_timer *t);
+static inline bool rocemu_loop_timer_armed(const struct rocemu_loop_timer *t)
+{
+	return t->id != 0;
+}
+
 void rocemu_loop_set_idle_hook(struct rocemu_loop *loop, rocemu_idle_cb cb, void *arg);
 void rocemu_loop_set_rx_hook(struct rocemu_loop *loop, rocemu_rx_hook_cb cb, void *arg);
 

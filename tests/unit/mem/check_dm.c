@@ -111,10 +111,10 @@ START_TEST(test_mr_over_dm)
 	ck_assert_int_eq(dm_reg(fx.pdn, dm.handle, 1024, 2048, DM_RW, &mr), 0);
 	ck_assert_uint_eq(mr.length, 2048);
 	/* Zero based: addresses from 0 to its length. */
-	ck_assert_int_eq(rocemu_mkey_resolve(rocemu_qp_mem_owner(fx_emu_qp()), mr.lkey,
+	ck_assert_int_eq(rocemu_mkey_resolve(fx_emu_qp()->mem, mr.lkey,
 					     ROCEMU_MKEY_LOCAL, 0, 2048, IBV_ACCESS_LOCAL_WRITE,
 					     &ref), 0);
-	ck_assert_int_eq(rocemu_mkey_resolve(rocemu_qp_mem_owner(fx_emu_qp()), mr.lkey,
+	ck_assert_int_eq(rocemu_mkey_resolve(fx_emu_qp()->mem, mr.lkey,
 					     ROCEMU_MKEY_LOCAL, 2048, 1, 0, &ref), -ERANGE);
 	/* uverbs refuses rereg of a DM MR; the DM stays while the MR is there. */
 	req.handle = mr.handle;

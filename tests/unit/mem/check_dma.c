@@ -29,7 +29,7 @@ static unsigned int nseg;
 
 static int rkey_check(uint32_t rkey, const void *va, uint64_t len, unsigned int access)
 {
-	return rocemu_dma_rkey(rocemu_qp_mem_owner(fx_emu_qp()), rkey, (uintptr_t)va, len, access,
+	return rocemu_dma_rkey(fx_emu_qp()->mem, rkey, (uintptr_t)va, len, access,
 			       &seg, 1, &nseg);
 }
 
@@ -37,7 +37,7 @@ static int sgl_check(const struct rocemu_sge *sge, unsigned int nsge, uint64_t o
 		     uint64_t len, unsigned int access, struct rocemu_dma_seg *iov, unsigned int max,
 		     unsigned int *n)
 {
-	return rocemu_dma_sgl(rocemu_qp_mem_owner(fx_emu_qp()), sge, nsge, offset, len, access, iov,
+	return rocemu_dma_sgl(fx_emu_qp()->mem, sge, nsge, offset, len, access, iov,
 			      max, n);
 }
 
@@ -58,7 +58,7 @@ START_TEST(test_rkey_out_of_bounds)
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf - 1, 8, rw), -ERANGE);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf, FX_BUF_BYTES + 1, rw), -ERANGE);
 	/* va + len wrapping around 2^64 is out of bounds too. */
-	ck_assert_int_eq(rocemu_dma_rkey(rocemu_qp_mem_owner(fx_emu_qp()), fx.rkey, UINT64_MAX - 3,
+	ck_assert_int_eq(rocemu_dma_rkey(fx_emu_qp()->mem, fx.rkey, UINT64_MAX - 3,
 					 8, rw, &seg, 1, &nseg), -ERANGE);
 	ck_assert_int_eq(rkey_check(fx.rkey, fx.buf + 8, UINT64_MAX, rw), -ERANGE);
 }

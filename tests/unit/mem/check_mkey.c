@@ -24,7 +24,6 @@
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
-#include "emulator/obj/qp.h"
 
 #define RW (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define REMOTE ROCEMU_MKEY_REMOTE
@@ -35,7 +34,7 @@ static struct rocemu_emu emu;
 static struct rocemu_device dev = { .name = "rocemu0" };
 static struct rocemu_client alice, bob;
 static struct rocemu_ufile alice_file, bob_file;
-static struct rocemu_qp qp, qp2, qp_other_pd, qp_bob;
+static struct rocemu_mem_owner qp, qp2, qp_other_pd, qp_bob;
 static char mem[2][MEM_SIZE];
 
 static void client_init(struct rocemu_client *c, struct rocemu_ufile *f)
@@ -58,7 +57,10 @@ static struct rocemu_pd *pd_new(struct rocemu_client *c)
 	return rocemu_pd_lookup(c, pdn);
 }
 
-/* Alice's QPs qp and qp2 share a PD, qp_other_pd has another; qp_bob is another client's. */
+/*
+ * Owners of memory as QPs name them: Alice's qp and qp2 share a PD,
+ * qp_other_pd has another; qp_bob is another client's.
+ */
 static void setup(void)
 {
 	struct rocemu_pd *pd;
@@ -76,10 +78,10 @@ static void setup(void)
 	alice.mm = rocemu_mm_self(&emu);
 	bob.mm = rocemu_mm_self(&emu);
 	pd = pd_new(&alice);
-	qp = (struct rocemu_qp){ .owner = &alice, .qpn = 0x100, .pd = pd };
-	qp2 = (struct rocemu_qp){ .owner = &alice, .qpn = 0x101, .pd = pd };
-	qp_other_pd = (struct rocemu_qp){ .owner = &alice, .qpn = 0x102, .pd = pd_new(&alice) };
-	qp_bob = (struct rocemu_qp){ .owner = &bob, .qpn = 0x103, .pd = pd_new(&bob) };
+	qp = (struct rocemu_mem_owner){ .client = &alice, .qpn = 0x100, .pd = pd };
+	qp2 = (struct rocemu_mem_owner){ .client = &alice, .qpn = 0x101, .pd = pd };
+	qp_other_pd = (struct rocemu_mem_owner){ .client = &alice, .qpn = 0x102, .pd = pd_new(&alice) };
+	qp_bob = (struct rocemu_mem_owner){ .client = &bob, .qpn = 0x103, .pd = pd_new(&bob) };
 }
 
 /* Windows, then MRs, then PDs, as a closing connection frees them. */
@@ -142,25 +144,25 @@ static uint32_t mw_new(enum ibv_mw_type type)
 }
 
 /* Bind window *rkey through bqp onto [va, va + len) of the MR of mr_key; *rkey is its new key. */
-static int window_bind(struct rocemu_qp *bqp, uint32_t *rkey, uint32_t mr_key, uint64_t va,
+static int window_bind(const struct rocemu_mem_owner *bqp, uint32_t *rkey, uint32_t mr_key, uint64_t va,
 		       uint64_t len, uint32_t access)
 {
 	struct rocemu_mw_bind b = {
 		.mw_key = *rkey, .new_rkey = (*rkey & ~0xffu) | ((*rkey + 1) & 0xff),
 		.mr_key = mr_key, .access = access, .addr = va, .length = len,
 	};
-	int err = rocemu_mw_bind(rocemu_qp_mem_owner(bqp), &b);
+	int err = rocemu_mw_bind(*bqp, &b);
 
 	if (!err)
 		*rkey = b.new_rkey;
 	return err;
 }
 
-static int resolve(const struct rocemu_qp *q, uint32_t key, enum rocemu_mkey_use use, uint64_t va,
+static int resolve(const struct rocemu_mem_owner *q, uint32_t key, enum rocemu_mkey_use use, uint64_t va,
 		   uint64_t len, unsigned int access, uint64_t *addr)
 {
 	struct rocemu_mkey_ref ref;
-	int err = rocemu_mkey_resolve(rocemu_qp_mem_owner(q), key, use, va, len, access, &ref);
+	int err = rocemu_mkey_resolve(*q, key, use, va, len, access, &ref);
 
 	*addr = ref.addr;
 	return err;
@@ -170,7 +172,7 @@ static int resolve(const struct rocemu_qp *q, uint32_t key, enum rocemu_mkey_use
 static int rkey_segs(uint32_t key, uint64_t va, uint64_t len, unsigned int access,
 		     struct rocemu_dma_seg *segs, unsigned int max, unsigned int *n)
 {
-	return rocemu_dma_rkey(rocemu_qp_mem_owner(&qp), key, va, len, access, segs, max, n);
+	return rocemu_dma_rkey(qp, key, va, len, access, segs, max, n);
 }
 
 START_TEST(test_mr_checks)
@@ -191,10 +193,10 @@ START_TEST(test_mr_checks)
 	ck_assert_int_eq(resolve(&qp_bob, key, REMOTE, 0x10000, 8, 0, &addr), -ENOKEY);
 	/* A window's key is never an lkey, bound or not. */
 	ck_assert_int_eq(resolve(&qp, wkey, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp_other_pd), key, false),
+	ck_assert_int_eq(rocemu_mr_invalidate(qp_other_pd, key, false),
 			 -EPERM);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, key, false), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), -ENOKEY);
 }
 END_TEST
@@ -204,12 +206,12 @@ START_TEST(test_ufile_shares_keys)
 {
 	struct rocemu_client carol = { .emu = &emu, .dev = &dev, .pid = getpid() + 1,
 				       .ufile = &alice_file };
-	struct rocemu_qp qp_carol = { .owner = &carol, .qpn = 0x104, .pd = qp.pd };
+	struct rocemu_mem_owner qp_carol = { .client = &carol, .qpn = 0x104, .pd = qp.pd };
 	struct rocemu_mkey_ref ref;
 	uint32_t key;
 
 	mr_new(0, RW, &key);
-	ck_assert_int_eq(rocemu_mkey_resolve(rocemu_qp_mem_owner(&qp_carol), key, LOCAL, 0x10010, 8,
+	ck_assert_int_eq(rocemu_mkey_resolve(qp_carol, key, LOCAL, 0x10010, 8,
 					     0, &ref), 0);
 	/* The memory is the registering process's, not the QP's. */
 	ck_assert_ptr_eq(ref.mm, alice.mm);
@@ -244,9 +246,9 @@ START_TEST(test_type2_window)
 	ck_assert_int_eq(rereg_access(handle, RW), -EBUSY);
 	ck_assert_int_eq(window_bind(&qp, &wkey, key, 0x10400, 1024, IBV_ACCESS_REMOTE_WRITE), -EBUSY);
 	/* The MR invalidated: the window reaches nothing through it. */
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, key, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), wkey, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, wkey, false), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10500, 64, 0, &addr), -ENOKEY);
 	ck_assert_int_eq(rereg_access(handle, RW | IBV_ACCESS_MW_BIND), 0);
 	ck_assert_int_eq(resolve(&qp, key, LOCAL, 0x10000, 8, 0, &addr), 0);
@@ -264,7 +266,7 @@ START_TEST(test_type1_window)
 	/* Any QP of the PD uses a type 1 window; type 1 windows are not invalidated. */
 	ck_assert_int_eq(resolve(&qp2, wkey, REMOTE, 0x10000, 256, IBV_ACCESS_REMOTE_READ, &addr), 0);
 	ck_assert_uint_eq(addr, (uintptr_t)mem[0]);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), wkey, false), -EINVAL);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, wkey, false), -EINVAL);
 	/* Rebound onto the other MR: the first is free to go, the second is held. */
 	ck_assert_int_eq(window_bind(&qp, &wkey, key1, 0x10000, 256, IBV_ACCESS_REMOTE_READ), 0);
 	ck_assert_int_eq(resolve(&qp, wkey, REMOTE, 0x10000, 8, IBV_ACCESS_REMOTE_READ, &addr), 0);
@@ -418,7 +420,7 @@ static int umr_run(uint32_t key, const uint8_t *t, uint32_t xlat, uint64_t len, 
 	memset(&u, 0, sizeof(u));
 	u.key = key;
 	err = rocemu_umr_parse(wqe, data + size, &u);
-	return err ? err : rocemu_mkey_umr(rocemu_qp_mem_owner(&qp), &u);
+	return err ? err : rocemu_mkey_umr(qp, &u);
 }
 
 /* Remote access through key as segments; each must be want[i] bytes at where[i]. */
@@ -460,8 +462,8 @@ START_TEST(test_indirect_list)
 	ck_assert_int_eq(rkey_segs(key, 96, 8, IBV_ACCESS_REMOTE_WRITE, &seg, 1, &n),
 			 -EMSGSIZE);
 	/* Remote invalidation needs the key made with it; local invalidation frees it. */
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, true), -EACCES);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(&qp), key, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, key, true), -EACCES);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp, key, false), 0);
 	ck_assert_int_eq(rkey_segs(key, 0, 1, 0, &seg, 1, &n), -ENOKEY);
 }
 END_TEST

@@ -77,7 +77,7 @@ static int window_bind(struct rocemu_qp *qp, uint32_t *wkey, uint32_t mr, uint64
 	const struct rocemu_mw_bind b = { .mw_key = *wkey, .new_rkey = next_rkey(*wkey),
 					  .mr_key = mr, .access = access, .addr = va,
 					  .length = len };
-	int err = rocemu_mw_bind(rocemu_qp_mem_owner(qp), &b);
+	int err = rocemu_mw_bind(qp->mem, &b);
 
 	if (!err)
 		*wkey = b.new_rkey;
@@ -88,7 +88,7 @@ static int remote(struct rocemu_qp *qp, uint32_t key, uint64_t va, unsigned int 
 {
 	struct rocemu_mkey_ref ref;
 
-	return rocemu_mkey_resolve(rocemu_qp_mem_owner(qp), key, ROCEMU_MKEY_REMOTE, va, 8, access,
+	return rocemu_mkey_resolve(qp->mem, key, ROCEMU_MKEY_REMOTE, va, 8, access,
 				   &ref);
 }
 
@@ -131,11 +131,11 @@ START_TEST(test_bind_refused)
 				    .access = IBV_ACCESS_REMOTE_READ, .addr = va, .length = 64 };
 
 	/* An MR's key names no window. */
-	ck_assert_int_eq(rocemu_mw_bind(rocemu_qp_mem_owner(qp), &b), -ENOKEY);
+	ck_assert_int_eq(rocemu_mw_bind(qp->mem, &b), -ENOKEY);
 	/* The new key keeps the window's index. */
 	b.mw_key = w;
 	b.new_rkey = next_rkey(w) ^ 0x100u;
-	ck_assert_int_eq(rocemu_mw_bind(rocemu_qp_mem_owner(qp), &b), -EINVAL);
+	ck_assert_int_eq(rocemu_mw_bind(qp->mem, &b), -EINVAL);
 	ck_assert_int_eq(window_bind(qp, &w, key, va, 64, IBV_ACCESS_MW_BIND), -EINVAL);
 	ck_assert_int_eq(window_bind(qp_other_pd, &w, key, va, 64, IBV_ACCESS_REMOTE_READ), -EPERM);
 	ck_assert_int_eq(window_bind(qp, &w, nobind, va, 64, IBV_ACCESS_REMOTE_READ), -EACCES);
@@ -166,7 +166,7 @@ START_TEST(test_type1)
 	ck_assert_int_eq(remote(qp, w, va, IBV_ACCESS_REMOTE_WRITE), -EACCES);
 	/* Its MR stays while it is bound; type 1 is never invalidated (C10-71.2.1). */
 	ck_assert_int_eq(rocemu_mr_dereg(fx.client, handle), -EBUSY);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(qp), w, false), -EINVAL);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp->mem, w, false), -EINVAL);
 	/* Rebinding replaces the key: the old one reaches nothing. */
 	ck_assert_int_eq(window_bind(qp2, &w, key, va, 64, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE),
 			 0);
@@ -175,7 +175,7 @@ START_TEST(test_type1)
 	/* The same bind met again (its requester went back over it) changes nothing. */
 	again = (struct rocemu_mw_bind){ .mw_key = first, .new_rkey = w, .mr_key = key,
 					 .access = IBV_ACCESS_REMOTE_READ, .addr = va, .length = 64 };
-	ck_assert_int_eq(rocemu_mw_bind(rocemu_qp_mem_owner(qp), &again), 0);
+	ck_assert_int_eq(rocemu_mw_bind(qp->mem, &again), 0);
 	ck_assert_int_eq(remote(qp, w, va, IBV_ACCESS_REMOTE_WRITE), 0);
 	/* A zero-length bind unbinds it and frees its MR. */
 	ck_assert_int_eq(window_bind(qp, &w, 0, 0, 0, 0), 0);
@@ -198,7 +198,7 @@ START_TEST(test_type2)
 	/* Bound, it binds again only once invalidated. */
 	ck_assert_int_eq(window_bind(qp, &w, key, va, 64, IBV_ACCESS_REMOTE_READ), -EBUSY);
 	ck_assert_int_eq(rocemu_mr_dereg(fx.client, handle), -EBUSY);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(qp), w, true), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(qp->mem, w, true), 0);
 	ck_assert_int_eq(remote(qp, w, va, IBV_ACCESS_REMOTE_WRITE), -ENOKEY);
 	/* Invalidated, it binds again, by another QP too, which alone uses it then. */
 	ck_assert_int_eq(window_bind(qp2, &w, key, va, 64, IBV_ACCESS_REMOTE_READ), 0);

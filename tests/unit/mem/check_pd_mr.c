@@ -38,7 +38,7 @@ static int resolve(uint32_t key, enum rocemu_mkey_use use, uint64_t va, uint64_t
 {
 	struct rocemu_mkey_ref ref;
 
-	return rocemu_mkey_resolve(rocemu_qp_mem_owner(fx_emu_qp()), key, use, va, len, access,
+	return rocemu_mkey_resolve(fx_emu_qp()->mem, key, use, va, len, access,
 				   &ref);
 }
 
@@ -224,7 +224,7 @@ START_TEST(test_rereg_after_invalidate)
 	struct rocemu_reg_mr_resp mr, after;
 
 	ck_assert_int_eq(reg(fx.pdn, addr, LEN, RW, &mr), 0);
-	ck_assert_int_eq(rocemu_mr_invalidate(rocemu_qp_mem_owner(fx_emu_qp()), mr.lkey, false), 0);
+	ck_assert_int_eq(rocemu_mr_invalidate(fx_emu_qp()->mem, mr.lkey, false), 0);
 	ck_assert_int_eq(resolve(mr.lkey, ROCEMU_MKEY_LOCAL, addr, 8, 0), -ENOKEY);
 	ck_assert_int_eq(rereg(mr.handle, IBV_REREG_MR_CHANGE_ACCESS, 0, RW, 0, &after), 0);
 	ck_assert_int_eq(resolve(mr.lkey, ROCEMU_MKEY_LOCAL, addr, 8, 0), 0);

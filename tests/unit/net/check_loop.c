@@ -134,6 +134,52 @@ START_TEST(test_timers_fire_in_deadline_order)
 }
 END_TEST
 
+/* An embedded timer that arms itself again from its callback until it has run twice. */
+struct embedded_ctx {
+	struct rocemu_loop *loop;
+	struct rocemu_loop_timer timer;
+	int runs;
+	bool armed_in_callback;
+};
+
+static void embedded_fire(void *arg)
+{
+	struct embedded_ctx *ctx = arg;
+
+	/* Disarmed before its callback, so it can be armed again from there. */
+	ck_assert(!rocemu_loop_timer_armed(&ctx->timer));
+	if (++ctx->runs == 2) {
+		rocemu_loop_stop(ctx->loop);
+		return;
+	}
+	ck_assert_int_eq(rocemu_loop_timer_arm(ctx->loop, &ctx->timer, rocemu_now_ns()), 0);
+	ctx->armed_in_callback = rocemu_loop_timer_armed(&ctx->timer);
+}
+
+START_TEST(test_embedded_timer_arms_once)
+{
+	struct embedded_ctx ctx = { .loop = loop_new(_i) };
+	uint64_t now = rocemu_now_ns();
+
+	rocemu_loop_timer_init(&ctx.timer, embedded_fire, &ctx);
+	ck_assert(!rocemu_loop_timer_armed(&ctx.timer));
+	/* Disarmed, it never runs; a disarm of a disarmed timer is a no-op. */
+	ck_assert_int_eq(rocemu_loop_timer_arm(ctx.loop, &ctx.timer, now), 0);
+	rocemu_loop_timer_disarm(ctx.loop, &ctx.timer);
+	rocemu_loop_timer_disarm(ctx.loop, &ctx.timer);
+	ck_assert(!rocemu_loop_timer_armed(&ctx.timer));
+	/* Armed twice, it runs once (then once more because its callback armed it). */
+	ck_assert_int_eq(rocemu_loop_timer_arm(ctx.loop, &ctx.timer, now), 0);
+	ck_assert_int_eq(rocemu_loop_timer_arm(ctx.loop, &ctx.timer, now + 1000000000ull), 0);
+	ck_assert(rocemu_loop_timer_armed(&ctx.timer));
+	run_until_stopped(ctx.loop);
+	ck_assert_int_eq(ctx.runs, 2);
+	ck_assert(ctx.armed_in_callback);
+	ck_assert(!rocemu_loop_timer_armed(&ctx.timer));
+	rocemu_loop_free(ctx.loop);
+}
+END_TEST
+
 /* ---- watched fds ---- */
 
 struct pipe_ctx {
@@ -517,6 +563,7 @@ static Suite *loop_suite(int nbackends)
 		tc = tcase_create(backends[b].name);
 		tcase_set_timeout(tc, 60);
 		tcase_add_loop_test(tc, test_timers_fire_in_deadline_order, b, b + 1);
+		tcase_add_loop_test(tc, test_embedded_timer_arms_once, b, b + 1);
 		tcase_add_loop_test(tc, test_watch_fd_and_unwatch_in_callback, b, b + 1);
 		tcase_add_loop_test(tc, test_watch_fd_level_triggered, b, b + 1);
 		tcase_add_loop_test(tc, test_udp_exchange_both_ways, b, b + 1);
