@@ -7,11 +7,14 @@
  * before a control request first; a context's page starts asleep and asks
  * for receive kicks while a QP is in ERR; a watched QP's doorbell record
  * is found without doorbell_seq, a watched CQ's arm word handed over, and
- * the poll period starts short after work and backs off while nothing
- * rings.
+ * a CQ arm found either way owes its event, and the poll period starts
+ * short after work and backs off while nothing rings.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,6 +51,47 @@ static int watch(uint32_t kind, uint32_t handle)
 	const struct rocemu_direct_doorbells_req req = { .kind = kind, .handle = handle };
 
 	return rocemu_direct_watch(fx.client, &req);
+}
+
+/* fx.qp again in RTS, its send CQ a new one on a completion channel (its read end, non-blocking). */
+static int send_cq_on_channel(void)
+{
+	struct fx_cq old = fx.scq;
+	int ch;
+
+	fx_cq_create(&fx.scq, &ch);
+	ck_assert_int_eq(fcntl(ch, F_SETFL, O_NONBLOCK), 0);
+	fx_qp_replace(IBV_QPT_RC);
+	fx_qp_reset_to_rts();
+	munmap(old.map, old.layout.size);
+	return ch;
+}
+
+/* A SEND acknowledged: its CQE in the send CQ, not polled. */
+static void send_completed(void)
+{
+	post_inline_send();
+	fx_doorbell();
+	fx_rx_ack(FX_SQ_PSN, 0, 1);
+	fx_turn();
+}
+
+/* The arm word as mlx5_arm_cq writes it: sequence sn, any CQE, consumer index 0. */
+static void arm_send_cq(uint32_t sn)
+{
+	__be32 *dbrec = (__be32 *)(fx.scq.map + fx.scq.layout.dbrec_offset);
+
+	__atomic_store_n(&dbrec[ROCEMU_CQ_DBR_ARM], htobe32(sn << 28 | MLX5_CQ_DB_REQ_NOT),
+			 __ATOMIC_RELEASE);
+}
+
+static bool channel_event(int ch)
+{
+	uint64_t user_cq;
+	ssize_t n = read(ch, &user_cq, sizeof(user_cq));
+
+	ck_assert(n == -1 || (n == sizeof(user_cq) && user_cq == FX_USER_CQ));
+	return n == sizeof(user_cq);
 }
 
 /* ---- idle.c ---- */
@@ -128,6 +172,23 @@ START_TEST(test_new_page)
 }
 END_TEST
 
+/* An arm of a CQ holding an unreported CQE owes an event at once: the scan finds the arm by doorbell_seq. */
+START_TEST(test_scan_finds_cq_arm)
+{
+	int ch = send_cq_on_channel();
+
+	send_completed();
+	ck_assert(!channel_event(ch));
+	arm_send_cq(1);
+	fx_turn();
+	ck_assert(!channel_event(ch));
+	bump_doorbell_seq();
+	fx_turn();
+	ck_assert(channel_event(ch));
+	close(ch);
+}
+END_TEST
+
 /* ---- direct.c ---- */
 
 START_TEST(test_watch_refused)
@@ -202,6 +263,21 @@ START_TEST(test_cq_arm_handover)
 }
 END_TEST
 
+/* A program arming a watched CQ itself, from sequence 0: the arm is found without doorbell_seq. */
+START_TEST(test_watched_cq_arm)
+{
+	int ch = send_cq_on_channel();
+
+	ck_assert_int_eq(watch(ROCEMU_DIRECT_CQ, fx.scq.cqn), 0);
+	send_completed();
+	ck_assert(!channel_event(ch));
+	arm_send_cq(0);
+	fx_turn();
+	ck_assert(channel_event(ch));
+	close(ch);
+}
+END_TEST
+
 /* The poll timer exists only while something is watched, at the period work set. */
 START_TEST(test_poll_timer)
 {
@@ -253,12 +329,14 @@ static Suite *sched_suite(void)
 	tcase_add_test(idle, test_doorbell_before_request);
 	tcase_add_test(idle, test_scan_flushes_in_err);
 	tcase_add_test(idle, test_new_page);
+	tcase_add_test(idle, test_scan_finds_cq_arm);
 	suite_add_tcase(s, idle);
 	tcase_add_checked_fixture(direct, fx_setup, fx_teardown);
 	tcase_add_test(direct, test_watch_refused);
 	tcase_add_test(direct, test_watch_counts_once);
 	tcase_add_test(direct, test_watched_qp_rings);
 	tcase_add_test(direct, test_cq_arm_handover);
+	tcase_add_test(direct, test_watched_cq_arm);
 	tcase_add_test(direct, test_poll_timer);
 	tcase_add_test(direct, test_poll_backs_off_and_resets);
 	suite_add_tcase(s, direct);
