@@ -78,15 +78,15 @@ START_TEST(test_object_ops_need_a_context)
 	const struct rocemu_query_port_req port = { .port_num = ROCEMU_PORT_NUM };
 	const struct rocemu_create_cq_req cq = { .cqe = 4, .channel = ROCEMU_NO_HANDLE };
 
-	ck_assert_int_eq(dispatch(c, ROCEMU_OP_QUERY_DEVICE, NULL), -EINVAL);
-	ck_assert_int_eq(dispatch(c, ROCEMU_OP_QUERY_PORT, &port), -EINVAL);
-	ck_assert_int_eq(dispatch(c, ROCEMU_OP_ALLOC_PD, NULL), -EINVAL);
-	ck_assert_int_eq(dispatch(c, ROCEMU_OP_DEALLOC_PD, &handle), -EINVAL);
-	ck_assert_int_eq(dispatch(c, ROCEMU_OP_CREATE_CQ, &cq), -EINVAL);
+	ck_assert_int_eq(dispatch_err(c, ROCEMU_OP_QUERY_DEVICE, NULL), -EINVAL);
+	ck_assert_int_eq(dispatch_err(c, ROCEMU_OP_QUERY_PORT, &port), -EINVAL);
+	ck_assert_int_eq(dispatch_err(c, ROCEMU_OP_ALLOC_PD, NULL), -EINVAL);
+	ck_assert_int_eq(dispatch_err(c, ROCEMU_OP_DEALLOC_PD, &handle), -EINVAL);
+	ck_assert_int_eq(dispatch_err(c, ROCEMU_OP_CREATE_CQ, &cq), -EINVAL);
 	/* The PD of another context was not touched by the refused DEALLOC_PD. */
 	ck_assert_int_eq(dispatch(fx.client, ROCEMU_OP_DEALLOC_PD, &handle), -EBUSY);
 	/* Op 0 is no op: nothing to run. */
-	ck_assert_int_eq(dispatch(c, 0, NULL), -EOPNOTSUPP);
+	ck_assert_int_eq(dispatch_err(c, 0, NULL), -EOPNOTSUPP);
 	/* Refused before any handler ran: the client made nothing. */
 	ck_assert(rocemu_list_empty(&c->cqs));
 	ck_assert_ptr_null(c->ufile);
