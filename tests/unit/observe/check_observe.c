@@ -449,6 +449,14 @@ START_TEST(test_fault_drop_and_dup_exactly)
 	k = rocemu_fault_inject_totals(fx.dev);
 	ck_assert_uint_eq(k.dropped, 5);
 	ck_assert_uint_eq(k.duplicated, 3);
+	/* Nor does the device's stop lose what the live injector did. */
+	faults("drop=1");
+	send_numbered(tx, &rx_addr, 0, 2);
+	ck_assert_uint_eq(drain(rx, NULL, 0), 0);
+	rocemu_fault_inject_stop(fx.dev);
+	k = rocemu_fault_inject_totals(fx.dev);
+	ck_assert_uint_eq(k.dropped, 7);
+	ck_assert_uint_eq(k.duplicated, 3);
 	close(tx);
 	close(rx);
 }
