@@ -63,6 +63,7 @@ struct rocemu_emu {
 	uint64_t direct_timer;		/* direct.c: the poll timer while asleep, 0 when none */
 	uint64_t direct_deadline;	/* direct.c: when it fires */
 	uint64_t direct_poll_ns;	/* direct.c: its period, backing off while nothing rings */
+	uint64_t direct_work_ns;	/* direct.c: when a scan last found work, which keeps it short */
 	void *reply_buf;		/* ROCEMU_CTRL_MSG_MAX bytes for response bodies */
 	struct rocemu_list tracers;	/* trace.c: struct rocemu_tracer.node */
 	unsigned int ntracers;

@@ -92,6 +92,7 @@ bool rocemu_direct_rung(struct rocemu_client *c)
 void rocemu_direct_work(struct rocemu_emu *emu)
 {
 	emu->direct_poll_ns = ROCEMU_DIRECT_POLL_MIN_NS;
+	emu->direct_work_ns = rocemu_now_ns();
 }
 
 /* Nothing else to do: the idle hook that runs before the loop's next poll scans. */
@@ -100,9 +101,8 @@ static void direct_poll_fired(void *arg)
 	struct rocemu_emu *emu = arg;
 
 	emu->direct_timer = 0;
-	/* The idle hook stamps a due timer as work: this poll's own turn is none. */
-	if (emu->last_work_ns < emu->direct_deadline &&
-	    rocemu_now_ns() - emu->last_work_ns < ROCEMU_DIRECT_HOT_NS) {
+	/* Found work, not the idle hook's stamp of a due timer (this poll's own turn is one). */
+	if (rocemu_now_ns() - emu->direct_work_ns < ROCEMU_DIRECT_HOT_NS) {
 		emu->direct_poll_ns = ROCEMU_DIRECT_POLL_MIN_NS;
 		return;
 	}
