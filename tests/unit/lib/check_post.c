@@ -184,7 +184,7 @@ static const struct send_case send_cases[] = {
 	{ IBV_WR_LOCAL_INV, MLX5_OPCODE_LOCAL_INVAL, false, false, false, false, true, 2, 1 },
 };
 
-/* Each opcode of an RC QP, posted at BB 1: the bytes as mlx5dv.h lays them out, and the daemon's reading. */
+/* Each opcode of an RC QP, posted at BB 1: its bytes by mlx5dv.h's structs and the daemon's reading. */
 START_TEST(test_send_opcode)
 {
 	const struct send_case *c = &send_cases[_i];

@@ -207,7 +207,7 @@ START_TEST(test_unaccepted_request_counts_nothing)
 }
 END_TEST
 
-/* MIGRATE_ID: the id and its count go to the other file; moves of unknown ids or to the same file do nothing. */
+/* MIGRATE_ID: the id and its count go to the other file; an unknown id or the same file: nothing. */
 START_TEST(test_move_between_files)
 {
 	struct ucma_abi_event_resp ev;

@@ -25,7 +25,7 @@
 
 struct daemon_cq;
 
-/* A CQ of ncqe CQEs of cqe_size bytes at ring, its doorbell record at dbrec, made as the daemon makes one. */
+/* A CQ of ncqe CQEs of cqe_size bytes at ring, its doorbell record at dbrec, new as the daemon makes it. */
 struct daemon_cq *daemon_cq_new(void *ring, void *dbrec, uint32_t cqe_size, uint32_t ncqe);
 void daemon_cq_free(struct daemon_cq *cq);
 
