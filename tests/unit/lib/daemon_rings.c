@@ -179,6 +179,20 @@ int daemon_parse_send(const struct daemon_qp *qp, uint32_t bb, uint32_t posted,
 	return ret;
 }
 
+void daemon_peek_dc(const struct daemon_qp *qp, uint32_t bb, struct daemon_send_wqe *w,
+		    uint16_t *stream)
+{
+	struct rocemu_send_dest dest;
+
+	memset(&dest, 0, sizeof(dest));
+	format->peek_dc(&qp->qp, bb, &dest, stream);
+	memset(w, 0, sizeof(*w));
+	w->dqpn = dest.dqpn;
+	w->qkey = dest.qkey;
+	w->dc_key = dest.dc_key;
+	memcpy(w->rgid, dest.rgid, sizeof(w->rgid));
+}
+
 int daemon_rq_posted(const struct daemon_qp *qp, uint32_t counter)
 {
 	return format->rq_posted(&qp->qp, counter);

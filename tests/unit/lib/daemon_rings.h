@@ -108,6 +108,9 @@ int daemon_sq_posted(const struct daemon_qp *qp, uint32_t bb);
 /* The send WQE at bb of posted BBs: 0, -EINVAL or -EOPNOTSUPP, as the daemon parses it. */
 int daemon_parse_send(const struct daemon_qp *qp, uint32_t bb, uint32_t posted,
 		      struct daemon_send_wqe *w);
+/* A DCI's WQE at bb, its first BB only (dqpn, dc_key, rgid and the stream), as the DC engine peeks. */
+void daemon_peek_dc(const struct daemon_qp *qp, uint32_t bb, struct daemon_send_wqe *w,
+		    uint16_t *stream);
 /* Receive WQEs the doorbell record says are posted past counter. */
 int daemon_rq_posted(const struct daemon_qp *qp, uint32_t counter);
 /* Receive WQE number counter, as the daemon parses it. */
