@@ -176,6 +176,14 @@ int daemon_parse_send(const struct daemon_qp *qp, uint32_t bb, uint32_t posted,
 	w->num_sge = s.num_sge;
 	sges_out(s.sge, s.num_sge, w->sge);
 	memcpy(w->inline_data, s.inline_data, s.inline_len);
+	w->umr = s.umr;
+	if (s.umr) {
+		w->umr_key = s.umr_op.key;
+		w->umr_ctrl = s.umr_op.ctrl;
+		w->umr_mkc = s.umr_op.mkc;
+		w->umr_xlat_len = s.umr_op.by_pointer ? 0 : s.umr_op.xlat_len;
+		memcpy(w->umr_xlat, s.umr_op.xlat, w->umr_xlat_len);
+	}
 	return ret;
 }
 

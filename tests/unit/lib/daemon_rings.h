@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
 #include "rocemu/ctrl.h"
@@ -95,6 +96,13 @@ struct daemon_send_wqe {
 	unsigned int num_sge;
 	struct daemon_sge sge[DAEMON_MAX_SGE];
 	uint8_t inline_data[DAEMON_MAX_INLINE];
+	/* A UMR of an indirect mkey: its segments as mlx5dv.h has them, the translation inline. */
+	bool umr;
+	uint32_t umr_key;
+	struct mlx5_wqe_umr_ctrl_seg umr_ctrl;
+	struct mlx5_wqe_mkey_context_seg umr_mkc;
+	uint32_t umr_xlat_len;
+	uint8_t umr_xlat[DAEMON_MAX_INLINE];
 };
 
 struct daemon_recv_wqe {
