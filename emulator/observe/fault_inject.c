@@ -70,6 +70,8 @@ struct rocemu_fault_counters rocemu_fault_inject_totals(const struct rocemu_devi
 
 void rocemu_fault_inject_stop(struct rocemu_device *dev)
 {
+	if (dev->fault)
+		counters_add(&dev->fault_past, rocemu_fault_counters(dev->fault));
 	rocemu_fault_free(dev->fault);
 	dev->fault = NULL;
 }

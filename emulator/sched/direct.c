@@ -100,7 +100,9 @@ static void direct_poll_fired(void *arg)
 	struct rocemu_emu *emu = arg;
 
 	emu->direct_timer = 0;
-	if (rocemu_now_ns() - emu->last_work_ns < ROCEMU_DIRECT_HOT_NS) {
+	/* The idle hook stamps a due timer as work: this poll's own turn is none. */
+	if (emu->last_work_ns < emu->direct_deadline &&
+	    rocemu_now_ns() - emu->last_work_ns < ROCEMU_DIRECT_HOT_NS) {
 		emu->direct_poll_ns = ROCEMU_DIRECT_POLL_MIN_NS;
 		return;
 	}
