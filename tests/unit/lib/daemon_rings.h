@@ -102,7 +102,7 @@ struct daemon_send_wqe {
 	struct mlx5_wqe_umr_ctrl_seg umr_ctrl;
 	struct mlx5_wqe_mkey_context_seg umr_mkc;
 	uint32_t umr_xlat_len;
-	uint8_t umr_xlat[DAEMON_MAX_INLINE];
+	_Alignas(16) uint8_t umr_xlat[DAEMON_MAX_INLINE];	/* read as its segments */
 };
 
 struct daemon_recv_wqe {
