@@ -219,7 +219,7 @@ START_TEST(test_qp_attr_refused)
 }
 END_TEST
 
-/* The mkey send ops make an RC QP of the mkey builder; on another type, or other mlx5 ops: EOPNOTSUPP. */
+/* The mkey send ops make an RC QP of the mkey builder; on another type, other ops: EOPNOTSUPP. */
 START_TEST(test_qp_send_ops)
 {
 	struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
@@ -297,7 +297,7 @@ START_TEST(test_dci)
 }
 END_TEST
 
-/* A stream is reset only on a DCI in RTS (else EOPNOTSUPP, nothing asked); the daemon's errno comes back. */
+/* A stream is reset only on a DCI in RTS (else EOPNOTSUPP, unasked); the daemon's errno returns. */
 START_TEST(test_dci_stream_reset)
 {
 	struct ibv_qp dci = { .context = ctx, .qp_num = 0x000123, .state = IBV_QPS_RTR };
