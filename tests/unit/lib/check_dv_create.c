@@ -5,7 +5,9 @@
  * create_flags in lib/dv/mlx5dv_qp_flags.c): the attributes mlx5 refuses
  * with the errno it gives, and which create each accepted call becomes,
  * with what. The creates themselves (lib/verbs/), which ask the daemon,
- * are recorded here instead; so is mlx5dv_dci_stream_id_reset's request.
+ * are recorded here instead; so are the requests of
+ * mlx5dv_dci_stream_id_reset and mlx5dv_modify_qp_udp_sport
+ * (lib/dv/mlx5dv_qpn.c), after the QP checks they make first.
  */
 #include <check.h>
 #include <errno.h>
@@ -35,6 +37,7 @@ static struct ibv_qp qp_made;
 static int conn_answer, conn_calls;
 static enum rocemu_ctrl_op conn_op;
 static struct rocemu_dci_stream_reset_req conn_stream_req;
+static struct rocemu_qp_udp_sport_req conn_sport_req;
 
 struct rocemu_device *rocemu_device_of(struct ibv_device *dev)
 {
@@ -110,6 +113,8 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op, const voi
 	conn_op = op;
 	if (op == ROCEMU_OP_DCI_STREAM_RESET)
 		memcpy(&conn_stream_req, req, sizeof(conn_stream_req));
+	if (op == ROCEMU_OP_QP_UDP_SPORT)
+		memcpy(&conn_sport_req, req, sizeof(conn_sport_req));
 	return conn_answer;
 }
 
@@ -315,6 +320,27 @@ START_TEST(test_dci_stream_reset)
 }
 END_TEST
 
+/* A UDP source port for RC and UC QPs in RTS only (else EOPNOTSUPP, unasked), as mlx5. */
+START_TEST(test_udp_sport)
+{
+	struct ibv_qp rc = { .context = ctx, .qp_num = 0x000456, .qp_type = IBV_QPT_RC,
+			     .state = IBV_QPS_RTS };
+	struct ibv_qp ud = rc, rtr = rc;
+
+	ud.qp_type = IBV_QPT_UD;
+	rtr.state = IBV_QPS_RTR;
+	ck_assert_int_eq(mlx5dv_modify_qp_udp_sport(&ud, 50000), EOPNOTSUPP);
+	ck_assert_int_eq(mlx5dv_modify_qp_udp_sport(&rtr, 50000), EOPNOTSUPP);
+	ck_assert_int_eq(conn_calls, 0);
+	ck_assert_int_eq(mlx5dv_modify_qp_udp_sport(&rc, 50000), 0);
+	ck_assert_int_eq(conn_op, ROCEMU_OP_QP_UDP_SPORT);
+	ck_assert_uint_eq(conn_sport_req.qpn, 0x000456);
+	ck_assert_uint_eq(conn_sport_req.udp_sport, 50000);
+	conn_answer = -EINVAL;
+	ck_assert_int_eq(mlx5dv_modify_qp_udp_sport(&rc, 0), EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dv_create");
@@ -331,6 +357,7 @@ int main(void)
 	tcase_add_test(tc, test_dct);
 	tcase_add_test(tc, test_dci);
 	tcase_add_test(tc, test_dci_stream_reset);
+	tcase_add_test(tc, test_udp_sport);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
