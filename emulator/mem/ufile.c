@@ -2,6 +2,8 @@
 #include "emulator/mem/ufile.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -37,6 +39,18 @@ static void ufile_release_if_unused(struct rocemu_ufile *f)
 		ufile_free(f);
 }
 
+/*
+ * After a read of 0 bytes: the end of file (every holder closed it, or
+ * shut it down), not an empty message, which reads as 0 bytes as well.
+ */
+static bool ufile_sock_ended(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+	int ready = poll(&p, 1, 0);
+
+	return ready < 0 || (ready == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)));
+}
+
 /* Readable: data a holder wrote (dropped) or the hang-up of the last holder. */
 static void ufile_sock_event(void *arg, int fd, uint32_t revents)
 {
@@ -45,7 +59,8 @@ static void ufile_sock_event(void *arg, int fd, uint32_t revents)
 	ssize_t n;
 
 	n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
-	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+	if (n > 0 || (n == 0 && !ufile_sock_ended(fd)) ||
+	    (n < 0 && (errno == EAGAIN || errno == EINTR)))
 		return;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cmd_fd closed by every holder", f->dev->name);
 	rocemu_loop_unwatch_fd(f->emu->loop, f->sock);
