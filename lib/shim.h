@@ -704,8 +704,9 @@ void rocemu_qp_queues_state(struct rocemu_qp *qp, enum ibv_qp_state state);
 void rocemu_qp_queues_free(struct rocemu_qp *qp);
 /*
  * With sq.lock held: write wqe at cur_post and advance it (no doorbell).
- * Returns 0, EINVAL (bad opcode, too many SGEs, inline too long) or
- * ENOMEM (queue full); on error nothing is written.
+ * Returns 0, EINVAL (bad opcode, no AH, too big for the QP) or ENOMEM
+ * (queue full, too many SGEs, inline too long, as libmlx5); on error
+ * nothing is written.
  */
 int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe);
 /*

@@ -30,6 +30,8 @@ struct rocemu_ucma_id {
 	uint64_t uid;
 	uint32_t events_reported;	/* events GET_EVENT gave with this id's uid */
 	bool removal_reported;		/* DEVICE_REMOVAL given */
+	/* A connection request's id has its listener's uid until an ACCEPT gives it its own. */
+	bool uid_own;
 };
 
 struct rocemu_ucma_ids {

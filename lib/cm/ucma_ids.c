@@ -5,7 +5,9 @@
  * rocemud is gone the file still answers as the kernel's does when its
  * device goes: one RDMA_CM_EVENT_DEVICE_REMOVAL per id, then DESTROY_ID
  * with the count of events reported, so rdma_destroy_id neither fails nor
- * waits for events that will never come.
+ * waits for events that will never come. An id a connection request made
+ * is the kernel's ctx of uid 0 until a connected ACCEPT gives it a uid:
+ * the kernel's ucma ignores its events until then, and so does this count.
  */
 #include "lib/shim.h"
 #include "lib/cm/ucma.h"
@@ -27,7 +29,7 @@ static struct rocemu_ucma_id *id_find(struct rocemu_ucma_ids *ids, uint32_t hand
 }
 
 static void id_add(struct rocemu_ucma_ids *ids, uint32_t handle, uint64_t uid,
-		   uint32_t events_reported)
+		   uint32_t events_reported, bool uid_own)
 {
 	struct rocemu_ucma_id *v;
 
@@ -41,7 +43,8 @@ static void id_add(struct rocemu_ucma_ids *ids, uint32_t handle, uint64_t uid,
 		ids->cap = cap;
 	}
 	ids->v[ids->n++] = (struct rocemu_ucma_id){ .handle = handle, .uid = uid,
-						     .events_reported = events_reported };
+						     .events_reported = events_reported,
+						     .uid_own = uid_own };
 }
 
 static void id_remove(struct rocemu_ucma_ids *ids, uint32_t handle)
@@ -62,7 +65,7 @@ void rocemu_ucma_ids_note(struct rocemu_ucma_ids *ids, const void *cmd, const vo
 		const struct ucma_abi_create_id *c = cmd;
 		const struct ucma_abi_create_id_resp *r = resp;
 
-		id_add(ids, r->id, c->uid, 0);
+		id_add(ids, r->id, c->uid, 0, true);
 		break;
 	}
 	case UCMA_CMD_DESTROY_ID:
@@ -72,20 +75,22 @@ void rocemu_ucma_ids_note(struct rocemu_ucma_ids *ids, const void *cmd, const vo
 		const struct ucma_abi_accept *c = cmd;
 		struct rocemu_ucma_id *id = id_find(ids, c->id);
 
-		if (id && c->conn_param.valid)
+		if (id && c->conn_param.valid) {
 			id->uid = c->uid;
+			id->uid_own = true;
+		}
 		break;
 	}
 	case UCMA_CMD_GET_EVENT: {
 		const struct ucma_abi_event_resp *r = resp;
 		size_t i;
 
-		/* Counted on the id whose uid the event carries, as the kernel counts. */
+		/* Counted on the id whose uid the event carries, as the kernel counts: not its requests'. */
 		for (i = 0; i < ids->n; i++)
-			if (ids->v[i].uid == r->uid)
+			if (ids->v[i].uid_own && ids->v[i].uid == r->uid)
 				ids->v[i].events_reported++;
 		if (r->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			id_add(ids, r->id, r->uid, 0);
+			id_add(ids, r->id, r->uid, 0, false);
 		break;
 	}
 	default:
@@ -100,7 +105,7 @@ void rocemu_ucma_ids_move(struct rocemu_ucma_ids *from, struct rocemu_ucma_ids *
 
 	if (!id || from == to)
 		return;
-	id_add(to, id->handle, id->uid, id->events_reported);
+	id_add(to, id->handle, id->uid, id->events_reported, id->uid_own);
 	id_remove(from, handle);
 }
 
@@ -122,7 +127,8 @@ int rocemu_ucma_ids_lost(struct rocemu_ucma_ids *ids, const void *cmd)
 		const struct ucma_abi_get_event *c = cmd;
 		struct ucma_abi_event_resp r = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
 
-		for (i = 0; i < ids->n && ids->v[i].removal_reported; i++)
+		/* The kernel reports no event of an id without a uid: it has no DEVICE_REMOVAL. */
+		for (i = 0; i < ids->n && (ids->v[i].removal_reported || !ids->v[i].uid_own); i++)
 			;
 		if (i == ids->n)
 			return -ENODEV;

@@ -39,6 +39,9 @@ static enum ibv_wc_status copy_to_scat(const char *scat, uint32_t nseg, const ch
 		copy = be32toh(seg->byte_count);
 		if (copy > len)
 			copy = len;
+		/* A receive WQE's terminator (address 0, no bytes) takes nothing: no memcpy to NULL. */
+		if (!copy)
+			continue;
 		memcpy((void *)(uintptr_t)be64toh(seg->addr), data, copy);
 		data += copy;
 		len -= copy;

@@ -31,7 +31,11 @@ static size_t inline_elem(const struct rocemu_wqe *wqe, size_t i, const void **a
 	return wqe->sge[i].length;
 }
 
-/* Size in 16-byte units of the data part, or 0 with *err set. */
+/*
+ * Size in 16-byte units of the data part, or 0 with *err set: ENOMEM for
+ * more SGEs than max_send_sge or more inline bytes than max_inline_data,
+ * as libmlx5's set_data_inl_seg and wr_set_sge_list/wr_set_inline_data say.
+ */
 static uint32_t data_ds(const struct rocemu_sq *sq, const struct rocemu_wqe *wqe, bool inl,
 			size_t *inl_len, int *err)
 {
@@ -40,7 +44,7 @@ static uint32_t data_ds(const struct rocemu_sq *sq, const struct rocemu_wqe *wqe
 	size_t i, len, total = 0;
 
 	if (__builtin_expect(wqe->sge && wqe->num > sq->max_sge, 0)) {
-		*err = EINVAL;
+		*err = ENOMEM;
 		return 0;
 	}
 	if (!inl) {
@@ -51,7 +55,7 @@ static uint32_t data_ds(const struct rocemu_sq *sq, const struct rocemu_wqe *wqe
 	for (i = 0; i < wqe->num; i++) {
 		len = inline_elem(wqe, i, &addr);
 		if (__builtin_expect(len > sq->max_inline - total, 0)) {
-			*err = EINVAL;
+			*err = ENOMEM;
 			return 0;
 		}
 		total += len;

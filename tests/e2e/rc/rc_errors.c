@@ -644,7 +644,7 @@ out:
 	bufs_free();
 }
 
-/* Inline data: one byte over max_inline_data is EINVAL; exactly that much is copied at post time. */
+/* Inline data: one byte over max_inline_data is ENOMEM (libmlx5's set_data_inl_seg); exactly that much is copied at post time. */
 static void check_inline(void)
 {
 	struct side_spec requester = side_default;
@@ -676,7 +676,7 @@ static void check_inline(void)
 		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
 	};
 	ret = ibv_post_send(p.a.qp, &wr, &bad);
-	check(ret == EINVAL && bad == &wr, "inline SEND of %u bytes (max %u): EINVAL with *bad_wr the WR (got %d)",
+	check(ret == ENOMEM && bad == &wr, "inline SEND of %u bytes (max %u): ENOMEM with *bad_wr the WR (got %d)",
 	      max + 1, max, ret);
 	if (ret == 0)
 		goto out;

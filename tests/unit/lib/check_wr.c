@@ -206,7 +206,32 @@ START_TEST(test_inline_data_on_read_refused)
 }
 END_TEST
 
-/* One bad WQE in the middle drops the WQEs before it too; the next batch starts at 0. */
+/* Inline data over max_inline_data is ENOMEM, as libmlx5's wr_set_inline_data(_list) say. */
+START_TEST(test_inline_data_too_long)
+{
+	static char payload[MAX_INLINE + 1];
+	const struct ibv_data_buf bufs[2] = { { payload, MAX_INLINE }, { payload, 1 } };
+
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_inline_data(qpx, payload, MAX_INLINE + 1);
+	ck_assert_int_eq(qpx->wr_complete(qpx), ENOMEM);
+	assert_nothing_posted();
+
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_inline_data_list(qpx, 2, bufs);
+	ck_assert_int_eq(qpx->wr_complete(qpx), ENOMEM);
+	assert_nothing_posted();
+
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_inline_data(qpx, payload, MAX_INLINE);
+	ck_assert_int_eq(qpx->wr_complete(qpx), 0);
+}
+END_TEST
+
+/* Too many SGEs in the middle (ENOMEM) drop the WQEs before it too; the next batch starts at 0. */
 START_TEST(test_error_drops_the_whole_batch)
 {
 	const struct ibv_sge sges[MAX_SGE + 1] = {
@@ -218,7 +243,7 @@ START_TEST(test_error_drops_the_whole_batch)
 	qpx->wr_send(qpx);
 	qpx->wr_set_sge_list(qpx, MAX_SGE + 1, sges);
 	send_one(3);
-	ck_assert_int_eq(qpx->wr_complete(qpx), EINVAL);
+	ck_assert_int_eq(qpx->wr_complete(qpx), ENOMEM);
 	assert_nothing_posted();
 
 	qpx->wr_start(qpx);
@@ -428,6 +453,7 @@ static Suite *wr_suite(void)
 	tcase_add_test(rc, test_wr_id_and_flags_of_the_builder_call);
 	tcase_add_test(rc, test_inline_only_from_inline_setters);
 	tcase_add_test(rc, test_inline_data_on_read_refused);
+	tcase_add_test(rc, test_inline_data_too_long);
 	tcase_add_test(rc, test_error_drops_the_whole_batch);
 	tcase_add_test(rc, test_first_error_returned);
 	tcase_add_test(rc, test_builder_and_setter_pair_up);
