@@ -137,11 +137,13 @@ static void *set_xrc_seg(void *seg, const struct rocemu_wqe *wqe)
 	return x + 1;
 }
 
-static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg)
+/* An atomic's SGE takes its 8 bytes whatever length it says, as libmlx5 writes it. */
+static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg,
+			  bool atomic)
 {
 	struct mlx5_wqe_data_seg *d = wrap(sq, seg);
 
-	d->byte_count = htobe32(sg->length);
+	d->byte_count = htobe32(atomic ? sizeof(uint64_t) : sg->length);
 	d->lkey = htobe32(sg->lkey);
 	d->addr = htobe64(sg->addr);
 	return d + 1;
@@ -295,7 +297,8 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	} else {
 		for (i = 0; i < wqe->num; i++)
 			if (wqe->sge[i].length)
-				seg = set_data_seg(sq, seg, &wqe->sge[i]);
+				seg = set_data_seg(sq, seg, &wqe->sge[i],
+						   op->flags & ROCEMU_WQE_OP_ATOMIC);
 	}
 
 	sq_account(sq, ctrl, bbs, wqe->wr_id, wqe->opcode);

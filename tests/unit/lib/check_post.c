@@ -262,6 +262,28 @@ START_TEST(test_send_opcode)
 }
 END_TEST
 
+/* An atomic's SGE says 16 bytes: its data segment says 8, as libmlx5 writes it, and the daemon reads 8. */
+START_TEST(test_atomic_sge_takes_8_bytes)
+{
+	struct ibv_sge sge = { LADDR, 16, LKEY };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD };
+	const struct mlx5_wqe_data_seg *d;
+	struct daemon_send_wqe w;
+
+	wr.wr.atomic.remote_addr = RADDR;
+	wr.wr.atomic.rkey = RKEY;
+	wr.wr.atomic.compare_add = 1;
+	post_ok(&wr);
+	d = seg_at(0, 3);
+	ck_assert_uint_eq(be32toh(d->byte_count), 8);
+	ck_assert_uint_eq(be64toh(d->addr), LADDR);
+	w = daemon_wqe_at(0);
+	ck_assert_uint_eq(w.num_sge, 1);
+	ck_assert_uint_eq(w.sge[0].length, 8);
+}
+END_TEST
+
 /* A window bind: ctrl and the bind segment the daemon reads, no data. */
 START_TEST(test_bind_mw)
 {
@@ -796,6 +818,7 @@ int main(void)
 
 	tcase_add_checked_fixture(send, rc_open, qp_close);
 	tcase_add_loop_test(send, test_send_opcode, 0, sizeof(send_cases) / sizeof(send_cases[0]));
+	tcase_add_test(send, test_atomic_sge_takes_8_bytes);
 	tcase_add_test(send, test_bind_mw);
 	tcase_add_test(send, test_inline_send);
 	tcase_add_test(send, test_inline_wraps_the_ring);
