@@ -138,10 +138,8 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!qp)
+		return NULL;	/* calloc set ENOMEM */
 	ibqp = &qp->qpx.qp_base;
 	qp->type = attr->qp_type;	/* the queues are laid out by type */
 	ibqp->qp_type = dc ? IBV_QPT_DRIVER : attr->qp_type;
@@ -427,10 +425,8 @@ struct ibv_qp *rocemu_open_qp_op(struct ibv_context *context, struct ibv_qp_open
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!qp)
+		return NULL;	/* calloc set ENOMEM */
 	ibqp = &qp->qpx.qp_base;
 	req = (struct rocemu_open_qp_req){
 		.xrcd = to_rxrcd(attr->xrcd)->handle,
