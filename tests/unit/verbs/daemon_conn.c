@@ -5,21 +5,23 @@
 #include "lib/shim.h"
 
 #include <check.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "tests/unit/verbs/daemon_conn.h"
 
+/* Bodies aligned as the structs read from them need. */
 struct op_record {
 	int status;
-	unsigned char resp[CONN_BODY_MAX];
+	_Alignas(max_align_t) unsigned char resp[CONN_BODY_MAX];
 	uint64_t memfd_size;
 	unsigned char fill[CONN_BODY_MAX];
 	uint64_t fill_offset;
 	size_t fill_len;
 	int calls;
-	unsigned char last[CONN_BODY_MAX];
+	_Alignas(max_align_t) unsigned char last[CONN_BODY_MAX];
 	int last_fd;
 };
 
