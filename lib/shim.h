@@ -252,6 +252,7 @@ struct rocemu_domain_res {
 
 struct rocemu_mr {
 	struct ibv_mr ibmr;
+	bool imported;			/* ibv_import_mr's: libibverbs' IBV_MR_TYPE_IMPORTED_MR */
 };
 
 struct rocemu_channel {

@@ -5,7 +5,8 @@
  * datagram segment; for RoCE the kernel only resolves the peer's MAC. Here
  * nothing needs the daemon: the AV names the destination GID (an
  * IPv4-mapped address, rocemu's only kind) and, in rlid, the UDP source
- * port, which mlx5 draws at random from 0xC000-0xFFFF for each AH.
+ * port, which mlx5 derives from the flow label or, without one, draws at
+ * random from 0xC000-0xFFFF for each AH.
  */
 #include "lib/shim.h"
 
@@ -16,12 +17,21 @@
 
 #define ROCE_UDP_SPORT_MIN 0xc000u	/* mlx5 RROCE_UDP_SPORT_MIN */
 #define ROCE_UDP_SPORT_SPAN 0x4000u
-#define AV_GRH (1u << 30)		/* grh_gid_fl: a GRH follows (mlx5_create_ah) */
 #define AV_SGID_SHIFT 20
 #define FLOW_LABEL_MASK 0xfffffu
 #define GRH_IPV4_OFFSET 20		/* RoCEv2 over IPv4: the header ends the 40-byte GRH */
 
 static const uint8_t ipv4_mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+/* mlx5's ib_to_mlx5_rate_table: enum ibv_rate to the AV's rate code (0: unlimited). */
+static const uint8_t mlx5_rates[] = {
+	0, 0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 11, 13, 15, 0, 9, 15, 0, 0, 9, 13, 0, 0,
+};
+
+static uint8_t mlx5_rate(enum ibv_rate rate)
+{
+	return (unsigned int)rate < sizeof(mlx5_rates) ? mlx5_rates[rate] : 0;
+}
 
 /* RoCE: global, through GID 0 of port 1 (the only one), to an IPv4-mapped GID. */
 static int ah_attr_check(const struct ibv_ah_attr *attr)
@@ -32,17 +42,23 @@ static int ah_attr_check(const struct ibv_ah_attr *attr)
 	return 0;
 }
 
-/* The AV as mlx5_create_ah fills it for an Ethernet port. */
+/*
+ * The AV as mlx5_create_ah fills it for an Ethernet port: its rate code,
+ * no GRH bit (reserved on RoCE, where every packet has one), and the UDP
+ * source port of mlx5_ah_set_udp_sport.
+ */
 static void av_fill(struct mlx5_wqe_av *av, const struct ibv_ah_attr *attr)
 {
+	uint32_t flow_label = attr->grh.flow_label & FLOW_LABEL_MASK;
+
 	memset(av, 0, sizeof(*av));
-	av->stat_rate_sl = (uint8_t)((attr->static_rate << 4) | ((attr->sl & 0x7) << 1));
+	av->stat_rate_sl = (uint8_t)((mlx5_rate(attr->static_rate) << 4) | ((attr->sl & 0x7) << 1));
 	av->tclass = attr->grh.traffic_class;
 	av->hop_limit = attr->grh.hop_limit;
-	av->grh_gid_fl = htobe32(AV_GRH | (uint32_t)attr->grh.sgid_index << AV_SGID_SHIFT |
-				 (attr->grh.flow_label & FLOW_LABEL_MASK));
+	av->grh_gid_fl = htobe32((uint32_t)attr->grh.sgid_index << AV_SGID_SHIFT | flow_label);
 	memcpy(av->rgid, attr->grh.dgid.raw, sizeof(av->rgid));
-	av->rlid = htobe16((uint16_t)(ROCE_UDP_SPORT_MIN + (uint32_t)rand() % ROCE_UDP_SPORT_SPAN));
+	av->rlid = htobe16(flow_label ? ibv_flow_label_to_udp_sport(flow_label) :
+			   (uint16_t)(ROCE_UDP_SPORT_MIN + (uint32_t)rand() % ROCE_UDP_SPORT_SPAN));
 }
 
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
@@ -78,7 +94,10 @@ int ibv_destroy_ah(struct ibv_ah *ah)
 
 /*
  * As libibverbs does for RoCEv2 over IPv4: the peer is the source address
- * of the IPv4 header in the GRH's last 20 bytes, our GID its destination.
+ * of the IPv4 header in the GRH's last 20 bytes, our GID its destination,
+ * the hop limit its TTL. Without a GRH the attributes are not global
+ * (which ibv_create_ah refuses on RoCE); a GID of no entry fails as
+ * ibv_find_gid_index does, -1 with EINVAL.
  */
 int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
 			struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
@@ -92,17 +111,19 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ib
 	ah_attr->dlid = wc->slid;
 	ah_attr->sl = wc->sl;
 	ah_attr->src_path_bits = wc->dlid_path_bits;
-	/* RoCE has no route without a GRH (libibverbs: EPROTOTYPE for RoCE without one). */
-	if (!(wc->wc_flags & IBV_WC_GRH) || !grh)
-		return EPROTOTYPE;
-	memcpy(&ip, (const uint8_t *)grh + GRH_IPV4_OFFSET, sizeof(ip));
-	if (port_num != 1 || ip.version != 4 || ip.daddr != to_rctx(context)->info.ipv4)
-		return EINVAL;
+	if (!(wc->wc_flags & IBV_WC_GRH))
+		return 0;
+	ah_attr->grh.flow_label = be32toh(grh->version_tclass_flow) & FLOW_LABEL_MASK;
 	ah_attr->is_global = 1;
+	memcpy(&ip, (const uint8_t *)grh + GRH_IPV4_OFFSET, sizeof(ip));
+	if (port_num != 1 || ip.version != 4 || ip.daddr != to_rctx(context)->info.ipv4) {
+		errno = EINVAL;
+		return -1;
+	}
 	memcpy(ah_attr->grh.dgid.raw, ipv4_mapped_prefix, sizeof(ipv4_mapped_prefix));
 	memcpy(ah_attr->grh.dgid.raw + 12, &ip.saddr, sizeof(ip.saddr));
 	ah_attr->grh.sgid_index = 0;
-	ah_attr->grh.hop_limit = 0xff;
+	ah_attr->grh.hop_limit = ip.ttl;
 	ah_attr->grh.traffic_class = ip.tos;
 	return 0;
 }
@@ -116,9 +137,7 @@ struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struc
 	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_create_ah_from_wc)(pd, wc, grh, port_num);
 	err = ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr);
-	if (err) {
-		errno = err;
+	if (err)
 		return NULL;
-	}
 	return ibv_create_ah(pd, &attr);
 }

@@ -158,13 +158,14 @@ struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 {
 	struct rocemu_cq *cq;
 
-	if (attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) {
+	/* mlx5's create_cq: no CQE, unknown comp_mask or create flags EINVAL, then wc_flags ENOTSUP. */
+	if (!attr->cqe || (attr->comp_mask & ~CQ_SUPPORTED_COMP_MASK) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~CQ_SUPPORTED_CREATE_FLAGS))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((attr->wc_flags & ~CQ_SUPPORTED_WC_FLAGS) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	     (attr->flags & ~CQ_SUPPORTED_CREATE_FLAGS))) {
+	if (attr->wc_flags & ~CQ_SUPPORTED_WC_FLAGS) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -161,6 +161,9 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 static bool rereg_input_ok(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 			   size_t length, int access)
 {
+	/* Only an MR registered here is re-registered (mr_type IBV_MR_TYPE_MR), not an imported one. */
+	if (to_rmr(mr)->imported)
+		return false;
 	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
 		return false;
 	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr))
@@ -230,10 +233,14 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
 	struct rocemu_handle_req req = { .handle = mr_handle };
+	struct ibv_mr *mr;
 
 	if (!rocemu_pd_is_ours(pd))
 		return REAL(ibv_import_mr)(pd, mr_handle);
-	return rocemu_mr_new(pd, ROCEMU_OP_IMPORT_MR, &req, NULL);
+	mr = rocemu_mr_new(pd, ROCEMU_OP_IMPORT_MR, &req, NULL);
+	if (mr)
+		to_rmr(mr)->imported = true;
+	return mr;
 }
 
 void ibv_unimport_mr(struct ibv_mr *mr)
