@@ -527,13 +527,16 @@ int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *h
 			 const void *body, struct rocemu_ctrl_reply *reply)
 {
 	uint32_t want = rocemu_ctrl_body_size[hdr->op][1];
-	int err = -EOPNOTSUPP;
+	int err;
 
 	reply->len = want == ROCEMU_VARLEN ? 0 : want;
 	reply->nfds = 0;
-	if (ctrl_ops[hdr->op].run)
-		err = ctrl_ops[hdr->op].needs_context && !c->dev ? -EINVAL :
-		      ctrl_ops[hdr->op].run(c, body, reply);
+	if (!ctrl_ops[hdr->op].run)
+		err = -EOPNOTSUPP;
+	else if (ctrl_ops[hdr->op].needs_context && !c->dev)
+		err = -EINVAL;
+	else
+		err = ctrl_ops[hdr->op].run(c, body, reply);
 	if (err) {
 		reply->len = 0;
 		reply->nfds = 0;
