@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 4
+#define ROCEMU_CTRL_VERSION 5
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
@@ -28,6 +28,8 @@
 /* Largest message body; text reports of any size come in pages of at most this. */
 #define ROCEMU_CTRL_MSG_MAX (64 * 1024)
 #define ROCEMU_NO_HANDLE 0xffffffffu
+/* RSS: the Toeplitz key's bytes at most (mlx5 takes exactly 40) */
+#define ROCEMU_RSS_KEY_MAX 40
 
 enum rocemu_ctrl_op {
 	ROCEMU_OP_HELLO = 1,		/* list devices; no fds */
@@ -83,6 +85,13 @@ enum rocemu_ctrl_op {
 	ROCEMU_OP_RESERVED_QPN_ALLOC,	/* mlx5dv_reserved_qpn_alloc: a QPN no QP gets */
 	ROCEMU_OP_RESERVED_QPN_DEALLOC,
 	ROCEMU_OP_DCI_STREAM_RESET,	/* mlx5dv_dci_stream_id_reset */
+	ROCEMU_OP_CREATE_FLOW,		/* ibv_create_flow: a steering rule to a RAW_PACKET QP */
+	ROCEMU_OP_DESTROY_FLOW,
+	ROCEMU_OP_CREATE_WQ,		/* fd: memfd holding the WQ's ring and doorbell record */
+	ROCEMU_OP_MODIFY_WQ,
+	ROCEMU_OP_DESTROY_WQ,
+	ROCEMU_OP_CREATE_RWQ_IND_TABLE,	/* ibv_create_rwq_ind_table */
+	ROCEMU_OP_DESTROY_RWQ_IND_TABLE,
 	ROCEMU_OP__COUNT
 };
 
@@ -298,6 +307,84 @@ struct rocemu_create_qp_req {
 	uint8_t dci_log_errored;
 	uint16_t reserved;
 	uint64_t dct_access_key;	/* DCT: what every request must carry */
+	/* RAW_PACKET: create_flags may add SCATTER_FCS, CVLAN_STRIPPING, PCI_WRITE_END_PADDING */
+	uint32_t max_tso_header;	/* ibv_qp_init_attr_ex's, 0: no TSO */
+	uint32_t rwq_ind_tbl;		/* RSS: the indirection table's handle, or ROCEMU_NO_HANDLE */
+	uint64_t rx_hash_fields_mask;	/* RSS: enum ibv_rx_hash_fields */
+	uint8_t rx_hash_function;	/* RSS: enum ibv_rx_hash_function_flags */
+	uint8_t rx_hash_key_len;
+	uint8_t reserved2[6];
+	uint8_t rx_hash_key[ROCEMU_RSS_KEY_MAX];
+};
+
+/*
+ * ibv_create_flow: the rule's attributes and its specs, copied as the
+ * caller laid them after its struct ibv_flow_attr (each spec begins with
+ * its type and size, <infiniband/verbs.h>); the daemon checks them all.
+ */
+#define ROCEMU_FLOW_SPECS_MAX 1024
+
+struct rocemu_create_flow_req {
+	uint32_t qpn;
+	uint32_t type;		/* enum ibv_flow_attr_type */
+	uint32_t flags;		/* enum ibv_flow_flags */
+	uint16_t priority;
+	uint8_t port;
+	uint8_t num_of_specs;
+	uint32_t specs_len;	/* bytes of specs used */
+	uint32_t reserved;
+	uint8_t specs[ROCEMU_FLOW_SPECS_MAX];
+};
+
+struct rocemu_create_flow_resp {
+	uint32_t handle;
+	uint32_t reserved;
+};
+
+/* ibv_create_wq: a receive WQ (IBV_WQT_RQ) in mlx5's RQ format. */
+struct rocemu_create_wq_req {
+	uint32_t pdn;
+	uint32_t cqn;
+	uint32_t wq_type;	/* enum ibv_wq_type */
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t create_flags;	/* enum ibv_wq_flags */
+	uint64_t user_wq;	/* the app's struct ibv_wq *, reported in async events */
+};
+
+/* The memfd holds wqe_cnt entries of 1 << wqe_shift bytes at 0, then the doorbell record at dbrec_offset. */
+struct rocemu_create_wq_resp {
+	uint32_t wqn;
+	uint32_t wqe_cnt;
+	uint32_t wqe_shift;
+	uint32_t max_wr;	/* granted */
+	uint32_t max_sge;
+	uint32_t reserved;
+	uint64_t size;
+	uint64_t dbrec_offset;
+};
+
+struct rocemu_modify_wq_req {
+	uint32_t wqn;
+	uint32_t attr_mask;	/* enum ibv_wq_attr_mask */
+	uint32_t wq_state;	/* enum ibv_wq_state */
+	uint32_t curr_wq_state;
+	uint32_t flags;		/* enum ibv_wq_flags */
+	uint32_t flags_mask;
+};
+
+/* ibv_create_rwq_ind_table: 1 << log_size WQs, by their numbers. */
+#define ROCEMU_RWQ_IND_TABLE_MAX_LOG 11
+
+struct rocemu_create_rwq_ind_table_req {
+	uint32_t log_size;
+	uint32_t reserved;
+	uint32_t wqns[1u << ROCEMU_RWQ_IND_TABLE_MAX_LOG];
+};
+
+struct rocemu_create_rwq_ind_table_resp {
+	uint32_t handle;
+	uint32_t reserved;
 };
 
 /* mlx5dv_dci_stream_id_reset: stream of the DCI qpn takes work again. */
@@ -674,6 +761,13 @@ static const uint32_t rocemu_ctrl_body_size[ROCEMU_OP__COUNT][2] = {
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { 0, sizeof(struct rocemu_reserved_qpn_resp) },
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { sizeof(struct rocemu_handle_req), 0 },
 	[ROCEMU_OP_DCI_STREAM_RESET] = { sizeof(struct rocemu_dci_stream_reset_req), 0 },
+	[ROCEMU_OP_CREATE_FLOW] = { sizeof(struct rocemu_create_flow_req), sizeof(struct rocemu_create_flow_resp) },
+	[ROCEMU_OP_DESTROY_FLOW] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_CREATE_WQ] = { sizeof(struct rocemu_create_wq_req), sizeof(struct rocemu_create_wq_resp) },
+	[ROCEMU_OP_MODIFY_WQ] = { sizeof(struct rocemu_modify_wq_req), 0 },
+	[ROCEMU_OP_DESTROY_WQ] = { sizeof(struct rocemu_handle_req), 0 },
+	[ROCEMU_OP_CREATE_RWQ_IND_TABLE] = { sizeof(struct rocemu_create_rwq_ind_table_req), sizeof(struct rocemu_create_rwq_ind_table_resp) },
+	[ROCEMU_OP_DESTROY_RWQ_IND_TABLE] = { sizeof(struct rocemu_handle_req), 0 },
 };
 
 static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
@@ -730,6 +824,13 @@ static const char *const rocemu_ctrl_op_names[ROCEMU_OP__COUNT] = {
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = "RESERVED_QPN_ALLOC",
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = "RESERVED_QPN_DEALLOC",
 	[ROCEMU_OP_DCI_STREAM_RESET] = "DCI_STREAM_RESET",
+	[ROCEMU_OP_CREATE_FLOW] = "CREATE_FLOW",
+	[ROCEMU_OP_DESTROY_FLOW] = "DESTROY_FLOW",
+	[ROCEMU_OP_CREATE_WQ] = "CREATE_WQ",
+	[ROCEMU_OP_MODIFY_WQ] = "MODIFY_WQ",
+	[ROCEMU_OP_DESTROY_WQ] = "DESTROY_WQ",
+	[ROCEMU_OP_CREATE_RWQ_IND_TABLE] = "CREATE_RWQ_IND_TABLE",
+	[ROCEMU_OP_DESTROY_RWQ_IND_TABLE] = "DESTROY_RWQ_IND_TABLE",
 };
 
 /* Fill a header for op with a body of len bytes. */
