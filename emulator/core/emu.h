@@ -46,6 +46,8 @@ struct rocemu_emu {
 	struct rocemu_list cm_ids_all;	/* the same ids, for listener and duplicate look-ups */
 	/* rx.c: datagrams for QP1, the CM's MADs; the CM sets it at start (NULL: dropped) */
 	void (*qp1_rx)(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
+	/* eth/: a frame for the wire between hosts (the VXLAN wire sets it; NULL: none leaves) */
+	void (*eth_wire_tx)(struct rocemu_device *dev, const uint8_t *frame, uint32_t len);
 	/* qp.c: the transport of a QP type, or NULL (engine/transport.h's lookup, set at setup) */
 	const struct rocemu_transport_ops *(*transport_of_qp_type)(enum ibv_qp_type type);
 	uint32_t xrcd_seq;		/* number of the last XRC domain made */
