@@ -22,6 +22,7 @@
 
 struct rocemu_create_qp_req;
 struct rocemu_dc;
+struct rocemu_eth_frame;
 struct rocemu_pkt;
 struct rocemu_qp;
 struct rocemu_rc;
@@ -54,6 +55,8 @@ struct rocemu_transport_ops {
 	void (*flush)(struct rocemu_qp *qp);
 	/* One packet of this transport for qp. */
 	void (*rx)(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+	/* RAW_PACKET: a frame steering gave qp, with the rule's flow tag (0: none). NULL: none taken. */
+	void (*rx_frame)(struct rocemu_qp *qp, const struct rocemu_eth_frame *f, uint32_t flow_tag);
 	/* A timer of qp (qp_timer.c) expired. */
 	void (*timer)(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 	/* SQD: WQEs posted before the transition are still to finish (ibv_query_qp). */
@@ -76,6 +79,7 @@ struct rocemu_qp {
 	uint32_t create_flags;		/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, _SOURCE_QPN */
 	uint32_t source_qpn;		/* UD: the source QPN its datagrams carry */
 	unsigned int mcast_groups;	/* UD: multicast groups it is attached to (mcast.c) */
+	unsigned int flows;		/* steering rules to it (eth/flow.c): it is not destroyed while any */
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	/*
