@@ -22,7 +22,6 @@
 
 struct rocemu_create_qp_req;
 struct rocemu_dc;
-struct rocemu_eth_frame;
 struct rocemu_pkt;
 struct rocemu_qp;
 struct rocemu_rc;
@@ -55,8 +54,6 @@ struct rocemu_transport_ops {
 	void (*flush)(struct rocemu_qp *qp);
 	/* One packet of this transport for qp. */
 	void (*rx)(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
-	/* RAW_PACKET: a frame steering gave qp, with the rule's flow tag (0: none). NULL: none taken. */
-	void (*rx_frame)(struct rocemu_qp *qp, const struct rocemu_eth_frame *f, uint32_t flow_tag);
 	/* A timer of qp (qp_timer.c) expired. */
 	void (*timer)(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 	/* SQD: WQEs posted before the transition are still to finish (ibv_query_qp). */
