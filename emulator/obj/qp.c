@@ -128,7 +128,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	if (!err)
 		err = rocemu_qp_vendor_check(req);
 	if (!err && ops->create_check)
-		err = ops->create_check(req);
+		err = ops->create_check(c, req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
