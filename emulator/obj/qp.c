@@ -305,7 +305,8 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 
 	if (!qp)
 		return -EINVAL;
-	if (qp->mcast_groups)	/* ibv_attach_mcast(3) */
+	/* ibv_attach_mcast(3); uverbs counts a flow as a user of its QP (ib_destroy_qp_user). */
+	if (qp->mcast_groups || qp->flows)
 		return -EBUSY;
 	rocemu_qp_release(c, qp);
 	return 0;

@@ -84,6 +84,7 @@ struct rocemu_qp {
 	uint32_t create_flags;		/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, _SOURCE_QPN */
 	uint32_t source_qpn;		/* UD: the source QPN its datagrams carry */
 	unsigned int mcast_groups;	/* UD: multicast groups it is attached to (mcast.c) */
+	unsigned int flows;		/* steering rules to it (eth/flow.c): it is not destroyed while any */
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	/*
