@@ -527,7 +527,9 @@ START_TEST(test_stats_lines)
 	}
 	/* 37 counters and the faults line, every one of them 0 or off before any traffic. */
 	ck_assert_uint_eq(lines, 38);
+	ck_assert_uint_eq(counter("raw_rx_dropped"), 0);
 	ck_assert_uint_eq(counter("port_xmit_packets"), 0);
+	ck_assert_uint_eq(counter("rx_eth_dropped"), 0);
 	ck_assert_uint_eq(counter("rx_dc_key_violations"), 0);
 	ck_assert_uint_eq(counter("fault_delayed"), 0);
 	ck_assert_ptr_nonnull(strstr(stats, "\nrocemu0 faults off\n"));
