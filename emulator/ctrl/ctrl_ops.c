@@ -13,6 +13,7 @@
 #include "emulator/ctrl/status.h"
 #include "emulator/dc/dc.h"
 #include "emulator/engine/mcast.h"
+#include "emulator/eth/flow.h"
 #include "emulator/mem/dm.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mw.h"
@@ -21,7 +22,9 @@
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/reserved_qpn.h"
+#include "emulator/wq/rwq_ind_table.h"
 #include "emulator/obj/srq.h"
+#include "emulator/wq/wq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/capture.h"
 #include "emulator/observe/fault_inject.h"
@@ -280,6 +283,21 @@ static int op_dci_stream_reset(struct rocemu_client *c, const void *req,
 	return qp ? rocemu_dci_stream_reset(qp, r->stream_id) : -EINVAL;
 }
 
+static int op_create_flow(struct rocemu_client *c, const void *req,
+			  struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_create_flow_resp *resp = reply->body;
+
+	memset(resp, 0, sizeof(*resp));
+	return rocemu_flow_create(c, req, &resp->handle);
+}
+
+static int op_destroy_flow(struct rocemu_client *c, const void *req,
+			   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_flow_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
 static int op_create_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	int err;
@@ -304,6 +322,37 @@ static int op_destroy_srq(struct rocemu_client *c, const void *req,
 			  struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_srq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_create_wq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err = rocemu_wq_create(c, req, reply->body, &reply->fds[0]);
+
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_modify_wq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_wq_modify(c, req);
+}
+
+static int op_destroy_wq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_wq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_create_rwq_ind_table(struct rocemu_client *c, const void *req,
+				   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_rwq_ind_table_create(c, req, reply->body);
+}
+
+static int op_destroy_rwq_ind_table(struct rocemu_client *c, const void *req,
+				    struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_rwq_ind_table_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
 static int op_open_xrcd(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
@@ -521,6 +570,13 @@ static const struct {
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { op_reserved_qpn_alloc, true },
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { op_reserved_qpn_dealloc, true },
 	[ROCEMU_OP_DCI_STREAM_RESET] = { op_dci_stream_reset, true },
+	[ROCEMU_OP_CREATE_FLOW] = { op_create_flow, true },
+	[ROCEMU_OP_DESTROY_FLOW] = { op_destroy_flow, true },
+	[ROCEMU_OP_CREATE_WQ] = { op_create_wq, true },
+	[ROCEMU_OP_MODIFY_WQ] = { op_modify_wq, true },
+	[ROCEMU_OP_DESTROY_WQ] = { op_destroy_wq, true },
+	[ROCEMU_OP_CREATE_RWQ_IND_TABLE] = { op_create_rwq_ind_table, true },
+	[ROCEMU_OP_DESTROY_RWQ_IND_TABLE] = { op_destroy_rwq_ind_table, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,
