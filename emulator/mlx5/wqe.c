@@ -147,7 +147,7 @@ static int eth_parse(const uint8_t *seg, const uint8_t *end, bool tso,
 	const struct mlx5_wqe_eth_seg *e = (const void *)seg;
 	uint32_t len = be16toh(e->inline_hdr_sz);
 
-	if (len > ROCEMU_ETH_INLINE_HDR_MAX || rocemu_wqe_eth_seg_ds(len) * SEG_SIZE > (size_t)(end - seg))
+	if (len > ROCEMU_ETH_INLINE_HDR_MAX || rocemu_wqe_eth_seg_bytes(len) > (size_t)(end - seg))
 		return -EINVAL;
 	eth->l3_csum = e->cs_flags & MLX5_ETH_WQE_L3_CSUM;
 	eth->l4_csum = e->cs_flags & MLX5_ETH_WQE_L4_CSUM;
@@ -208,7 +208,7 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 
 		if (err)
 			return err;
-		seg += rocemu_wqe_eth_seg_ds(w->eth.hdr_len) * SEG_SIZE;
+		seg += rocemu_wqe_eth_seg_bytes(w->eth.hdr_len);
 	} else {
 		seg += rocemu_wqe_qp_header_ds(qp->type) * SEG_SIZE;
 	}

@@ -12,13 +12,9 @@
 /* Completions after rdma-core's mlx5 handle_good_req. */
 const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
 	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_UD |
-			       ROCEMU_WQE_OP_RAW,
+				       ROCEMU_WQE_OP_ETH,
 			       IBV_WC_SEND, 0,
 			       ROCEMU_WC_LEN_NONE },
-	/* a RAW_PACKET QP's large send: the device cuts it into frames of mss (mlx5 IBV_WC_TSO) */
-	[MLX5_OPCODE_TSO] = { "TSO", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_RAW |
-			      ROCEMU_WQE_OP_TSO,
-			      IBV_WC_TSO, 0, ROCEMU_WC_LEN_NONE },
 	[MLX5_OPCODE_SEND_IMM] = { "SEND_IMM", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_IMM |
 				   ROCEMU_WQE_OP_UD,
 				   IBV_WC_SEND, IBV_WC_WITH_IMM, ROCEMU_WC_LEN_NONE },
@@ -44,6 +40,10 @@ const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
 				    ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | ROCEMU_WQE_OP_ATOMIC |
 				    ROCEMU_WQE_OP_DATA,
 				    IBV_WC_FETCH_ADD, 0, ROCEMU_WC_LEN_ATOMIC },
+	/* RAW_PACKET: frames of mss bytes after the Ethernet segment's header (mlx5 set_tso_eth_seg) */
+	[MLX5_OPCODE_TSO] = { "TSO", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_ETH |
+				     ROCEMU_WQE_OP_TSO,
+			      IBV_WC_TSO, 0, ROCEMU_WC_LEN_NONE },
 	/* ctrl only: completes once everything before it did (UCX's flush and fence) */
 	[MLX5_OPCODE_NOP] = { "NOP", ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_LOCAL, IBV_WC_SEND, 0,
 			      ROCEMU_WC_LEN_NONE },
@@ -98,20 +98,20 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/* UD and RAW_PACKET QPs send only: no RDMA or atomic segment (mlx5 sq_overhead's ops). */
+/* Datagrams and frames: no RDMA, no atomics (mlx5 sq_overhead's UD and RAW_PACKET). */
 static bool sq_sends_only(enum ibv_qp_type type)
 {
 	return type == IBV_QPT_UD || type == IBV_QPT_RAW_PACKET;
 }
 
-/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's, the Ethernet one), raddr unless sends only. */
+/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's, the Ethernet one), raddr unless sends only: mlx5 sq_overhead. */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
 	       (sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
 }
 
-/* An atomic's segment, before its data, where atomics may be posted (mlx5 sq_overhead's atomic_size). */
+/* An atomic's segment, before its data, on every type but UD and RAW_PACKET (mlx5 sq_overhead's atomic_size). */
 static uint32_t sq_wqe_atomic(enum ibv_qp_type type)
 {
 	return sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_atomic_seg);

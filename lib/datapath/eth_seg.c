@@ -58,13 +58,13 @@ int rocemu_eth_seg_check(const struct rocemu_qp *qp, const struct rocemu_wqe *wq
 	if ((wqe->flags & IBV_SEND_IP_CSUM) && !qp->raw_csum)
 		return EINVAL;
 	if (wqe->opcode != IBV_WR_TSO) {
-		*eth_ds = rocemu_wqe_eth_seg_ds(ROCEMU_ETH_INLINE_HEADER);
+		*eth_ds = rocemu_wqe_eth_seg_bytes(ROCEMU_ETH_INLINE_HEADER) / ROCEMU_WQE_SEG;
 		return eth_inline_start(wqe, from);
 	}
 	if (wqe->tso_hdr_sz < ROCEMU_ETH_MIN_HEADER || wqe->tso_hdr_sz > qp->max_tso_header)
 		return EINVAL;
 	*from = (struct rocemu_data_start){ 0, 0 };
-	*eth_ds = rocemu_wqe_eth_seg_ds(wqe->tso_hdr_sz);
+	*eth_ds = rocemu_wqe_eth_seg_bytes(wqe->tso_hdr_sz) / ROCEMU_WQE_SEG;
 	return tso_data_check(qp, wqe, inl);
 }
 

@@ -371,8 +371,8 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	/* A TSO header past the Ethernet segment's own room makes the largest WQE longer (mlx5 calc_send_wqe). */
 	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->type, qp->cap.max_send_sge,
 					     qp->cap.max_inline_data) +
-			  rocemu_wqe_ds_bbs(rocemu_wqe_eth_seg_ds(qp->max_tso_header) -
-					    rocemu_wqe_eth_seg_ds(0));
+			  rocemu_wqe_ds_bbs((rocemu_wqe_eth_seg_bytes(qp->max_tso_header) -
+					     rocemu_wqe_eth_seg_bytes(0)) / ROCEMU_WQE_SEG);
 	sq->max_sge = qp->cap.max_send_sge;
 	sq->max_inline = qp->cap.max_inline_data;
 	sq->bf = map + l->bf_offset;

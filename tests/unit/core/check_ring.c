@@ -358,16 +358,16 @@ START_TEST(test_raw_sq_wqe_bbs)
 }
 END_TEST
 
-/* The Ethernet segment's ds for a header inline: 16 + align(hdr - 2, 16) bytes (mlx5 set_tso_eth_seg). */
-START_TEST(test_eth_seg_ds)
+/* The Ethernet segment for a header inline: 16 + align(hdr - 2, 16) bytes, 32 at least (mlx5 set_tso_eth_seg). */
+START_TEST(test_eth_seg_bytes)
 {
 	uint32_t hdr;
 
 	ck_assert_uint_eq(rocemu_wqe_qp_header_ds(IBV_QPT_RAW_PACKET), 2);
-	ck_assert_uint_eq(rocemu_wqe_eth_seg_ds(0), 2);
+	ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(0), 32);
+	ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(ROCEMU_ETH_INLINE_HEADER), 32);
 	for (hdr = ROCEMU_ETH_MIN_HEADER; hdr <= 512; hdr++)
-		ck_assert_uint_eq(rocemu_wqe_eth_seg_ds(hdr) * ROCEMU_WQE_SEG,
-				  16 + (hdr - 2 + 15) / 16 * 16);
+		ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(hdr), 16 + (hdr - 2 + 15) / 16 * 16);
 }
 END_TEST
 
@@ -595,7 +595,7 @@ static Suite *ring_suite(void)
 	tcase_add_loop_test(rule, test_sq_wqe_bbs, 0, N_ELEMS(wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_ud_sq_wqe_bbs, 0, N_ELEMS(ud_wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_raw_sq_wqe_bbs, 0, N_ELEMS(raw_wqe_bbs_cases));
-	tcase_add_test(rule, test_eth_seg_ds);
+	tcase_add_test(rule, test_eth_seg_bytes);
 	tcase_add_test(rule, test_raw_ops);
 	tcase_add_loop_test(rule, test_every_wqe_fits, 0, 2 * (ROCEMU_MAX_SGE + 1));
 	tcase_add_loop_test(rule, test_caps_round_trip, 0, N_ELEMS(wqe_bbs_cases));

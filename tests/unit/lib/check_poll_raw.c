@@ -2,7 +2,7 @@
 /*
  * Completions of a RAW_PACKET QP (lib/datapath/poll.c, cq_ex.c) from CQEs
  * laid as include/rocemu/ring.h says a ConnectX writes an Ethernet RQ's:
- * the QP named by its user index while sop_drop_qpn is the flow tag;
+ * MLX5_CQE_L2_OK set, the QP named in flags_rqpn while sop_drop_qpn is the flow tag;
  * IBV_WC_IP_CSUM_OK exactly when L3 and L4 are OK on IPv4 and the QP's port
  * is set (mlx5's get_csum_ok and MLX5_RX_CSUM_VALID); ibv_wc_read_flow_tag
  * and ibv_wc_read_cvlan; the send completion of a TSO WQE.
@@ -111,10 +111,10 @@ static void raw_recv_cqe(uint32_t i, uint8_t ip_ok, uint8_t l3_type, bool vlan)
 {
 	struct mlx5_cqe64 *c = &cqes[i];
 
-	c->srqn_uidx = rocemu_cqe_qp_uidx(QPN);
+	c->flags_rqpn = htobe32(QPN);
 	c->sop_drop_qpn = htobe32(FLOW_TAG);
 	c->byte_cnt = htobe32(1514);
-	c->hds_ip_ext = ip_ok;
+	c->hds_ip_ext = MLX5_CQE_L2_OK | ip_ok;
 	c->l4_hdr_type_etc = (uint8_t)(l3_type << 2 | (vlan ? ROCEMU_CQE_VLAN_STRIPPED : 0));
 	c->vlan_info = vlan ? htobe16(VLAN_TCI) : 0;
 	c->wqe_counter = htobe16((uint16_t)i);
@@ -128,7 +128,7 @@ static bool poll1(struct ibv_wc *wc)
 	return rocemu_cq_poll_one(&cq, wc, &cache);
 }
 
-/* ibv_poll_cq: the QP by its user index, byte_len, IP_CSUM_OK on good IPv4 only. */
+/* ibv_poll_cq: the QP by flags_rqpn, byte_len, IP_CSUM_OK on good IPv4 only. */
 START_TEST(test_recv_csum_ok)
 {
 	struct ibv_wc wc;

@@ -257,7 +257,7 @@ START_TEST(test_send_tso)
 	wr.tso.mss = 1460;
 	ck_assert_int_eq(post(&wr), 0);
 	/* eth: 16 + align(54 - 2, 16) = 80 bytes, 5 units */
-	ck_assert_uint_eq(rocemu_wqe_eth_seg_ds(54), 5);
+	ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(54), 5 * ROCEMU_WQE_SEG);
 	assert_ctrl(0, MLX5_OPCODE_TSO, 1 + 5 + 1);
 	e = eth_at(0);
 	ck_assert_uint_eq(e->cs_flags, MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM);
