@@ -16,7 +16,7 @@
 
 #include "rocemu/ctrl.h"
 
-#define CONN_BODY_MAX 1024
+#define CONN_BODY_MAX (16 * 1024)	/* the largest body: an indirection table of 2^11 WQs */
 
 /* Forget every request and answer: each op is answered 0 with a zeroed body and no memfd. */
 void conn_reset(void);
