@@ -11,9 +11,14 @@
 
 /* Completions after rdma-core's mlx5 handle_good_req. */
 const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
-	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_UD,
+	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_UD |
+			       ROCEMU_WQE_OP_RAW,
 			       IBV_WC_SEND, 0,
 			       ROCEMU_WC_LEN_NONE },
+	/* a RAW_PACKET QP's large send: the device cuts it into frames of mss (mlx5 IBV_WC_TSO) */
+	[MLX5_OPCODE_TSO] = { "TSO", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_RAW |
+			      ROCEMU_WQE_OP_TSO,
+			      IBV_WC_TSO, 0, ROCEMU_WC_LEN_NONE },
 	[MLX5_OPCODE_SEND_IMM] = { "SEND_IMM", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_IMM |
 				   ROCEMU_WQE_OP_UD,
 				   IBV_WC_SEND, IBV_WC_WITH_IMM, ROCEMU_WC_LEN_NONE },
@@ -63,6 +68,7 @@ static const uint8_t wr_opcodes[] = {
 	[IBV_WR_LOCAL_INV] = MLX5_OPCODE_LOCAL_INVAL,
 	[IBV_WR_BIND_MW] = MLX5_OPCODE_UMR,
 	[IBV_WR_SEND_WITH_INV] = MLX5_OPCODE_SEND_INVAL,
+	[IBV_WR_TSO] = MLX5_OPCODE_TSO,
 };
 
 int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
@@ -92,17 +98,23 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
+/* UD and RAW_PACKET QPs send only: no RDMA or atomic segment (mlx5 sq_overhead's ops). */
+static bool sq_sends_only(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD || type == IBV_QPT_RAW_PACKET;
+}
+
+/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's, the Ethernet one), raddr unless sends only. */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
-	       (type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
+	       (sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
 }
 
-/* An atomic's segment, before its data, on every type but UD (mlx5 sq_overhead's atomic_size). */
+/* An atomic's segment, before its data, where atomics may be posted (mlx5 sq_overhead's atomic_size). */
 static uint32_t sq_wqe_atomic(enum ibv_qp_type type)
 {
-	return type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_atomic_seg);
+	return sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_atomic_seg);
 }
 
 #define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)

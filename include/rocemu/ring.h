@@ -91,6 +91,8 @@ enum rocemu_wqe_op_flags {
 	ROCEMU_WQE_OP_IMM = 1 << 9,	/* ctrl imm is immediate data for the peer */
 	ROCEMU_WQE_OP_INV = 1 << 10,	/* ctrl imm is the rkey to invalidate */
 	ROCEMU_WQE_OP_UD = 1 << 11,	/* a UD QP may post it (SEND, SEND_IMM) */
+	ROCEMU_WQE_OP_RAW = 1 << 12,	/* a RAW_PACKET QP may post it (SEND, TSO) */
+	ROCEMU_WQE_OP_TSO = 1 << 13,	/* segmented by mss, its header inline: RAW_PACKET only */
 };
 
 /* What a successful requester completion reports as byte_len (mlx5 handle_good_req). */
@@ -153,24 +155,54 @@ struct rocemu_wqe_xrc_seg {
 #define ROCEMU_QPT_DCT ((enum ibv_qp_type)0xf1)
 
 /*
+ * A RAW_PACKET QP's send WQE: ctrl, then struct mlx5_wqe_eth_seg holding
+ * the frame's first bytes inline (inline_hdr_sz of them), then the data
+ * segments or inline segment with the rest of the frame. Without TSO the
+ * segment holds ROCEMU_ETH_INLINE_HEADER bytes (a ConnectX-5's minimal
+ * L2 inline mode, mlx5's eth_min_inline_size) and is 2 ds; a TSO WQE
+ * holds the whole header (ROCEMU_ETH_MIN_HEADER up to the QP's
+ * max_tso_header bytes), its ds as rocemu_wqe_eth_seg_ds says
+ * (mlx5 set_tso_eth_seg). These sizes are rdma-core's private wqe.h's.
+ */
+enum {
+	ROCEMU_ETH_INLINE_HEADER = 18,	/* MLX5_ETH_L2_INLINE_HEADER_SIZE: MACs and a VLAN tag */
+	ROCEMU_ETH_MIN_HEADER = 14,	/* MLX5_ETH_L2_MIN_HEADER_SIZE: a TSO header's least */
+};
+
+/* ds units of an Ethernet segment holding hdr_sz inline bytes (at least the 18 of its own room). */
+static inline uint32_t rocemu_wqe_eth_seg_ds(uint32_t hdr_sz)
+{
+	uint32_t room = sizeof(((struct mlx5_wqe_eth_seg *)0)->inline_hdr_start) +
+			sizeof(((struct mlx5_wqe_eth_seg *)0)->inline_hdr);
+	uint32_t past = hdr_sz > room ? hdr_sz - room : 0;
+
+	return (uint32_t)(sizeof(struct mlx5_wqe_eth_seg) / ROCEMU_WQE_SEG) +
+	       (past + ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG;
+}
+
+/*
  * Segments a QP type puts after ctrl in every send WQE, before the
  * opcode's own (ds units): UD's datagram segment holding the address
  * vector (mlx5 set_datagram_seg), a DCI's the same with the DCT number
  * and DC access key (mlx5_send_wr_set_dc_addr), an XRC initiator's XRC
- * segment holding the remote SRQ number; none for RC and UC.
+ * segment holding the remote SRQ number, a RAW_PACKET QP's Ethernet
+ * segment (its least: a TSO header may make it longer); none for RC and UC.
  */
 static inline uint32_t rocemu_wqe_qp_header_ds(enum ibv_qp_type type)
 {
 	return type == IBV_QPT_UD || type == ROCEMU_QPT_DCI ?
 		       sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG :
-	       type == IBV_QPT_XRC_SEND ? sizeof(struct rocemu_wqe_xrc_seg) / ROCEMU_WQE_SEG : 0;
+	       type == IBV_QPT_XRC_SEND ? sizeof(struct rocemu_wqe_xrc_seg) / ROCEMU_WQE_SEG :
+	       type == IBV_QPT_RAW_PACKET ? rocemu_wqe_eth_seg_ds(ROCEMU_ETH_INLINE_HEADER) : 0;
 }
 
-/* The opcode may be posted on a QP of this type (DC has no SEND with invalidate opcode). */
+/* The opcode may be posted on a QP of this type (DC has no SEND with invalidate opcode, RAW_PACKET SEND and TSO only). */
 static inline bool rocemu_wqe_op_allowed(const struct rocemu_wqe_op *op, enum ibv_qp_type type)
 {
 	return (op->flags & ROCEMU_WQE_OP_VALID) &&
 	       (type != IBV_QPT_UD || (op->flags & ROCEMU_WQE_OP_UD)) &&
+	       (type != IBV_QPT_RAW_PACKET || (op->flags & ROCEMU_WQE_OP_RAW)) &&
+	       (type == IBV_QPT_RAW_PACKET || !(op->flags & ROCEMU_WQE_OP_TSO)) &&
 	       (type != ROCEMU_QPT_DCI ||
 		(op->flags & (ROCEMU_WQE_OP_INV | ROCEMU_WQE_OP_LOCAL)) != ROCEMU_WQE_OP_INV);
 }
@@ -330,20 +362,59 @@ static inline bool rocemu_cqe_ready(uint8_t op_own, uint32_t ci, uint32_t ncqe)
 }
 
 /*
+ * A RAW_PACKET QP's receive CQE is an Ethernet RQ's: its sop_drop_qpn
+ * holds the steering rule's flow tag (0 without one), so srqn_uidx names
+ * the QP instead, as its user index with ROCEMU_CQE_UIDX_QP set (the
+ * index a ConnectX with CQE version 1 writes; a QP's is its number).
+ * hds_ip_ext says MLX5_CQE_L3_OK and MLX5_CQE_L4_OK, l4_hdr_type_etc the
+ * L3 header type in bits 3:2 (MLX5_CQE_L3_HDR_TYPE_*) and a stripped VLAN
+ * in bit 0, whose TCI is vlan_info.
+ */
+#define ROCEMU_CQE_UIDX_QP (1u << 31)
+#define ROCEMU_CQE_VLAN_STRIPPED 0x1
+#define ROCEMU_CQE_FLOW_TAG_MASK 0xffffff
+
+static inline __be32 rocemu_cqe_qp_uidx(uint32_t qpn)
+{
+	return htobe32(ROCEMU_CQE_UIDX_QP | (qpn & 0xffffff));
+}
+
+static inline bool rocemu_cqe_has_qp_uidx(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->srqn_uidx) & ROCEMU_CQE_UIDX_QP;
+}
+
+/* The flow tag as mlx5's ibv_wc_read_flow_tag reads it. */
+static inline uint32_t rocemu_cqe_flow_tag(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->sop_drop_qpn) & ROCEMU_CQE_FLOW_TAG_MASK;
+}
+
+/* mlx5's get_cqe_l3_hdr_type. */
+static inline uint8_t rocemu_cqe_l3_hdr_type(const struct mlx5_cqe64 *cqe)
+{
+	return (cqe->l4_hdr_type_etc >> 2) & 0x3;
+}
+
+/*
  * srqn_uidx (srqn of an error CQE, at the same offset): the SRQ a receive
  * CQE's WQE came from, as a ConnectX with CQE version 0 writes it, 0 for
- * any other CQE (SRQ numbers start at 1). The poller frees that SRQ's WQE:
- * an XRC SRQ's target QP may be another process's.
+ * any other CQE (SRQ numbers start at 1) and for a QP's user index. The
+ * poller frees that SRQ's WQE: an XRC SRQ's target QP may be another process's.
  */
 static inline uint32_t rocemu_cqe_srqn(const struct mlx5_cqe64 *cqe)
 {
-	return be32toh(cqe->srqn_uidx) & 0xffffff;
+	return rocemu_cqe_has_qp_uidx(cqe) ? 0 : be32toh(cqe->srqn_uidx) & 0xffffff;
 }
 
-/* sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send CQEs, the WQE opcode. */
+/*
+ * sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send
+ * CQEs, the WQE opcode; the user index of a RAW_PACKET QP's receive CQE.
+ */
 static inline uint32_t rocemu_cqe_qpn(const struct mlx5_cqe64 *cqe)
 {
-	return be32toh(cqe->sop_drop_qpn) & 0xffffff;
+	return rocemu_cqe_has_qp_uidx(cqe) ? be32toh(cqe->srqn_uidx) & 0xffffff
+					   : be32toh(cqe->sop_drop_qpn) & 0xffffff;
 }
 
 static inline uint8_t rocemu_cqe_wqe_opcode(const struct mlx5_cqe64 *cqe)

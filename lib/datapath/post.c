@@ -52,6 +52,11 @@ static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *w
 		wqe->imm = htobe32(wr->invalidate_rkey);
 		wqe->num = 0;	/* no data: the SGE list means nothing here */
 		break;
+	case IBV_WR_TSO:
+		wqe->tso_hdr = wr->tso.hdr;
+		wqe->tso_hdr_sz = wr->tso.hdr_sz;
+		wqe->tso_mss = wr->tso.mss;
+		break;
 	case IBV_WR_BIND_MW:
 		wqe->mw = wr->bind_mw.mw;
 		wqe->bind_rkey = wr->bind_mw.rkey;

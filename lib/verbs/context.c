@@ -83,6 +83,8 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	vctx->create_cq_ex = rocemu_create_cq_ex_op;
 	vctx->create_qp_ex = rocemu_create_qp_ex_op;
 	vctx->open_qp = rocemu_open_qp_op;
+	vctx->ibv_create_flow = rocemu_create_flow_op;
+	vctx->ibv_destroy_flow = rocemu_destroy_flow_op;
 	vctx->create_srq_ex = rocemu_create_srq_ex_op;
 	vctx->get_srq_num = rocemu_get_srq_num_op;
 	vctx->create_wq = rocemu_create_wq_op;
