@@ -421,6 +421,20 @@ struct rocemu_srq {
 	struct rocemu_srq *xrc_next;	/* in xrc_cq->xrc_srqs */
 };
 
+/* A receive WQ (ibv_create_wq): an RQ of its own, posted as a QP's. */
+struct rocemu_wq {
+	struct ibv_wq ibwq;
+	void *map;
+	uint64_t map_size;
+	__be32 *dbrec;			/* one word: the posted-WQE counter */
+	struct rocemu_rq rq;
+};
+
+static inline struct rocemu_wq *to_rwq(struct ibv_wq *wq)
+{
+	return container_of(wq, struct rocemu_wq, ibwq);
+}
+
 struct rocemu_xrcd {
 	struct ibv_xrcd ibxrcd;
 	uint32_t handle;		/* this open, in the daemon */
@@ -647,6 +661,21 @@ int rocemu_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr);
 int rocemu_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+/* Post wr to rq, its counter to dbrec, and tell the daemon (a QP's RQ, a WQ): 0 or an errno. */
+int rocemu_rq_post(struct rocemu_rq *rq, __be32 *dbrec, struct ibv_context *context,
+		   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/*
+ * lib/verbs/wq.c: receive WQs and RSS indirection tables (context ops
+ * create_wq, modify_wq, destroy_wq, create_rwq_ind_table,
+ * destroy_rwq_ind_table); a table's daemon handle is its ind_tbl_handle.
+ */
+struct ibv_wq *rocemu_create_wq_op(struct ibv_context *context, struct ibv_wq_init_attr *attr);
+int rocemu_modify_wq_op(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int rocemu_destroy_wq_op(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *rocemu_create_rwq_ind_table_op(struct ibv_context *context,
+							 struct ibv_rwq_ind_table_init_attr *attr);
+int rocemu_destroy_rwq_ind_table_op(struct ibv_rwq_ind_table *table);
 
 /*
  * lib/verbs/srq.c: shared receive queues (context ops create_srq_ex,
