@@ -45,6 +45,7 @@ struct rocemu_client {
 	struct rocemu_list xrcd_opens;	/* opens of XRC domains */
 	struct rocemu_list xrc_refs;	/* ibv_open_qp references to XRC targets */
 	struct rocemu_list reserved_qpns;	/* QPNs it reserved (reserved_qpn.c) */
+	struct rocemu_list flows;	/* steering rules it made (eth/flow.c) */
 	struct rocemu_text_pages report;	/* the STATUS/STATS snapshot being read */
 	struct rocemu_cm_file *ucma;	/* after UCMA_OPEN: the rdma_cm file it is (cm/ucma.c) */
 	int req_fd;			/* the fd sent with the request being served, else -1 */

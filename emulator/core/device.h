@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/base/list.h"
 #include "emulator/core/limits.h"
 #include "emulator/core/sport.h"
 #include "emulator/core/vxlan_port.h"
@@ -119,6 +120,7 @@ struct rocemu_device {
 	uint64_t rx_icrc_errors;
 	uint64_t rx_no_qp;		/* of rx_dropped: to a QPN no QP has (one destroyed, a stale peer) */
 	uint64_t rx_forged_source;	/* of rx_dropped: from a device of this daemon, not through it */
+	uint64_t rx_eth_dropped;	/* Ethernet frames: port down, malformed, no rule took, a drop rule */
 	uint64_t objs[ROCEMU_RES_KINDS];	/* limits.c: objects held, some against the limits above */
 	uint64_t dm_used;		/* dm.c: bytes of ROCEMU_DM_MAX_SIZE allocated */
 	struct rocemu_device_counters counters;
@@ -131,6 +133,8 @@ struct rocemu_device {
 	unsigned int num_sports;
 	struct rocemu_mcast_group mcast[ROCEMU_MAX_MCAST_GRP];	/* mcast.c: groups joined */
 	struct rocemu_vxlan_port vxlan;	/* emulator/vxlan/: the L2 wire between hosts */
+	struct rocemu_list flows;	/* eth/flow.c: its steering rules, in the order they are tried */
+	unsigned int sniffers;		/* eth/flow.c: of them SNIFFER rules, which RoCE traffic is framed for */
 };
 
 /* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */

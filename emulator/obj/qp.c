@@ -128,7 +128,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	if (!err)
 		err = rocemu_qp_vendor_check(req);
 	if (!err && ops->create_check)
-		err = ops->create_check(req);
+		err = ops->create_check(c, req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -313,7 +313,8 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 
 	if (!qp)
 		return -EINVAL;
-	if (qp->mcast_groups)	/* ibv_attach_mcast(3) */
+	/* ibv_attach_mcast(3); uverbs counts a flow as a user of its QP (ib_destroy_qp_user). */
+	if (qp->mcast_groups || qp->flows)
 		return -EBUSY;
 	rocemu_qp_release(c, qp);
 	return 0;
