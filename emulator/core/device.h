@@ -67,11 +67,14 @@ struct rocemu_device_counters {
 	uint64_t rx_busy_rd_atomics;	/* responder: READs, atomics with every resource owed */
 	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
 	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving */
-	uint64_t out_of_buffer;		/* UD: datagrams dropped: no receive WQE in the RQ or SRQ */
+	uint64_t out_of_buffer;		/* UD, RAW_PACKET: datagrams, frames dropped: no receive WQE in the RQ or SRQ */
 	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
 	uint64_t rx_cm_dropped;		/* CM: MADs on QP1 malformed, stale or in the wrong state */
 	uint64_t rx_dct_connect;	/* DCT: connections of a DCI taken (mlx5's counter) */
 	uint64_t rx_dc_key_violations;	/* DCT: requests dropped on a DC access key mismatch */
+	uint64_t raw_tx_frames;		/* RAW_PACKET: Ethernet frames sent (each of a TSO's) */
+	uint64_t raw_rx_frames;		/* RAW_PACKET: frames a receive WQE took */
+	uint64_t raw_rx_dropped;	/* RAW_PACKET: frames steered to a QP not receiving */
 };
 
 /*

@@ -29,6 +29,10 @@ struct rocemu_raw;
 struct rocemu_rc;
 struct rocemu_ud;
 
+/* The create flags of RAW_PACKET QPs alone (mlx5's process_create_flags: another type's is EOPNOTSUPP). */
+#define ROCEMU_QP_CREATE_RAW_FLAGS (IBV_QP_CREATE_SCATTER_FCS | IBV_QP_CREATE_CVLAN_STRIPPING | \
+				    IBV_QP_CREATE_PCI_WRITE_END_PADDING)
+
 /* A transport as the QP's life, the doorbell scan and the receive path call it. */
 struct rocemu_transport_ops {
 	const char *name;		/* "RC", for logs */

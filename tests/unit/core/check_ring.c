@@ -184,8 +184,8 @@ static const struct {
 	{ IBV_WR_LOCAL_INV, MLX5_OPCODE_LOCAL_INVAL, IBV_WC_LOCAL_INV },
 	{ IBV_WR_BIND_MW, MLX5_OPCODE_UMR, IBV_WC_BIND_MW },
 	{ IBV_WR_SEND_WITH_INV, MLX5_OPCODE_SEND_INVAL, IBV_WC_SEND },
+	{ IBV_WR_TSO, MLX5_OPCODE_TSO, IBV_WC_TSO },
 	/* not on this device */
-	{ IBV_WR_TSO, -1, 0 },
 	{ IBV_WR_DRIVER1, -1, 0 },
 	{ (enum ibv_wr_opcode)-1, -1, 0 },
 	{ (enum ibv_wr_opcode)1000, -1, 0 },
