@@ -49,6 +49,15 @@ const char *rocemu_port_state_name(enum ibv_port_state state)
 	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
 }
 
+const char *rocemu_device_mac_text(const struct rocemu_device *dev, char *buf)
+{
+	const uint8_t *m = dev->mac;
+
+	snprintf(buf, ROCEMU_MAC_TEXT_LEN, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
+	return buf;
+}
+
 const char *rocemu_device_ipv4_text(const struct rocemu_device *dev, char *buf)
 {
 	struct in_addr a = { .s_addr = dev->ipv4 };
@@ -60,7 +69,7 @@ void rocemu_device_init(struct rocemu_device *dev, uint32_t index, const char *n
 			uint32_t ipv4_be, uint32_t netdev_mtu)
 {
 	const uint8_t *ip = (const uint8_t *)&ipv4_be;
-	uint8_t guid[8];
+	uint8_t default_mac[6];
 
 	memset(dev, 0, sizeof(*dev));
 	snprintf(dev->name, sizeof(dev->name), "%s", name);
@@ -73,19 +82,28 @@ void rocemu_device_init(struct rocemu_device *dev, uint32_t index, const char *n
 	dev->udp_fd_unsummed = -1;
 	dev->wire_ttl = ROCEMU_IPV4_TTL_DEFAULT;
 	dev->wire_mcast_ttl = ROCEMU_IPV4_MCAST_TTL_DEFAULT;
+	rocemu_vxlan_port_init(&dev->vxlan);
 	/* A locally administered MAC from the address: 02:00:a:b:c:d. */
-	dev->mac[0] = 0x02;
-	dev->mac[1] = 0x00;
-	memcpy(&dev->mac[2], ip, 4);
+	default_mac[0] = 0x02;
+	default_mac[1] = 0x00;
+	memcpy(&default_mac[2], ip, 4);
+	rocemu_device_set_mac(dev, default_mac);
+}
+
+void rocemu_device_set_mac(struct rocemu_device *dev, const uint8_t mac[6])
+{
+	uint8_t guid[8];
+
+	memcpy(dev->mac, mac, sizeof(dev->mac));
 	/* Modified EUI-64 of the MAC, as bytes in wire order. */
-	guid[0] = dev->mac[0];
-	guid[1] = dev->mac[1];
-	guid[2] = dev->mac[2];
+	guid[0] = mac[0];
+	guid[1] = mac[1];
+	guid[2] = mac[2];
 	guid[3] = 0xff;
 	guid[4] = 0xfe;
-	guid[5] = dev->mac[3];
-	guid[6] = dev->mac[4];
-	guid[7] = dev->mac[5];
+	guid[5] = mac[3];
+	guid[6] = mac[4];
+	guid[7] = mac[5];
 	memcpy(&dev->node_guid, guid, sizeof(guid));
 }
 

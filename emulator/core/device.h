@@ -14,6 +14,7 @@
 #include "emulator/base/list.h"
 #include "emulator/core/limits.h"
 #include "emulator/core/sport.h"
+#include "emulator/core/vxlan_port.h"
 #include "net/observe/fault.h"
 #include "net/roce/icrc.h"
 #include "rocemu/ctrl.h"
@@ -134,6 +135,7 @@ struct rocemu_device {
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;
 	struct rocemu_mcast_group mcast[ROCEMU_MAX_MCAST_GRP];	/* mcast.c: groups joined */
+	struct rocemu_vxlan_port vxlan;	/* emulator/vxlan/: the L2 wire between hosts */
 	struct rocemu_list flows;	/* eth/flow.c: its steering rules, in the order they are tried */
 	unsigned int sniffers;		/* eth/flow.c: of them SNIFFER rules, which RoCE traffic is framed for */
 };
@@ -141,6 +143,8 @@ struct rocemu_device {
 /* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */
 void rocemu_device_init(struct rocemu_device *dev, uint32_t index, const char *name,
 			uint32_t ipv4_be, uint32_t netdev_mtu);
+/* Give dev the MAC mac (a configured one), and the node GUID that follows from it. */
+void rocemu_device_set_mac(struct rocemu_device *dev, const uint8_t mac[6]);
 
 /* dev's multicast group of IPv4 address addr (network order), or NULL; addr 0 finds a free slot. */
 struct rocemu_mcast_group *rocemu_device_mcast_group(struct rocemu_device *dev, uint32_t addr);
@@ -152,6 +156,9 @@ void rocemu_device_info(const struct rocemu_device *dev, struct rocemu_dev_info 
 unsigned int rocemu_mtu_bytes(enum ibv_mtu mtu);
 /* "ACTIVE", "DOWN"... */
 const char *rocemu_port_state_name(enum ibv_port_state state);
+/* "xx:xx:xx:xx:xx:xx" of dev's MAC into buf (ROCEMU_MAC_TEXT_LEN bytes). */
+#define ROCEMU_MAC_TEXT_LEN 18
+const char *rocemu_device_mac_text(const struct rocemu_device *dev, char *buf);
 /* Dotted IPv4 text of dev into buf (16 bytes). */
 const char *rocemu_device_ipv4_text(const struct rocemu_device *dev, char *buf);
 

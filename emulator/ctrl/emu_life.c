@@ -33,6 +33,7 @@
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/tap.h"
 #include "emulator/sched/idle.h"
+#include "emulator/vxlan/vxlan_wire.h"
 #include "net/udp/udp_port.h"
 #include "rocemu/log.h"
 
@@ -90,6 +91,7 @@ static int device_port_open(struct rocemu_emu *emu, struct rocemu_device *dev,
 
 static void device_port_close(struct rocemu_emu *emu, struct rocemu_device *dev)
 {
+	rocemu_vxlan_close(dev);
 	rocemu_sport_close_all(dev);
 	rocemu_mcast_close_all(dev);
 	if (dev->udp_fd_unsummed >= 0) {
@@ -125,6 +127,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	cm_proto_start(emu);
 	emu->transport_of_qp_type = rocemu_transport_of_qp_type;
 	emu->roce_sniff = rocemu_flow_sniff_roce;
+	emu->eth_wire_tx = rocemu_vxlan_wire_tx;
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;
@@ -166,6 +169,8 @@ int rocemu_emu_init(struct rocemu_emu *emu, struct rocemu_loop *loop, const char
 		struct rocemu_device *dev = &emu->devices[i];
 
 		ret = device_port_open(emu, dev, err, errlen);
+		if (!ret)
+			ret = rocemu_vxlan_open(dev, err, errlen);
 		if (ret)
 			goto fail;
 		ret = rocemu_ibdev_sysfs_create(emu->sysfs_root, dev);

@@ -14,8 +14,8 @@
 #define PCI_ROOT "devices/pci0000:00"	/* the host bridge the functions hang below */
 #define PCI_FIRST_BUS 0x3b		/* device index i is the function 0000:(0x3b + i):00.0 */
 
-/* Where a node lives: the tree's root, the PCI function, or the RDMA device below it. */
-enum sysfs_base { BASE_ROOT, BASE_PCI, BASE_IBDEV };
+/* Where a node lives: the tree's root, the PCI function, the RDMA device or the netdev below it. */
+enum sysfs_base { BASE_ROOT, BASE_PCI, BASE_IBDEV, BASE_NETDEV };
 
 enum sysfs_file {
 	SYSFS_BOARD_ID, SYSFS_FW_VER, SYSFS_HCA_TYPE, SYSFS_HW_REV, SYSFS_NODE_TYPE,
@@ -24,7 +24,7 @@ enum sysfs_file {
 	SYSFS_PCI_VENDOR, SYSFS_PCI_DEVICE, SYSFS_PCI_SUBSYS_VENDOR, SYSFS_PCI_SUBSYS_DEVICE,
 	SYSFS_PCI_CLASS, SYSFS_PCI_REVISION, SYSFS_PCI_NUMA_NODE, SYSFS_PCI_LOCAL_CPUS,
 	SYSFS_PCI_LOCAL_CPULIST, SYSFS_PCI_LINK_SPEED, SYSFS_PCI_LINK_WIDTH,
-	SYSFS_PCI_MAX_LINK_SPEED, SYSFS_PCI_MAX_LINK_WIDTH, SYSFS_COUNT
+	SYSFS_PCI_MAX_LINK_SPEED, SYSFS_PCI_MAX_LINK_WIDTH, SYSFS_NETDEV_ADDRESS, SYSFS_COUNT
 };
 
 struct sysfs_node {
@@ -53,6 +53,8 @@ static const struct sysfs_node sysfs_files[SYSFS_COUNT] = {
 	[SYSFS_PCI_LINK_WIDTH] = { BASE_PCI, "current_link_width" },
 	[SYSFS_PCI_MAX_LINK_SPEED] = { BASE_PCI, "max_link_speed" },
 	[SYSFS_PCI_MAX_LINK_WIDTH] = { BASE_PCI, "max_link_width" },
+	/* the port's MAC, where ibdev2netdev and DPDK find a ConnectX's netdev */
+	[SYSFS_NETDEV_ADDRESS] = { BASE_NETDEV, "address" },
 };
 
 /* The directories the files and links need, parents first. */
@@ -61,6 +63,7 @@ static const struct sysfs_node sysfs_dirs[] = {
 	{ BASE_PCI, "infiniband" }, { BASE_IBDEV, "" }, { BASE_IBDEV, "ports" },
 	{ BASE_IBDEV, "ports/1" }, { BASE_IBDEV, "ports/1/gid_attrs" },
 	{ BASE_IBDEV, "ports/1/gid_attrs/types" }, { BASE_IBDEV, "ports/1/gid_attrs/ndevs" },
+	{ BASE_PCI, "net" }, { BASE_NETDEV, "" },
 };
 #define SYSFS_DIR_COUNT (sizeof(sysfs_dirs) / sizeof(sysfs_dirs[0]))
 
@@ -83,13 +86,43 @@ static void pci_name(const struct rocemu_device *dev, char buf[16])
 	snprintf(buf, 16, "0000:%02x:00.0", (PCI_FIRST_BUS + dev->index) & 0xff);
 }
 
+/* The interface whose IPv4 subnet holds the device's address (lo for 127.x), as ndevs names it. */
+static void netdev_name(const struct rocemu_device *dev, char *buf, size_t len)
+{
+	struct ifaddrs *ifs, *ifa;
+
+	buf[0] = '\0';
+	if (getifaddrs(&ifs))
+		return;
+	for (ifa = ifs; ifa; ifa = ifa->ifa_next) {
+		const struct sockaddr_in *a = (const void *)ifa->ifa_addr;
+		const struct sockaddr_in *m = (const void *)ifa->ifa_netmask;
+
+		if (!a || !m || a->sin_family != AF_INET)
+			continue;
+		if (((a->sin_addr.s_addr ^ dev->ipv4) & m->sin_addr.s_addr) == 0) {
+			snprintf(buf, len, "%s", ifa->ifa_name);
+			break;
+		}
+	}
+	freeifaddrs(ifs);
+}
+
+/* The netdev below the PCI function: the interface ndevs names, else one named as the device. */
+static void netdev_dir_name(const struct rocemu_device *dev, char *buf, size_t len)
+{
+	netdev_name(dev, buf, len);
+	if (!buf[0])
+		snprintf(buf, len, "%s", dev->name);
+}
+
 /* root/<base>/name into path; 0 or -ENAMETOOLONG. */
 static int node_path(char path[PATH_MAX], const char *root, const struct rocemu_device *dev,
 		     const struct sysfs_node *node)
 {
 	const char *name = node->name ? node->name : dev->name;
 	const char *sep = name[0] ? "/" : "";
-	char pci[16];
+	char pci[16], netdev[IF_NAMESIZE + ROCEMU_DEV_NAME_MAX];
 	int n;
 
 	pci_name(dev, pci);
@@ -100,6 +133,11 @@ static int node_path(char path[PATH_MAX], const char *root, const struct rocemu_
 	case BASE_IBDEV:
 		n = snprintf(path, PATH_MAX, "%s/" PCI_ROOT "/%s/infiniband/%s%s%s", root, pci,
 			     dev->name, sep, name);
+		break;
+	case BASE_NETDEV:
+		netdev_dir_name(dev, netdev, sizeof(netdev));
+		n = snprintf(path, PATH_MAX, "%s/" PCI_ROOT "/%s/net/%s%s%s", root, pci, netdev,
+			     sep, name);
 		break;
 	default:
 		n = snprintf(path, PATH_MAX, "%s/%s", root, name);
@@ -143,28 +181,6 @@ static void local_cpus_text(char *buf, size_t len)
 		at += (size_t)snprintf(buf + at, len - at, "%s%0*lx", w == words - 1 ? "" : ",",
 				       width, bits == 32 ? 0xffffffffUL : (1UL << bits) - 1);
 	}
-}
-
-/* The interface whose IPv4 subnet holds the device's address (lo for 127.x), as ndevs names it. */
-static void netdev_name(const struct rocemu_device *dev, char *buf, size_t len)
-{
-	struct ifaddrs *ifs, *ifa;
-
-	buf[0] = '\0';
-	if (getifaddrs(&ifs))
-		return;
-	for (ifa = ifs; ifa; ifa = ifa->ifa_next) {
-		const struct sockaddr_in *a = (const void *)ifa->ifa_addr;
-		const struct sockaddr_in *m = (const void *)ifa->ifa_netmask;
-
-		if (!a || !m || a->sin_family != AF_INET)
-			continue;
-		if (((a->sin_addr.s_addr ^ dev->ipv4) & m->sin_addr.s_addr) == 0) {
-			snprintf(buf, len, "%s", ifa->ifa_name);
-			break;
-		}
-	}
-	freeifaddrs(ifs);
 }
 
 /* The GUID as the kernel prints it: four groups of four hex digits. */
@@ -245,6 +261,9 @@ static void sysfs_content(enum sysfs_file f, const struct rocemu_device *dev,
 	case SYSFS_PCI_LINK_WIDTH:
 	case SYSFS_PCI_MAX_LINK_WIDTH:
 		snprintf(buf, len, "16");
+		break;
+	case SYSFS_NETDEV_ADDRESS:
+		rocemu_device_mac_text(dev, buf);
 		break;
 	default:
 		buf[0] = '\0';

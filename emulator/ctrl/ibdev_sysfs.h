@@ -9,7 +9,9 @@
  * the function <bdf> with a ConnectX-5's PCI ids (UCX reads vendor and
  * device two levels above the link's real path to choose its mlx5
  * transports), its link speed and width, and a driver link to mlx5_core
- * (Open MPI's test for a ConnectX). Device index i is function 0000:(3b+i):00.0.
+ * (Open MPI's test for a ConnectX), and its netdev, net/<ifname>/address
+ * the port's MAC (ifname: the interface ndevs/0 names, else the device's
+ * name). Device index i is function 0000:(3b+i):00.0.
  */
 #ifndef ROCEMU_EMULATOR_IBDEV_SYSFS_H
 #define ROCEMU_EMULATOR_IBDEV_SYSFS_H

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/capture.h"
+#include "emulator/vxlan/vxlan_fdb.h"
+#include "net/eth/eth_frame.h"
 #include "net/udp/udp_netns.h"
 
 struct text {
@@ -92,12 +95,29 @@ static void ucma_status(struct text *t, struct rocemu_client *c)
 	}
 }
 
+/* The VXLAN wire: VNI, remotes flooded to, MACs learned, counters. */
+static void vxlan_status(struct text *t, const struct rocemu_vxlan_port *v)
+{
+	const struct rocemu_vxlan_counters *c = &v->counters;
+	char ip[INET_ADDRSTRLEN];
+	unsigned int i;
+
+	text_add(t, "  vxlan vni %u port %u remotes", v->vni, ROCEMU_VXLAN_PORT);
+	for (i = 0; i < v->num_remotes; i++)
+		text_add(t, "%s%s", i ? "," : " ",
+			 inet_ntop(AF_INET, &v->remotes[i], ip, sizeof(ip)));
+	text_add(t, "%s learned %u tx %" PRIu64 " tx_dropped %" PRIu64 " rx %" PRIu64
+		 " rx_malformed %" PRIu64 " rx_other_vni %" PRIu64 " rx_looped %" PRIu64 "\n",
+		 v->num_remotes ? "" : " none", rocemu_vxlan_fdb_live(v, rocemu_now_ns()), c->tx_frames, c->tx_dropped, c->rx_frames,
+		 c->rx_malformed, c->rx_other_vni, c->rx_looped);
+}
+
 int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 {
 	struct text t = { .buf = buf, .len = len };
 	struct rocemu_account *a;
 	struct rocemu_client *c;
-	char ip[INET_ADDRSTRLEN], line[320];
+	char ip[INET_ADDRSTRLEN], mac[ROCEMU_MAC_TEXT_LEN], line[320];
 	unsigned int i;
 
 	text_add(&t, "rocemud pid %d backend %s delivery %s poll %s wire %s runtime %s\n",
@@ -108,10 +128,13 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 	for (i = 0; i < emu->num_devices; i++) {
 		const struct rocemu_device *dev = &emu->devices[i];
 
-		text_add(&t, "device %s %s port %s mtu %u%s%s\n", dev->name,
-			 rocemu_device_ipv4_text(dev, ip), rocemu_port_state_name(dev->port_state),
+		text_add(&t, "device %s %s mac %s port %s mtu %u%s%s\n", dev->name,
+			 rocemu_device_ipv4_text(dev, ip), rocemu_device_mac_text(dev, mac),
+			 rocemu_port_state_name(dev->port_state),
 			 rocemu_mtu_bytes(dev->active_mtu), rocemu_capture_path(dev) ? " capture " : "",
 			 rocemu_capture_path(dev) ? rocemu_capture_path(dev) : "");
+		if (dev->vxlan.on)
+			vxlan_status(&t, &dev->vxlan);
 	}
 	rocemu_list_for_each(c, &emu->clients, struct rocemu_client, node) {
 		if (c->dev)

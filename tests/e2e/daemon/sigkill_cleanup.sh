@@ -22,7 +22,7 @@ sigkill_cleanup() {
 	start_daemon
 	capture 10 "$ROCEMU" status || fail "rocemu status failed"
 	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery local poll sleep wire private runtime $ROCEMU_RUNTIME_DIR$" "daemon runs the $ROCEMU_NET backend"
-	expect "^device rocemu0 $ip port ACTIVE mtu 4096$" "device line"
+	expect "^device rocemu0 $ip mac 02:00(:[0-9a-f]{2}){4} port ACTIVE mtu 4096$" "device line, the MAC derived from the address"
 
 	pidfile=$WORK_DIR/client.pid
 	client_out=$WORK_DIR/client.out
@@ -59,7 +59,7 @@ sigkill_cleanup() {
 		sleep 0.1
 	done
 	expect_none "^client pid $client_pid " "client $client_pid and its objects gone after SIGKILL"
-	expect "^device rocemu0 $ip port ACTIVE" "daemon still serves rocemu0"
+	expect "^device rocemu0 $ip mac [0-9a-f:]+ port ACTIVE" "daemon still serves rocemu0"
 }
 
 for_each_backend sigkill_cleanup

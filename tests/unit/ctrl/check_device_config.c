@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The device list of ROCEMU_DEVICES (emulator/ctrl/device_config.c): what
- * `name=ipv4[/mtu],...` gives, the default for an empty or unset value, and
- * each malformed entry refused with EINVAL and a reason naming it.
+ * `name=ipv4[/mtu][/key=value...],...` gives (the MTU, a MAC, a VXLAN VNI
+ * and its remotes), the default for an empty or unset value, and each
+ * malformed entry refused with EINVAL and a reason naming it.
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -104,7 +105,7 @@ END_TEST
 
 START_TEST(test_malformed_entries)
 {
-	expect_refused("dev0", "expected NAME=IPV4");
+	expect_refused("dev0", "expected NAME=IPV4[/MTU][/KEY=VALUE...]");
 	expect_refused("=" ADDR_A, "device name \"\"");
 	expect_refused("bad name=" ADDR_A, "device name \"bad name\"");
 	expect_refused("dev/0=" ADDR_A, "device name");
@@ -160,6 +161,100 @@ START_TEST(test_device_limit)
 }
 END_TEST
 
+/* Without mac= the MAC is 02:00 and the address; mac= sets it, and the node GUID follows. */
+START_TEST(test_mac)
+{
+	static const uint8_t derived[6] = { 0x02, 0x00, 198, 51, 100, 7 };
+	static const uint8_t given[6] = { 0x0a, 0xbc, 0xde, 0xf0, 0x12, 0x34 };
+	static const uint8_t guid[8] = { 0x0a, 0xbc, 0xde, 0xff, 0xfe, 0xf0, 0x12, 0x34 };
+	unsigned int count = 0;
+
+	ck_assert_int_eq(rocemu_devices_parse("a=" ADDR_A ",b=" ADDR_B "/1500/mac=0A:bc:de:f0:12:34",
+					      devs, &count, err, sizeof(err)), 0);
+	ck_assert_uint_eq(count, 2);
+	ck_assert_mem_eq(devs[0].mac, derived, 6);
+	ck_assert_mem_eq(devs[1].mac, given, 6);
+	ck_assert_mem_eq(&devs[1].node_guid, guid, 8);
+	ck_assert_uint_eq(devs[1].netdev_mtu, 1500);
+	/* An option may follow the address directly: the MTU is then the link's or the default. */
+	ck_assert_int_eq(rocemu_devices_parse("a=" ADDR_A "/mac=0a:bc:de:f0:12:34", devs, &count,
+					      err, sizeof(err)), 0);
+	ck_assert_mem_eq(devs[0].mac, given, 6);
+	ck_assert_uint_eq(devs[0].netdev_mtu, ROCEMU_DEFAULT_NETDEV_MTU);
+	ck_assert(!devs[0].vxlan.on);
+}
+END_TEST
+
+START_TEST(test_mac_refused)
+{
+	expect_refused("a=" ADDR_A "/mac=01:00:5e:00:00:01", "is a multicast address");
+	expect_refused("a=" ADDR_A "/mac=ff:ff:ff:ff:ff:ff", "is a multicast address");
+	expect_refused("a=" ADDR_A "/mac=00:00:00:00:00:00", "is all zeros");
+	expect_refused("a=" ADDR_A "/mac=02:00:00:00:00", "is not xx:xx:xx:xx:xx:xx");
+	expect_refused("a=" ADDR_A "/mac=02:00:00:00:00:0g", "is not xx:xx:xx:xx:xx:xx");
+	expect_refused("a=" ADDR_A "/mac=02:00:00:00:00:001", "is not xx:xx:xx:xx:xx:xx");
+	expect_refused("a=" ADDR_A "/mac=2:0:0:0:0:1:aaaaaa", "is not xx:xx:xx:xx:xx:xx");
+	expect_refused("a=" ADDR_A "/mac=", "is not xx:xx:xx:xx:xx:xx");
+	expect_refused("a=" ADDR_A "/mac=02:00:00:00:00:01/mac=02:00:00:00:00:02", "mac is given twice");
+	/* The daemon's switch tells its ports apart by MAC. */
+	expect_refused("a=" ADDR_A "/mac=02:00:00:00:00:01,b=" ADDR_B "/mac=02:00:00:00:00:01",
+		       "devices a and b have the same MAC");
+	expect_refused("a=" ADDR_A ",b=" ADDR_B "/mac=02:00:c6:33:64:07",
+		       "devices a and b have the same MAC");
+}
+END_TEST
+
+START_TEST(test_vxlan)
+{
+	unsigned int count = 0;
+
+	ck_assert_int_eq(rocemu_devices_parse("a=" ADDR_A "/vxlan=4242/vxlan_remote=198.18.0.2+198.18.0.3,"
+					      "b=" ADDR_B "/vxlan=0", devs, &count, err, sizeof(err)), 0);
+	ck_assert_uint_eq(count, 2);
+	ck_assert(devs[0].vxlan.on);
+	ck_assert_uint_eq(devs[0].vxlan.vni, 4242);
+	ck_assert_uint_eq(devs[0].vxlan.num_remotes, 2);
+	ck_assert_uint_eq(devs[0].vxlan.remotes[0], ip("198.18.0.2"));
+	ck_assert_uint_eq(devs[0].vxlan.remotes[1], ip("198.18.0.3"));
+	ck_assert_int_eq(devs[0].vxlan.fd, -1);
+	/* VNI 0 is a VNI; no remote yet: it floods nowhere until a VTEP is learned. */
+	ck_assert(devs[1].vxlan.on);
+	ck_assert_uint_eq(devs[1].vxlan.vni, 0);
+	ck_assert_uint_eq(devs[1].vxlan.num_remotes, 0);
+	ck_assert_int_eq(rocemu_devices_parse("a=" ADDR_A "/vxlan=16777215", devs, &count, err,
+					      sizeof(err)), 0);
+	ck_assert_uint_eq(devs[0].vxlan.vni, ROCEMU_VXLAN_VNI_MAX);
+}
+END_TEST
+
+START_TEST(test_vxlan_refused)
+{
+	char spec[512];
+	size_t at;
+
+	expect_refused("a=" ADDR_A "/vxlan=16777216", "VNI \"16777216\" is not a number");
+	expect_refused("a=" ADDR_A "/vxlan=-1", "VNI \"-1\"");
+	expect_refused("a=" ADDR_A "/vxlan=", "VNI \"\"");
+	expect_refused("a=" ADDR_A "/vxlan=42x", "VNI \"42x\"");
+	expect_refused("a=" ADDR_A "/vxlan_remote=198.18.0.2", "vxlan_remote needs vxlan=VNI");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=", "names no address");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=+", "names no address");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=host", "\"host\" is not an IPv4 address");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=239.1.1.1", "239.1.1.1 is not another host's");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=0.0.0.0", "0.0.0.0 is not another host's");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=" ADDR_A, ADDR_A " is not another host's");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan_remote=198.18.0.2+198.18.0.2", "listed twice");
+	at = (size_t)snprintf(spec, sizeof(spec), "a=" ADDR_A "/vxlan=1/vxlan_remote=198.18.0.1");
+	for (unsigned int i = 2; i <= ROCEMU_VXLAN_MAX_REMOTES + 1; i++)
+		at += (size_t)snprintf(spec + at, sizeof(spec) - at, "+198.18.0.%u", i);
+	expect_refused(spec, "more than 8 VXLAN remotes");
+	expect_refused("a=" ADDR_A "/vxlan=1/vxlan=2", "vxlan is given twice");
+	expect_refused("a=" ADDR_A "/vlan=1", "\"vlan\" is no option");
+	expect_refused("a=" ADDR_A "/1500/1500", "\"1500\" is no option");
+	expect_refused("a=" ADDR_A "/1500/", "\"\" is no option");
+}
+END_TEST
+
 /* A refused list leaves the caller's string as it was: the parser works on a copy. */
 START_TEST(test_spec_untouched)
 {
@@ -185,6 +280,10 @@ static Suite *device_config_suite(void)
 	tcase_add_test(tc, test_duplicates_refused);
 	tcase_add_test(tc, test_device_limit);
 	tcase_add_test(tc, test_spec_untouched);
+	tcase_add_test(tc, test_mac);
+	tcase_add_test(tc, test_mac_refused);
+	tcase_add_test(tc, test_vxlan);
+	tcase_add_test(tc, test_vxlan_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
 /*
  * The ibdev_path files (emulator/ctrl/ibdev_sysfs.c) in a directory of the
  * test's own: the values libibverbs' ibv_devinfo reads (fw_ver, node_guid,
- * node_type, hca_type, board_id), the GID attributes UCX reads, the PCI
+ * node_type, hca_type, board_id), the GID attributes UCX reads, the
+ * netdev's MAC (device/net/<ifname>/address), the PCI
  * function's ids and the links as the kernel's sysfs has them, two
  * devices side by side, and a removal that leaves nothing behind.
  */
@@ -169,11 +170,18 @@ START_TEST(test_gid_netdev)
 	device(&dev, 0, "rocemu0", "127.0.0.1");
 	ck_assert_int_eq(rocemu_ibdev_sysfs_create(root, &dev), 0);
 	ck_assert_str_eq(file_line("rocemu0/ports/1/gid_attrs/ndevs/0"), "lo");
+	/* That netdev below the PCI function carries the port's MAC, as a ConnectX's does. */
+	ck_assert_str_eq(file_line("rocemu0/device/net/lo/address"), "02:00:7f:00:00:01");
 	rocemu_ibdev_sysfs_remove(root, &dev);
 	/* No interface's subnet holds TEST-NET-3: the file is there, empty. */
 	device(&dev, 0, "rocemu0", "203.0.113.9");
 	ck_assert_int_eq(rocemu_ibdev_sysfs_create(root, &dev), 0);
 	ck_assert_str_eq(file_line("rocemu0/ports/1/gid_attrs/ndevs/0"), "");
+	/* Then the netdev is named as the device; a configured MAC is the one it shows. */
+	rocemu_ibdev_sysfs_remove(root, &dev);
+	rocemu_device_set_mac(&dev, (const uint8_t[6]){ 0x0e, 0x11, 0x22, 0x33, 0x44, 0x55 });
+	ck_assert_int_eq(rocemu_ibdev_sysfs_create(root, &dev), 0);
+	ck_assert_str_eq(file_line("rocemu0/device/net/rocemu0/address"), "0e:11:22:33:44:55");
 	rocemu_ibdev_sysfs_remove(root, &dev);
 }
 END_TEST

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The text of `rocemu status` (emulator/ctrl/status.c) on the fixture's
- * emulator: the daemon's line, the device's line (port state, MTU,
- * capture), one block per context with its PD, MR, CQs, SRQ, channel and
+ * emulator: the daemon's line, the device's line (MAC, port state, MTU,
+ * capture) and its VXLAN line, one block per context with its PD, MR, CQs, SRQ, channel and
  * QPs in their states, one line per process, and -ENOSPC when it does
  * not fit. Scripts grep these lines: the test pins their format.
  */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -20,9 +21,12 @@
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/srq.h"
 #include "emulator/observe/capture.h"
+#include "emulator/vxlan/vxlan_fdb.h"
 #include "tests/unit/fixture.h"
 
 #define STATUS_MAX (64 * 1024)
+/* The fixture's MAC, 02:00 and its address (device.c's default), as status shows it. */
+#define FX_DEV_MAC_TEXT "mac 02:00:c0:00:02:01"
 
 static char text[STATUS_MAX];
 
@@ -76,7 +80,7 @@ START_TEST(test_daemon_and_device_lines)
 	ck_assert_msg(!strncmp(text, head, strlen(head)), "first line: %s", text);
 	ck_assert_ptr_nonnull(strstr(text, " poll sleep wire "));
 	/* The fixture's device: ACTIVE, a 9000-byte netdev carrying 4096-byte IB MTUs, no capture. */
-	expect_line("device rocemu0 " FX_DEV_IP " port ACTIVE mtu 4096");
+	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port ACTIVE mtu 4096");
 }
 END_TEST
 
@@ -139,16 +143,41 @@ START_TEST(test_port_and_capture)
 	char dir[] = "/tmp/rocemu-status-XXXXXX", path[64], why[256];
 
 	ck_assert_int_eq(rocemu_emu_set_port_state(&fx.emu, fx.dev, IBV_PORT_DOWN), 0);
-	expect_line("device rocemu0 " FX_DEV_IP " port DOWN mtu 4096");
+	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port DOWN mtu 4096");
 	ck_assert_int_eq(rocemu_emu_set_port_state(&fx.emu, fx.dev, IBV_PORT_ACTIVE), 0);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/rocemu0.pcap", dir);
 	ck_assert_int_eq(rocemu_capture_start(fx.dev, path, why, sizeof(why)), 0);
-	expect_line("device rocemu0 " FX_DEV_IP " port ACTIVE mtu 4096 capture %s", path);
+	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port ACTIVE mtu 4096 capture %s", path);
 	rocemu_capture_stop(fx.dev);
-	expect_line("device rocemu0 " FX_DEV_IP " port ACTIVE mtu 4096");
+	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port ACTIVE mtu 4096");
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* A configured MAC shows; a device with a VNI has its VXLAN line: remotes, MACs learned, counters. */
+START_TEST(test_mac_and_vxlan)
+{
+	const uint8_t mac[6] = { 0x02, 0xab, 0xcd, 0xef, 0x01, 0x23 };
+	struct rocemu_vxlan_port *v = &fx.dev->vxlan;
+
+	ck_assert_ptr_null(strstr(status(), "  vxlan "));
+	rocemu_device_set_mac(fx.dev, mac);
+	expect_line("device rocemu0 " FX_DEV_IP " mac 02:ab:cd:ef:01:23 port ACTIVE mtu 4096");
+	v->on = true;
+	v->vni = 4242;
+	expect_line("  vxlan vni 4242 port 4789 remotes none learned 0 tx 0 tx_dropped 0 rx 0 "
+		    "rx_malformed 0 rx_other_vni 0 rx_looped 0");
+	v->remotes[0] = inet_addr("198.18.0.2");
+	v->remotes[1] = inet_addr("198.18.0.3");
+	v->num_remotes = 2;
+	rocemu_vxlan_fdb_learn(v, mac, v->remotes[1], rocemu_now_ns());
+	v->counters = (struct rocemu_vxlan_counters){ .tx_frames = 1, .tx_dropped = 2,
+						      .rx_frames = 3, .rx_malformed = 4,
+						      .rx_other_vni = 5, .rx_looped = 6 };
+	expect_line("  vxlan vni 4242 port 4789 remotes 198.18.0.2,198.18.0.3 learned 1 tx 1 "
+		    "tx_dropped 2 rx 3 rx_malformed 4 rx_other_vni 5 rx_looped 6");
 }
 END_TEST
 
@@ -195,6 +224,7 @@ static Suite *status_suite(void)
 	tcase_add_test(tc, test_context_objects);
 	tcase_add_test(tc, test_qp_state_changes);
 	tcase_add_test(tc, test_port_and_capture);
+	tcase_add_test(tc, test_mac_and_vxlan);
 	tcase_add_test(tc, test_two_contexts_one_process);
 	tcase_add_test(tc, test_too_small);
 	suite_add_tcase(s, tc);
