@@ -44,7 +44,7 @@ static void send_expect(const uint8_t *sent, const uint8_t *want, size_t len, un
 	int status = raw_send(&a, sent, len, send_flags);
 
 	check(status == IBV_WC_SUCCESS, "%s: send completes (status %d)", what, status);
-	if (raw_recv(&b, &wc, got, RAW_WAIT_MS) != 1) {
+	if (raw_recv(&b, &wc, NULL, got, RAW_WAIT_MS) != 1) {
 		check(false, "%s: no frame arrived", what);
 		return;
 	}

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 struct ibv_qp *raw_qp_create(struct dev *d, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
 			     uint16_t max_tso_header)
@@ -61,7 +63,11 @@ bool raw_port_open(struct raw_port *p, struct dev *d, uint16_t max_tso_header)
 	p->mac[0] = 0x02;
 	memcpy(&p->mac[2], &d->gid.raw[12], 4);
 	p->send_cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
-	p->recv_cq = ibv_create_cq(d->ctx, RAW_RX_DEPTH, NULL, NULL, 0);
+	p->recv_cq_ex = ibv_create_cq_ex(d->ctx, &(struct ibv_cq_init_attr_ex){
+		.cqe = RAW_RX_DEPTH,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_FLOW_TAG,
+	});
+	p->recv_cq = p->recv_cq_ex ? ibv_cq_ex_to_cq(p->recv_cq_ex) : NULL;
 	if (!p->send_cq || !p->recv_cq) {
 		check(false, "%s: ibv_create_cq: %s", d->name, strerror(errno));
 		return false;
@@ -141,9 +147,37 @@ int raw_send(struct raw_port *p, const void *frame, size_t len, unsigned int sen
 	return raw_post_wait(p, &wr);
 }
 
-int raw_recv(struct raw_port *p, struct ibv_wc *wc, uint8_t *out, unsigned int ms)
+/* The next receive completion within ms into wc and *flow_tag: 1, 0 when none came, -1 on error. */
+static int poll_rx(struct raw_port *p, struct ibv_wc *wc, uint32_t *flow_tag, unsigned int ms)
 {
-	int got = poll_wc(p->recv_cq, wc, ms);
+	struct ibv_poll_cq_attr attr = {};
+	struct timespec start;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((err = ibv_start_poll(p->recv_cq_ex, &attr)) == ENOENT) {
+		if (elapsed_ms(&start) >= (long)ms)
+			return 0;
+		usleep(20);	/* leave the CPU to the daemon on a small machine */
+	}
+	if (err) {
+		check(false, "%s: ibv_start_poll: %s", p->dev->name, strerror(err));
+		return -1;
+	}
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = p->recv_cq_ex->wr_id;
+	wc->status = p->recv_cq_ex->status;
+	wc->byte_len = ibv_wc_read_byte_len(p->recv_cq_ex);
+	wc->wc_flags = ibv_wc_read_wc_flags(p->recv_cq_ex);
+	*flow_tag = ibv_wc_read_flow_tag(p->recv_cq_ex);
+	ibv_end_poll(p->recv_cq_ex);
+	return 1;
+}
+
+int raw_recv(struct raw_port *p, struct ibv_wc *wc, uint32_t *flow_tag, uint8_t *out, unsigned int ms)
+{
+	uint32_t tag;
+	int got = poll_rx(p, wc, flow_tag ? flow_tag : &tag, ms);
 
 	if (got != 1)
 		return got;

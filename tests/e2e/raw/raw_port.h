@@ -24,6 +24,7 @@
 struct raw_port {
 	struct dev *dev;
 	struct ibv_cq *send_cq, *recv_cq;
+	struct ibv_cq_ex *recv_cq_ex;	/* recv_cq's own: byte_len and flow tag */
 	struct ibv_qp *qp;
 	struct buf *tx, *rx;
 	uint8_t mac[ETH_ALEN];
@@ -46,7 +47,11 @@ struct ibv_flow *raw_flow_to_mac(struct ibv_qp *qp, const uint8_t *mac);
 int raw_send(struct raw_port *p, const void *frame, size_t len, unsigned int send_flags);
 /* wr (its sge over p->tx) posted signaled: the completion status, -1 when none came. */
 int raw_post_wait(struct raw_port *p, struct ibv_send_wr *wr);
-/* The next frame p receives, copied into out (RAW_SLOT bytes), its slot posted again: 1, 0 when none came in ms, -1 on error. */
-int raw_recv(struct raw_port *p, struct ibv_wc *wc, uint8_t *out, unsigned int ms);
+/*
+ * The next frame p receives, copied into out (RAW_SLOT bytes), its slot
+ * posted again; wc has its wr_id, status, byte_len and wc_flags, *flow_tag
+ * (unless NULL) its flow tag: 1, 0 when none came in ms, -1 on error.
+ */
+int raw_recv(struct raw_port *p, struct ibv_wc *wc, uint32_t *flow_tag, uint8_t *out, unsigned int ms);
 
 #endif /* ROCEMU_TESTS_E2E_RAW_PORT_H */
