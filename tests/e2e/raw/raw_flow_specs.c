@@ -170,11 +170,12 @@ static void rule_ipv4(struct rule *r, uint32_t src, uint32_t dst)
 	rule_add(r, &s, sizeof(s));
 }
 
-static void rule_ipv4_ext(struct rule *r, uint8_t proto, uint8_t ttl)
+/* IPV4_EXT on proto and tos; a ttl (which mlx5 cannot match) when ttl_mask is set. */
+static void rule_ipv4_ext(struct rule *r, uint8_t proto, uint8_t tos, uint8_t ttl_mask)
 {
 	struct ibv_flow_spec_ipv4_ext s = { .type = IBV_FLOW_SPEC_IPV4_EXT, .size = sizeof(s),
-					    .val = { .proto = proto, .ttl = ttl },
-					    .mask = { .proto = 0xff, .ttl = 0xff } };
+					    .val = { .proto = proto, .tos = tos, .ttl = 64 },
+					    .mask = { .proto = 0xff, .tos = 0xff, .ttl = ttl_mask } };
 
 	rule_add(r, &s, sizeof(s));
 }
@@ -325,9 +326,9 @@ static void spec_ipv4_ext(void)
 
 	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
 	rule_eth(&r, q1.mac, 0);
-	rule_ipv4_ext(&r, IPPROTO_UDP, 64);
-	f = install(&q1, &r, "IPV4_EXT proto and ttl");
-	steer(&q1, miss, 1, &hit, 0, "IPV4_EXT proto and ttl");
+	rule_ipv4_ext(&r, IPPROTO_UDP, 0, 0);
+	f = install(&q1, &r, "IPV4_EXT proto and tos");
+	steer(&q1, miss, 1, &hit, 0, "IPV4_EXT proto and tos");
 	uninstall(f, "IPV4_EXT");
 }
 
@@ -548,6 +549,11 @@ static void refusals(void)
 	eth->size += 8;
 	r.attr.num_of_specs = 2;
 	refused(q1.qp, &r, EINVAL, "an ETH spec whose size is 8 bytes too long");
+
+	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
+	rule_eth(&r, q1.mac, 0);
+	rule_ipv4_ext(&r, IPPROTO_UDP, 0, 0xff);
+	refused(q1.qp, &r, EOPNOTSUPP, "IPV4_EXT matching ttl (past mlx5's last IPv4 field, tos)");
 
 	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
 	rule_eth(&r, q1.mac, 0);

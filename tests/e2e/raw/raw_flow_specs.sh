@@ -15,7 +15,7 @@ raw_flow_specs() {
 	start_daemon
 	run_checks_between "$RAW_FLOW_SPECS" rocemu0 rocemu1
 	local spec
-	for spec in "ETH dst_mac and ether_type" "IPV4 src and dst" "IPV4_EXT proto and ttl" \
+	for spec in "ETH dst_mac and ether_type" "IPV4 src and dst" "IPV4_EXT proto and tos" \
 		"IPV6 dst and next header" "TCP dst_port" "UDP dst_port" "VXLAN_TUNNEL VNI 42" \
 		"ACTION_TAG" "ACTION_DROP: UDP 4000 dropped, 4001 to q2" \
 		"ALL_DEFAULT: a frame no rule takes goes to it" "MC_DEFAULT: multicast in, unicast not"; do
