@@ -2,6 +2,7 @@
 #include "emulator/core/client.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -45,6 +46,32 @@ void rocemu_client_unwatch_direct(struct rocemu_client *c, bool *watched)
 	*watched = false;
 	c->direct_objs--;
 	c->emu->direct_objs--;
+}
+
+/* Whether the process behind c's pidfd still runs (its pidfd is readable once it exits). */
+static bool client_alive(const struct rocemu_client *c)
+{
+	struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+
+	return c->pidfd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+bool rocemu_client_capable(const struct rocemu_client *c, unsigned int cap)
+{
+	unsigned long long caps = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	/* Alive after the read: the PID was still its own, not reused by another process. */
+	return cap < 64 && (caps & (1ull << cap)) && client_alive(c);
 }
 
 void rocemu_client_unwatch_pid(struct rocemu_client *c)

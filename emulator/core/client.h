@@ -45,6 +45,7 @@ struct rocemu_client {
 	struct rocemu_list xrcd_opens;	/* opens of XRC domains */
 	struct rocemu_list xrc_refs;	/* ibv_open_qp references to XRC targets */
 	struct rocemu_list reserved_qpns;	/* QPNs it reserved (reserved_qpn.c) */
+	struct rocemu_list flows;	/* steering rules it made (eth/flow.c) */
 	struct rocemu_text_pages report;	/* the STATUS/STATS snapshot being read */
 	struct rocemu_cm_file *ucma;	/* after UCMA_OPEN: the rdma_cm file it is (cm/ucma.c) */
 	int req_fd;			/* the fd sent with the request being served, else -1 */
@@ -80,6 +81,13 @@ void rocemu_emu_qp_errors(struct rocemu_emu *emu, int delta);
  */
 void rocemu_client_watch_direct(struct rocemu_client *c, bool *watched);
 void rocemu_client_unwatch_direct(struct rocemu_client *c, bool *watched);
+
+/*
+ * Whether c's process has capability cap (<linux/capability.h>) in its
+ * effective set, read from /proc/PID/status; false without a pidfd or once
+ * it exited, so that a PID reused by another process never answers for it.
+ */
+bool rocemu_client_capable(const struct rocemu_client *c, unsigned int cap);
 
 /* Learn at once when c's process exits, even while a child it forked holds the connection. */
 void rocemu_client_watch_pid(struct rocemu_client *c);

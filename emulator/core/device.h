@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "emulator/base/list.h"
 #include "emulator/core/limits.h"
 #include "emulator/core/sport.h"
 #include "net/observe/fault.h"
@@ -65,11 +66,14 @@ struct rocemu_device_counters {
 	uint64_t rx_busy_rd_atomics;	/* responder: READs, atomics with every resource owed */
 	uint64_t rx_qkey_violations;	/* UD: datagrams dropped on a Q_Key mismatch */
 	uint64_t rx_ud_dropped;		/* UD: datagrams dropped: QP not receiving */
-	uint64_t out_of_buffer;		/* UD: datagrams dropped: no receive WQE in the RQ or SRQ */
+	uint64_t out_of_buffer;		/* UD, RAW_PACKET: datagrams, frames dropped: no receive WQE in the RQ or SRQ */
 	uint64_t rx_uc_dropped;		/* UC responder: packets of messages lost or refused */
 	uint64_t rx_cm_dropped;		/* CM: MADs on QP1 malformed, stale or in the wrong state */
 	uint64_t rx_dct_connect;	/* DCT: connections of a DCI taken (mlx5's counter) */
 	uint64_t rx_dc_key_violations;	/* DCT: requests dropped on a DC access key mismatch */
+	uint64_t raw_tx_frames;		/* RAW_PACKET: Ethernet frames sent (each of a TSO's) */
+	uint64_t raw_rx_frames;		/* RAW_PACKET: frames a receive WQE took */
+	uint64_t raw_rx_dropped;	/* RAW_PACKET: frames steered to a QP not receiving */
 };
 
 /*
@@ -118,6 +122,7 @@ struct rocemu_device {
 	uint64_t rx_icrc_errors;
 	uint64_t rx_no_qp;		/* of rx_dropped: to a QPN no QP has (one destroyed, a stale peer) */
 	uint64_t rx_forged_source;	/* of rx_dropped: from a device of this daemon, not through it */
+	uint64_t rx_eth_dropped;	/* Ethernet frames: port down, malformed, no rule took, a drop rule */
 	uint64_t objs[ROCEMU_RES_KINDS];	/* limits.c: objects held, some against the limits above */
 	uint64_t dm_used;		/* dm.c: bytes of ROCEMU_DM_MAX_SIZE allocated */
 	struct rocemu_device_counters counters;
@@ -129,6 +134,8 @@ struct rocemu_device {
 	struct rocemu_sport sports[ROCEMU_SPORT_MAX];	/* sport.c: RC source ports open */
 	unsigned int num_sports;
 	struct rocemu_mcast_group mcast[ROCEMU_MAX_MCAST_GRP];	/* mcast.c: groups joined */
+	struct rocemu_list flows;	/* eth/flow.c: its steering rules, in the order they are tried */
+	unsigned int sniffers;		/* eth/flow.c: of them SNIFFER rules, which RoCE traffic is framed for */
 };
 
 /* Fill identity (MAC, GUID) and port state from name, ipv4 and netdev_mtu. */

@@ -9,6 +9,7 @@
 #define ROCEMU_EMULATOR_EMU_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,6 +21,8 @@
 #define ROCEMU_FIRST_QPN 0x000100
 #define ROCEMU_MAX_CM_IDS (1u << 20)
 
+struct rocemu_ipv4_fields;
+struct rocemu_ipv4_udp;
 struct rocemu_pkt;
 struct rocemu_transport_ops;
 
@@ -43,9 +46,19 @@ struct rocemu_emu {
 	struct rocemu_idtable dms;	/* device memory (dm.c) */
 	struct rocemu_idtable cm_ids;	/* RDMA CM ids by handle = local communication ID (cm/) */
 	struct rocemu_idtable reserved_qpns;	/* QPNs no QP gets (reserved_qpn.c) */
+	struct rocemu_idtable flows;	/* steering rules (eth/flow.c) */
 	struct rocemu_list cm_ids_all;	/* the same ids, for listener and duplicate look-ups */
 	/* rx.c: datagrams for QP1, the CM's MADs; the CM sets it at start (NULL: dropped) */
 	void (*qp1_rx)(struct rocemu_device *dev, const struct rocemu_pkt *pkt);
+	/* eth/: a frame for the wire between hosts (the VXLAN wire sets it; NULL: none leaves) */
+	void (*eth_wire_tx)(struct rocemu_device *dev, const uint8_t *frame, uint32_t len);
+	/*
+	 * egress.c, tap.c: a RoCE datagram dev sends or receives, buf[0, len) in
+	 * seg-byte packets (0: one) along flow, while dev has sniffer rules (eth/ sets it)
+	 */
+	void (*roce_sniff)(struct rocemu_device *dev, const struct rocemu_ipv4_udp *flow,
+			   const struct rocemu_ipv4_fields *ip, const uint8_t *buf, size_t len,
+			   size_t seg);
 	/* qp.c: the transport of a QP type, or NULL (engine/transport.h's lookup, set at setup) */
 	const struct rocemu_transport_ops *(*transport_of_qp_type)(enum ibv_qp_type type);
 	uint32_t xrcd_seq;		/* number of the last XRC domain made */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "emulator/cm/cm.h"
+#include "emulator/eth/flow.h"
 #include "emulator/mem/mm.h"
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
@@ -78,6 +79,7 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	rocemu_list_init(&c->xrcd_opens);
 	rocemu_list_init(&c->xrc_refs);
 	rocemu_list_init(&c->reserved_qpns);
+	rocemu_list_init(&c->flows);
 	rocemu_list_add_tail(&emu->clients, &c->node);
 	return c;
 }
@@ -225,7 +227,7 @@ int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token, c
 
 /* Users before what they use, as uverbs release does; its ibv_open_qp references went first. */
 static const struct rocemu_obj_kind *const client_kinds[] = {
-	&rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind, &rocemu_cq_kind,
+	&rocemu_flow_kind, &rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind, &rocemu_cq_kind,
 	&rocemu_channel_kind, &rocemu_mw_kind, &rocemu_reserved_qpn_kind,
 };
 

@@ -13,6 +13,7 @@
 #include "emulator/ctrl/status.h"
 #include "emulator/dc/dc.h"
 #include "emulator/engine/mcast.h"
+#include "emulator/eth/flow.h"
 #include "emulator/mem/dm.h"
 #include "emulator/mem/mkey_indirect.h"
 #include "emulator/mem/mw.h"
@@ -280,6 +281,21 @@ static int op_dci_stream_reset(struct rocemu_client *c, const void *req,
 	return qp ? rocemu_dci_stream_reset(qp, r->stream_id) : -EINVAL;
 }
 
+static int op_create_flow(struct rocemu_client *c, const void *req,
+			  struct rocemu_ctrl_reply *reply)
+{
+	struct rocemu_create_flow_resp *resp = reply->body;
+
+	memset(resp, 0, sizeof(*resp));
+	return rocemu_flow_create(c, req, &resp->handle);
+}
+
+static int op_destroy_flow(struct rocemu_client *c, const void *req,
+			   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_flow_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
 static int op_create_srq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	int err;
@@ -521,6 +537,8 @@ static const struct {
 	[ROCEMU_OP_RESERVED_QPN_ALLOC] = { op_reserved_qpn_alloc, true },
 	[ROCEMU_OP_RESERVED_QPN_DEALLOC] = { op_reserved_qpn_dealloc, true },
 	[ROCEMU_OP_DCI_STREAM_RESET] = { op_dci_stream_reset, true },
+	[ROCEMU_OP_CREATE_FLOW] = { op_create_flow, true },
+	[ROCEMU_OP_DESTROY_FLOW] = { op_destroy_flow, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

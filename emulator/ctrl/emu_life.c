@@ -13,6 +13,8 @@
 #include "emulator/ctrl/client_life.h"
 #include "emulator/ctrl/ibdev_sysfs.h"
 #include "emulator/engine/mcast.h"
+#include "emulator/eth/flow.h"
+#include "emulator/eth/flow_steer.h"
 #include "emulator/engine/rx.h"
 #include "emulator/engine/transport.h"
 #include "emulator/mem/dm.h"
@@ -36,7 +38,7 @@
 static const struct rocemu_obj_kind *const all_kinds[] = {
 	&rocemu_pd_kind, &rocemu_mr_kind, &rocemu_mw_kind, &rocemu_channel_kind,
 	&rocemu_cq_kind, &rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind,
-	&rocemu_dm_kind, &rocemu_cm_id_kind, &rocemu_reserved_qpn_kind,
+	&rocemu_dm_kind, &rocemu_cm_id_kind, &rocemu_reserved_qpn_kind, &rocemu_flow_kind,
 };
 
 static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)
@@ -119,6 +121,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	rocemu_list_init(&emu->tracers);
 	cm_proto_start(emu);
 	emu->transport_of_qp_type = rocemu_transport_of_qp_type;
+	emu->roce_sniff = rocemu_flow_sniff_roce;
 	emu->reply_buf = malloc(ROCEMU_CTRL_MSG_MAX);
 	if (!emu->reply_buf)
 		return -ENOMEM;
@@ -127,6 +130,7 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 		emu->devices[i].emu = emu;
 		emu->devices[i].format = &rocemu_ring_mlx5;	/* a ConnectX-5 */
 		emu->devices[i].udp_fd = -1;
+		rocemu_list_init(&emu->devices[i].flows);
 	}
 	emu->num_devices = num_devs;
 	rocemu_idle_start(emu);

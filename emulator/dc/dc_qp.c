@@ -18,8 +18,9 @@
 #include "rocemu/ring.h"
 
 /* The DC attributes of a create request are acceptable (-EINVAL otherwise). */
-static int dc_create_check(const struct rocemu_create_qp_req *req)
+static int dc_create_check(const struct rocemu_client *c, const struct rocemu_create_qp_req *req)
 {
+	(void)c;	/* any client may make one */
 	if (req->qp_type != ROCEMU_QPT_DCI)
 		return 0;
 	/* mlx5: streams within the caps (mlx5dv_query_device's dci_streams_caps) */

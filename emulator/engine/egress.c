@@ -59,6 +59,8 @@ int rocemu_egress_send(struct rocemu_device *dev, int fd, const struct rocemu_ip
 	dev->counters.port_xmit_data += len / ROCEMU_PORT_DATA_WORD;
 	if (rocemu_tracing(dev->emu))
 		rocemu_trace_packets(dev, true, flow, buf, len, gso);
+	if (dev->sniffers)
+		dev->emu->roce_sniff(dev, flow, &ip, buf, len, gso);
 	if (dev->fault && !dev->wire.send)
 		return send_one_by_one(dev, fd, &to, flow, &ip, buf, len, gso ? gso : len);
 	/* Checked here: a device without a capture sends without a call into capture.c. */

@@ -11,6 +11,7 @@ static const struct rocemu_transport_ops *const by_qp_type[256] = {
 	[IBV_QPT_RC] = &rocemu_rc_transport,
 	[IBV_QPT_UC] = &rocemu_uc_transport,
 	[IBV_QPT_UD] = &rocemu_ud_transport,
+	[IBV_QPT_RAW_PACKET] = &rocemu_raw_transport,
 	[IBV_QPT_XRC_SEND] = &rocemu_xrc_transport,
 	[IBV_QPT_XRC_RECV] = &rocemu_xrc_transport,
 	[ROCEMU_QPT_DCI] = &rocemu_dc_transport,

@@ -41,6 +41,7 @@ extern const struct rocemu_transport_ops rocemu_uc_transport;
 extern const struct rocemu_transport_ops rocemu_ud_transport;
 extern const struct rocemu_transport_ops rocemu_xrc_transport;
 extern const struct rocemu_transport_ops rocemu_dc_transport;
+extern const struct rocemu_transport_ops rocemu_raw_transport;
 
 /*
  * Work transports hold back within one turn of the loop (RC's held data

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/tcp.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/core/client.h"
@@ -11,6 +12,7 @@
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/cq.h"
 #include "emulator/observe/trace.h"
+#include "net/eth/eth_frame.h"
 #include "rocemu/clock.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
@@ -183,6 +185,65 @@ static const uint8_t cqe_opcode[] = {
 	[ROCEMU_CQE_RECV_ERR] = MLX5_CQE_RESP_ERR,
 };
 
+/* The CQE's L4 header types (PRM; the kernel's CQE_L4_HDR_TYPE_*, not in mlx5dv.h). */
+enum {
+	CQE_L4_NONE = 0x0,
+	CQE_L4_TCP_NO_ACK = 0x1,
+	CQE_L4_UDP = 0x2,
+	CQE_L4_TCP_ACK_NO_DATA = 0x3,
+	CQE_L4_TCP_ACK_AND_DATA = 0x4,
+};
+/* rss_hash_result and rss_hash_type, where mlx5dv.h has rsvd4 (PRM offsets 0x0c, 0x10). */
+#define CQE_RSS_HASH_OFFSET 12
+#define CQE_RSS_TYPE_OFFSET 16
+#define CQE_FLOW_TAG_MASK 0xffffff
+
+static uint8_t cqe_l4_type(const struct rocemu_eth_frame *f)
+{
+	const uint8_t *tcp = f->data + f->l4_off;
+	uint32_t ip_end = f->len;
+
+	if (f->l4 == ROCEMU_ETH_L4_UDP)
+		return CQE_L4_UDP;
+	if (f->l4 != ROCEMU_ETH_L4_TCP)
+		return CQE_L4_NONE;
+	if (!(f->tcp_flags & TH_ACK))
+		return CQE_L4_TCP_NO_ACK;
+	/* The IP datagram's own end: a frame padded to 60 bytes carries no data in its padding. */
+	if (f->l3 == ROCEMU_ETH_L3_IPV4)
+		ip_end = f->l3_off + ((uint32_t)f->data[f->l3_off + 2] << 8 | f->data[f->l3_off + 3]);
+	else if (f->l3 == ROCEMU_ETH_L3_IPV6)
+		ip_end = f->l3_off + f->l3_len +
+			 ((uint32_t)f->data[f->l3_off + 4] << 8 | f->data[f->l3_off + 5]);
+	return ip_end > f->l4_off + (uint32_t)(tcp[12] >> 4) * 4 ? CQE_L4_TCP_ACK_AND_DATA
+								 : CQE_L4_TCP_ACK_NO_DATA;
+}
+
+/*
+ * A RAW_PACKET receive as a ConnectX reports it (rdma-core's mlx5 poll
+ * reads these): the L3/L4 types and checksum verdicts, the stripped VLAN,
+ * the flow tag in sop_drop_qpn's low 24 bits, the RSS hash; the QPN, which
+ * a tagged CQE no longer carries there, in flags_rqpn (no source QP).
+ */
+static void fill_eth(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
+{
+	const struct rocemu_cqe_eth *e = info->eth;
+	const struct rocemu_eth_frame *f = e->frame;
+	uint8_t l3 = f->l3 == ROCEMU_ETH_L3_IPV4 ? MLX5_CQE_L3_HDR_TYPE_IPV4 :
+		     f->l3 == ROCEMU_ETH_L3_IPV6 ? MLX5_CQE_L3_HDR_TYPE_IPV6 : MLX5_CQE_L3_HDR_TYPE_NONE;
+	uint8_t l4 = cqe_l4_type(f);
+	__be32 hash = htobe32(e->rss_hash);
+
+	cqe->l4_hdr_type_etc = (uint8_t)(l4 << 4 | l3 << 2 | e->vlan_stripped);
+	cqe->hds_ip_ext = MLX5_CQE_L2_OK | (l3 && f->l3_csum_ok ? MLX5_CQE_L3_OK : 0) |
+			  (l4 != CQE_L4_NONE && f->l4_csum_ok ? MLX5_CQE_L4_OK : 0);
+	cqe->vlan_info = e->vlan_stripped ? htobe16(f->vlan_tci) : 0;
+	cqe->sop_drop_qpn = htobe32(e->flow_tag ? e->flow_tag & CQE_FLOW_TAG_MASK : info->qpn);
+	cqe->flags_rqpn = htobe32(info->qpn & 0xffffff);
+	memcpy((uint8_t *)cqe + CQE_RSS_HASH_OFFSET, &hash, sizeof(hash));
+	((uint8_t *)cqe)[CQE_RSS_TYPE_OFFSET] = e->rss_hash_type;
+}
+
 static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info, uint8_t syndrome)
 {
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
@@ -201,6 +262,10 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info,
 	cqe->wqe_counter = htobe16(info->wqe_counter);
 	if (info->kind == ROCEMU_CQE_SEND_DONE) {
 		cqe->sop_drop_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);
+		return;
+	}
+	if (info->eth) {
+		fill_eth(cqe, info);
 		return;
 	}
 	uint8_t l3_hdr_type = info->grh_ipv4 ? MLX5_CQE_L3_HDR_TYPE_IPV4 : 0;

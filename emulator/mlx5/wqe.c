@@ -136,6 +136,27 @@ static void dest_parse(const uint8_t *seg, struct rocemu_send_dest *dest)
 	memcpy(dest->rgid, av.rgid, sizeof(dest->rgid));
 }
 
+/*
+ * A RAW_PACKET WQE's Ethernet segment at seg: its checksum flags, the mss
+ * of a TSO and the inline header, which runs from inline_hdr_start past
+ * the segment into the units after it (-EINVAL when past the WQE's end).
+ */
+static int eth_parse(const uint8_t *seg, const uint8_t *end, bool tso,
+		     struct rocemu_send_eth *eth)
+{
+	const struct mlx5_wqe_eth_seg *e = (const void *)seg;
+	uint32_t len = be16toh(e->inline_hdr_sz);
+
+	if (len > ROCEMU_ETH_INLINE_HDR_MAX || rocemu_wqe_eth_seg_bytes(len) > (size_t)(end - seg))
+		return -EINVAL;
+	eth->l3_csum = e->cs_flags & MLX5_ETH_WQE_L3_CSUM;
+	eth->l4_csum = e->cs_flags & MLX5_ETH_WQE_L4_CSUM;
+	eth->mss = tso ? be16toh(e->mss) : 0;
+	eth->hdr_len = (uint16_t)len;
+	memcpy(eth->hdr, e->inline_hdr_start, len);
+	return 0;
+}
+
 int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t posted,
 			  struct rocemu_send_wqe *w)
 {
@@ -182,7 +203,15 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
 	if (qp->type == IBV_QPT_XRC_SEND)
 		w->xrc_srqn = be32toh(((const struct rocemu_wqe_xrc_seg *)seg)->xrc_srqn) &
 			      ROCEMU_QPN_MASK;
-	seg += rocemu_wqe_qp_header_ds(qp->type) * SEG_SIZE;
+	if (qp->type == IBV_QPT_RAW_PACKET) {
+		int err = eth_parse(seg, buf + ds * SEG_SIZE, op->flags & ROCEMU_WQE_OP_TSO, &w->eth);
+
+		if (err)
+			return err;
+		seg += rocemu_wqe_eth_seg_bytes(w->eth.hdr_len);
+	} else {
+		seg += rocemu_wqe_qp_header_ds(qp->type) * SEG_SIZE;
+	}
 	if (op->flags & ROCEMU_WQE_OP_RADDR) {
 		const struct mlx5_wqe_raddr_seg *r = (const void *)seg;
 

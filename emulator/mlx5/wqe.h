@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The mlx5 ring format's reading half (ring/format.h's table points here):
- * mlx5 send WQEs (ctrl, raddr, data or inline segments, wrapping past the
- * ring's end) and receive WQEs into the neutral records, and the doorbell
+ * mlx5 send WQEs (ctrl, raddr, data or inline segments, a RAW_PACKET
+ * WQE's Ethernet segment with its inline header, wrapping past the ring's
+ * end) and receive WQEs into the neutral records, and the doorbell
  * records. The ring stays the application's memory: everything is copied
  * out and checked before use.
  */
@@ -24,7 +25,7 @@ struct rocemu_srq;
  * header inline before its data pointers); an inline segment after a
  * pointer is not emulated. Returns 0, -EINVAL for a malformed WQE (size
  * 0 or past the posted BBs, opcode, QPN, inline length, inline after a
- * pointer) or -EOPNOTSUPP for an opcode not implemented. Either way
+ * pointer, an Ethernet segment's inline header past the WQE) or -EOPNOTSUPP for an opcode not implemented. Either way
  * w->bbs is the step to the next WQE, 1 to posted: its size, or one BB
  * past a ctrl whose size is broken.
  */

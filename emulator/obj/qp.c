@@ -57,36 +57,25 @@ static int qp_type_check(const struct rocemu_emu *emu, uint32_t type,
 	return qp_type_known(type) ? -EOPNOTSUPP : -EINVAL;
 }
 
-/* Whether the process has CAP_NET_RAW in its effective set (/proc/PID/status). */
-static bool client_has_net_raw(const struct rocemu_client *c)
-{
-	unsigned long long caps = 0;
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	fclose(f);
-	return caps & (1ull << CAP_NET_RAW);
-}
-
 /*
  * Create flags as the kernel answers them: a source QPN needs CAP_NET_RAW
- * (uverbs, EPERM) and a UD QP (mlx5's process_create_flags, EOPNOTSUPP).
+ * (uverbs, EPERM) and a UD QP (mlx5's process_create_flags, EOPNOTSUPP);
+ * RAW_PACKET's own flags and a TSO header are for RAW_PACKET alone.
  */
 static int create_flags_check(const struct rocemu_client *c, const struct rocemu_create_qp_req *req)
 {
+	bool raw = req->qp_type == IBV_QPT_RAW_PACKET;
+
 	if (req->create_flags & ~(uint32_t)(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB |
-					    IBV_QP_CREATE_SOURCE_QPN))
+					    IBV_QP_CREATE_SOURCE_QPN | ROCEMU_QP_CREATE_RAW_FLAGS))
+		return -EINVAL;
+	if ((req->create_flags & ROCEMU_QP_CREATE_RAW_FLAGS) && !raw)
+		return -EOPNOTSUPP;
+	if (req->max_tso_header && !raw)
 		return -EINVAL;
 	if (!(req->create_flags & IBV_QP_CREATE_SOURCE_QPN))
 		return 0;
-	if (!client_has_net_raw(c))
+	if (!rocemu_client_capable(c, CAP_NET_RAW))
 		return -EPERM;
 	if (req->qp_type != IBV_QPT_UD)
 		return -EOPNOTSUPP;
@@ -128,7 +117,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	if (!err)
 		err = rocemu_qp_vendor_check(req);
 	if (!err && ops->create_check)
-		err = ops->create_check(req);
+		err = ops->create_check(c, req);
 	if (err)
 		return err;
 	pd = rocemu_pd_lookup(c, req->pdn);
@@ -164,6 +153,9 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	}
 	if (!tgt && (!pd || !send_cq || (!recv_cq && !ini)))
 		return -EINVAL;
+	/* mlx5 calc_send_wqe: a RAW_PACKET WQE has room for its TSO header besides its data. */
+	if (req->qp_type == IBV_QPT_RAW_PACKET)
+		want.max_send_sge += (req->max_tso_header + ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG;
 	memset(resp, 0, sizeof(*resp));
 	err = rocemu_qp_layout(&want, req->qp_type, &resp->cap, &resp->layout);
 	if (err)
@@ -313,7 +305,8 @@ int rocemu_qp_destroy(struct rocemu_client *c, uint32_t qpn)
 
 	if (!qp)
 		return -EINVAL;
-	if (qp->mcast_groups)	/* ibv_attach_mcast(3) */
+	/* ibv_attach_mcast(3); uverbs counts a flow as a user of its QP (ib_destroy_qp_user). */
+	if (qp->mcast_groups || qp->flows)
 		return -EBUSY;
 	rocemu_qp_release(c, qp);
 	return 0;

@@ -22,18 +22,24 @@
 
 struct rocemu_create_qp_req;
 struct rocemu_dc;
+struct rocemu_eth_frame;
 struct rocemu_pkt;
 struct rocemu_qp;
+struct rocemu_raw;
 struct rocemu_rc;
 struct rocemu_ud;
+
+/* The create flags of RAW_PACKET QPs alone (mlx5's process_create_flags: another type's is EOPNOTSUPP). */
+#define ROCEMU_QP_CREATE_RAW_FLAGS (IBV_QP_CREATE_SCATTER_FCS | IBV_QP_CREATE_CVLAN_STRIPPING | \
+				    IBV_QP_CREATE_PCI_WRITE_END_PADDING)
 
 /* A transport as the QP's life, the doorbell scan and the receive path call it. */
 struct rocemu_transport_ops {
 	const char *name;		/* "RC", for logs */
 	/* One peer: packets from any other address are dropped (rxe's check_addr). */
 	bool connected;
-	/* Create, before anything is made: the request's own attributes hold (NULL: none). 0 or -errno. */
-	int (*create_check)(const struct rocemu_create_qp_req *req);
+	/* Create, before anything is made: c may and the request's own attributes hold (NULL: none). 0 or -errno. */
+	int (*create_check)(const struct rocemu_client *c, const struct rocemu_create_qp_req *req);
 	/* Create: the transport's state, allocated into qp->rc, dc or ud (qp->layout is set). 0 or -errno. */
 	int (*init)(struct rocemu_qp *qp);
 	/* Create, qp made (owner, PD, CQs, SRQ, an XRC target's xrcd_open): what req says of it (NULL: none). */
@@ -54,6 +60,8 @@ struct rocemu_transport_ops {
 	void (*flush)(struct rocemu_qp *qp);
 	/* One packet of this transport for qp. */
 	void (*rx)(struct rocemu_qp *qp, const struct rocemu_pkt *pkt);
+	/* RAW_PACKET: one Ethernet frame the port steered to qp, with the flow tag its rule set (0: none). */
+	void (*rx_frame)(struct rocemu_qp *qp, const struct rocemu_eth_frame *f, uint32_t flow_tag);
 	/* A timer of qp (qp_timer.c) expired. */
 	void (*timer)(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind);
 	/* SQD: WQEs posted before the transition are still to finish (ibv_query_qp). */
@@ -76,6 +84,7 @@ struct rocemu_qp {
 	uint32_t create_flags;		/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, _SOURCE_QPN */
 	uint32_t source_qpn;		/* UD: the source QPN its datagrams carry */
 	unsigned int mcast_groups;	/* UD: multicast groups it is attached to (mcast.c) */
+	unsigned int flows;		/* steering rules to it (eth/flow.c): it is not destroyed while any */
 	const struct rocemu_transport_ops *ops;	/* the transport of its type */
 	struct rocemu_pd *pd;
 	/*
@@ -105,6 +114,7 @@ struct rocemu_qp {
 	struct rocemu_rc *rc;		/* RC's engines': RC, UC (uc.h), XRC (xrc.h), and DC's dc->rc */
 	struct rocemu_dc *dc;		/* DC's (dc.h) */
 	struct rocemu_ud *ud;		/* UD's (ud.h) */
+	struct rocemu_raw *raw;		/* RAW_PACKET's (raw.h) */
 };
 
 /*

@@ -14,7 +14,8 @@
 #define QP_STATE_COUNT (IBV_QPS_ERR + 1)
 
 enum qp_type_slot {
-	SLOT_RC, SLOT_UC, SLOT_UD, SLOT_XRC_INI, SLOT_XRC_TGT, SLOT_DCI, SLOT_DCT, SLOT_COUNT
+	SLOT_RC, SLOT_UC, SLOT_UD, SLOT_XRC_INI, SLOT_XRC_TGT, SLOT_DCI, SLOT_DCT, SLOT_RAW,
+	SLOT_COUNT
 };
 
 struct qp_transition {
@@ -41,6 +42,7 @@ static const struct qp_transition qp_table[QP_STATE_COUNT][QP_STATE_COUNT] = {
 				[SLOT_XRC_TGT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 				[SLOT_DCI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT,
 				[SLOT_DCT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[SLOT_RAW] = IBV_QP_PORT,
 			},
 			.opt = {
 				[SLOT_DCI] = IBV_QP_ACCESS_FLAGS,
@@ -59,6 +61,7 @@ static const struct qp_transition qp_table[QP_STATE_COUNT][QP_STATE_COUNT] = {
 				[SLOT_XRC_TGT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 				[SLOT_DCI] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 				[SLOT_DCT] = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+				[SLOT_RAW] = IBV_QP_PORT,
 			},
 		},
 		[IBV_QPS_RTR] = {
@@ -225,6 +228,8 @@ static int qp_type_slot(enum ibv_qp_type type)
 		return SLOT_DCI;
 	case ROCEMU_QPT_DCT:
 		return SLOT_DCT;
+	case IBV_QPT_RAW_PACKET:
+		return SLOT_RAW;
 	default:
 		return -1;
 	}
@@ -258,6 +263,10 @@ static const struct qp_transition *qp_transition(enum ibv_qp_type type, enum ibv
 	/* A DCT goes no further than RTR (mlx5_ib_modify_dct). */
 	if (*slot == SLOT_DCT && (cur > IBV_QPS_RTR || next > IBV_QPS_RTR) &&
 	    next != IBV_QPS_ERR && cur != IBV_QPS_ERR)
+		return NULL;
+	/* A RAW_PACKET QP has no SQD or SQE (mlx5's modify_raw_packet_qp). */
+	if (*slot == SLOT_RAW && (cur == IBV_QPS_SQD || cur == IBV_QPS_SQE ||
+				  next == IBV_QPS_SQD || next == IBV_QPS_SQE))
 		return NULL;
 	/* Once it has a path, a DCI is modified as an RC QP. */
 	if (*slot == SLOT_DCI && cur != IBV_QPS_RESET && cur != IBV_QPS_INIT)

@@ -61,19 +61,28 @@ uint64_t rocemu_capture_packet_ps(size_t len)
 	return rocemu_pcap_frame_ps(len, PORT_BIT_PS);
 }
 
+/* A failed write stops the capture with a log line. */
+static void capture_written(struct rocemu_device *dev, int err)
+{
+	if (!err)
+		return;
+	rocemu_log(ROCEMU_LOG_WARN, "%s: capture stopped: %s", dev->name, strerror(-err));
+	rocemu_capture_stop(dev);
+}
+
 void rocemu_capture_packets(struct rocemu_device *dev, struct rocemu_pcap_run run,
 			    const uint8_t *buf, size_t len, size_t seg)
 {
-	int err;
-
 	if (!dev->pcap)
 		return;
 	run.bit_ps = PORT_BIT_PS;
-	err = rocemu_pcap_write(dev->pcap, &run, buf, len, seg);
-	if (err) {
-		rocemu_log(ROCEMU_LOG_WARN, "%s: capture stopped: %s", dev->name, strerror(-err));
-		rocemu_capture_stop(dev);
-	}
+	capture_written(dev, rocemu_pcap_write(dev->pcap, &run, buf, len, seg));
+}
+
+void rocemu_capture_frame(struct rocemu_device *dev, const uint8_t *frame, size_t len)
+{
+	if (dev->pcap)
+		capture_written(dev, rocemu_pcap_write_frame(dev->pcap, frame, len));
 }
 
 void rocemu_capture_flush(struct rocemu_device *dev)

@@ -43,6 +43,9 @@ int rocemu_capture_start(struct rocemu_device *dev, const char *path, char *err,
 void rocemu_capture_packets(struct rocemu_device *dev, struct rocemu_pcap_run run,
 			    const uint8_t *buf, size_t len, size_t seg);
 
+/* Capture an Ethernet frame of dev as it is (the port's switch moved it). No-op without capture. */
+void rocemu_capture_frame(struct rocemu_device *dev, const uint8_t *frame, size_t len);
+
 /* Picoseconds a packet of len bytes of UDP payload takes through dev's port. */
 uint64_t rocemu_capture_packet_ps(size_t len);
 

@@ -37,6 +37,8 @@ void rocemu_tap_rx(struct rocemu_device *dev, uint32_t daddr, const struct rocem
 	}
 	if (rocemu_tracing(dev->emu))
 		rocemu_trace_packets(dev, false, &flow, d->data, d->len, 0);
+	if (dev->sniffers)
+		dev->emu->roce_sniff(dev, &flow, ip, d->data, d->len, 0);
 }
 
 int rocemu_tap_start(struct rocemu_emu *emu, char *err, size_t errlen)

@@ -21,6 +21,7 @@
 #include "rocemu/ring.h"
 
 struct rocemu_cq;
+struct rocemu_eth_frame;
 struct rocemu_qp;
 struct rocemu_srq;
 
@@ -31,6 +32,19 @@ struct rocemu_send_dest {
 	uint64_t dc_key;		/* DC: the DCT's access key */
 	uint16_t udp_sport;		/* the RoCEv2 source port the address handle picked */
 	uint8_t rgid[16];		/* the destination GID (::ffff:a.b.c.d) */
+};
+
+/*
+ * A RAW_PACKET WQE's Ethernet segment: the frame's first bytes, inline in
+ * the WQE (the rest is the WQE's data), and what the port does to it.
+ */
+#define ROCEMU_ETH_INLINE_HDR_MAX 1008	/* what a WQE of 63 units can hold */
+
+struct rocemu_send_eth {
+	bool l3_csum, l4_csum;		/* IBV_SEND_IP_CSUM: the IPv4 and TCP/UDP checksums to fill */
+	uint16_t mss;			/* TSO: payload bytes per frame */
+	uint16_t hdr_len;
+	uint8_t hdr[ROCEMU_ETH_INLINE_HDR_MAX];
 };
 
 struct rocemu_send_wqe {
@@ -56,6 +70,7 @@ struct rocemu_send_wqe {
 	/* Last: a UMR is local, never staged, so never copied. */
 	bool umr;			/* an mkey UMR instead of a bind (mkey_indirect.h) */
 	struct rocemu_umr umr_op;
+	struct rocemu_send_eth eth;	/* RAW_PACKET's, never staged either */
 };
 
 struct rocemu_recv_wqe {
@@ -76,6 +91,15 @@ enum rocemu_cqe_kind {
 	ROCEMU_CQE_RECV_ERR,		/* a receive WQE in error */
 };
 
+/* What a RAW_PACKET receive's CQE says of its frame, besides its length. */
+struct rocemu_cqe_eth {
+	const struct rocemu_eth_frame *frame;	/* its parse: L3/L4 types, checksum verdicts */
+	bool vlan_stripped;		/* CVLAN_STRIPPING took its tag: frame->vlan_tci */
+	uint32_t flow_tag;		/* of the rule that steered it, 0: none */
+	uint32_t rss_hash;		/* RSS: the Toeplitz hash, and its fields (0: none) */
+	uint8_t rss_hash_type;
+};
+
 /* One completion, whatever its kind. */
 struct rocemu_cqe_info {
 	enum rocemu_cqe_kind kind;
@@ -88,6 +112,7 @@ struct rocemu_cqe_info {
 	uint32_t src_qp;
 	uint32_t srqn;			/* receive from an SRQ: its number, else 0 */
 	bool grh_ipv4;			/* UD receive: its GRH is an IPv4 header */
+	const struct rocemu_cqe_eth *eth;	/* RAW_PACKET receive: what the port found, else NULL */
 	bool solicited;
 	const uint8_t *scatter;		/* data carried in the CQE (cqe_scatter.h), or NULL */
 	uint32_t scatter_len;		/* its bytes: at most half the CQE */

@@ -11,7 +11,8 @@
 
 /* Completions after rdma-core's mlx5 handle_good_req. */
 const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
-	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_UD,
+	[MLX5_OPCODE_SEND] = { "SEND", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_UD |
+				       ROCEMU_WQE_OP_ETH,
 			       IBV_WC_SEND, 0,
 			       ROCEMU_WC_LEN_NONE },
 	[MLX5_OPCODE_SEND_IMM] = { "SEND_IMM", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_IMM |
@@ -39,6 +40,10 @@ const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
 				    ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_RADDR | ROCEMU_WQE_OP_ATOMIC |
 				    ROCEMU_WQE_OP_DATA,
 				    IBV_WC_FETCH_ADD, 0, ROCEMU_WC_LEN_ATOMIC },
+	/* RAW_PACKET: frames of mss bytes after the Ethernet segment's header (mlx5 set_tso_eth_seg) */
+	[MLX5_OPCODE_TSO] = { "TSO", ROCEMU_WQE_OP_VALID | DATA_INLINE | ROCEMU_WQE_OP_ETH |
+				     ROCEMU_WQE_OP_TSO,
+			      IBV_WC_TSO, 0, ROCEMU_WC_LEN_NONE },
 	/* ctrl only: completes once everything before it did (UCX's flush and fence) */
 	[MLX5_OPCODE_NOP] = { "NOP", ROCEMU_WQE_OP_VALID | ROCEMU_WQE_OP_LOCAL, IBV_WC_SEND, 0,
 			      ROCEMU_WC_LEN_NONE },
@@ -63,6 +68,7 @@ static const uint8_t wr_opcodes[] = {
 	[IBV_WR_LOCAL_INV] = MLX5_OPCODE_LOCAL_INVAL,
 	[IBV_WR_BIND_MW] = MLX5_OPCODE_UMR,
 	[IBV_WR_SEND_WITH_INV] = MLX5_OPCODE_SEND_INVAL,
+	[IBV_WR_TSO] = MLX5_OPCODE_TSO,
 };
 
 int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
@@ -92,17 +98,23 @@ const struct rocemu_cqe_op rocemu_cqe_ops[16] = {
 
 /* ---- sizing ---- */
 
-/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's), raddr unless UD: mlx5 sq_overhead. */
+/* Datagrams and frames: no RDMA, no atomics (mlx5 sq_overhead's UD and RAW_PACKET). */
+static bool sq_sends_only(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD || type == IBV_QPT_RAW_PACKET;
+}
+
+/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's, the Ethernet one), raddr unless sends only: mlx5 sq_overhead. */
 static uint32_t sq_wqe_header(enum ibv_qp_type type)
 {
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
-	       (type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
+	       (sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
 }
 
-/* An atomic's segment, before its data, on every type but UD (mlx5 sq_overhead's atomic_size). */
+/* An atomic's segment, before its data, on every type but UD and RAW_PACKET (mlx5 sq_overhead's atomic_size). */
 static uint32_t sq_wqe_atomic(enum ibv_qp_type type)
 {
-	return type == IBV_QPT_UD ? 0 : sizeof(struct mlx5_wqe_atomic_seg);
+	return sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_atomic_seg);
 }
 
 #define WQE_MAX_BYTES (ROCEMU_WQE_DS_MASK * ROCEMU_WQE_SEG)

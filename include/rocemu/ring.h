@@ -50,6 +50,7 @@
 
 #include <endian.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
@@ -91,6 +92,8 @@ enum rocemu_wqe_op_flags {
 	ROCEMU_WQE_OP_IMM = 1 << 9,	/* ctrl imm is immediate data for the peer */
 	ROCEMU_WQE_OP_INV = 1 << 10,	/* ctrl imm is the rkey to invalidate */
 	ROCEMU_WQE_OP_UD = 1 << 11,	/* a UD QP may post it (SEND, SEND_IMM) */
+	ROCEMU_WQE_OP_ETH = 1 << 12,	/* a RAW_PACKET QP may post it (SEND, TSO) */
+	ROCEMU_WQE_OP_TSO = 1 << 13,	/* segmented by the Ethernet segment's mss: RAW_PACKET's alone */
 };
 
 /* What a successful requester completion reports as byte_len (mlx5 handle_good_req). */
@@ -163,7 +166,22 @@ static inline uint32_t rocemu_wqe_qp_header_ds(enum ibv_qp_type type)
 {
 	return type == IBV_QPT_UD || type == ROCEMU_QPT_DCI ?
 		       sizeof(struct mlx5_wqe_datagram_seg) / ROCEMU_WQE_SEG :
-	       type == IBV_QPT_XRC_SEND ? sizeof(struct rocemu_wqe_xrc_seg) / ROCEMU_WQE_SEG : 0;
+	       type == IBV_QPT_XRC_SEND ? sizeof(struct rocemu_wqe_xrc_seg) / ROCEMU_WQE_SEG :
+	       type == IBV_QPT_RAW_PACKET ? sizeof(struct mlx5_wqe_eth_seg) / ROCEMU_WQE_SEG : 0;
+}
+
+/*
+ * Where the data segments of a RAW_PACKET WQE begin, in bytes after its
+ * Ethernet segment's start, for an inline header of hdr_sz bytes: they run
+ * from inline_hdr_start on, padded to 16 bytes (mlx5 set_tso_eth_seg);
+ * never before the segment's end, where mlx5's post_send puts them.
+ */
+static inline uint32_t rocemu_wqe_eth_seg_bytes(uint32_t hdr_sz)
+{
+	uint32_t start = offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start);
+	uint32_t end = (start + hdr_sz + ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG * ROCEMU_WQE_SEG;
+
+	return end > sizeof(struct mlx5_wqe_eth_seg) ? end : sizeof(struct mlx5_wqe_eth_seg);
 }
 
 /* The opcode may be posted on a QP of this type (DC has no SEND with invalidate opcode). */
@@ -171,6 +189,8 @@ static inline bool rocemu_wqe_op_allowed(const struct rocemu_wqe_op *op, enum ib
 {
 	return (op->flags & ROCEMU_WQE_OP_VALID) &&
 	       (type != IBV_QPT_UD || (op->flags & ROCEMU_WQE_OP_UD)) &&
+	       (type != IBV_QPT_RAW_PACKET || (op->flags & ROCEMU_WQE_OP_ETH)) &&
+	       (type == IBV_QPT_RAW_PACKET || !(op->flags & ROCEMU_WQE_OP_TSO)) &&
 	       (type != ROCEMU_QPT_DCI ||
 		(op->flags & (ROCEMU_WQE_OP_INV | ROCEMU_WQE_OP_LOCAL)) != ROCEMU_WQE_OP_INV);
 }

@@ -18,7 +18,9 @@
 #include "net/observe/pcap.h"
 #include "net/observe/pcap_sink.h"
 
-#define FRAME_HDR_BYTES (sizeof(struct ether_header) + sizeof(struct iphdr) + sizeof(struct udphdr))
+#define FRAME_HDR_BYTES ROCEMU_PCAP_FRAME_HDR_BYTES
+_Static_assert(FRAME_HDR_BYTES == sizeof(struct ether_header) + sizeof(struct iphdr) +
+	       sizeof(struct udphdr), "Ethernet, IPv4 and UDP headers");
 #define MAX_UDP_PAYLOAD (65535 - sizeof(struct iphdr) - sizeof(struct udphdr))
 
 #define PCAP_MAGIC_NS 0xa1b23c4du	/* times in nanoseconds */
@@ -137,14 +139,9 @@ static void mac_from_ipv4(uint8_t mac[ETH_ALEN], uint32_t addr_be)
 	memcpy(&mac[2], &addr_be, 4);
 }
 
-/*
- * The Ethernet, IPv4 and UDP headers at frame of a datagram of flow with
- * IPv4 fields ip and len bytes of payload; its UDP checksum over
- * udp_payload, or 0 (none, RFC 768) without.
- */
-static void frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
-			  const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
-			  size_t len)
+void rocemu_pcap_frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
+			       const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
+			       size_t len)
 {
 	struct ether_header eth = { .ether_type = htons(ETHERTYPE_IP) };
 	struct iphdr iph;
@@ -169,43 +166,94 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Room in the batch for the record of a frame_len-byte frame stamped ns,
+ * its header written: *at is where its *caplen bytes go (the snap length's).
+ */
+static int record_start(struct rocemu_pcap *p, uint32_t frame_len, uint64_t ns, uint8_t **at,
+			uint32_t *caplen)
+{
+	uint32_t rec[4], kept = p->snaplen && p->snaplen < frame_len ? p->snaplen : frame_len;
+	int ret;
+
+	if (p->used + ROCEMU_PCAP_RECORD_HDR_BYTES + kept > sizeof(p->batch)) {
+		ret = rocemu_pcap_flush(p);
+		if (ret)
+			return ret;
+	}
+	rec[0] = (uint32_t)(ns / 1000000000u);
+	rec[1] = (uint32_t)(ns % 1000000000u);
+	rec[2] = kept;
+	rec[3] = frame_len;
+	memcpy(p->batch + p->used, rec, sizeof(rec));
+	*at = p->batch + p->used + ROCEMU_PCAP_RECORD_HDR_BYTES;
+	*caplen = kept;
+	/* Built in place: the batch only ever holds whole records. */
+	p->used += ROCEMU_PCAP_RECORD_HDR_BYTES + kept;
+	return 0;
+}
+
 /* Append the record of one datagram of run with IPv4 fields ip, stamped ns, cut at the snap length. */
 static int write_record(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 			const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
 			size_t len, uint64_t ns)
 {
-	uint32_t rec[4], frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
-	uint32_t caplen = p->snaplen && p->snaplen < frame_len ? p->snaplen : frame_len;
+	uint32_t caplen, frame_len = (uint32_t)(FRAME_HDR_BYTES + len);
 	const uint8_t *summed;
 	uint8_t *at;
 	int ret;
 
-	if (p->used + ROCEMU_PCAP_RECORD_HDR_BYTES + caplen > sizeof(p->batch)) {
-		ret = rocemu_pcap_flush(p);
-		if (ret)
-			return ret;
-	}
-	at = p->batch + p->used;
-	rec[0] = (uint32_t)(ns / 1000000000u);
-	rec[1] = (uint32_t)(ns % 1000000000u);
-	rec[2] = caplen;
-	rec[3] = frame_len;
-	memcpy(at, rec, sizeof(rec));
-	at += ROCEMU_PCAP_RECORD_HDR_BYTES;
-	/* Built in place: the batch only ever holds whole records. A cut datagram's
-	 * UDP checksum would be summed over bytes the record does not hold: none. */
+	ret = record_start(p, frame_len, ns, &at, &caplen);
+	if (ret)
+		return ret;
+	/* A cut datagram's UDP checksum would be summed over bytes the record does not hold: none. */
 	summed = caplen == frame_len && !run->udp_check_zero ? udp_payload : NULL;
 	if (caplen >= FRAME_HDR_BYTES) {
-		frame_headers(at, run->flow, ip, summed, len);
+		rocemu_pcap_frame_headers(at, run->flow, ip, summed, len);
 		memcpy(at + FRAME_HDR_BYTES, udp_payload, caplen - FRAME_HDR_BYTES);
 	} else {
 		uint8_t hdrs[FRAME_HDR_BYTES];
 
-		frame_headers(hdrs, run->flow, ip, summed, len);
+		rocemu_pcap_frame_headers(hdrs, run->flow, ip, summed, len);
 		memcpy(at, hdrs, caplen);
 	}
-	p->used += ROCEMU_PCAP_RECORD_HDR_BYTES + caplen;
 	return 0;
+}
+
+/* A clock stepped backwards also flushes, so a step cannot stall the file. */
+static int flush_when_due(struct rocemu_pcap *p, uint64_t now)
+{
+	if (now - p->last_flush_ns >= ROCEMU_PCAP_FLUSH_NS || now < p->last_flush_ns)
+		return rocemu_pcap_flush(p);
+	return 0;
+}
+
+/* ns, or the next nanosecond after the last record's: no record goes before another. */
+static uint64_t record_ns(struct rocemu_pcap *p, uint64_t ns)
+{
+	p->last_ns = ns > p->last_ns ? ns : p->last_ns + 1;
+	return p->last_ns;
+}
+
+int rocemu_pcap_write_frame(struct rocemu_pcap *p, const uint8_t *frame, size_t len)
+{
+	uint64_t now;
+	uint32_t caplen;
+	uint8_t *at;
+	int ret;
+
+	if (!p || (!frame && len))
+		return -EINVAL;
+	if (len > ROCEMU_PCAP_SNAPLEN_MAX)
+		return -EMSGSIZE;
+	if (p->err)
+		return p->err;
+	now = now_ns();
+	ret = record_start(p, (uint32_t)len, record_ns(p, now), &at, &caplen);
+	if (ret)
+		return ret;
+	memcpy(at, frame, caplen);
+	return flush_when_due(p, now);
 }
 
 /* A frame's bits on the link: preamble and start delimiter, the frame, its FCS
@@ -238,9 +286,7 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 	do {
 		n = len - off < seg ? len - off : seg;
 		/* Each frame its own time, after every earlier one. */
-		ns = (run->ns ? run->ns : now) + ps / 1000;
-		ns = ns > p->last_ns ? ns : p->last_ns + 1;
-		p->last_ns = ns;
+		ns = record_ns(p, (run->ns ? run->ns : now) + ps / 1000);
 		ret = write_record(p, run, &ip, buf + off, n, ns);
 		if (ret)
 			return ret;
@@ -248,11 +294,7 @@ int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		ps += rocemu_pcap_frame_ps(n, run->bit_ps);
 		off += n;
 	} while (off < len);
-
-	/* A clock stepped backwards also flushes, so a step cannot stall the file. */
-	if (now - p->last_flush_ns >= ROCEMU_PCAP_FLUSH_NS || now < p->last_flush_ns)
-		return rocemu_pcap_flush(p);
-	return 0;
+	return flush_when_due(p, now);
 }
 
 int rocemu_pcap_flush(struct rocemu_pcap *p)

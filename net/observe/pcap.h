@@ -61,6 +61,19 @@ struct rocemu_pcap_run {
 	uint32_t bit_ps;
 };
 
+/* Ethernet, IPv4 and UDP: the headers a datagram's frame begins with. */
+#define ROCEMU_PCAP_FRAME_HDR_BYTES 42u
+
+/*
+ * The Ethernet, IPv4 and UDP headers at frame of a datagram of flow with
+ * IPv4 fields ip and len bytes of payload; its UDP checksum over
+ * udp_payload, or 0 (none, RFC 768) without. Sniffer rules see RoCE
+ * datagrams framed so too.
+ */
+void rocemu_pcap_frame_headers(uint8_t *frame, const struct rocemu_ipv4_udp *flow,
+			       const struct rocemu_ipv4_fields *ip, const uint8_t *udp_payload,
+			       size_t len);
+
 /* Picoseconds a datagram of udp_len bytes of payload takes on a link of bit_ps. */
 uint64_t rocemu_pcap_frame_ps(size_t udp_len, uint32_t bit_ps);
 
@@ -93,6 +106,13 @@ struct rocemu_pcap *rocemu_pcap_open(const char *path, uint32_t snaplen);
  */
 int rocemu_pcap_write(struct rocemu_pcap *p, const struct rocemu_pcap_run *run,
 		      const uint8_t *buf, size_t len, size_t seg);
+
+/*
+ * Append an Ethernet frame as it is (a RAW_PACKET QP's), stamped now, cut
+ * at the snap length. Returns 0, -EINVAL for a NULL argument, -EMSGSIZE
+ * past the largest record, or the -errno of the file's write error.
+ */
+int rocemu_pcap_write_frame(struct rocemu_pcap *p, const uint8_t *frame, size_t len);
 
 /* Push buffered frames to the file. Returns 0 or the -errno of the file's write error. */
 int rocemu_pcap_flush(struct rocemu_pcap *p);

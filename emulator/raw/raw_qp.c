@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * RAW_PACKET per QP and its transport ops: what create checks and keeps
+ * (CAP_NET_RAW, the TSO header, RSS), queue positions on state changes, the
+ * completions of both queues and the move to ERR, which flushes them
+ * (every outstanding WQE completes with WR_FLUSH_ERR, as on mlx5).
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/ring/format.h"
+#include "emulator/obj/async_event.h"
+#include "emulator/obj/qp.h"
+#include "emulator/obj/srq.h"
+#include "emulator/raw/raw.h"
+#include "rocemu/ctrl.h"
+#include "rocemu/log.h"
+#include "rocemu/ring.h"
+
+static void raw_flush(struct rocemu_qp *qp);
+
+/*
+ * uverbs: a RAW_PACKET QP needs CAP_NET_RAW (EPERM); mlx5: a TSO header
+ * within the device's, an RSS hash key within ROCEMU_RSS_KEY_MAX (EINVAL).
+ */
+static int raw_create_check(const struct rocemu_client *c, const struct rocemu_create_qp_req *req)
+{
+	if (!rocemu_client_capable(c, CAP_NET_RAW))
+		return -EPERM;
+	if (req->max_tso_header > ROCEMU_RAW_MAX_TSO_HEADER ||
+	    req->rx_hash_key_len > ROCEMU_RSS_KEY_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+static int raw_init(struct rocemu_qp *qp)
+{
+	qp->raw = calloc(1, sizeof(*qp->raw));
+	return qp->raw ? 0 : -ENOMEM;
+}
+
+/* What the request says of the frames: TSO, and for an RSS QP its hash. */
+static void raw_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req *req)
+{
+	struct rocemu_raw *raw = qp->raw;
+
+	raw->max_tso_header = req->max_tso_header;
+	raw->rwq_ind_tbl = req->rwq_ind_tbl;
+	raw->rx_hash_fields_mask = req->rx_hash_fields_mask;
+	raw->rx_hash_function = req->rx_hash_function;
+	raw->rx_hash_key_len = req->rx_hash_key_len;
+	memcpy(raw->rx_hash_key, req->rx_hash_key, req->rx_hash_key_len);
+}
+
+static void raw_destroy(struct rocemu_qp *qp)
+{
+	free(qp->raw);
+	qp->raw = NULL;
+}
+
+/*
+ * An error CQE moves the QP to ERR, as a ConnectX does, and so does a
+ * broken work queue, with QP_FATAL (no CQE can tell of it); the rest
+ * flushes, and a QP with an SRQ reports its last WQE.
+ */
+static void raw_to_error(struct rocemu_qp *qp, const char *why, bool fatal)
+{
+	if (qp->attr.qp_state == IBV_QPS_ERR)
+		return;
+	rocemu_qp_enter_state(qp, IBV_QPS_ERR, why);
+	raw_flush(qp);
+	if (fatal)
+		rocemu_async_event_qp(qp, IBV_EVENT_QP_FATAL);
+	rocemu_srq_qp_errored(qp);
+}
+
+void rocemu_raw_qp_fatal(struct rocemu_qp *qp)
+{
+	raw_to_error(qp, "a broken work queue", true);
+}
+
+void rocemu_raw_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
+			      enum ibv_wc_status status)
+{
+	struct rocemu_cqe_info info = {
+		.kind = status ? ROCEMU_CQE_SEND_ERR : ROCEMU_CQE_SEND_DONE,
+		.status = status,
+		.wqe_opcode = w->opcode,
+		.qpn = qp->qpn,
+		.wqe_counter = w->wqe_counter,
+	};
+
+	if (status || w->signaled)
+		qp->owner->dev->format->cqe_write(qp->send_cq, &info);
+	if (status && status != IBV_WC_WR_FLUSH_ERR)
+		raw_to_error(qp, "an error completion", false);
+}
+
+void rocemu_raw_recv_fail(struct rocemu_qp *qp, uint32_t counter, enum ibv_wc_status status)
+{
+	struct rocemu_cqe_info info = {
+		.kind = ROCEMU_CQE_RECV_ERR,
+		.status = status,
+		.qpn = qp->qpn,
+		.wqe_counter = (uint16_t)counter,
+		.srqn = rocemu_qp_recv_srqn(qp),
+	};
+
+	qp->owner->dev->format->cqe_write(rocemu_qp_recv_cq(qp), &info);
+	if (status != IBV_WC_WR_FLUSH_ERR)
+		raw_to_error(qp, "an error completion", false);
+}
+
+/* Complete every WQE posted and not yet taken, on both queues, with WR_FLUSH_ERR. */
+static void raw_flush(struct rocemu_qp *qp)
+{
+	struct rocemu_raw *raw = qp->raw;
+	int posted = qp->owner->dev->format->sq_posted(qp, raw->sq_bb);
+	struct rocemu_send_wqe w;
+
+	for (; posted > 0; posted -= (int)w.bbs) {
+		qp->owner->dev->format->parse_send(qp, raw->sq_bb, (uint32_t)posted, &w);
+		rocemu_raw_complete_send(qp, &w, IBV_WC_WR_FLUSH_ERR);
+		raw->sq_bb += w.bbs;
+	}
+	for (posted = qp->owner->dev->format->rq_posted(qp, raw->rq_ci); posted > 0;
+	     posted--, raw->rq_ci++)
+		rocemu_raw_recv_fail(qp, raw->rq_ci, IBV_WC_WR_FLUSH_ERR);
+}
+
+static void raw_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)
+{
+	struct rocemu_raw *raw = qp->raw;
+
+	switch (next) {
+	case IBV_QPS_RESET:
+		raw->sq_bb = 0;
+		raw->rq_ci = 0;
+		qp->owner->dev->format->doorbell_reset(qp);
+		break;
+	case IBV_QPS_RTS:
+		rocemu_raw_send_run(qp);
+		break;
+	case IBV_QPS_ERR:
+		raw_flush(qp);
+		if (cur != IBV_QPS_ERR)
+			rocemu_srq_qp_errored(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+static void raw_timer(struct rocemu_qp *qp, enum rocemu_qp_timer_kind kind)
+{
+	(void)qp;
+	(void)kind;	/* RAW_PACKET arms none: nothing is acknowledged */
+}
+
+/* Every WQE is sent when fetched: nothing is left to drain. */
+static bool raw_sq_draining(const struct rocemu_qp *qp)
+{
+	(void)qp;
+	return false;
+}
+
+const struct rocemu_transport_ops rocemu_raw_transport = {
+	.name = "RAW_PACKET",
+	.connected = false,
+	.create_check = raw_create_check,
+	.init = raw_init,
+	.created = raw_created,
+	.destroy = raw_destroy,
+	.modified = raw_modified,
+	.post = rocemu_raw_send_run,
+	.flush = raw_flush,
+	.rx_frame = rocemu_raw_rx_frame,
+	.timer = raw_timer,
+	.sq_draining = raw_sq_draining,
+};
