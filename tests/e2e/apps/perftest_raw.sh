@@ -86,7 +86,7 @@ perftest_raw() {
 
 	QPS=1
 	bw_run "UDP"
-	expect_server "MAC attached +: $MAC0" "raw_ethernet_bw: the server's flow matches its own MAC"
+	expect_server "MAC attached +: ${MAC0^^}" "raw_ethernet_bw: the server's flow matches its own MAC"
 	expect_server "spec_info - dst_port : $SERVER_PORT" "raw_ethernet_bw: the server's flow matches its port"
 	expect_frames udp
 	bw_run "--tcp" --tcp
