@@ -117,21 +117,3 @@ size_t frame_build(uint8_t *out, const struct frame_desc *d)
 	*l4_csum_field(out, ETH_HLEN + sizeof(*ip) + l4_len) = l4_csum(ip, l4, l4_len);
 	return ETH_HLEN + sizeof(*ip) + l4_len;
 }
-
-bool frame_ip_csum_ok(const uint8_t *f, size_t len)
-{
-	struct iphdr *ip = frame_ip((uint8_t *)f, len);
-
-	return ip && csum_fold(csum_add(0, ip, ip->ihl * 4u)) == 0;
-}
-
-bool frame_l4_csum_ok(const uint8_t *f, size_t len)
-{
-	struct iphdr *ip = frame_ip((uint8_t *)f, len);
-	size_t l4_len;
-
-	if (!ip || !frame_l4((uint8_t *)f, len) || ntohs(ip->tot_len) > len - ETH_HLEN)
-		return false;
-	l4_len = ntohs(ip->tot_len) - ip->ihl * 4u;
-	return csum_fold(csum_add(csum_pseudo(ip, l4_len), (const uint8_t *)ip + ip->ihl * 4, l4_len)) == 0;
-}

@@ -40,9 +40,6 @@ uint16_t l4_csum(const struct iphdr *ip, const void *l4, size_t len);
 size_t l4_header_len(uint8_t proto);
 /* The whole frame into out (room for it assumed): its length. Checksums right. */
 size_t frame_build(uint8_t *out, const struct frame_desc *d);
-/* The IPv4 header checksum and the L4 checksum of a frame as frame_build makes them. */
-bool frame_ip_csum_ok(const uint8_t *f, size_t len);
-bool frame_l4_csum_ok(const uint8_t *f, size_t len);
 /* Headers of a frame: NULL when it is too short for them. */
 struct iphdr *frame_ip(uint8_t *f, size_t len);
 void *frame_l4(uint8_t *f, size_t len);
