@@ -8,7 +8,6 @@
 #ifndef ROCEMU_TESTS_E2E_RAW_FRAME_H
 #define ROCEMU_TESTS_E2E_RAW_FRAME_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/if_ether.h>
