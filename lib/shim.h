@@ -277,6 +277,8 @@ struct rocemu_cq {
 	uint32_t idle_yields;		/* yields since the daemon was last looked at */
 	pthread_t empty_poller;
 	struct ibv_wc ex_wc;		/* the CQE start_poll/next_poll parsed, for read_*() */
+	uint32_t ex_flow_tag;		/* its flow tag and stripped VLAN (RAW_PACKET receives) */
+	uint16_t ex_cvlan;
 	uint64_t ex_ts;			/* its completion timestamp, device cycles */
 	struct mlx5dv_clock_info ex_clock;	/* read by start_poll for the wall-clock ns */
 	struct rocemu_qp *ex_qp;	/* last QP found, a cache for the next CQE */
@@ -308,6 +310,9 @@ struct rocemu_wqe {
 	uint64_t dc_key;
 	uint16_t dci_stream;
 	uint32_t remote_srqn;		/* XRC: the SRQ at the target */
+	/* TSO: the frame's header, copied inline whole, and the segment size */
+	const void *tso_hdr;
+	uint16_t tso_hdr_sz, tso_mss;
 	size_t num;
 	const struct ibv_sge *sge;
 	const struct ibv_data_buf *buf;
@@ -376,6 +381,11 @@ struct rocemu_qp {
 	/* mlx5dv_qp_ex_from_ibv_qp_ex: the mlx5 send ops it has (mkey ones, a DCI's DC address) */
 	struct mlx5dv_qp_ex dv_qpx;
 	struct rocemu_umr_builder *umr;	/* mkey send ops (lib/dv/mlx5dv_mkey.c), or NULL */
+	/* RAW_PACKET (lib/verbs/qp_raw.c): what mlx5 learns at create and at modify with a port */
+	uint32_t max_tso_header;	/* header bytes a TSO WQE may carry inline */
+	uint32_t max_tso;		/* bytes a TSO WQE's data may have: 0 until the port is set */
+	bool raw_csum;			/* IBV_SEND_IP_CSUM taken, IBV_WC_IP_CSUM_OK reported */
+	bool rss;			/* an RSS QP: no queues of its own */
 };
 
 /* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
@@ -410,6 +420,20 @@ struct rocemu_srq {
 	struct rocemu_cq *xrc_cq;	/* XRC: where its receives complete (their CQEs name it) */
 	struct rocemu_srq *xrc_next;	/* in xrc_cq->xrc_srqs */
 };
+
+/* A receive WQ (ibv_create_wq): an RQ of its own, posted as a QP's. */
+struct rocemu_wq {
+	struct ibv_wq ibwq;
+	void *map;
+	uint64_t map_size;
+	__be32 *dbrec;			/* one word: the posted-WQE counter */
+	struct rocemu_rq rq;
+};
+
+static inline struct rocemu_wq *to_rwq(struct ibv_wq *wq)
+{
+	return container_of(wq, struct rocemu_wq, ibwq);
+}
 
 struct rocemu_xrcd {
 	struct ibv_xrcd ibxrcd;
@@ -562,6 +586,18 @@ struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 uint32_t rocemu_qp_vendor_default(void);
 struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
 				uint32_t vendor_flags);
+/* lib/verbs/flow.c: steering rules, NULL and errno (destroy: the errno value) as libibverbs. */
+struct ibv_flow *rocemu_create_flow_op(struct ibv_qp *qp, struct ibv_flow_attr *attr);
+int rocemu_destroy_flow_op(struct ibv_flow *flow);
+/* lib/verbs/qp_raw.c: RAW_PACKET and RSS QPs (TSO data per WQE at most, as tso_caps.max_tso) */
+#define ROCEMU_TSO_MAX 262144
+bool rocemu_qp_is_rss(const struct ibv_qp_init_attr_ex *attr);
+/* 0, or the errno libmlx5 or mlx5_ib gives for the RAW_PACKET and RSS parts of attr. */
+int rocemu_qp_raw_check(struct ibv_context *context, const struct ibv_qp_init_attr_ex *attr);
+void rocemu_qp_raw_req(struct rocemu_create_qp_req *req, const struct ibv_qp_init_attr_ex *attr);
+void rocemu_qp_raw_port_set(struct rocemu_qp *qp);
+/* ibv_query_device_ex's TSO, RSS, WQ and raw packet caps of a ConnectX-5 on Ethernet. */
+void rocemu_raw_caps(struct ibv_device_attr_ex *attr);
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr);
 /* A DC QP's own attributes (mlx5dv_create_qp's dc_init_attr) on top of attr. */
@@ -596,10 +632,50 @@ uint32_t rocemu_cqe_size_env(void);
 /* ---- data path ---- */
 
 /* lib/datapath/post.c: ibv_post_send / ibv_post_recv. */
+/* lib/datapath/wqe.c: bytes of data element i of wqe (SGE or inline buffer), and where they are. */
+size_t rocemu_wqe_elem(const struct rocemu_wqe *wqe, size_t i, const void **addr);
+/* Copy len bytes into the send ring at dst, going on at BB 0 past the end; returns the end. */
+char *rocemu_sq_copy(const struct rocemu_sq *sq, char *dst, const void *src, size_t len);
+
+/*
+ * Where a send WQE's data part starts: element first, offset bytes into
+ * it (a RAW_PACKET send's first bytes went into its Ethernet segment,
+ * mlx5's sg_copy_ptr).
+ */
+struct rocemu_data_start {
+	size_t first;
+	size_t offset;
+};
+
+/*
+ * lib/datapath/eth_seg.c: a RAW_PACKET send's Ethernet segment. The check
+ * gives 0 with the segment's ds and where the data goes on, or the errno
+ * mlx5's post_send gives; the writer fills the segment at seg and returns
+ * where the data segments go.
+ */
+int rocemu_eth_seg_check(const struct rocemu_qp *qp, const struct rocemu_wqe *wqe, bool inl,
+			 struct rocemu_data_start *from, uint32_t *eth_ds);
+void *rocemu_eth_seg_write(const struct rocemu_sq *sq, void *seg, const struct rocemu_wqe *wqe,
+			   uint32_t eth_ds);
 int rocemu_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr);
 int rocemu_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+/* Post wr to rq, its counter to dbrec, and tell the daemon (a QP's RQ, a WQ): 0 or an errno. */
+int rocemu_rq_post(struct rocemu_rq *rq, __be32 *dbrec, struct ibv_context *context,
+		   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/*
+ * lib/verbs/wq.c: receive WQs and RSS indirection tables (context ops
+ * create_wq, modify_wq, destroy_wq, create_rwq_ind_table,
+ * destroy_rwq_ind_table); a table's daemon handle is its ind_tbl_handle.
+ */
+struct ibv_wq *rocemu_create_wq_op(struct ibv_context *context, struct ibv_wq_init_attr *attr);
+int rocemu_modify_wq_op(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int rocemu_destroy_wq_op(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *rocemu_create_rwq_ind_table_op(struct ibv_context *context,
+							 struct ibv_rwq_ind_table_init_attr *attr);
+int rocemu_destroy_rwq_ind_table_op(struct ibv_rwq_ind_table *table);
 
 /*
  * lib/verbs/srq.c: shared receive queues (context ops create_srq_ex,

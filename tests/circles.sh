@@ -3,7 +3,7 @@
 # No two files of one folder of emulator/ use each other, directly or round
 # a longer cycle: read from the built objects (nm: what each defines, what
 # each needs), so every call counts, whatever header declares it. A
-# transport's engines (rc/, uc/, ud/, dc/, xrc/: requester, responder,
+# transport's engines (rc/, uc/, ud/, dc/, xrc/, raw/: requester, responder,
 # completer) call each other by design. (tests/layers.sh keeps the folders
 # themselves from including each other.)
 set -u
@@ -17,7 +17,7 @@ exec python3 - "$top_srcdir" "$top_builddir" "${NM:-nm}" <<'PY'
 import os, subprocess, sys
 
 srcdir, builddir, nm = sys.argv[1:4]
-ENGINES = {"rc", "uc", "ud", "dc", "xrc"}
+ENGINES = {"rc", "uc", "ud", "dc", "xrc", "raw"}
 archive = os.path.join(builddir, "emulator", "librocemu_emu.a")
 if not os.path.exists(archive):
     print("FAIL: circles: %s is not built" % archive)

@@ -42,6 +42,8 @@ struct rocemu_client {
 	struct rocemu_list channels, cqs, qps;
 	struct rocemu_list mws;		/* memory windows */
 	struct rocemu_list srqs;	/* shared receive queues */
+	struct rocemu_list wqs;		/* receive work queues */
+	struct rocemu_list rwq_ind_tables;	/* their RSS indirection tables */
 	struct rocemu_list xrcd_opens;	/* opens of XRC domains */
 	struct rocemu_list xrc_refs;	/* ibv_open_qp references to XRC targets */
 	struct rocemu_list reserved_qpns;	/* QPNs it reserved (reserved_qpn.c) */

@@ -108,7 +108,8 @@ void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr
 				 IBV_DEVICE_SHUTDOWN_PORT | IBV_DEVICE_RESIZE_MAX_WR |
 				 IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IBV_DEVICE_MEM_MGT_EXTENSIONS |
-				 IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_RC_IP_CSUM | IBV_DEVICE_XRC;
+				 IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_RC_IP_CSUM | IBV_DEVICE_XRC |
+				 IBV_DEVICE_RAW_IP_CSUM;
 	attr->max_sge = ROCEMU_MAX_SGE;
 	attr->max_sge_rd = ROCEMU_MAX_SGE;
 	attr->max_srq = ROCEMU_MAX_SRQ;

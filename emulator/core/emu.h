@@ -39,6 +39,8 @@ struct rocemu_emu {
 	struct rocemu_idtable pds, mrs, channels, cqs, qps;
 	struct rocemu_idtable mws;	/* memory windows (emulator/mem/mw.c) */
 	struct rocemu_idtable srqs;	/* shared receive queues (emulator/obj/srq.c) */
+	struct rocemu_idtable wqs;	/* receive work queues (emulator/wq/wq.c) */
+	struct rocemu_idtable rwq_ind_tables;	/* their RSS indirection tables (rwq_ind_table.c) */
 	struct rocemu_idtable xrcd_opens;	/* each context's opens of XRC domains (xrcd.c) */
 	struct rocemu_list xrcds;	/* XRC domains, shared by contexts (xrcd.c) */
 	struct rocemu_list ufiles;	/* object spaces of contexts and their imports (ufile.c) */

@@ -19,7 +19,9 @@
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/reserved_qpn.h"
+#include "emulator/wq/rwq_ind_table.h"
 #include "emulator/obj/srq.h"
+#include "emulator/wq/wq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/trace.h"
 #include "emulator/sched/idle.h"
@@ -76,6 +78,8 @@ struct rocemu_client *rocemu_client_new(struct rocemu_emu *emu, int sock, pid_t 
 	rocemu_list_init(&c->cqs);
 	rocemu_list_init(&c->qps);
 	rocemu_list_init(&c->srqs);
+	rocemu_list_init(&c->wqs);
+	rocemu_list_init(&c->rwq_ind_tables);
 	rocemu_list_init(&c->xrcd_opens);
 	rocemu_list_init(&c->xrc_refs);
 	rocemu_list_init(&c->reserved_qpns);
@@ -227,7 +231,8 @@ int rocemu_client_import_device(struct rocemu_client *c, const uint8_t *token, c
 
 /* Users before what they use, as uverbs release does; its ibv_open_qp references went first. */
 static const struct rocemu_obj_kind *const client_kinds[] = {
-	&rocemu_flow_kind, &rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind, &rocemu_cq_kind,
+	&rocemu_flow_kind, &rocemu_qp_kind, &rocemu_rwq_ind_table_kind, &rocemu_wq_kind,
+	&rocemu_srq_kind, &rocemu_xrcd_open_kind, &rocemu_cq_kind,
 	&rocemu_channel_kind, &rocemu_mw_kind, &rocemu_reserved_qpn_kind,
 };
 

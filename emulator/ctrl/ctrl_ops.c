@@ -22,7 +22,9 @@
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/reserved_qpn.h"
+#include "emulator/wq/rwq_ind_table.h"
 #include "emulator/obj/srq.h"
+#include "emulator/wq/wq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/capture.h"
 #include "emulator/observe/fault_inject.h"
@@ -322,6 +324,37 @@ static int op_destroy_srq(struct rocemu_client *c, const void *req,
 	return rocemu_srq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
 }
 
+static int op_create_wq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	int err = rocemu_wq_create(c, req, reply->body, &reply->fds[0]);
+
+	if (!err)
+		reply->nfds = 1;
+	return err;
+}
+
+static int op_modify_wq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_wq_modify(c, req);
+}
+
+static int op_destroy_wq(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_wq_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
+static int op_create_rwq_ind_table(struct rocemu_client *c, const void *req,
+				   struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_rwq_ind_table_create(c, req, reply->body);
+}
+
+static int op_destroy_rwq_ind_table(struct rocemu_client *c, const void *req,
+				    struct rocemu_ctrl_reply *reply)
+{
+	return rocemu_rwq_ind_table_destroy(c, ((const struct rocemu_handle_req *)req)->handle);
+}
+
 static int op_open_xrcd(struct rocemu_client *c, const void *req, struct rocemu_ctrl_reply *reply)
 {
 	return rocemu_xrcd_open(c, req, reply->body);
@@ -539,6 +572,11 @@ static const struct {
 	[ROCEMU_OP_DCI_STREAM_RESET] = { op_dci_stream_reset, true },
 	[ROCEMU_OP_CREATE_FLOW] = { op_create_flow, true },
 	[ROCEMU_OP_DESTROY_FLOW] = { op_destroy_flow, true },
+	[ROCEMU_OP_CREATE_WQ] = { op_create_wq, true },
+	[ROCEMU_OP_MODIFY_WQ] = { op_modify_wq, true },
+	[ROCEMU_OP_DESTROY_WQ] = { op_destroy_wq, true },
+	[ROCEMU_OP_CREATE_RWQ_IND_TABLE] = { op_create_rwq_ind_table, true },
+	[ROCEMU_OP_DESTROY_RWQ_IND_TABLE] = { op_destroy_rwq_ind_table, true },
 };
 
 int rocemu_ctrl_dispatch(struct rocemu_client *c, const struct rocemu_msg_hdr *hdr,

@@ -27,7 +27,9 @@
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/reserved_qpn.h"
+#include "emulator/wq/rwq_ind_table.h"
 #include "emulator/obj/srq.h"
+#include "emulator/wq/wq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/tap.h"
 #include "emulator/sched/idle.h"
@@ -39,6 +41,7 @@ static const struct rocemu_obj_kind *const all_kinds[] = {
 	&rocemu_pd_kind, &rocemu_mr_kind, &rocemu_mw_kind, &rocemu_channel_kind,
 	&rocemu_cq_kind, &rocemu_qp_kind, &rocemu_srq_kind, &rocemu_xrcd_open_kind,
 	&rocemu_dm_kind, &rocemu_cm_id_kind, &rocemu_reserved_qpn_kind, &rocemu_flow_kind,
+	&rocemu_wq_kind, &rocemu_rwq_ind_table_kind,
 };
 
 static void device_rx(void *arg, int fd, const struct rocemu_dgram *d)

@@ -196,7 +196,6 @@ enum {
 /* rss_hash_result and rss_hash_type, where mlx5dv.h has rsvd4 (PRM offsets 0x0c, 0x10). */
 #define CQE_RSS_HASH_OFFSET 12
 #define CQE_RSS_TYPE_OFFSET 16
-#define CQE_FLOW_TAG_MASK 0xffffff
 
 static uint8_t cqe_l4_type(const struct rocemu_eth_frame *f)
 {
@@ -222,8 +221,9 @@ static uint8_t cqe_l4_type(const struct rocemu_eth_frame *f)
 /*
  * A RAW_PACKET receive as a ConnectX reports it (rdma-core's mlx5 poll
  * reads these): the L3/L4 types and checksum verdicts, the stripped VLAN,
- * the flow tag in sop_drop_qpn's low 24 bits, the RSS hash; the QPN, which
- * a tagged CQE no longer carries there, in flags_rqpn (no source QP).
+ * the flow tag in sop_drop_qpn's low 24 bits (0: none), the RSS hash; the
+ * QP, which sop_drop_qpn no longer names, in flags_rqpn (ring.h: L2_OK
+ * marks the CQE so).
  */
 static void fill_eth(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 {
@@ -238,7 +238,7 @@ static void fill_eth(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info)
 	cqe->hds_ip_ext = MLX5_CQE_L2_OK | (l3 && f->l3_csum_ok ? MLX5_CQE_L3_OK : 0) |
 			  (l4 != CQE_L4_NONE && f->l4_csum_ok ? MLX5_CQE_L4_OK : 0);
 	cqe->vlan_info = e->vlan_stripped ? htobe16(f->vlan_tci) : 0;
-	cqe->sop_drop_qpn = htobe32(e->flow_tag ? e->flow_tag & CQE_FLOW_TAG_MASK : info->qpn);
+	cqe->sop_drop_qpn = htobe32(e->flow_tag & ROCEMU_CQE_FLOW_TAG_MASK);
 	cqe->flags_rqpn = htobe32(info->qpn & 0xffffff);
 	memcpy((uint8_t *)cqe + CQE_RSS_HASH_OFFSET, &hash, sizeof(hash));
 	((uint8_t *)cqe)[CQE_RSS_TYPE_OFFSET] = e->rss_hash_type;

@@ -63,13 +63,12 @@ uint32_t rocemu_raw_frame_max(const struct rocemu_device *dev);
 
 /* ---- raw_tso.c ---- */
 /*
- * The frames of TSO WQE w, whose header and payload are msg[0, len): each
- * the header with mss bytes of payload or the last ones, its IPv4 ID, TCP
- * sequence, flags and lengths its own. IBV_WC_SUCCESS, or
- * IBV_WC_LOC_QP_OP_ERR for a header that is not Ethernet, IP and TCP.
+ * The frames of TSO WQE w (net/eth/tso.h). IBV_WC_SUCCESS;
+ * IBV_WC_LOC_QP_OP_ERR for a header that is not Ethernet, IP and TCP up
+ * to the payload, IBV_WC_LOC_LEN_ERR for frames over the port's MTU, or
+ * the gather's status.
  */
-enum ibv_wc_status rocemu_raw_tso_out(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
-				      uint8_t *msg, uint32_t len);
+enum ibv_wc_status rocemu_raw_tso_out(struct rocemu_qp *qp, const struct rocemu_send_wqe *w);
 
 /* ---- raw_recv.c ---- */
 /* One frame the port steered to qp: receive WQE, the frame (its FCS, its tag stripped), CQE. */

@@ -21,9 +21,10 @@
 #include "net/eth/inet_csum.h"
 #include "rocemu/log.h"
 
-#define RAW_STAGE_MAX (ROCEMU_RAW_MAX_TSO_HEADER + ROCEMU_RAW_MAX_TSO)
+/* The largest port MTU a device is given, the frame's L2 header and room for Ethernet's least. */
+#define RAW_STAGE_MAX (UINT16_MAX + ROCEMU_ETH_HLEN + ROCEMU_VLAN_HLEN + ETH_ZLEN)
 
-/* One WQE's frame (a TSO's whole message) is built here: the daemon is single-threaded. */
+/* One WQE's frame is built here: the daemon is single-threaded. */
 static uint8_t stage[RAW_STAGE_MAX];
 
 uint32_t rocemu_raw_frame_max(const struct rocemu_device *dev)
@@ -73,14 +74,13 @@ static enum ibv_wc_status send_wqe(struct rocemu_qp *qp, const struct rocemu_sen
 	if (tso && (!w->eth.mss || w->eth.hdr_len < ROCEMU_ETH_HLEN ||
 		    w->eth.hdr_len > qp->raw->max_tso_header))
 		return IBV_WC_LOC_QP_OP_ERR;
-	if (tso ? w->length > ROCEMU_RAW_MAX_TSO
-		: len > rocemu_raw_frame_max(qp->owner->dev) || len > sizeof(stage))
+	if (tso)
+		return w->length > ROCEMU_RAW_MAX_TSO ? IBV_WC_LOC_LEN_ERR : rocemu_raw_tso_out(qp, w);
+	if (len > rocemu_raw_frame_max(qp->owner->dev) || len > sizeof(stage) - ETH_ZLEN)
 		return IBV_WC_LOC_LEN_ERR;
 	status = frame_gather(qp, w);
 	if (status)
 		return status;
-	if (tso)
-		return rocemu_raw_tso_out(qp, w, stage, (uint32_t)len);
 	rocemu_raw_frame_out(qp, stage, (uint32_t)len, w->eth.l3_csum, w->eth.l4_csum);
 	return IBV_WC_SUCCESS;
 }

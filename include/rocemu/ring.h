@@ -171,6 +171,17 @@ static inline uint32_t rocemu_wqe_qp_header_ds(enum ibv_qp_type type)
 }
 
 /*
+ * Inline header sizes of a RAW_PACKET send (rdma-core's private wqe.h):
+ * without TSO the Ethernet segment holds the frame's first 18 bytes (a
+ * ConnectX-5's minimal L2 inline mode, mlx5's eth_min_inline_size); a TSO
+ * header has at least 14 (MLX5_ETH_L2_MIN_HEADER_SIZE).
+ */
+enum {
+	ROCEMU_ETH_INLINE_HEADER = 18,	/* MLX5_ETH_L2_INLINE_HEADER_SIZE: MACs and a VLAN tag */
+	ROCEMU_ETH_MIN_HEADER = 14,	/* MLX5_ETH_L2_MIN_HEADER_SIZE */
+};
+
+/*
  * Where the data segments of a RAW_PACKET WQE begin, in bytes after its
  * Ethernet segment's start, for an inline header of hdr_sz bytes: they run
  * from inline_hdr_start on, padded to 16 bytes (mlx5 set_tso_eth_seg);
@@ -350,20 +361,52 @@ static inline bool rocemu_cqe_ready(uint8_t op_own, uint32_t ci, uint32_t ncqe)
 }
 
 /*
+ * A RAW_PACKET QP's receive CQE is an Ethernet RQ's (emulator/mlx5/cqe.c):
+ * hds_ip_ext has MLX5_CQE_L2_OK, which no other CQE of this device has,
+ * with MLX5_CQE_L3_OK and MLX5_CQE_L4_OK; l4_hdr_type_etc the L3 header
+ * type in bits 3:2 (MLX5_CQE_L3_HDR_TYPE_*) and a stripped VLAN in bit 0,
+ * whose TCI is vlan_info; sop_drop_qpn the steering rule's flow tag, so
+ * flags_rqpn names the QP (a frame has no source QP).
+ */
+#define ROCEMU_CQE_VLAN_STRIPPED 0x1
+#define ROCEMU_CQE_FLOW_TAG_MASK 0xffffff
+
+static inline bool rocemu_cqe_is_eth(const struct mlx5_cqe64 *cqe)
+{
+	return cqe->hds_ip_ext & MLX5_CQE_L2_OK;
+}
+
+/* The flow tag as mlx5's ibv_wc_read_flow_tag reads it. */
+static inline uint32_t rocemu_cqe_flow_tag(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->sop_drop_qpn) & ROCEMU_CQE_FLOW_TAG_MASK;
+}
+
+/* mlx5's get_cqe_l3_hdr_type. */
+static inline uint8_t rocemu_cqe_l3_hdr_type(const struct mlx5_cqe64 *cqe)
+{
+	return (cqe->l4_hdr_type_etc >> 2) & 0x3;
+}
+
+/*
  * srqn_uidx (srqn of an error CQE, at the same offset): the SRQ a receive
  * CQE's WQE came from, as a ConnectX with CQE version 0 writes it, 0 for
- * any other CQE (SRQ numbers start at 1). The poller frees that SRQ's WQE:
- * an XRC SRQ's target QP may be another process's.
+ * any other CQE (SRQ numbers start at 1). The poller frees that SRQ's
+ * WQE: an XRC SRQ's target QP may be another process's.
  */
 static inline uint32_t rocemu_cqe_srqn(const struct mlx5_cqe64 *cqe)
 {
 	return be32toh(cqe->srqn_uidx) & 0xffffff;
 }
 
-/* sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send CQEs, the WQE opcode. */
+/*
+ * sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send
+ * CQEs, the WQE opcode; a RAW_PACKET QP's receive CQE has it in flags_rqpn.
+ */
 static inline uint32_t rocemu_cqe_qpn(const struct mlx5_cqe64 *cqe)
 {
-	return be32toh(cqe->sop_drop_qpn) & 0xffffff;
+	return rocemu_cqe_is_eth(cqe) ? be32toh(cqe->flags_rqpn) & 0xffffff
+				      : be32toh(cqe->sop_drop_qpn) & 0xffffff;
 }
 
 static inline uint8_t rocemu_cqe_wqe_opcode(const struct mlx5_cqe64 *cqe)

@@ -25,8 +25,12 @@ static void cq_ex_took(struct rocemu_cq *cq, uint32_t index_before)
 	if (cq->ex_wc.status == IBV_WC_SUCCESS && cq->cons_index != index_before) {
 		cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, cq->cons_index - 1);
 		cq->ex_ts = be64toh(cqe->timestamp);
+		cq->ex_flow_tag = rocemu_cqe_flow_tag(cqe);
+		cq->ex_cvlan = be16toh(cqe->vlan_info);
 	} else {
 		cq->ex_ts = rocemu_clock_now();
+		cq->ex_flow_tag = 0;
+		cq->ex_cvlan = 0;
 	}
 }
 
@@ -141,6 +145,17 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return to_rcq_ex(ibcq)->ex_wc.dlid_path_bits;
 }
 
+/* As mlx5 reads them: the CQE's vlan_info (0 when nothing was stripped) and its flow tag. */
+static uint16_t cq_ex_read_cvlan(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_cvlan;
+}
+
+static uint32_t cq_ex_read_flow_tag(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->ex_flow_tag;
+}
+
 static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *ibcq)
 {
 	return to_rcq_ex(ibcq)->ex_ts;
@@ -169,5 +184,7 @@ void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq)
 	cq->read_sl = cq_ex_read_sl;
 	cq->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
 	cq->read_completion_ts = cq_ex_read_completion_ts;
+	cq->read_cvlan = cq_ex_read_cvlan;
+	cq->read_flow_tag = cq_ex_read_flow_tag;
 	cq->read_completion_wallclock_ns = cq_ex_read_completion_wallclock_ns;
 }

@@ -121,6 +121,15 @@ static void parse_req(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, s
 	wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 }
 
+/* mlx5's get_csum_ok: IPv4 with good L3 and L4 checksums. */
+static unsigned int cqe_csum_ok(const struct mlx5_cqe64 *cqe)
+{
+	return (cqe->hds_ip_ext & (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK)) ==
+			       (MLX5_CQE_L3_OK | MLX5_CQE_L4_OK) &&
+		       rocemu_cqe_l3_hdr_type(cqe) == MLX5_CQE_L3_HDR_TYPE_IPV4 ?
+	       IBV_WC_IP_CSUM_OK : 0;
+}
+
 static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		       struct ibv_wc *wc)
 {
@@ -132,6 +141,9 @@ static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, 
 	wc->wr_id = recv_complete(src, cqe);
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
+	/* A RAW_PACKET QP's, once its port is set (mlx5's MLX5_RX_CSUM_VALID) */
+	if (src->qp && src->qp->raw_csum)
+		wc->wc_flags |= cqe_csum_ok(cqe);
 	if (op->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->imm_inval_pkey;	/* stays big-endian, as on the wire */
 	else if (op->wc_flags & IBV_WC_WITH_INV)

@@ -52,6 +52,11 @@ static void wqe_from_send_wr(struct rocemu_wqe *wqe, const struct ibv_send_wr *w
 		wqe->imm = htobe32(wr->invalidate_rkey);
 		wqe->num = 0;	/* no data: the SGE list means nothing here */
 		break;
+	case IBV_WR_TSO:
+		wqe->tso_hdr = wr->tso.hdr;
+		wqe->tso_hdr_sz = wr->tso.hdr_sz;
+		wqe->tso_mss = wr->tso.mss;
+		break;
 	case IBV_WR_BIND_MW:
 		wqe->mw = wr->bind_mw.mw;
 		wqe->bind_rkey = wr->bind_mw.rkey;
@@ -107,16 +112,22 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
 	struct rocemu_qp *qp = to_rqp(ibqp);
-	struct rocemu_rq *rq = &qp->rq;
-	struct mlx5_wqe_data_seg *seg;
-	uint32_t start, idx, tail, n;
-	int i, err = 0;
 
 	/* A QP with an SRQ has no receive queue: as mlx5's of max_post 0, it is full. */
 	if (__builtin_expect(ibqp->srq != NULL, 0)) {
 		*bad_wr = wr;
 		return ENOMEM;
 	}
+	return rocemu_rq_post(&qp->rq, &qp->dbrec[MLX5_RCV_DBR], ibqp->context, wr, bad_wr);
+}
+
+int rocemu_rq_post(struct rocemu_rq *rq, __be32 *dbrec, struct ibv_context *context,
+		   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	struct mlx5_wqe_data_seg *seg;
+	uint32_t start, idx, tail, n;
+	int i, err = 0;
+
 	pthread_spin_lock(&rq->lock);
 	start = rq->head;
 	/* Acquire: the daemon finished with the entries the poller freed. */
@@ -152,9 +163,8 @@ int rocemu_post_recv_op(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	if (__builtin_expect(rq->head != start, 1)) {
 		/* Release: a daemon that reads the new counter reads whole entries. */
-		__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], rocemu_wq_dbrec_word(rq->head),
-				 __ATOMIC_RELEASE);
-		rocemu_ctx_recv_doorbell(to_rctx(ibqp->context));
+		__atomic_store_n(dbrec, rocemu_wq_dbrec_word(rq->head), __ATOMIC_RELEASE);
+		rocemu_ctx_recv_doorbell(to_rctx(context));
 	}
 	pthread_spin_unlock(&rq->lock);
 	return err;

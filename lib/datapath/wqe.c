@@ -20,8 +20,7 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-/* Bytes of inline data element i of wqe, and where they are. */
-static size_t inline_elem(const struct rocemu_wqe *wqe, size_t i, const void **addr)
+size_t rocemu_wqe_elem(const struct rocemu_wqe *wqe, size_t i, const void **addr)
 {
 	if (wqe->buf) {
 		*addr = wqe->buf[i].addr;
@@ -31,13 +30,25 @@ static size_t inline_elem(const struct rocemu_wqe *wqe, size_t i, const void **a
 	return wqe->sge[i].length;
 }
 
+/* Element i's bytes that go into the data part, and where they are. */
+static size_t data_elem(const struct rocemu_wqe *wqe, const struct rocemu_data_start *from, size_t i,
+			const void **addr)
+{
+	size_t len = rocemu_wqe_elem(wqe, i, addr);
+
+	if (i != from->first)
+		return len;
+	*addr = (const char *)*addr + from->offset;
+	return len - from->offset;
+}
+
 /*
  * Size in 16-byte units of the data part, or 0 with *err set: ENOMEM for
  * more SGEs than max_send_sge or more inline bytes than max_inline_data,
  * as libmlx5's set_data_inl_seg and wr_set_sge_list/wr_set_inline_data say.
  */
 static uint32_t data_ds(const struct rocemu_sq *sq, const struct rocemu_wqe *wqe, bool inl,
-			size_t *inl_len, int *err)
+			const struct rocemu_data_start *from, size_t *inl_len, int *err)
 {
 	const void *addr;
 	uint32_t ds = 0;
@@ -48,12 +59,12 @@ static uint32_t data_ds(const struct rocemu_sq *sq, const struct rocemu_wqe *wqe
 		return 0;
 	}
 	if (!inl) {
-		for (i = 0; i < wqe->num; i++)
+		for (i = from->first; i < wqe->num; i++)
 			ds += wqe->sge[i].length != 0;	/* zero-length SGEs are skipped */
 		return ds;
 	}
-	for (i = 0; i < wqe->num; i++) {
-		len = inline_elem(wqe, i, &addr);
+	for (i = from->first; i < wqe->num; i++) {
+		len = data_elem(wqe, from, i, &addr);
 		if (__builtin_expect(len > sq->max_inline - total, 0)) {
 			*err = ENOMEM;
 			return 0;
@@ -137,20 +148,22 @@ static void *set_xrc_seg(void *seg, const struct rocemu_wqe *wqe)
 	return x + 1;
 }
 
-/* An atomic's SGE takes its 8 bytes whatever length it says, as libmlx5 writes it. */
+/*
+ * An atomic's SGE takes its 8 bytes whatever length it says, as libmlx5
+ * writes it; a RAW_PACKET send's first SGE may start past its inline bytes.
+ */
 static void *set_data_seg(const struct rocemu_sq *sq, void *seg, const struct ibv_sge *sg,
-			  bool atomic)
+			  bool atomic, size_t offset)
 {
 	struct mlx5_wqe_data_seg *d = wrap(sq, seg);
 
-	d->byte_count = htobe32(atomic ? sizeof(uint64_t) : sg->length);
+	d->byte_count = htobe32(atomic ? sizeof(uint64_t) : sg->length - (uint32_t)offset);
 	d->lkey = htobe32(sg->lkey);
-	d->addr = htobe64(sg->addr);
+	d->addr = htobe64(sg->addr + offset);
 	return d + 1;
 }
 
-/* Copy len bytes into the ring at dst, going on at BB 0 past the end. */
-static char *ring_copy(const struct rocemu_sq *sq, char *dst, const void *src, size_t len)
+char *rocemu_sq_copy(const struct rocemu_sq *sq, char *dst, const void *src, size_t len)
 {
 	size_t room = (size_t)(sq->qend - dst);
 
@@ -165,7 +178,7 @@ static char *ring_copy(const struct rocemu_sq *sq, char *dst, const void *src, s
 }
 
 static void set_inline_seg(const struct rocemu_sq *sq, void *seg, const struct rocemu_wqe *wqe,
-			   size_t total)
+			   const struct rocemu_data_start *from, size_t total)
 {
 	struct mlx5_wqe_inl_data_seg *hdr = wrap(sq, seg);
 	char *dst = (char *)(hdr + 1);
@@ -173,10 +186,10 @@ static void set_inline_seg(const struct rocemu_sq *sq, void *seg, const struct r
 	size_t i, len;
 
 	hdr->byte_count = htobe32((uint32_t)total | MLX5_INLINE_SEG);
-	for (i = 0; i < wqe->num; i++) {
-		len = inline_elem(wqe, i, &addr);
+	for (i = from->first; i < wqe->num; i++) {
+		len = data_elem(wqe, from, i, &addr);
 		if (len)
-			dst = ring_copy(sq, dst, addr, len);
+			dst = rocemu_sq_copy(sq, dst, addr, len);
 	}
 }
 
@@ -229,7 +242,7 @@ int rocemu_sq_write_segs(struct rocemu_qp *qp, uint8_t opcode, uint8_t fence, __
 	mlx5dv_set_ctrl_seg(ctrl, (uint16_t)sq->cur_post, opcode, 0, qp->qpn,
 			    wqe_fm_ce_se(qp, flags) | fence, (uint8_t)ds, 0, imm);
 	ctrl->dci_stream_channel_id = 0;
-	ring_copy(sq, (char *)(ctrl + 1), segs, len);
+	rocemu_sq_copy(sq, (char *)(ctrl + 1), segs, len);
 	sq_account(sq, ctrl, bbs, wr_id, wr_opcode);
 	return 0;
 }
@@ -239,7 +252,8 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 	struct rocemu_sq *sq = &qp->sq;
 	struct mlx5_wqe_ctrl_seg *ctrl;
 	const struct rocemu_wqe_op *op;
-	uint32_t ds, bbs;
+	struct rocemu_data_start from = { 0, 0 };
+	uint32_t ds, bbs, eth_ds = 0;
 	size_t i, inl_len = 0;
 	int opcode, err = 0;
 	enum ibv_qp_type type;
@@ -260,12 +274,18 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 		return EINVAL;
 	/* IBV_SEND_INLINE means nothing to READ and atomics: their data comes back. */
 	inl = wqe->buf || ((wqe->flags & IBV_SEND_INLINE) && (op->flags & ROCEMU_WQE_OP_INLINE));
-	ds = data_ds(sq, wqe, inl, &inl_len, &err);
+	if (type == IBV_QPT_RAW_PACKET) {
+		err = rocemu_eth_seg_check(qp, wqe, inl, &from, &eth_ds);
+		if (__builtin_expect(err, 0))
+			return err;
+	}
+	ds = data_ds(sq, wqe, inl, &from, &inl_len, &err);
 	if (__builtin_expect(err, 0))
 		return err;
 	if (__builtin_expect((op->flags & ROCEMU_WQE_OP_BIND) && (!wqe->mw || !wqe->bind_info), 0))
 		return EINVAL;
-	ds += rocemu_wqe_op_header_ds(op) + rocemu_wqe_qp_header_ds(type);
+	ds += rocemu_wqe_op_header_ds(op) +
+	      (type == IBV_QPT_RAW_PACKET ? eth_ds : rocemu_wqe_qp_header_ds(type));
 	bbs = rocemu_wqe_ds_bbs(ds);
 	if (__builtin_expect(bbs > sq->max_wqe_bbs, 0))
 		return EINVAL;
@@ -285,6 +305,8 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 		seg = wrap(sq, set_datagram_seg(seg, wqe, type == ROCEMU_QPT_DCI));
 	else if (type == IBV_QPT_XRC_SEND)
 		seg = set_xrc_seg(seg, wqe);
+	else if (type == IBV_QPT_RAW_PACKET)
+		seg = rocemu_eth_seg_write(sq, seg, wqe, eth_ds);
 	if (op->flags & ROCEMU_WQE_OP_RADDR)
 		seg = set_raddr_seg(seg, wqe->raddr, wqe->rkey);
 	if (op->flags & ROCEMU_WQE_OP_ATOMIC)
@@ -293,12 +315,13 @@ int rocemu_sq_write(struct rocemu_qp *qp, const struct rocemu_wqe *wqe)
 		seg = set_bind_seg(seg, wqe);
 	if (inl) {
 		if (inl_len)
-			set_inline_seg(sq, seg, wqe, inl_len);
+			set_inline_seg(sq, seg, wqe, &from, inl_len);
 	} else {
-		for (i = 0; i < wqe->num; i++)
+		for (i = from.first; i < wqe->num; i++)
 			if (wqe->sge[i].length)
 				seg = set_data_seg(sq, seg, &wqe->sge[i],
-						   op->flags & ROCEMU_WQE_OP_ATOMIC);
+						   op->flags & ROCEMU_WQE_OP_ATOMIC,
+						   i == from.first ? from.offset : 0);
 	}
 
 	sq_account(sq, ctrl, bbs, wqe->wr_id, wqe->opcode);
@@ -345,8 +368,11 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	sq->buf = map + l->sq_offset;
 	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
 	sq->wqe_cnt = l->sq_wqe_cnt;
+	/* A TSO header past the Ethernet segment's own room makes the largest WQE longer (mlx5 calc_send_wqe). */
 	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->type, qp->cap.max_send_sge,
-					     qp->cap.max_inline_data);
+					     qp->cap.max_inline_data) +
+			  rocemu_wqe_ds_bbs((rocemu_wqe_eth_seg_bytes(qp->max_tso_header) -
+					     rocemu_wqe_eth_seg_bytes(0)) / ROCEMU_WQE_SEG);
 	sq->max_sge = qp->cap.max_send_sge;
 	sq->max_inline = qp->cap.max_inline_data;
 	sq->bf = map + l->bf_offset;

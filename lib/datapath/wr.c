@@ -186,6 +186,17 @@ static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 	wr_write(qpx, 0, NULL, NULL);
 }
 
+/* RAW_PACKET: the header goes inline whole, the data setter gives the payload (mlx5_send_wr_send_tso). */
+static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)
+{
+	struct rocemu_wqe *wqe = &to_rqp_ex(qpx)->sq.pending;
+
+	wr_build(qpx, IBV_WR_TSO, 0, 0, 0);
+	wqe->tso_hdr = hdr;
+	wqe->tso_hdr_sz = hdr_sz;
+	wqe->tso_mss = mss;
+}
+
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length)
 {
 	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
@@ -221,6 +232,8 @@ uint64_t rocemu_qp_type_send_ops(enum ibv_qp_type type)
 		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 	case IBV_QPT_UC:
 		return ROCEMU_QP_SEND_OPS_FLAGS_UC;
+	case IBV_QPT_RAW_PACKET:
+		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
 	default:
 		return ROCEMU_QP_SEND_OPS_FLAGS;
 	}
@@ -263,4 +276,6 @@ void rocemu_qp_wr_ops_init(struct rocemu_qp *qp)
 		qpx->wr_local_inv = wr_local_inv;
 	if (ops & IBV_QP_EX_WITH_BIND_MW)
 		qpx->wr_bind_mw = wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_TSO)
+		qpx->wr_send_tso = wr_send_tso;
 }

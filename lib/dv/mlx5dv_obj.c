@@ -51,8 +51,9 @@ static int dv_get_qp(struct ibv_qp *qp_in, struct mlx5dv_qp *out)
 	out->bf.size = qp->sq.bf_half;
 	/* No UAR to mmap: the register lives in the QP's memfd. */
 	if (out->comp_mask & MLX5DV_QP_MASK_RAW_QP_HANDLES) {
-		/* TIR, TIS, RQ and SQ objects exist only for raw packet QPs. */
-		out->tirn = out->tisn = out->rqn = out->sqn = 0;
+		/* TIR, TIS, RQ and SQ objects exist only for raw packet QPs: here all the QP's number. */
+		out->tirn = out->tisn = out->rqn = out->sqn =
+			qp->type == IBV_QPT_RAW_PACKET ? qp->qpn : 0;
 		mask_out |= MLX5DV_QP_MASK_RAW_QP_HANDLES;
 	}
 	if (out->comp_mask & MLX5DV_QP_MASK_RAW_QP_TIR_ADDR) {

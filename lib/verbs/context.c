@@ -83,8 +83,15 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	vctx->create_cq_ex = rocemu_create_cq_ex_op;
 	vctx->create_qp_ex = rocemu_create_qp_ex_op;
 	vctx->open_qp = rocemu_open_qp_op;
+	vctx->ibv_create_flow = rocemu_create_flow_op;
+	vctx->ibv_destroy_flow = rocemu_destroy_flow_op;
 	vctx->create_srq_ex = rocemu_create_srq_ex_op;
 	vctx->get_srq_num = rocemu_get_srq_num_op;
+	vctx->create_wq = rocemu_create_wq_op;
+	vctx->modify_wq = rocemu_modify_wq_op;
+	vctx->destroy_wq = rocemu_destroy_wq_op;
+	vctx->create_rwq_ind_table = rocemu_create_rwq_ind_table_op;
+	vctx->destroy_rwq_ind_table = rocemu_destroy_rwq_ind_table_op;
 	vctx->open_xrcd = rocemu_open_xrcd_op;
 	vctx->close_xrcd = rocemu_close_xrcd_op;
 	vctx->advise_mr = rocemu_advise_mr_op;

@@ -15,11 +15,15 @@
 
 #include "rocemu/log.h"
 
-/* The create flags a ConnectX RoCE port takes (the daemon checks type and privilege). */
-#define ROCEMU_QP_CREATE_FLAGS (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SOURCE_QPN)
+/* The create flags a ConnectX Ethernet port takes (the daemon checks type and privilege). */
+#define ROCEMU_QP_CREATE_FLAGS (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SOURCE_QPN | \
+				IBV_QP_CREATE_SCATTER_FCS | IBV_QP_CREATE_CVLAN_STRIPPING | \
+				IBV_QP_CREATE_PCI_WRITE_END_PADDING)
 #define QP_KNOWN_COMP_MASK ((uint32_t)IBV_QP_INIT_ATTR_SEND_OPS_FLAGS * 2 - 1)
 #define QP_SUPPORTED_COMP_MASK ((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | \
 					   IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+					   IBV_QP_INIT_ATTR_MAX_TSO_HEADER | \
+					   IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH | \
 					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 
 static const char *const qp_state_names[] = {
@@ -42,6 +46,8 @@ static bool cq_of(struct ibv_context *context, struct ibv_cq *cq)
 static int qp_init_attr_check(struct ibv_context *context,
 			      const struct ibv_qp_init_attr_ex *attr)
 {
+	int err;
+
 	if (attr->comp_mask & ~QP_KNOWN_COMP_MASK)
 		return EINVAL;
 	if (attr->comp_mask & ~QP_SUPPORTED_COMP_MASK)
@@ -49,6 +55,9 @@ static int qp_init_attr_check(struct ibv_context *context,
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    (attr->create_flags & ~ROCEMU_QP_CREATE_FLAGS))
 		return EINVAL;
+	err = rocemu_qp_raw_check(context, attr);
+	if (err)
+		return err;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~rocemu_qp_type_send_ops(attr->qp_type)))
 		return EOPNOTSUPP;
@@ -62,6 +71,9 @@ static int qp_init_attr_check(struct ibv_context *context,
 	/* An XRC initiator (and a DCI) has a send queue only: no receive CQ or SRQ (uverbs ignores them). */
 	if (attr->qp_type == IBV_QPT_XRC_SEND || attr->qp_type == ROCEMU_QPT_DCI)
 		return cq_of(context, attr->send_cq) ? 0 : EINVAL;
+	/* An RSS QP receives through its table's WQs: its CQs and SRQ mean nothing (uverbs). */
+	if (rocemu_qp_is_rss(attr))
+		return 0;
 	/* A DCT receives through an SRQ (mlx5 create_dct). */
 	if (attr->qp_type == ROCEMU_QPT_DCT && !attr->srq)
 		return EINVAL;
@@ -71,10 +83,10 @@ static int qp_init_attr_check(struct ibv_context *context,
 	return 0;
 }
 
-/* An XRC target has no queue and no CQ: nothing of it is in the poller's QP table. */
+/* An XRC target or an RSS QP has no queue and no CQ: nothing of it is in the poller's QP table. */
 static bool qp_has_cqs(const struct rocemu_qp *qp)
 {
-	return qp->type != IBV_QPT_XRC_RECV;
+	return qp->type != IBV_QPT_XRC_RECV && !qp->rss;
 }
 
 /* The daemon's layout keeps to the ring contract and fits the memfd. */
@@ -143,7 +155,13 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp = &qp->qpx.qp_base;
 	qp->type = attr->qp_type;	/* the queues are laid out by type */
 	ibqp->qp_type = dc ? IBV_QPT_DRIVER : attr->qp_type;
-	if (attr->qp_type == IBV_QPT_XRC_RECV) {	/* the domain's: no PD, CQ or queue */
+	qp->rss = rocemu_qp_is_rss(attr);
+	if (qp->rss) {	/* no queue: its WQs receive (mlx5: no scatter to CQE either) */
+		attr->send_cq = attr->recv_cq = NULL;
+		attr->srq = NULL;
+		memset(&attr->cap, 0, sizeof(attr->cap));
+		vendor_flags &= ~(uint32_t)ROCEMU_QP_VENDOR_SCATTER_CQE;
+	} else if (attr->qp_type == IBV_QPT_XRC_RECV) {	/* the domain's: no PD, CQ or queue */
 		attr->pd = NULL;
 		attr->send_cq = attr->recv_cq = NULL;
 		attr->srq = NULL;
@@ -172,6 +190,8 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		req.create_flags = attr->create_flags;
 		req.source_qpn = attr->source_qpn;
 	}
+	rocemu_qp_raw_req(&req, attr);
+	qp->max_tso_header = req.max_tso_header;
 	if (dc) {
 		req.dct_access_key = dc->dct_access_key;
 		req.dci_log_concurrent = dc->log_concurrent;
@@ -364,6 +384,8 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 			   to_rctx(ibqp->context)->info.name, ibqp->qp_num,
 			   qp_state_name(ibqp->state), qp_state_name(attr->qp_state));
 		ibqp->state = attr->qp_state;
+		if (attr_mask & IBV_QP_PORT)
+			rocemu_qp_raw_port_set(to_rqp(ibqp));
 		if (attr->qp_state == IBV_QPS_RESET)
 			qp_reset(to_rqp(ibqp));
 		rocemu_qp_queues_state(to_rqp(ibqp), attr->qp_state);

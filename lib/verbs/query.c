@@ -57,8 +57,10 @@ int rocemu_query_device_ex_op(struct ibv_context *context,
 	err = ibv_query_device(context, &full.orig_attr);
 	if (err)
 		return err;
-	/* A ConnectX-5 on RoCE without TSO or RSS; CQE timestamps in its core clock. */
-	full.device_cap_flags_ex = (unsigned int)full.orig_attr.device_cap_flags;
+	/* A ConnectX-5 on Ethernet; CQE timestamps in its core clock. */
+	full.device_cap_flags_ex = (unsigned int)full.orig_attr.device_cap_flags |
+				   IBV_DEVICE_RAW_SCATTER_FCS | IBV_DEVICE_PCI_WRITE_END_PADDING;
+	rocemu_raw_caps(&full);
 	full.completion_timestamp_mask = ROCEMU_CLOCK_MASK;
 	full.hca_core_clock = ROCEMU_CLOCK_KHZ;
 	full.max_dm_size = ROCEMU_DM_MAX_SIZE;

@@ -172,25 +172,66 @@ int fx_qp_modify(struct ibv_qp_attr *attr, int mask)
 
 static uint8_t dci_log_streams;	/* of the next DCI qp_create makes */
 
-static void qp_create(enum ibv_qp_type type, uint32_t srqn)
+/* The request of fx.qp's kind: of type, receiving through srqn (or ROCEMU_NO_HANDLE). */
+static struct rocemu_create_qp_req qp_req(enum ibv_qp_type type, uint32_t srqn)
 {
-	const struct rocemu_create_qp_req req = {
+	return (struct rocemu_create_qp_req){
 		.dci_log_concurrent = dci_log_streams, .dci_log_errored = dci_log_streams,
 		.pdn = fx.pdn, .qp_type = type, .send_cqn = fx.scq.cqn,
 		.recv_cqn = fx.rcq.cqn, .srqn = srqn, .user_qp = FX_USER_QP,
 		.cap = { .max_send_wr = FX_QP_DEPTH, .max_recv_wr = FX_QP_DEPTH,
 			 .max_send_sge = FX_SGE_MAX, .max_recv_sge = FX_SGE_MAX,
 			 .max_inline_data = FX_INLINE_MAX },
+		.rwq_ind_tbl = ROCEMU_NO_HANDLE,
 	};
-	struct rocemu_create_qp_resp resp;
-	int fd;
+}
 
-	ck_assert_int_eq(rocemu_qp_create(fx.client, &req, &resp, &fd), 0);
+/* Make fx.qp as req asks; 0 or the op's -errno (then fx.qp is not touched). */
+static int qp_create_req(const struct rocemu_create_qp_req *req)
+{
+	struct rocemu_create_qp_resp resp;
+	int fd, err = rocemu_qp_create(fx.client, req, &resp, &fd);
+
+	if (err)
+		return err;
 	memset(&fx.qp, 0, sizeof(fx.qp));
-	fx.qp.type = type;
+	fx.qp.type = req->qp_type;
 	fx.qp.qpn = resp.layout.qpn;
 	fx.qp.layout = resp.layout;
 	fx.qp.map = map_fd(fd, resp.layout.size);
+	return 0;
+}
+
+static void qp_create(enum ibv_qp_type type, uint32_t srqn)
+{
+	const struct rocemu_create_qp_req req = qp_req(type, srqn);
+
+	ck_assert_int_eq(qp_create_req(&req), 0);
+}
+
+int fx_qp_replace_raw(uint32_t create_flags, uint32_t max_tso_header)
+{
+	struct rocemu_create_qp_req req = qp_req(IBV_QPT_RAW_PACKET, ROCEMU_NO_HANDLE);
+
+	req.create_flags = create_flags;
+	req.max_tso_header = max_tso_header;
+	if (fx.qp.map) {	/* gone already when a create before this one failed */
+		ck_assert_int_eq(rocemu_qp_destroy(fx.client, fx.qp.qpn), 0);
+		munmap(fx.qp.map, fx.qp.layout.size);
+		fx.qp.map = NULL;
+	}
+	return qp_create_req(&req);
+}
+
+void fx_raw_to_rts(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = ROCEMU_PORT_NUM };
+
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE | IBV_QP_PORT), 0);
+	attr.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE), 0);
+	attr.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(fx_qp_modify(&attr, IBV_QP_STATE), 0);
 }
 
 /*
@@ -433,7 +474,8 @@ uint16_t fx_srq_post(const struct ibv_sge *sge, unsigned int num_sge)
 void fx_teardown(void)
 {
 	rocemu_emu_fini(&fx.emu);
-	munmap(fx.qp.map, fx.qp.layout.size);
+	if (fx.qp.map)
+		munmap(fx.qp.map, fx.qp.layout.size);
 	if (fx.srq.map)
 		munmap(fx.srq.map, fx.srq.layout.size);
 	munmap(fx.scq.map, fx.scq.layout.size);
@@ -501,6 +543,22 @@ uint16_t fx_post_send(const struct fx_wr *wr)
 		av->rgid[10] = av->rgid[11] = 0xff;
 		memcpy(&av->rgid[12], &peer, sizeof(peer));
 		ds += sizeof(struct mlx5_wqe_datagram_seg) / SEG_SIZE;
+	}
+	if (fx.qp.type == IBV_QPT_RAW_PACKET) {	/* the Ethernet segment, its header running on */
+		struct mlx5_wqe_eth_seg *e = fx_sq_seg(bb, ds);
+		uint32_t at = offsetof(struct mlx5_wqe_eth_seg, inline_hdr_start);
+
+		memset(e, 0, SEG_SIZE);
+		e->cs_flags = wr->cs_flags;
+		e->mss = htobe16(wr->mss);
+		e->inline_hdr_sz = htobe16(wr->eth_hdr_len);
+		for (i = 0; i < wr->eth_hdr_len; i++, at++)
+			*((uint8_t *)fx_sq_seg(bb, ds + at / SEG_SIZE) + at % SEG_SIZE) =
+				((const uint8_t *)wr->eth_hdr)[i];
+		/* mlx5: the whole segment, then the header's bytes past its 18, padded to 16 */
+		ds += sizeof(*e) / SEG_SIZE;
+		if (wr->eth_hdr_len > FX_ETH_SEG_HDR)
+			ds += (wr->eth_hdr_len - FX_ETH_SEG_HDR + SEG_SIZE - 1) / SEG_SIZE;
 	}
 	if (carries_raddr(wr->opcode)) {
 		struct mlx5_wqe_raddr_seg *r = fx_sq_seg(bb, ds++);

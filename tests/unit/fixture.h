@@ -145,6 +145,14 @@ void fx_qp_replace(enum ibv_qp_type type);
 void fx_srq_create(void);
 /* Arm fx.srq's limit (ibv_modify_srq IBV_SRQ_LIMIT); 0 or -errno as the op answers. */
 int fx_srq_arm(uint32_t limit);
+/*
+ * Destroy fx.qp (if a failed create did not leave it gone) and create a
+ * RAW_PACKET QP with create_flags and max_tso_header in its place, in
+ * RESET; the create op's 0 or -errno (then fx.qp is gone).
+ */
+int fx_qp_replace_raw(uint32_t create_flags, uint32_t max_tso_header);
+/* RAW_PACKET fx.qp RESET -> INIT (the port alone) -> RTR -> RTS. */
+void fx_raw_to_rts(void);
 /* As fx_qp_replace, the new QP receiving through fx.srq. */
 void fx_qp_replace_srq(enum ibv_qp_type type);
 
@@ -165,7 +173,15 @@ struct fx_wr {
 	uint32_t xrc_srqn;		/* XRC initiator: the remote SRQ */
 	uint64_t dc_key;		/* DCI: the key of the DCT (FX_PEER_QPN at FX_PEER_IP) */
 	uint16_t dci_stream;
+	/* RAW_PACKET: the Ethernet segment */
+	const void *eth_hdr;		/* the inline header */
+	uint16_t eth_hdr_len;
+	uint8_t cs_flags;		/* MLX5_ETH_WQE_L3_CSUM, _L4_CSUM */
+	uint16_t mss;			/* TSO */
 };
+
+/* Header bytes a mlx5_wqe_eth_seg holds itself (inline_hdr_start and inline_hdr). */
+#define FX_ETH_SEG_HDR 18u
 
 /* Write wr into the SQ as the shim does (not yet rung); returns its wqe_counter. */
 uint16_t fx_post_send(const struct fx_wr *wr);

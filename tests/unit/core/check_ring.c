@@ -184,8 +184,8 @@ static const struct {
 	{ IBV_WR_LOCAL_INV, MLX5_OPCODE_LOCAL_INVAL, IBV_WC_LOCAL_INV },
 	{ IBV_WR_BIND_MW, MLX5_OPCODE_UMR, IBV_WC_BIND_MW },
 	{ IBV_WR_SEND_WITH_INV, MLX5_OPCODE_SEND_INVAL, IBV_WC_SEND },
+	{ IBV_WR_TSO, MLX5_OPCODE_TSO, IBV_WC_TSO },
 	/* not on this device */
-	{ IBV_WR_TSO, -1, 0 },
 	{ IBV_WR_DRIVER1, -1, 0 },
 	{ (enum ibv_wr_opcode)-1, -1, 0 },
 	{ (enum ibv_wr_opcode)1000, -1, 0 },
@@ -337,6 +337,53 @@ START_TEST(test_ud_sq_wqe_bbs)
 	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_UD, ud_wqe_bbs_cases[_i].sge,
 					    ud_wqe_bbs_cases[_i].inl),
 			  ud_wqe_bbs_cases[_i].bbs);
+}
+END_TEST
+
+/* RAW_PACKET: ctrl and the 32-byte Ethernet segment (18 bytes inline), no raddr (mlx5's sq_overhead). */
+static const struct {
+	uint32_t sge, inl, bbs;
+} raw_wqe_bbs_cases[] = {
+	{ 1, 0, 1 },		/* 48 + 16 */
+	{ 2, 0, 2 },
+	{ 0, 12, 1 },		/* 48 + 4 + 12 */
+	{ 0, 13, 2 },
+};
+
+START_TEST(test_raw_sq_wqe_bbs)
+{
+	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RAW_PACKET, raw_wqe_bbs_cases[_i].sge,
+					    raw_wqe_bbs_cases[_i].inl),
+			  raw_wqe_bbs_cases[_i].bbs);
+}
+END_TEST
+
+/* The Ethernet segment for a header inline: 16 + align(hdr - 2, 16) bytes, 32 at least (mlx5 set_tso_eth_seg). */
+START_TEST(test_eth_seg_bytes)
+{
+	uint32_t hdr;
+
+	ck_assert_uint_eq(rocemu_wqe_qp_header_ds(IBV_QPT_RAW_PACKET), 2);
+	ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(0), 32);
+	ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(ROCEMU_ETH_INLINE_HEADER), 32);
+	for (hdr = ROCEMU_ETH_MIN_HEADER; hdr <= 512; hdr++)
+		ck_assert_uint_eq(rocemu_wqe_eth_seg_bytes(hdr), 16 + (hdr - 2 + 15) / 16 * 16);
+}
+END_TEST
+
+/* A RAW_PACKET QP posts SEND and TSO only; TSO no other type. */
+START_TEST(test_raw_ops)
+{
+	uint32_t op;
+
+	for (op = 0; op < 256; op++) {
+		const struct rocemu_wqe_op *o = rocemu_wqe_op((uint8_t)op);
+
+		ck_assert(rocemu_wqe_op_allowed(o, IBV_QPT_RAW_PACKET) ==
+			  (op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_TSO));
+	}
+	ck_assert(!rocemu_wqe_op_allowed(rocemu_wqe_op(MLX5_OPCODE_TSO), IBV_QPT_RC));
+	ck_assert(!rocemu_wqe_op_allowed(rocemu_wqe_op(MLX5_OPCODE_TSO), IBV_QPT_UD));
 }
 END_TEST
 
@@ -547,6 +594,9 @@ static Suite *ring_suite(void)
 
 	tcase_add_loop_test(rule, test_sq_wqe_bbs, 0, N_ELEMS(wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_ud_sq_wqe_bbs, 0, N_ELEMS(ud_wqe_bbs_cases));
+	tcase_add_loop_test(rule, test_raw_sq_wqe_bbs, 0, N_ELEMS(raw_wqe_bbs_cases));
+	tcase_add_test(rule, test_eth_seg_bytes);
+	tcase_add_test(rule, test_raw_ops);
 	tcase_add_loop_test(rule, test_every_wqe_fits, 0, 2 * (ROCEMU_MAX_SGE + 1));
 	tcase_add_loop_test(rule, test_caps_round_trip, 0, N_ELEMS(wqe_bbs_cases));
 	tcase_add_loop_test(rule, test_wq_size, 0, N_ELEMS(size_cases));

@@ -174,6 +174,47 @@ START_TEST(test_qp_rings_handed_out)
 }
 END_TEST
 
+/*
+ * A RAW_PACKET QP's rings are handed out alike, its raw handles its number;
+ * a DPDK-style program writes the Ethernet segment itself (mlx5dv_set_eth_seg)
+ * and the daemon finds the data segment after it.
+ */
+START_TEST(test_raw_qp_rings_handed_out)
+{
+	struct mlx5dv_qp dv = { .comp_mask = MLX5DV_QP_MASK_RAW_QP_HANDLES };
+	struct mlx5dv_obj obj = { .qp = { .in = &qp.qpx.qp_base, .out = &dv } };
+	uint8_t frame[ROCEMU_ETH_INLINE_HEADER] = { 0x02, 0, 0, 0, 0, 0x01 };
+	struct mlx5_wqe_ctrl_seg *ctrl;
+	struct mlx5_wqe_eth_seg *eth;
+	struct daemon_send_wqe w;
+
+	daemon_qp_free(dqp);
+	qp.qpx.qp_base.qp_type = IBV_QPT_RAW_PACKET;
+	qp.type = IBV_QPT_RAW_PACKET;
+	dqp = daemon_qp_new(map, &qp.layout, IBV_QPT_RAW_PACKET);
+	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP), 0);
+	ck_assert_ptr_eq(dv.sq.buf, map);
+	ck_assert_ptr_eq(dv.rq.buf, map + RQ_OFFSET);
+	ck_assert_uint_eq(dv.comp_mask, MLX5DV_QP_MASK_RAW_QP_HANDLES);
+	ck_assert_uint_eq(dv.sqn, QPN);
+	ck_assert_uint_eq(dv.rqn, QPN);
+	ck_assert_uint_eq(dv.tisn, QPN);
+	ck_assert_uint_eq(dv.tirn, QPN);
+	ctrl = (struct mlx5_wqe_ctrl_seg *)dv.sq.buf;
+	eth = (struct mlx5_wqe_eth_seg *)(ctrl + 1);
+	mlx5dv_set_ctrl_seg(ctrl, 0, MLX5_OPCODE_SEND, 0, QPN, MLX5_WQE_CTRL_CQ_UPDATE, 4, 0, 0);
+	memset(eth, 0, sizeof(*eth));
+	mlx5dv_set_eth_seg(eth, MLX5_ETH_WQE_L3_CSUM, 0, sizeof(frame), frame);
+	mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(eth + 1), 46, LKEY, LADDR);
+	dv.dbrec[MLX5_SND_DBR] = htobe32(1);
+	ck_assert_int_eq(daemon_parse_send(dqp, 0, 1, &w), 0);
+	ck_assert_uint_eq(w.opcode, MLX5_OPCODE_SEND);
+	ck_assert_uint_eq(w.num_sge, 1);
+	ck_assert_uint_eq(w.sge[0].addr, LADDR);
+	ck_assert_uint_eq(w.sge[0].length, 46);
+}
+END_TEST
+
 /* The daemon's answer to the announcement fails the call, and it is asked again next time. */
 START_TEST(test_qp_announce_error)
 {
@@ -355,6 +396,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, objs_open, objs_close);
 	tcase_add_test(tc, test_qp_rings_handed_out);
+	tcase_add_test(tc, test_raw_qp_rings_handed_out);
 	tcase_add_test(tc, test_qp_announce_error);
 	tcase_add_test(tc, test_cq_handed_out);
 	tcase_add_test(tc, test_srq_ah_pd);

@@ -90,10 +90,14 @@ START_TEST(test_create_refused)
 	req.qp_type = 200;
 	ck_assert_int_eq(create(fx.client, &req, &resp), -EINVAL);
 	/* A type verbs knows and the device does not do. */
-	req.qp_type = IBV_QPT_RAW_PACKET;
+	req.qp_type = IBV_QPT_DRIVER;
 	ck_assert_int_eq(create(fx.client, &req, &resp), -EOPNOTSUPP);
+	/* RAW_PACKET's own flag on another type (mlx5's process_create_flags) */
 	req = rc_req();
 	req.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	ck_assert_int_eq(create(fx.client, &req, &resp), -EOPNOTSUPP);
+	req = rc_req();
+	req.max_tso_header = 64;
 	ck_assert_int_eq(create(fx.client, &req, &resp), -EINVAL);
 	req = rc_req();
 	req.pdn = fx.pdn + 1000;

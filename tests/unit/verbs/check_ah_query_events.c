@@ -233,13 +233,25 @@ START_TEST(test_query_device_ex)
 	ck_assert_int_eq(conn_calls_all(), 0);
 	ck_assert_int_eq(rocemu_query_device_ex_op(ctx, NULL, &attr, sizeof(attr)), 0);
 	ck_assert_int_eq(attr.orig_attr.max_qp, 1000);
-	ck_assert_uint_eq(attr.device_cap_flags_ex, IBV_DEVICE_RC_RNR_NAK_GEN);
+	ck_assert_uint_eq(attr.device_cap_flags_ex, IBV_DEVICE_RC_RNR_NAK_GEN |
+			  IBV_DEVICE_RAW_SCATTER_FCS | IBV_DEVICE_PCI_WRITE_END_PADDING);
 	ck_assert_uint_eq(attr.completion_timestamp_mask, ROCEMU_CLOCK_MASK);
 	ck_assert_uint_eq(attr.hca_core_clock, ROCEMU_CLOCK_KHZ);
 	ck_assert_uint_eq(attr.max_dm_size, ROCEMU_DM_MAX_SIZE);
 	ck_assert_uint_eq(attr.phys_port_cnt_ex, 1);
 	ck_assert_uint_ne(attr.odp_caps.general_caps, 0);
-	ck_assert_uint_eq(attr.tso_caps.max_tso, 0);
+	/* A ConnectX-5 on Ethernet: TSO and RSS for RAW_PACKET QPs, its raw packet offloads */
+	ck_assert_uint_eq(attr.tso_caps.max_tso, 262144);
+	ck_assert_uint_eq(attr.tso_caps.supported_qpts, 1u << IBV_QPT_RAW_PACKET);
+	ck_assert_uint_eq(attr.rss_caps.supported_qpts, 1u << IBV_QPT_RAW_PACKET);
+	ck_assert_uint_eq(attr.rss_caps.max_rwq_indirection_tables, 65536);
+	ck_assert_uint_eq(attr.rss_caps.max_rwq_indirection_table_size,
+			  1u << ROCEMU_RWQ_IND_TABLE_MAX_LOG);
+	ck_assert_uint_eq(attr.rss_caps.rx_hash_fields_mask, 0x800000ff);
+	ck_assert_uint_eq(attr.rss_caps.rx_hash_function, IBV_RX_HASH_FUNC_TOEPLITZ);
+	ck_assert_uint_eq(attr.max_wq_type_rq, 1u << 23);
+	ck_assert_uint_eq(attr.raw_packet_caps, IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
+			  IBV_RAW_PACKET_CAP_SCATTER_FCS | IBV_RAW_PACKET_CAP_IP_CSUM);
 	memset(&attr, 0xee, sizeof(attr));
 	ck_assert_int_eq(rocemu_query_device_ex_op(ctx, NULL, &attr, short_size), 0);
 	ck_assert_uint_eq(attr.completion_timestamp_mask, ROCEMU_CLOCK_MASK);

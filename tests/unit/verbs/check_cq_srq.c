@@ -221,7 +221,7 @@ START_TEST(test_create_cq_checks)
 	attr.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
 	assert_cq_refused(attr, EINVAL);
 	attr.comp_mask = 0;
-	attr.wc_flags = IBV_WC_EX_WITH_FLOW_TAG;
+	attr.wc_flags = IBV_WC_EX_WITH_TM_INFO;
 	assert_cq_refused(attr, ENOTSUP);
 	/* The PD of IBV_CQ_INIT_ATTR_MASK_PD must be a parent domain. */
 	attr.wc_flags = IBV_WC_STANDARD_FLAGS;

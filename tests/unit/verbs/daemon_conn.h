@@ -16,7 +16,8 @@
 
 #include "rocemu/ctrl.h"
 
-#define CONN_BODY_MAX 1024
+/* The largest body fits: an indirection table of 2048 WQ numbers, a flow of 1 KiB of specs. */
+#define CONN_BODY_MAX (16 * 1024)
 
 /* Forget every request and answer: each op is answered 0 with a zeroed body and no memfd. */
 void conn_reset(void);
