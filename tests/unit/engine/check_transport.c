@@ -62,8 +62,15 @@ START_TEST(test_qp_type_dc)
 }
 END_TEST
 
+/* RAW_PACKET: frames come by steering, not by a BTH opcode class. */
+START_TEST(test_qp_type_raw)
+{
+	ck_assert_ptr_eq(rocemu_transport_of_qp_type(IBV_QPT_RAW_PACKET), &rocemu_raw_transport);
+}
+END_TEST
+
 static const enum ibv_qp_type types_without_transport[] = {
-	IBV_QPT_RAW_PACKET, IBV_QPT_DRIVER,
+	IBV_QPT_DRIVER,
 };
 
 START_TEST(test_qp_type_none)
@@ -272,6 +279,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(lookup, test_qp_type_ud);
 	tcase_add_test(lookup, test_qp_type_xrc);
 	tcase_add_test(lookup, test_qp_type_dc);
+	tcase_add_test(lookup, test_qp_type_raw);
 	tcase_add_loop_test(lookup, test_qp_type_none, 0,
 			    sizeof(types_without_transport) / sizeof(types_without_transport[0]));
 	tcase_add_loop_test(lookup, test_opcode_class, 0, 256);
