@@ -44,7 +44,7 @@ vxlan_ping() {
 	expect "^  vxlan vni $VNI port 4789 remotes $ADDR_A " "the device's VXLAN wire points at $ADDR_A"
 
 	# What the Linux host's kernel sees on its veth.
-	ip netns exec "$HOST_A" timeout -k 5 60 tcpdump -i veth0 -n -U -w "$pcap" udp port 4789 \
+	ip netns exec "$HOST_A" timeout -k 5 60 tcpdump -i veth0 -n -U --immediate-mode -w "$pcap" udp port 4789 \
 		2>"$WORK_DIR/tcpdump-$BACKEND.err" &
 	dump_pid=$!
 	BACKGROUND_PIDS+=("$dump_pid")
@@ -90,7 +90,7 @@ vxlan_ping() {
 	expect "$INNER_ECHO > $INNER_LINUX: ICMP echo reply" "the inner frames are the ICMP echo replies"
 	expect "$INNER_LINUX > $INNER_ECHO: ICMP echo request" "and the Linux host's requests, in VXLAN"
 	if command -v tshark >/dev/null; then
-		capture 30 tshark -r "$pcap" -Y "vxlan.vni == $VNI && icmp.type == 0" -T fields -e ip.src \
+		capture 30 tshark -r "$pcap" -Y "vxlan.vni == $VNI && icmp.type == 0" -T fields -E occurrence=l -e ip.src \
 			-e icmp.seq || fail "tshark cannot read $pcap"
 		[ "$(grep -c "^$INNER_ECHO" "$OUT")" -eq 3 ] ||
 			fail "tshark decodes $(grep -c "^$INNER_ECHO" "$OUT") of 3 echo replies in VXLAN"
