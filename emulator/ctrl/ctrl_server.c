@@ -15,8 +15,10 @@
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
 
-/* Requests are small; anything longer is refused as -EMSGSIZE by the size check. */
-#define REQUEST_MAX 4096
+/* The largest request is an RSS indirection table; anything longer is refused as -EMSGSIZE by the size check. */
+#define REQUEST_MAX 16384
+_Static_assert(sizeof(struct rocemu_msg_hdr) + sizeof(struct rocemu_create_rwq_ind_table_req) <
+	       REQUEST_MAX, "every request fits the receive buffer");
 #define NS_PER_S 1000000000ull
 
 static void idle_expired(void *arg)
