@@ -19,6 +19,8 @@
 #include "emulator/obj/srq.h"
 #include "emulator/obj/xrcd.h"
 #include "emulator/observe/capture.h"
+#include "emulator/raw/raw.h"
+#include "emulator/ring/format.h"
 #include "emulator/vxlan/vxlan_fdb.h"
 #include "net/eth/eth_frame.h"
 #include "net/udp/udp_netns.h"
@@ -74,7 +76,12 @@ static void client_status(struct text *t, struct rocemu_client *c)
 		text_add(t, "  srq 0x%06x pd %u wr %u sge %u limit %u qps %u\n", srq->srqn,
 			 srq->pd->pdn, srq->max_wr, srq->max_sge, srq->limit, srq->users);
 	rocemu_list_for_each(qp, &c->qps, struct rocemu_qp, node)
-		if (qp->pd)
+		if (qp->type == IBV_QPT_RAW_PACKET && qp->layout.rq_wqe_cnt && !qp->srq)
+			/* Raw tools have no handshake: a peer may send once receives are posted. */
+			text_add(t, "  qp 0x%06x %s %s pd %u rq_posted %d\n", qp->qpn,
+				 rocemu_qp_type_name(qp->type), rocemu_qp_state_name(qp->attr.qp_state),
+				 qp->pd->pdn, qp->owner->dev->format->rq_posted(qp, qp->raw->rq_ci));
+		else if (qp->pd)
 			text_add(t, "  qp 0x%06x %s %s pd %u\n", qp->qpn, rocemu_qp_type_name(qp->type),
 				 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);
 		else	/* an XRC target is its domain's */

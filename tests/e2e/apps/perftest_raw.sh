@@ -13,6 +13,9 @@ use_test_net 280
 
 ITERS=200
 SIZE=256
+# Each server QP posts ITERS receives (-r) and the client starts once they are
+# posted (raw_qps_ready): every message of a run has its receive waiting.
+RAW_RX=$ITERS
 
 # bw_run WHAT ARGS...: raw_ethernet_bw with ARGS; both sides report ITERS messages of SIZE bytes per QP.
 bw_run() {
@@ -43,7 +46,7 @@ perftest_raw() {
 	QPS=1
 
 	# Duration mode: the count is whatever fit in the second, on both sides the same way.
-	raw_pair "raw_ethernet_bw -D 1" raw_ethernet_bw -s "$SIZE" -D 1
+	RAW_RX=512 raw_pair "raw_ethernet_bw -D 1" raw_ethernet_bw -s "$SIZE" -D 1
 	expect_both "^ *$SIZE +[1-9][0-9]*[[:space:]]+[0-9]+\.[0-9]+[[:space:]]+[0-9]+\.[0-9]+[[:space:]]+[0-9]+\.[0-9]+" \
 		"raw_ethernet_bw -D 1: messages counted"
 	expect_frames udp

@@ -9,6 +9,8 @@ use_test_net 287
 
 ITERS=200
 SIZE=256
+# The server posts a receive for every frame of the run (-r) before the client starts.
+RAW_RX=$ITERS
 
 perftest_raw_burst() {
 	QPS=1

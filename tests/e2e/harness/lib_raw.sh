@@ -21,14 +21,17 @@ mac_of() {
 }
 
 # raw_qps_ready PORT PID: the server's QPS RAW_PACKET QPs are in RTR or RTS
-# (at most 20 s; false when PID exits first). perftest has no handshake: the
-# client sends once it runs, so the server must be steering and receiving by
-# then; it installs its flows before and posts its receives right after that
-# transition, while the client still opens its device.
+# and, when RAW_RX is set, each has its RAW_RX receives posted (at most 20 s;
+# false when PID exits first). perftest has no handshake: the client sends
+# once it runs, so the server must be steering and receiving by then; it
+# posts its receives after the transition to RTR, which `rocemu status`
+# shows as each raw QP's rq_posted.
 raw_qps_ready() {
 	for _ in $(seq 200); do
 		[ "$(run_with_timeout 5 "$ROCEMU" status 2>/dev/null |
-			grep -Ec '^  qp 0x[0-9a-f]{6} RAW_PACKET RT[RS] ')" -ge "$QPS" ] && return 0
+			awk -v rx="${RAW_RX:-0}" '$1 == "qp" && $3 == "RAW_PACKET" &&
+				$4 ~ /^RT[RS]$/ && (rx == 0 || ($7 == "rq_posted" && $8 >= rx))' |
+			wc -l)" -ge "$QPS" ] && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -42,7 +45,7 @@ raw_pair() {
 	local what=$1 tool=$2 common
 
 	shift 2
-	common=(-J "$(addr 1)" -j "$(addr 2)" -K "$SERVER_PORT" -k "$CLIENT_PORT" "$@")
+	common=(-J "$(addr 1)" -j "$(addr 2)" -K "$SERVER_PORT" -k "$CLIENT_PORT" ${RAW_RX:+-r "$RAW_RX"} "$@")
 	CAPTURE=$WORK_DIR/capture-$BACKEND-$((++RUNS)).pcap
 	run_with_timeout 10 "$ROCEMU" capture rocemu0 -w "$CAPTURE" || fail "$what: rocemu capture rocemu0 failed"
 	PAIR_READY=raw_qps_ready run_pair "$what" 30 \
