@@ -371,9 +371,10 @@ static inline bool rocemu_cqe_ready(uint8_t op_own, uint32_t ci, uint32_t ncqe)
 #define ROCEMU_CQE_VLAN_STRIPPED 0x1
 #define ROCEMU_CQE_FLOW_TAG_MASK 0xffffff
 
+/* Data scattered to a 64-byte CQE fills its first 32 bytes, hds_ip_ext too: such a CQE is no frame's. */
 static inline bool rocemu_cqe_is_eth(const struct mlx5_cqe64 *cqe)
 {
-	return cqe->hds_ip_ext & MLX5_CQE_L2_OK;
+	return !(cqe->op_own & ROCEMU_CQE_SCATTER_MASK) && (cqe->hds_ip_ext & MLX5_CQE_L2_OK);
 }
 
 /* The flow tag as mlx5's ibv_wc_read_flow_tag reads it. */

@@ -448,7 +448,6 @@ static const struct bad_create {
 	{ "max_send_sge > max_sge", IBV_QPT_RC, 2, EINVAL },
 	{ "max_recv_sge > max_sge", IBV_QPT_RC, 3, EINVAL },
 	{ "max_inline_data 4096", IBV_QPT_RC, 4, EINVAL },
-	{ "RAW_PACKET type", IBV_QPT_RAW_PACKET, -1, EOPNOTSUPP },
 };
 
 static void check_qp_create(struct dev *d)
