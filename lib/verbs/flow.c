@@ -16,17 +16,16 @@
 static size_t flow_specs_len(const struct ibv_flow_attr *attr)
 {
 	const uint8_t *spec = (const uint8_t *)(attr + 1);
-	const struct ibv_flow_spec *hdr;
+	struct ibv_flow_spec hdr;	/* its header only: specs follow each other at any byte */
 	size_t len = 0;
 	uint8_t i;
 
 	for (i = 0; i < attr->num_of_specs; i++) {
-		hdr = (const struct ibv_flow_spec *)(spec + len);
+		memcpy(&hdr.hdr, spec + len, sizeof(hdr.hdr));
 		/* uverbs: a spec of no bytes or past the command is EINVAL */
-		if (hdr->hdr.size < sizeof(hdr->hdr) ||
-		    hdr->hdr.size > ROCEMU_FLOW_SPECS_MAX - len)
+		if (hdr.hdr.size < sizeof(hdr.hdr) || hdr.hdr.size > ROCEMU_FLOW_SPECS_MAX - len)
 			return 0;
-		len += hdr->hdr.size;
+		len += hdr.hdr.size;
 	}
 	return len;
 }

@@ -80,8 +80,8 @@ static void checksums(uint8_t proto)
 
 		memcpy(sent, model, len);
 		frame_ip(sent, len)->check = 0;
-		l4_check = proto == IPPROTO_TCP ? &((struct tcphdr *)frame_l4(sent, len))->check
-						: &((struct udphdr *)frame_l4(sent, len))->check;
+		l4_check = proto == IPPROTO_TCP ? &((frame_tcphdr *)frame_l4(sent, len))->check
+						: &((frame_udphdr *)frame_l4(sent, len))->check;
 		*l4_check = 0;
 		snprintf(what, sizeof(what), "%s, %zu payload bytes, zeroed checksums, IBV_SEND_IP_CSUM",
 			 proto_name(proto), sizes[i]);

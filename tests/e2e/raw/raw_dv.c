@@ -186,7 +186,7 @@ static void dv_sends(void)
 
 			memcpy(zeroed, f, len);
 			frame_ip(zeroed, len)->check = 0;
-			((struct udphdr *)frame_l4(zeroed, len))->uh_sum = 0;
+			((frame_udphdr *)frame_l4(zeroed, len))->uh_sum = 0;
 			cs = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM;
 			idx = sq_post(zeroed, len, cs);
 		} else {

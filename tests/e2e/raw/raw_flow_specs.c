@@ -79,8 +79,8 @@ static struct frame ipv6(uint8_t last, uint16_t dport)
 {
 	struct frame f;
 	struct ethhdr *eth = (struct ethhdr *)f.b;
-	struct ip6_hdr *ip6 = (struct ip6_hdr *)(f.b + ETH_HLEN);
-	struct udphdr *uh = (struct udphdr *)(ip6 + 1);
+	frame_ip6_hdr *ip6 = (frame_ip6_hdr *)(f.b + ETH_HLEN);
+	frame_udphdr *uh = (frame_udphdr *)(ip6 + 1);
 	size_t l4_len = sizeof(*uh) + 32;
 	uint32_t sum;
 
@@ -115,7 +115,7 @@ static struct frame vxlan(uint32_t vni)
 
 	d.payload = 8 + ETH_HLEN + 46;
 	f = built(&d);
-	vx = (uint8_t *)frame_l4(f.b, f.len) + sizeof(struct udphdr);
+	vx = (uint8_t *)frame_l4(f.b, f.len) + sizeof(frame_udphdr);
 	memset(vx, 0, 8);
 	vx[0] = 0x08;			/* I: the VNI is valid */
 	vx[4] = (uint8_t)(vni >> 16);
@@ -123,7 +123,7 @@ static struct frame vxlan(uint32_t vni)
 	vx[6] = (uint8_t)vni;
 	memcpy(vx + 8, other_mac, ETH_ALEN);
 	memcpy(vx + 8 + ETH_ALEN, a.mac, ETH_ALEN);
-	((struct udphdr *)frame_l4(f.b, f.len))->uh_sum = 0;
+	((frame_udphdr *)frame_l4(f.b, f.len))->uh_sum = 0;
 	return f;
 }
 

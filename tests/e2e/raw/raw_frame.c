@@ -25,7 +25,7 @@ uint16_t csum_fold(uint32_t sum)
 	return htons((uint16_t)~sum);
 }
 
-uint32_t csum_pseudo(const struct iphdr *ip, size_t len)
+uint32_t csum_pseudo(const frame_iphdr *ip, size_t len)
 {
 	uint32_t sum = csum_add(0, &ip->saddr, 8);
 
@@ -34,12 +34,12 @@ uint32_t csum_pseudo(const struct iphdr *ip, size_t len)
 
 size_t l4_header_len(uint8_t proto)
 {
-	return proto == IPPROTO_TCP ? sizeof(struct tcphdr) : sizeof(struct udphdr);
+	return proto == IPPROTO_TCP ? sizeof(frame_tcphdr) : sizeof(frame_udphdr);
 }
 
-struct iphdr *frame_ip(uint8_t *f, size_t len)
+frame_iphdr *frame_ip(uint8_t *f, size_t len)
 {
-	struct iphdr *ip = (struct iphdr *)(f + ETH_HLEN);
+	frame_iphdr *ip = (frame_iphdr *)(f + ETH_HLEN);
 
 	if (len < ETH_HLEN + sizeof(*ip) || len < ETH_HLEN + ip->ihl * 4u)
 		return NULL;
@@ -48,7 +48,7 @@ struct iphdr *frame_ip(uint8_t *f, size_t len)
 
 void *frame_l4(uint8_t *f, size_t len)
 {
-	struct iphdr *ip = frame_ip(f, len);
+	frame_iphdr *ip = frame_ip(f, len);
 
 	if (!ip || len < ETH_HLEN + ip->ihl * 4u + l4_header_len(ip->protocol))
 		return NULL;
@@ -58,15 +58,15 @@ void *frame_l4(uint8_t *f, size_t len)
 /* The L4 checksum field of a frame's segment. */
 static uint16_t *l4_csum_field(uint8_t *f, size_t len)
 {
-	struct iphdr *ip = frame_ip(f, len);
+	frame_iphdr *ip = frame_ip(f, len);
 	void *l4 = frame_l4(f, len);
 
 	if (!l4)
 		return NULL;
-	return ip->protocol == IPPROTO_TCP ? &((struct tcphdr *)l4)->check : &((struct udphdr *)l4)->check;
+	return ip->protocol == IPPROTO_TCP ? &((frame_tcphdr *)l4)->check : &((frame_udphdr *)l4)->check;
 }
 
-uint16_t l4_csum(const struct iphdr *ip, const void *l4, size_t len)
+uint16_t l4_csum(const frame_iphdr *ip, const void *l4, size_t len)
 {
 	uint16_t sum = csum_fold(csum_add(csum_pseudo(ip, len), l4, len));
 
@@ -77,7 +77,7 @@ uint16_t l4_csum(const struct iphdr *ip, const void *l4, size_t len)
 size_t frame_build(uint8_t *out, const struct frame_desc *d)
 {
 	struct ethhdr *eth = (struct ethhdr *)out;
-	struct iphdr *ip = (struct iphdr *)(out + ETH_HLEN);
+	frame_iphdr *ip = (frame_iphdr *)(out + ETH_HLEN);
 	uint8_t *l4 = out + ETH_HLEN + sizeof(*ip);
 	size_t l4_len = l4_header_len(d->proto) + d->payload;
 
@@ -96,7 +96,7 @@ size_t frame_build(uint8_t *out, const struct frame_desc *d)
 	ip->daddr = d->daddr;
 	ip->check = csum_fold(csum_add(0, ip, sizeof(*ip)));
 	if (d->proto == IPPROTO_TCP) {
-		struct tcphdr *th = (struct tcphdr *)l4;
+		frame_tcphdr *th = (frame_tcphdr *)l4;
 
 		memset(th, 0, sizeof(*th));
 		th->th_sport = htons(d->sport);
@@ -106,7 +106,7 @@ size_t frame_build(uint8_t *out, const struct frame_desc *d)
 		th->th_flags = d->tcp_flags;
 		th->th_win = htons(65535);
 	} else {
-		struct udphdr *uh = (struct udphdr *)l4;
+		frame_udphdr *uh = (frame_udphdr *)l4;
 
 		uh->uh_sport = htons(d->sport);
 		uh->uh_dport = htons(d->dport);

@@ -12,8 +12,15 @@
 #include <stdint.h>
 #include <linux/if_ether.h>
 #include <netinet/ip.h>
+#include <netinet/ip6.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
+
+/* Headers inside a frame sit at any byte (IP at 14): a typedef may lower a type's alignment. */
+typedef struct iphdr __attribute__((aligned(1))) frame_iphdr;
+typedef struct tcphdr __attribute__((aligned(1))) frame_tcphdr;
+typedef struct udphdr __attribute__((aligned(1))) frame_udphdr;
+typedef struct ip6_hdr __attribute__((aligned(1))) frame_ip6_hdr;
 
 /* What frame_build makes; proto IPPROTO_UDP or IPPROTO_TCP. */
 struct frame_desc {
@@ -32,15 +39,15 @@ struct frame_desc {
 uint32_t csum_add(uint32_t sum, const void *p, size_t len);
 uint16_t csum_fold(uint32_t sum);
 /* The IPv4 pseudo header of an L4 segment of len bytes. */
-uint32_t csum_pseudo(const struct iphdr *ip, size_t len);
+uint32_t csum_pseudo(const frame_iphdr *ip, size_t len);
 /* The checksum an L4 segment (its own checksum field zero) carries. */
-uint16_t l4_csum(const struct iphdr *ip, const void *l4, size_t len);
+uint16_t l4_csum(const frame_iphdr *ip, const void *l4, size_t len);
 
 size_t l4_header_len(uint8_t proto);
 /* The whole frame into out (room for it assumed): its length. Checksums right. */
 size_t frame_build(uint8_t *out, const struct frame_desc *d);
 /* Headers of a frame: NULL when it is too short for them. */
-struct iphdr *frame_ip(uint8_t *f, size_t len);
+frame_iphdr *frame_ip(uint8_t *f, size_t len);
 void *frame_l4(uint8_t *f, size_t len);
 
 #endif /* ROCEMU_TESTS_E2E_RAW_FRAME_H */

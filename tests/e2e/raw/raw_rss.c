@@ -196,8 +196,8 @@ static void spread(void)
 				check(false, "flows %u to %u: only %u of them arrived", start, i - 1, n - start);
 				return;
 			}
-			memcpy(&id, rx->p + ((size_t)w * WQ_DEPTH + slot) * SLOT + ETH_HLEN + sizeof(struct iphdr) +
-			       sizeof(struct udphdr), 4);
+			memcpy(&id, rx->p + ((size_t)w * WQ_DEPTH + slot) * SLOT + ETH_HLEN + sizeof(frame_iphdr) +
+			       sizeof(frame_udphdr), 4);
 			d = flow(id);
 			if (id < FLOWS && expected_wq(&d) == (unsigned int)w)
 				right++;

@@ -21,7 +21,7 @@
 
 #define TSO_BYTES 65536
 #define MAX_TSO_HEADER 128
-#define HDR_LEN (ETH_HLEN + sizeof(struct iphdr) + sizeof(struct tcphdr))
+#define HDR_LEN (ETH_HLEN + sizeof(frame_iphdr) + sizeof(frame_tcphdr))
 
 static struct raw_port a, b;
 
@@ -36,16 +36,16 @@ static void tso_headers(uint8_t *hdr, uint8_t flags, uint16_t ip_id, uint32_t se
 	memcpy(d.src, a.mac, ETH_ALEN);
 	frame_build(frame, &d);
 	memcpy(hdr, frame, HDR_LEN);
-	((struct iphdr *)(hdr + ETH_HLEN))->check = 0;
-	((struct tcphdr *)(hdr + ETH_HLEN + sizeof(struct iphdr)))->check = 0;
+	((frame_iphdr *)(hdr + ETH_HLEN))->check = 0;
+	((frame_tcphdr *)(hdr + ETH_HLEN + sizeof(frame_iphdr)))->check = 0;
 }
 
 /* Segment i (of n) of the model: headers from hdr, payload from data. Its length. */
 static size_t model_segment(uint8_t *seg, const uint8_t *hdr, const uint8_t *data, size_t total,
 			    uint16_t mss, size_t i, size_t n)
 {
-	struct iphdr *ip = (struct iphdr *)(seg + ETH_HLEN);
-	struct tcphdr *th = (struct tcphdr *)(ip + 1);
+	frame_iphdr *ip = (frame_iphdr *)(seg + ETH_HLEN);
+	frame_tcphdr *th = (frame_tcphdr *)(ip + 1);
 	size_t off = i * mss, len = total - off < mss ? total - off : mss;
 
 	memcpy(seg, hdr, HDR_LEN);

@@ -20,6 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+/* Headers inside a frame sit at any byte (IP at 14): a typedef may lower a type's alignment. */
+typedef struct iphdr __attribute__((aligned(1))) frame_iphdr;
+typedef struct icmphdr __attribute__((aligned(1))) frame_icmphdr;
+typedef struct ether_arp __attribute__((aligned(1))) frame_ether_arp;
+
 #define SLOTS 64
 #define SLOT_BYTES 2048
 #define SEND_SLOT SLOTS		/* the slot replies are built in */
@@ -90,8 +95,9 @@ static void send_frame(struct host *h, uint32_t len)
 /* An ARP request for our address: the reply into out. */
 static uint32_t arp_reply(struct host *h, const uint8_t *in, uint32_t len, uint8_t *out)
 {
-	const struct ether_arp *req = (const void *)(in + ETH_HLEN);
-	struct ether_arp *rep = (void *)(out + ETH_HLEN);
+	const frame_ether_arp *req = (const void *)(in + ETH_HLEN);
+	frame_ether_arp *rep = (void *)(out + ETH_HLEN);
+	struct in_addr asker;
 
 	if (len < ETH_HLEN + sizeof(*req) || ntohs(req->arp_op) != ARPOP_REQUEST ||
 	    memcmp(req->arp_tpa, &h->ip, 4))
@@ -106,16 +112,18 @@ static uint32_t arp_reply(struct host *h, const uint8_t *in, uint32_t len, uint8
 	memcpy(rep->arp_spa, &h->ip, 4);
 	memcpy(rep->arp_tha, req->arp_sha, ETH_ALEN);
 	memcpy(rep->arp_tpa, req->arp_spa, 4);
-	printf("arp reply to %s\n", inet_ntoa(*(const struct in_addr *)req->arp_spa));
+	memcpy(&asker, req->arp_spa, sizeof(asker));
+	printf("arp reply to %s\n", inet_ntoa(asker));
 	return ETH_HLEN + sizeof(*rep);
 }
 
 /* An ICMP echo request to our address: the echo reply into out. */
 static uint32_t echo_reply(struct host *h, const uint8_t *in, uint32_t len, uint8_t *out)
 {
-	const struct iphdr *ip = (const void *)(in + ETH_HLEN);
-	struct iphdr *rip = (void *)(out + ETH_HLEN);
-	struct icmphdr *icmp;
+	const frame_iphdr *ip = (const void *)(in + ETH_HLEN);
+	frame_iphdr *rip = (void *)(out + ETH_HLEN);
+	frame_icmphdr *icmp;
+	struct in_addr asker;
 	uint32_t ihl, tot;
 
 	if (len < ETH_HLEN + sizeof(*ip) || ip->version != 4 || ip->protocol != IPPROTO_ICMP ||
@@ -125,7 +133,7 @@ static uint32_t echo_reply(struct host *h, const uint8_t *in, uint32_t len, uint
 	tot = ntohs(ip->tot_len);
 	if (ihl < sizeof(*ip) || tot < ihl + sizeof(*icmp) || ETH_HLEN + tot > len)
 		return 0;
-	if (((const struct icmphdr *)((const uint8_t *)ip + ihl))->type != ICMP_ECHO)
+	if (((const frame_icmphdr *)((const uint8_t *)ip + ihl))->type != ICMP_ECHO)
 		return 0;
 	memcpy(out, in, ETH_HLEN + tot);
 	memcpy(out, in + ETH_ALEN, ETH_ALEN);
@@ -139,8 +147,8 @@ static uint32_t echo_reply(struct host *h, const uint8_t *in, uint32_t len, uint
 	icmp->type = ICMP_ECHOREPLY;
 	icmp->checksum = 0;
 	icmp->checksum = csum(icmp, tot - ihl);
-	printf("echo reply to %s seq %u\n", inet_ntoa(*(const struct in_addr *)&ip->saddr),
-	       ntohs(icmp->un.echo.sequence));
+	asker.s_addr = ip->saddr;
+	printf("echo reply to %s seq %u\n", inet_ntoa(asker), ntohs(icmp->un.echo.sequence));
 	return ETH_HLEN + tot;
 }
 

@@ -73,7 +73,7 @@ vxlan_ping() {
 	fi
 
 	capture 30 ip netns exec "$HOST_A" ping -c 3 -W 2 "$INNER_ECHO" ||
-		fail "ping $INNER_ECHO from the Linux vxlan host failed"
+		fail "ping $INNER_ECHO from the Linux vxlan host failed; raw_echo said: $(cat "$echo_out")"
 	expect "3 packets transmitted, 3 received" "ping over Linux's vxlan: 3 echo replies from the raw QP"
 	wait "$echo_pid" || fail "raw_echo failed: $(cat "$echo_out")"
 	OUT=$echo_out expect "^answered 3 echo requests" "raw_echo answered the three requests"

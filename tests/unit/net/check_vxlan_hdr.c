@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "net/vxlan/vxlan_hdr.h"
+#include "tests/unit/net/eth_build.h"
 
 START_TEST(test_build_layout)
 {
@@ -54,7 +55,7 @@ END_TEST
 /* An Ethernet + IPv4 frame from saddr to daddr (host order), protocol proto. */
 static void ipv4_frame(uint8_t *f, size_t len, uint32_t saddr, uint32_t daddr, uint8_t proto)
 {
-	struct iphdr *ip = (struct iphdr *)(f + ETH_HLEN);
+	frame_iphdr *ip = (frame_iphdr *)(f + ETH_HLEN);
 
 	memset(f, 0, len);
 	memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02", 12);

@@ -10,6 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+
+/* Headers inside a frame sit at any byte (IP at 14): a typedef may lower a type's alignment. */
+typedef struct iphdr __attribute__((aligned(1))) frame_iphdr;
+typedef struct tcphdr __attribute__((aligned(1))) frame_tcphdr;
 
 #define BUILD_NO_VLAN (-1)
 

@@ -195,8 +195,8 @@ START_TEST(test_tso)
 	ck_assert_uint_eq(nframes, 4);
 	for (unsigned int i = 0; i < 4; i++) {
 		uint32_t pay = i < 3 ? mss : len - 3 * mss;
-		const struct iphdr *ip = (const void *)(frames[i] + 14);
-		const struct tcphdr *tcp = (const void *)(frames[i] + 34);
+		const frame_iphdr *ip = (const void *)(frames[i] + 14);
+		const frame_tcphdr *tcp = (const void *)(frames[i] + 34);
 
 		ck_assert_uint_eq(frame_len[i], n + pay);
 		ck_assert(rocemu_eth_parse(&f, frames[i], frame_len[i]));
