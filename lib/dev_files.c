@@ -8,21 +8,27 @@
  * - /dev/infiniband/<dev_name> reads as the character device uverbs makes
  *   (mode 0666, major 231, minor 192 + index); opening it still fails, and
  *   readlink() says EINVAL (not a link);
- * - /sys/class/infiniband/<dev>[/...] is the daemon's tree at ibdev_path;
+ * - /sys/class/infiniband/<dev>[/...] is the daemon's tree at ibdev_path,
+ *   or, in a process that lists no devices (`ls`, `cat` under `rocemu run`),
+ *   <runtime dir>/sys/<dev> when the daemon's tree has that device;
  * - /dev/infiniband/rdma_cm opens rocemud's RDMA CM (lib/cm/ucma.c) once
  *   this process has listed emulated devices, as librdmacm does before it
  *   opens it.
- * A device counts once this process listed it (ibv_get_device_list), so the
- * shim stays inert. Any other path costs one prefix test.
+ * A device node or the RDMA CM counts once this process listed it
+ * (ibv_get_device_list), so the shim stays inert. Any other path costs one
+ * prefix test.
  */
 #include "lib/shim.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "rocemu/runtime_dir.h"
 
 #define DEV_NODE_PREFIX "/dev/infiniband/"
 #define SYSFS_PREFIX "/sys/class/infiniband/"
@@ -35,10 +41,29 @@ static bool has_prefix(const char *path, const char *prefix, size_t len)
 	return !strncmp(path, prefix, len);
 }
 
+/*
+ * The daemon's tree of device name (len bytes) in the runtime dir, found
+ * without asking the daemon: its entry there is a link to the device's
+ * directory, as in sysfs (the tree's other entry, "devices", is a directory).
+ */
+static bool tree_of_unlisted(const char *name, size_t len, char tree[PATH_MAX])
+{
+	char dir[PATH_MAX];
+	struct stat64 st;
+	int n;
+
+	if (!len || rocemu_runtime_dir(dir, sizeof(dir)))
+		return false;
+	n = snprintf(tree, PATH_MAX, "%s/sys/%.*s", dir, (int)len, name);
+	return n > 0 && n < PATH_MAX && !fstatat64(AT_FDCWD, tree, &st, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISLNK(st.st_mode);
+}
+
 enum rocemu_dev_file rocemu_dev_file_probe(const char *path, const struct ibv_device **dev,
 					   char sysfs[PATH_MAX])
 {
 	const char *name, *rest;
+	char tree[PATH_MAX];
 
 	if (!path || path[0] != '/')
 		return ROCEMU_DEV_FILE_OTHER;
@@ -52,7 +77,13 @@ enum rocemu_dev_file rocemu_dev_file_probe(const char *path, const struct ibv_de
 	name = path + sizeof(SYSFS_PREFIX) - 1;
 	rest = strchrnul(name, '/');
 	*dev = rocemu_device_named(name, (size_t)(rest - name), false);
-	if (!*dev || snprintf(sysfs, PATH_MAX, "%s%s", (*dev)->ibdev_path, rest) >= PATH_MAX)
+	if (*dev) {
+		if (snprintf(sysfs, PATH_MAX, "%s%s", (*dev)->ibdev_path, rest) >= PATH_MAX)
+			return ROCEMU_DEV_FILE_OTHER;
+		return ROCEMU_DEV_FILE_SYSFS;
+	}
+	if (rocemu_devices_listed() || !tree_of_unlisted(name, (size_t)(rest - name), tree) ||
+	    snprintf(sysfs, PATH_MAX, "%s%s", tree, rest) >= PATH_MAX)
 		return ROCEMU_DEV_FILE_OTHER;
 	return ROCEMU_DEV_FILE_SYSFS;
 }

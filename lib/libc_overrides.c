@@ -11,6 +11,7 @@
 #include "lib/shim.h"
 #include "lib/cm/ucma.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +89,32 @@ int access(const char *path, int mode)
 }
 
 _Static_assert(sizeof(void *) == 8, "open64 is open only where O_LARGEFILE is implied");
+
+/* statx(2), which coreutils calls: a device's sysfs file is the daemon's. */
+int statx(int dirfd, const char *restrict path, int flags, unsigned int mask,
+	  struct statx *restrict buf)
+{
+	static void *fn;
+	const struct ibv_device *dev;
+	char sysfs[PATH_MAX];
+
+	if (rocemu_dev_file_probe(path, &dev, sysfs) == ROCEMU_DEV_FILE_SYSFS)
+		path = sysfs;
+	return ((int (*)(int, const char *, int, unsigned int, struct statx *))
+		libc_next("statx", &fn))(dirfd, path, flags, mask, buf);
+}
+
+/* opendir(3) (glibc opens the directory with no call the shim sees): a device's sysfs directory. */
+DIR *opendir(const char *path)
+{
+	static void *fn;
+	const struct ibv_device *dev;
+	char sysfs[PATH_MAX];
+
+	if (rocemu_dev_file_probe(path, &dev, sysfs) == ROCEMU_DEV_FILE_SYSFS)
+		path = sysfs;
+	return ((DIR * (*)(const char *)) libc_next("opendir", &fn))(path);
+}
 
 /* open(2): the RDMA CM file is rocemud's (lib/cm/ucma.c), a device's sysfs file the daemon's. */
 int open(const char *path, int flags, ...)

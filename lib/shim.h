@@ -521,7 +521,8 @@ bool rocemu_devices_listed(void);
 enum rocemu_dev_file { ROCEMU_DEV_FILE_OTHER, ROCEMU_DEV_FILE_NODE, ROCEMU_DEV_FILE_SYSFS };
 /*
  * Classify path. For a device node *dev is the device; for a sysfs path
- * sysfs holds the daemon's file that stands for it.
+ * sysfs holds the daemon's file that stands for it (*dev is NULL when this
+ * process listed no devices and the runtime dir's tree has it).
  */
 enum rocemu_dev_file rocemu_dev_file_probe(const char *path, const struct ibv_device **dev,
 					   char sysfs[PATH_MAX]);

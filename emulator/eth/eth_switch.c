@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The switch between the daemon's devices: a frame a port sends goes to
- * the port of its destination MAC, a group frame to every other port, and
+ * the port of its destination MAC (its own too: a ConnectX loops a frame
+ * for its own MAC back to its steering, as mlx5_ib enables local
+ * loopback), a group frame to every other port, and
  * what no local port owns, with every group frame, to the wire between
  * hosts. Ports that are down send and receive nothing. A frame sent while
  * one is being delivered (a delivery that sends) waits in a queue the
@@ -52,7 +54,7 @@ static void port_rx(struct rocemu_device *dev, const uint8_t *frame, uint32_t le
 		dev->rx_eth_dropped++;
 }
 
-/* Every other port up that frame is for: its destination MAC's, or all for a group frame. */
+/* Every port up that frame is for: its destination MAC's, or all others for a group frame. */
 static bool switch_local(struct rocemu_device *from, const struct rocemu_eth_frame *f)
 {
 	struct rocemu_emu *emu = from->emu;
@@ -62,7 +64,7 @@ static bool switch_local(struct rocemu_device *from, const struct rocemu_eth_fra
 	for (i = 0; i < emu->num_devices; i++) {
 		struct rocemu_device *to = &emu->devices[i];
 
-		if (to == from || (!group && memcmp(to->mac, f->dmac, ROCEMU_ETH_ALEN)))
+		if (group ? to == from : memcmp(to->mac, f->dmac, ROCEMU_ETH_ALEN) != 0)
 			continue;
 		port_rx(to, f->data, f->len);
 		local = true;

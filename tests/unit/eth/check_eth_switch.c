@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The port's switch (emulator/eth/eth_switch.c): unicast by destination
- * MAC between the daemon's devices, group frames to every other device
+ * MAC between the daemon's devices (to the sender itself for its own MAC,
+ * as a ConnectX loops it back), group frames to every other device
  * and the wire, a frame for no local MAC to the wire, nothing through a
  * port that is down, and a delivery that sends does not recurse.
  */
@@ -55,6 +56,21 @@ START_TEST(unicast_by_mac)
 	rocemu_eth_tx(dev(1), frame, len);
 	ck_assert_uint_eq(efx_rx_of(qp[0]), 1);
 	ck_assert_uint_eq(efx.nrx, 0);
+}
+END_TEST
+
+START_TEST(own_mac_loops_back)
+{
+	uint8_t frame[EFX_FRAME_MAX];
+	uint32_t len = efx_udp_frame(frame, efx_mac(0), 0, 1000, 2000);
+
+	rocemu_eth_tx(dev(0), frame, len);
+	ck_assert_uint_eq(efx_rx_of(qp[0]), 1);
+	ck_assert_uint_eq(efx_rx_of(qp[1]), 0);
+	ck_assert_uint_eq(efx_rx_of(qp[2]), 0);
+	ck_assert_uint_eq(efx.nwire, 0);
+	ck_assert_uint_eq(dev(0)->counters.port_xmit_packets, 1);
+	ck_assert_uint_eq(dev(0)->counters.port_rcv_packets, 1);
 }
 END_TEST
 
@@ -173,6 +189,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, efx_teardown);
 	tcase_add_test(tc, unicast_by_mac);
+	tcase_add_test(tc, own_mac_loops_back);
 	tcase_add_test(tc, group_frames_to_all_others_and_the_wire);
 	tcase_add_test(tc, unknown_unicast_to_the_wire_only);
 	tcase_add_test(tc, nothing_through_a_down_port);
