@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The switch between the daemon's devices: a frame a port sends goes to
- * the port of its destination MAC (its own too: a ConnectX loops a frame
- * for its own MAC back to its steering, as mlx5_ib enables local
- * loopback), a group frame to every other port, and
+ * the port of its destination MAC, a group frame to every port, the
+ * sender's own included (local loopback, which mlx5_ib enables for raw
+ * packet users: a ConnectX steers its own frames too), and
  * what no local port owns, with every group frame, to the wire between
  * hosts. Ports that are down send and receive nothing. A frame sent while
  * one is being delivered (a delivery that sends) waits in a queue the
@@ -54,7 +54,7 @@ static void port_rx(struct rocemu_device *dev, const uint8_t *frame, uint32_t le
 		dev->rx_eth_dropped++;
 }
 
-/* Every port up that frame is for: its destination MAC's, or all others for a group frame. */
+/* Every port up that frame is for: its destination MAC's, or all for a group frame. */
 static bool switch_local(struct rocemu_device *from, const struct rocemu_eth_frame *f)
 {
 	struct rocemu_emu *emu = from->emu;
@@ -64,7 +64,7 @@ static bool switch_local(struct rocemu_device *from, const struct rocemu_eth_fra
 	for (i = 0; i < emu->num_devices; i++) {
 		struct rocemu_device *to = &emu->devices[i];
 
-		if (group ? to == from : memcmp(to->mac, f->dmac, ROCEMU_ETH_ALEN) != 0)
+		if (!group && memcmp(to->mac, f->dmac, ROCEMU_ETH_ALEN))
 			continue;
 		port_rx(to, f->data, f->len);
 		local = true;
