@@ -33,8 +33,13 @@ static void parse_vxlan(struct rocemu_eth_frame *f, uint32_t off, uint32_t end)
 	f->inner_off = (uint16_t)(off + VXLAN_HLEN);
 }
 
-/* The L4 header at f->l4_off of an IP payload that ends at end. */
-static void parse_l4(struct rocemu_eth_frame *f, uint32_t end)
+/*
+ * The L4 header at f->l4_off of an IP payload that ends at end, or is cut
+ * there when its IP length claims more than the frame holds: a ConnectX
+ * still steers by its ports (rdma-core's flow tests send such IPv6), but
+ * no checksum over missing bytes is right.
+ */
+static void parse_l4(struct rocemu_eth_frame *f, uint32_t end, bool cut)
 {
 	const uint32_t room = end - f->l4_off;
 	struct tcphdr tcp;
@@ -61,10 +66,11 @@ static void parse_l4(struct rocemu_eth_frame *f, uint32_t end)
 		return;
 	}
 	/* A fragment's checksum covers bytes of other fragments. */
-	f->l4_csum_ok = !f->fragment && rocemu_csum_l4_ok(f);
+	f->l4_cut = cut;
+	f->l4_csum_ok = !cut && !f->fragment && rocemu_csum_l4_ok(f);
 }
 
-/* The IPv4 header at f->l3_off; an IHL or total length that lies stops the parse. */
+/* The IPv4 header at f->l3_off; an IHL or total length below it that lies stops the parse. */
 static void parse_ipv4(struct rocemu_eth_frame *f)
 {
 	const uint32_t room = f->len - f->l3_off;
@@ -86,13 +92,16 @@ static void parse_ipv4(struct rocemu_eth_frame *f)
 	frag = ntohs(ip.frag_off);
 	f->fragment = frag & (IP_MF | IP_OFFMASK);
 	f->l3_csum_ok = !rocemu_csum_fold(rocemu_csum_add(0, f->data + f->l3_off, f->l3_len));
-	if (ntohs(ip.tot_len) < f->l3_len || ntohs(ip.tot_len) > room || (frag & IP_OFFMASK))
+	if (ntohs(ip.tot_len) < f->l3_len || (frag & IP_OFFMASK))
 		return;
 	f->l4_off = (uint16_t)(f->l3_off + f->l3_len);
-	parse_l4(f, f->l3_off + ntohs(ip.tot_len));
+	if (ntohs(ip.tot_len) > room)
+		parse_l4(f, f->len, true);
+	else
+		parse_l4(f, f->l3_off + ntohs(ip.tot_len), false);
 }
 
-/* The IPv6 header at f->l3_off; a payload length that lies stops the parse. */
+/* The IPv6 header at f->l3_off. */
 static void parse_ipv6(struct rocemu_eth_frame *f)
 {
 	const uint32_t room = f->len - f->l3_off;
@@ -114,10 +123,11 @@ static void parse_ipv6(struct rocemu_eth_frame *f)
 	memcpy(f->saddr, &ip6.ip6_src, 16);
 	memcpy(f->daddr, &ip6.ip6_dst, 16);
 	f->l3_csum_ok = true;
-	if (ntohs(ip6.ip6_plen) > room - sizeof(ip6))
-		return;
 	f->l4_off = (uint16_t)(f->l3_off + sizeof(ip6));
-	parse_l4(f, f->l4_off + ntohs(ip6.ip6_plen));
+	if (ntohs(ip6.ip6_plen) > room - sizeof(ip6))
+		parse_l4(f, f->len, true);
+	else
+		parse_l4(f, f->l4_off + ntohs(ip6.ip6_plen), false);
 }
 
 bool rocemu_eth_parse(struct rocemu_eth_frame *f, const uint8_t *frame, uint32_t len)

@@ -51,6 +51,7 @@ struct rocemu_eth_frame {
 	uint16_t l4_off;
 	uint16_t sport, dport;		/* host order */
 	uint8_t tcp_flags;
+	bool l4_cut;			/* the IP length claims more than the frame holds */
 	bool l3_csum_ok;		/* IPv4 header checksum right (IPv6: true) */
 	bool l4_csum_ok;		/* TCP/UDP checksum right (UDP over IPv4 with 0: true) */
 	bool vxlan;			/* UDP to 4789 with the VXLAN I flag */

@@ -104,8 +104,8 @@ void rocemu_csum_fill(uint8_t *frame, const struct rocemu_eth_frame *f, bool l3,
 		check = rocemu_csum_fold(rocemu_csum_add(0, frame + f->l3_off, f->l3_len));
 		memcpy(field, &check, sizeof(check));
 	}
-	/* A fragment's segment is not whole here: its sum is the sender's. */
-	if (!l4 || f->l4 == ROCEMU_ETH_L4_NONE || f->fragment)
+	/* A fragment's segment, or a cut one, is not whole here: its sum is the sender's. */
+	if (!l4 || f->l4 == ROCEMU_ETH_L4_NONE || f->fragment || f->l4_cut)
 		return;
 	len = rocemu_csum_l4_len(f);
 	field = frame + f->l4_off + l4_check_off(f);

@@ -3,7 +3,9 @@
  * The Ethernet frame parse (net/eth/eth_frame.c) and the checksum offload
  * (net/eth/inet_csum.c) on frames built by eth_build.c, whose checksums
  * are computed apart from the code under test: the fields of each layer,
- * the checksum verdicts, a length that lies ending the parse at its layer,
+ * the checksum verdicts, a length that lies ending the parse at its layer
+ * (an IP length past the frame leaves the L4 ports, cut, as a ConnectX
+ * steers by them, with no checksum verdict or fill),
  * fragments, VXLAN, and checksums filled as a ConnectX send does.
  */
 #include <arpa/inet.h>
@@ -270,6 +272,7 @@ START_TEST(test_lying_tcp_ipv6)
 {
 	uint32_t len = ipv6_tcp(0);
 	struct rocemu_eth_frame f;
+	uint8_t check[2];
 
 	/* A data offset past the segment, then below 5 words. */
 	buf[54 + 12] = 0x70;
@@ -278,12 +281,23 @@ START_TEST(test_lying_tcp_ipv6)
 	buf[54 + 12] = 0x40;
 	ck_assert(rocemu_eth_parse(&f, buf, len));
 	ck_assert_int_eq(f.l4, ROCEMU_ETH_L4_NONE);
-	/* A payload length past the frame. */
-	len = ipv6_tcp(0);
+	/* A payload length past the frame: the ports still, cut, no checksum verdict or fill. */
+	len = ipv6_tcp(40);
 	ck_assert(rocemu_eth_parse(&f, buf, len));
 	ck_assert_int_eq(f.l4, ROCEMU_ETH_L4_TCP);
+	ck_assert(!f.l4_cut);
+	ck_assert(f.l4_csum_ok);
 	ck_assert(rocemu_eth_parse(&f, buf, len - 1));
 	ck_assert_int_eq(f.l3, ROCEMU_ETH_L3_IPV6);
+	ck_assert_int_eq(f.l4, ROCEMU_ETH_L4_TCP);
+	ck_assert_uint_eq(f.sport, 40000);
+	ck_assert(f.l4_cut);
+	ck_assert(!f.l4_csum_ok);
+	memcpy(check, buf + 54 + 16, 2);
+	rocemu_csum_fill(buf, &f, true, true);
+	ck_assert(!memcmp(check, buf + 54 + 16, 2));
+	/* Cut inside the TCP header: no L4. */
+	ck_assert(rocemu_eth_parse(&f, buf, 54 + 19));
 	ck_assert_int_eq(f.l4, ROCEMU_ETH_L4_NONE);
 	/* Cut inside the IPv6 header. */
 	ck_assert(rocemu_eth_parse(&f, buf, 14 + 39));
