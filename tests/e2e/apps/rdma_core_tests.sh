@@ -37,6 +37,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 "$PYTHON" -c 'import pyverbs' 2>/dev/null || skip "pyverbs not installed (Debian package python3-pyverbs)"
 [ -f "$RDMA_CORE_SRC/tests/run_tests.py" ] ||
 	skip "rdma-core's tests are not in $RDMA_CORE_SRC: './quickstart test' fetches them (apt-get source rdma-core)"
+fetched=$(cat "$RDMA_CORE_SRC/.version" 2>/dev/null)
+installed=$(dpkg-query -W -f '${Version}' python3-pyverbs 2>/dev/null)
+[ -z "$fetched" ] || [ "$fetched" = "${installed%%+b*}" ] ||
+	skip "the tests in $RDMA_CORE_SRC are rdma-core $fetched's, pyverbs is $installed's: './quickstart test' fetches them again"
 require_programs ip
 
 # rdma_core_device: a veth holding this backend's address and the port's MAC, the daemon's rocemu0 on it.
