@@ -821,6 +821,9 @@ void rocemu_sq_batch_fail(struct rocemu_sq *sq, int err);
 #define ROCEMU_DV_MKEY_OPS                                                              \
 	((uint64_t)(MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |     \
 		    MLX5DV_QP_EX_WITH_MKEY_CONFIGURE))
+/* lib/dv/mlx5dv_raw_wqe.c: mlx5dv_wr_raw_wqe on qp; its WQEs complete as IBV_WC_DRIVER2. */
+#define ROCEMU_WR_RAW_WQE ((enum ibv_wr_opcode)0xff)	/* in sq.wr_opcode: no verbs opcode */
+void rocemu_dv_raw_wqe_enable(struct ibv_qp *qp);
 /* An RC QP with the mkey send ops (ROCEMU_DV_MKEY_OPS) and vendor_flags; NULL with errno. */
 struct ibv_qp *rocemu_dv_mkey_qp_create(struct ibv_context *context,
 					struct ibv_qp_init_attr_ex *attr, uint32_t vendor_flags);

@@ -4,8 +4,8 @@
  * attributes are checked as mlx5's create_cq and create_qp check them on
  * a ConnectX without CQE compression, CQE padding or signature pipelining
  * (create_flags: mlx5dv_qp_flags.c); what is left is an ordinary CQ or
- * QP, an RC QP with the mkey send ops (mlx5dv_mkey.c) when asked, or a DC
- * QP (mlx5dv_dc.c).
+ * QP, an RC QP with the mkey send ops (mlx5dv_mkey.c) when asked, raw
+ * WQEs on any (mlx5dv_raw_wqe.c), or a DC QP (mlx5dv_dc.c).
  */
 #include "lib/shim.h"
 #include "lib/dv/dv.h"
@@ -74,10 +74,10 @@ static int dv_qp_attr_check(const struct ibv_qp_init_attr_ex *attr,
 		if (err)
 			return err;
 	}
-	/* Of the mlx5 send operations, the mkey ones on RC (mlx5_qp_fill_wr_pfns): no raw WQE or memcpy. */
+	/* Of the mlx5 send operations, raw WQEs on any type, the mkey ones on RC (mlx5_qp_fill_wr_pfns): no memcpy. */
 	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
-	    ((dv->send_ops_flags & ~ROCEMU_DV_MKEY_OPS) ||
-	     (dv->send_ops_flags && attr->qp_type != IBV_QPT_RC)))
+	    ((dv->send_ops_flags & ~(ROCEMU_DV_MKEY_OPS | MLX5DV_QP_EX_WITH_RAW_WQE)) ||
+	     ((dv->send_ops_flags & ROCEMU_DV_MKEY_OPS) && attr->qp_type != IBV_QPT_RC)))
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -86,6 +86,8 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 				struct mlx5dv_qp_init_attr *mlx5_qp_attr)
 {
 	uint32_t vendor_flags = rocemu_qp_vendor_default();
+	uint64_t dv_ops = 0;
+	struct ibv_qp *qp;
 	int err;
 
 	if (!rocemu_ctx_is_ours(context))
@@ -95,8 +97,21 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 		return dv_fail(err);
 	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
 		return rocemu_dc_qp_create(context, qp_attr, mlx5_qp_attr, vendor_flags);
-	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS) &&
-	    mlx5_qp_attr->send_ops_flags)
-		return rocemu_dv_mkey_qp_create(context, qp_attr, vendor_flags);
-	return rocemu_qp_create(context, qp_attr, vendor_flags);
+	if (mlx5_qp_attr && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS))
+		dv_ops = mlx5_qp_attr->send_ops_flags;
+	if (dv_ops & ROCEMU_DV_MKEY_OPS) {
+		qp = rocemu_dv_mkey_qp_create(context, qp_attr, vendor_flags);
+	} else if (dv_ops) {
+		/* libmlx5 makes the QP's builders whenever mlx5 send ops are asked. */
+		if (!(qp_attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+			qp_attr->comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+			qp_attr->send_ops_flags = rocemu_qp_type_send_ops(qp_attr->qp_type);
+		}
+		qp = rocemu_qp_create(context, qp_attr, vendor_flags);
+	} else {
+		return rocemu_qp_create(context, qp_attr, vendor_flags);
+	}
+	if (qp && (dv_ops & MLX5DV_QP_EX_WITH_RAW_WQE))
+		rocemu_dv_raw_wqe_enable(qp);
+	return qp;
 }

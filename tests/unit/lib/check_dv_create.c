@@ -102,6 +102,18 @@ struct ibv_qp *rocemu_dv_mkey_qp_create(struct ibv_context *context,
 	return &qp_made;
 }
 
+static struct ibv_qp *raw_wqe_qp;	/* the QP rocemu_dv_raw_wqe_enable was given */
+
+void rocemu_dv_raw_wqe_enable(struct ibv_qp *qp)
+{
+	raw_wqe_qp = qp;
+}
+
+uint64_t rocemu_qp_type_send_ops(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD ? IBV_QP_EX_WITH_SEND : ROCEMU_QP_SEND_OPS_FLAGS;
+}
+
 int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op, const void *req,
 		     void *resp, int *fds, int nfds)
 {
@@ -224,7 +236,7 @@ START_TEST(test_qp_attr_refused)
 }
 END_TEST
 
-/* The mkey send ops make an RC QP of the mkey builder; on another type, other ops: EOPNOTSUPP. */
+/* The mkey send ops make an RC QP of the mkey builder, raw WQEs any QP; on another type, other ops: EOPNOTSUPP. */
 START_TEST(test_qp_send_ops)
 {
 	struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
@@ -235,14 +247,27 @@ START_TEST(test_qp_send_ops)
 	ck_assert_uint_eq(created_vendor_flags, VENDOR_DEFAULT);
 	created = CREATED_NONE;
 	assert_refused(dv_qp(IBV_QPT_UC, &dv), EOPNOTSUPP);
+	ck_assert_ptr_null(raw_wqe_qp);
+	/* Raw WQEs on any type: an ordinary QP with the raw WQE op, alone or beside the mkey ops. */
 	dv.send_ops_flags = MLX5DV_QP_EX_WITH_RAW_WQE;
-	assert_refused(dv_qp(IBV_QPT_RC, &dv), EOPNOTSUPP);
+	ck_assert_ptr_eq(dv_qp(IBV_QPT_UD, &dv), &qp_made);
+	ck_assert_int_eq(created, CREATED_QP);
+	ck_assert_ptr_eq(raw_wqe_qp, &qp_made);
+	raw_wqe_qp = NULL;
+	dv.send_ops_flags = MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MR_LIST;
+	ck_assert_ptr_eq(dv_qp(IBV_QPT_RC, &dv), &qp_made);
+	ck_assert_int_eq(created, CREATED_MKEY_QP);
+	ck_assert_ptr_eq(raw_wqe_qp, &qp_made);
+	raw_wqe_qp = NULL;
+	created = CREATED_NONE;
+	assert_refused(dv_qp(IBV_QPT_UC, &dv), EOPNOTSUPP);
 	dv.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY;
 	assert_refused(dv_qp(IBV_QPT_RC, &dv), EOPNOTSUPP);
 	/* None asked: an ordinary QP. */
 	dv.send_ops_flags = 0;
 	ck_assert_ptr_eq(dv_qp(IBV_QPT_UD, &dv), &qp_made);
 	ck_assert_int_eq(created, CREATED_QP);
+	ck_assert_ptr_null(raw_wqe_qp);
 }
 END_TEST
 
