@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "emulator/ring/format.h"
+#include "emulator/engine/dgram_qp.h"
 #include "emulator/engine/recv_wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
@@ -86,7 +87,7 @@ void rocemu_raw_rx_frame(struct rocemu_qp *qp, const struct rocemu_eth_frame *f,
 	/* The SRQ's limit event comes with the WQE that takes it below the limit. */
 	err = rocemu_recv_wqe_next(qp, &qp->raw->rq_ci, &w);
 	if (err == -EINVAL) {
-		rocemu_raw_qp_fatal(qp);
+		rocemu_dgram_qp_fatal(qp);
 		return;
 	}
 	if (err) {
@@ -96,7 +97,7 @@ void rocemu_raw_rx_frame(struct rocemu_qp *qp, const struct rocemu_eth_frame *f,
 	nlocal = frame_iov(f, strip, scatter_fcs ? fcs : NULL, local);
 	len = f->len - (strip ? ROCEMU_VLAN_HLEN : 0) + (scatter_fcs ? ROCEMU_ETH_FCS_LEN : 0);
 	if (len > w.length) {
-		rocemu_raw_recv_fail(qp, w.counter, IBV_WC_LOC_LEN_ERR);
+		rocemu_dgram_recv_fail(qp, w.counter, IBV_WC_LOC_LEN_ERR);
 		return;
 	}
 	err = rocemu_dma_sgl(qp->mem, w.sge, w.num_sge, 0, len, IBV_ACCESS_LOCAL_WRITE, remote,
@@ -104,7 +105,7 @@ void rocemu_raw_rx_frame(struct rocemu_qp *qp, const struct rocemu_eth_frame *f,
 	if (!err)
 		err = rocemu_dma_copy(qp->owner->mm, local, nlocal, remote, n, true);
 	if (err) {
-		rocemu_raw_recv_fail(qp, w.counter, err == -EMSGSIZE ? IBV_WC_LOC_LEN_ERR
+		rocemu_dgram_recv_fail(qp, w.counter, err == -EMSGSIZE ? IBV_WC_LOC_LEN_ERR
 								      : IBV_WC_LOC_PROT_ERR);
 		return;
 	}
