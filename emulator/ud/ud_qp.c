@@ -104,7 +104,7 @@ static void ud_flush(struct rocemu_qp *qp)
 		rocemu_ud_complete_send(qp, &w, IBV_WC_WR_FLUSH_ERR);
 		ud->sq_bb += w.bbs;
 	}
-	for (posted = qp->owner->dev->format->rq_posted(qp, ud->rq_ci); posted > 0; posted--, ud->rq_ci++)
+	for (posted = rocemu_qp_rq_posted(qp, ud->rq_ci); posted > 0; posted--, ud->rq_ci++)
 		rocemu_ud_recv_fail(qp, ud->rq_ci, IBV_WC_WR_FLUSH_ERR);
 }
 
