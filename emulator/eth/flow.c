@@ -2,6 +2,7 @@
 #include "emulator/eth/flow.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 
 #include "emulator/core/device.h"
@@ -95,6 +96,9 @@ int rocemu_flow_create(struct rocemu_client *c, const struct rocemu_create_flow_
 	struct rocemu_qp *qp;
 	int err;
 
+	/* uverbs asks for CAP_NET_RAW before it reads the rule: a rule sees others' frames. */
+	if (!rocemu_client_capable(c, CAP_NET_RAW))
+		return -EPERM;
 	err = attr_check(req);
 	if (!err)
 		err = rocemu_flow_specs_read(req->specs, req->specs_len, req->num_of_specs, specs);

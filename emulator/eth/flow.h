@@ -39,7 +39,7 @@ struct rocemu_flow {
 
 /*
  * ibv_create_flow for c: a rule to its QP req->qpn. Returns 0 with
- * *handle set, or the errno uverbs and mlx5 give: -EINVAL (attributes,
+ * *handle set, or the errno uverbs and mlx5 give: -EPERM (no CAP_NET_RAW), -EINVAL (attributes,
  * sizes, a QP not RAW_PACKET), -EOPNOTSUPP (a field the port cannot
  * match), -ENOMEM (priority past ROCEMU_FLOW_LAST_PRIO, or out of rules).
  */

@@ -157,11 +157,9 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	}
 	if (rss ? !pd : !tgt && (!pd || !send_cq || (!recv_cq && !ini)))
 		return -EINVAL;
-	/* mlx5 calc_send_wqe: a RAW_PACKET WQE has room for its TSO header besides its data. */
-	if (req->qp_type == IBV_QPT_RAW_PACKET && !rss)
-		want.max_send_sge += (req->max_tso_header + ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG;
 	memset(resp, 0, sizeof(*resp));
-	err = rocemu_qp_layout(&want, req->qp_type, &resp->cap, &resp->layout);
+	/* mlx5 calc_send_wqe: a RAW_PACKET WQE has room for its TSO header besides its data. */
+	err = rocemu_qp_layout(&want, req->qp_type, req->max_tso_header, &resp->cap, &resp->layout);
 	if (err)
 		return err;
 	if (srq)

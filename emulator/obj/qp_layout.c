@@ -16,7 +16,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 }
 
 int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
-		     struct ibv_qp_cap *granted,
+		     uint32_t max_tso_header, struct ibv_qp_cap *granted,
 		     struct rocemu_qp_layout *layout)
 {
 	struct rocemu_wq_sizes sizes;
@@ -27,7 +27,7 @@ int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
 	    want->max_inline_data > ROCEMU_MAX_INLINE)
 		return -EINVAL;
 	/* The contract's rule: a send queue of more BBs than its counters tell apart is EINVAL. */
-	if (rocemu_wq_size(want, type, &sizes))
+	if (rocemu_wq_size(want, type, max_tso_header, &sizes))
 		return -EINVAL;
 	rocemu_wq_caps(&sizes, type, granted);
 	granted->max_send_sge = min_u32(granted->max_send_sge, ROCEMU_MAX_SGE);

@@ -15,10 +15,11 @@
 
 /*
  * Compute the granted capabilities and the memfd layout (qpn left 0) for
- * want. Returns 0, or -EINVAL when want exceeds the device limits.
+ * want, each send WQE with room for a TSO header of max_tso_header bytes.
+ * Returns 0, or -EINVAL when want exceeds the device limits.
  */
 int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
-		     struct ibv_qp_cap *granted,
+		     uint32_t max_tso_header, struct ibv_qp_cap *granted,
 		     struct rocemu_qp_layout *layout);
 
 #endif /* ROCEMU_EMULATOR_QP_LAYOUT_H */

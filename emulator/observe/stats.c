@@ -40,6 +40,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 					   rocemu_loop_local_drops_of(loop, dev->udp_fd_unsummed);
 	const struct rocemu_device_counters *k = &dev->counters;
 	const struct rocemu_fault_counters f = rocemu_fault_inject_totals(dev);
+	const struct rocemu_vxlan_counters *v = &dev->vxlan.counters;
 	char spec[ROCEMU_FAULT_TEXT_MAX] = "";
 	const struct {
 		const char *name;
@@ -77,6 +78,13 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "raw_tx_frames", k->raw_tx_frames },
 		{ "raw_rx_frames", k->raw_rx_frames },
 		{ "raw_rx_dropped", k->raw_rx_dropped },
+		{ "vxlan_tx_frames", v->tx_frames },
+		{ "vxlan_tx_dropped", v->tx_dropped },
+		{ "vxlan_rx_frames", v->rx_frames },
+		{ "vxlan_rx_malformed", v->rx_malformed },
+		{ "vxlan_rx_other_vni", v->rx_other_vni },
+		{ "vxlan_rx_looped", v->rx_looped },
+		{ "vxlan_fdb_learned", v->fdb_learned },
 		{ "fault_dropped", f.dropped },
 		{ "fault_duplicated", f.duplicated },
 		{ "fault_reordered", f.reordered },

@@ -39,15 +39,6 @@ struct rocemu_raw {
 	uint8_t rss_key[ROCEMU_RSS_KEY_MAX];
 };
 
-/* ---- raw_qp.c ---- */
-/* A send WQE completed (IBV_WC_SUCCESS) or failed (its status: the QP goes to ERR). */
-void rocemu_raw_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
-			      enum ibv_wc_status status);
-/* The receive side found an error for the WQE it consumed: error CQE, QP to ERR. */
-void rocemu_raw_recv_fail(struct rocemu_qp *qp, uint32_t counter, enum ibv_wc_status status);
-/* A work queue is broken (a doorbell past its ring): QP to ERR, IBV_EVENT_QP_FATAL. */
-void rocemu_raw_qp_fatal(struct rocemu_qp *qp);
-
 /* ---- raw_send.c ---- */
 /* Send every WQE posted (RTS): a frame each, or a run of them with TSO. */
 void rocemu_raw_send_run(struct rocemu_qp *qp);

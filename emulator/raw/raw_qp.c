@@ -1,26 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * RAW_PACKET per QP and its transport ops: what create checks and keeps
- * (CAP_NET_RAW, the TSO header, RSS), queue positions on state changes, the
- * completions of both queues and the move to ERR, which flushes them
- * (every outstanding WQE completes with WR_FLUSH_ERR, as on mlx5).
+ * (CAP_NET_RAW, the TSO header, RSS), queue positions on state changes and
+ * the flush on ERR (engine/dgram_qp.c completes and fails its WQEs).
  */
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulator/engine/dgram_qp.h"
 #include "emulator/ring/format.h"
-#include "emulator/obj/async_event.h"
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
 #include "emulator/raw/raw.h"
 #include "emulator/wq/rwq_ind_table.h"
 #include "rocemu/ctrl.h"
-#include "rocemu/log.h"
-#include "rocemu/ring.h"
-
-static void raw_flush(struct rocemu_qp *qp);
 
 /*
  * uverbs: a RAW_PACKET QP needs CAP_NET_RAW (EPERM); mlx5: a TSO header
@@ -74,74 +69,10 @@ static void raw_destroy(struct rocemu_qp *qp)
 	qp->raw = NULL;
 }
 
-/*
- * An error CQE moves the QP to ERR, as a ConnectX does, and so does a
- * broken work queue, with QP_FATAL (no CQE can tell of it); the rest
- * flushes, and a QP with an SRQ reports its last WQE.
- */
-static void raw_to_error(struct rocemu_qp *qp, const char *why, bool fatal)
-{
-	if (qp->attr.qp_state == IBV_QPS_ERR)
-		return;
-	rocemu_qp_enter_state(qp, IBV_QPS_ERR, why);
-	raw_flush(qp);
-	if (fatal)
-		rocemu_async_event_qp(qp, IBV_EVENT_QP_FATAL);
-	rocemu_srq_qp_errored(qp);
-}
-
-void rocemu_raw_qp_fatal(struct rocemu_qp *qp)
-{
-	raw_to_error(qp, "a broken work queue", true);
-}
-
-void rocemu_raw_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
-			      enum ibv_wc_status status)
-{
-	struct rocemu_cqe_info info = {
-		.kind = status ? ROCEMU_CQE_SEND_ERR : ROCEMU_CQE_SEND_DONE,
-		.status = status,
-		.wqe_opcode = w->opcode,
-		.qpn = qp->qpn,
-		.wqe_counter = w->wqe_counter,
-	};
-
-	if (status || w->signaled)
-		qp->owner->dev->format->cqe_write(qp->send_cq, &info);
-	if (status && status != IBV_WC_WR_FLUSH_ERR)
-		raw_to_error(qp, "an error completion", false);
-}
-
-void rocemu_raw_recv_fail(struct rocemu_qp *qp, uint32_t counter, enum ibv_wc_status status)
-{
-	struct rocemu_cqe_info info = {
-		.kind = ROCEMU_CQE_RECV_ERR,
-		.status = status,
-		.qpn = qp->qpn,
-		.wqe_counter = (uint16_t)counter,
-		.srqn = rocemu_qp_recv_srqn(qp),
-	};
-
-	qp->owner->dev->format->cqe_write(rocemu_qp_recv_cq(qp), &info);
-	if (status != IBV_WC_WR_FLUSH_ERR)
-		raw_to_error(qp, "an error completion", false);
-}
-
 /* Complete every WQE posted and not yet taken, on both queues, with WR_FLUSH_ERR. */
 static void raw_flush(struct rocemu_qp *qp)
 {
-	struct rocemu_raw *raw = qp->raw;
-	int posted = qp->owner->dev->format->sq_posted(qp, raw->sq_bb);
-	struct rocemu_send_wqe w;
-
-	for (; posted > 0; posted -= (int)w.bbs) {
-		qp->owner->dev->format->parse_send(qp, raw->sq_bb, (uint32_t)posted, &w);
-		rocemu_raw_complete_send(qp, &w, IBV_WC_WR_FLUSH_ERR);
-		raw->sq_bb += w.bbs;
-	}
-	for (posted = rocemu_qp_rq_posted(qp, raw->rq_ci); posted > 0;
-	     posted--, raw->rq_ci++)
-		rocemu_raw_recv_fail(qp, raw->rq_ci, IBV_WC_WR_FLUSH_ERR);
+	rocemu_dgram_flush(qp, &qp->raw->sq_bb, &qp->raw->rq_ci);
 }
 
 static void raw_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next)

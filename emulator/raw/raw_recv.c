@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emulator/ring/format.h"
+#include "emulator/engine/dgram_qp.h"
 #include "emulator/engine/recv_wqe.h"
 #include "emulator/mem/dma.h"
 #include "emulator/obj/qp.h"
@@ -162,7 +163,7 @@ void rocemu_raw_rx_frame(struct rocemu_qp *qp, const struct rocemu_eth_frame *f,
 	/* The SRQ's limit event comes with the WQE that takes it below the limit. */
 	err = rocemu_recv_wqe_next(qp, &qp->raw->rq_ci, &w);
 	if (err == -EINVAL) {
-		rocemu_raw_qp_fatal(qp);
+		rocemu_dgram_qp_fatal(qp);
 		return;
 	}
 	if (err) {
@@ -172,7 +173,7 @@ void rocemu_raw_rx_frame(struct rocemu_qp *qp, const struct rocemu_eth_frame *f,
 	status = frame_place(qp, &qp->mem, f, strip, qp->create_flags & IBV_QP_CREATE_SCATTER_FCS,
 			     &w, &len);
 	if (status) {
-		rocemu_raw_recv_fail(qp, w.counter, status);
+		rocemu_dgram_recv_fail(qp, w.counter, status);
 		return;
 	}
 	k->raw_rx_frames++;

@@ -12,6 +12,7 @@
 #include <linux/if_ether.h>
 #include <string.h>
 
+#include "emulator/engine/dgram_qp.h"
 #include "emulator/engine/transport.h"
 #include "emulator/engine/wqe_gather.h"
 #include "emulator/eth/eth.h"
@@ -98,7 +99,7 @@ void rocemu_raw_send_run(struct rocemu_qp *qp)
 	posted = qp->owner->dev->format->sq_posted(qp, raw->sq_bb);
 	if (posted < 0) {
 		rocemu_sq_broken_log(qp, 0, raw->sq_bb);
-		rocemu_raw_qp_fatal(qp);
+		rocemu_dgram_qp_fatal(qp);
 		return;
 	}
 	while (qp->attr.qp_state == IBV_QPS_RTS && posted > 0) {
@@ -107,6 +108,6 @@ void rocemu_raw_send_run(struct rocemu_qp *qp)
 		raw->sq_bb += w.bbs;
 		posted -= (int)w.bbs;
 		status = err ? IBV_WC_LOC_QP_OP_ERR : send_wqe(qp, &w);
-		rocemu_raw_complete_send(qp, &w, status);
+		rocemu_dgram_complete_send(qp, &w, status);
 	}
 }

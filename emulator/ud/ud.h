@@ -22,15 +22,6 @@ struct rocemu_ud {
 	uint32_t psn;			/* PSN of the next datagram (IBTA 9.7.2: any, ignored) */
 };
 
-/* ---- ud_qp.c ---- */
-/* A send WQE completed (IBV_WC_SUCCESS) or failed (its status: the QP goes to ERR). */
-void rocemu_ud_complete_send(struct rocemu_qp *qp, const struct rocemu_send_wqe *w,
-			     enum ibv_wc_status status);
-/* The receive side found an error for the WQE it consumed: error CQE, QP to ERR. */
-void rocemu_ud_recv_fail(struct rocemu_qp *qp, uint32_t counter, enum ibv_wc_status status);
-/* A work queue is broken (a doorbell past its ring): QP to ERR, IBV_EVENT_QP_FATAL. */
-void rocemu_ud_qp_fatal(struct rocemu_qp *qp);
-
 /* ---- ud_send.c ---- */
 /* Send every WQE posted (RTS): one datagram each. */
 void rocemu_ud_send_run(struct rocemu_qp *qp);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "emulator/ring/format.h"
+#include "emulator/engine/dgram_qp.h"
 #include "emulator/engine/recv_wqe.h"
 #include "emulator/engine/transport.h"
 #include "emulator/mem/dma.h"
@@ -81,7 +82,7 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 	/* The SRQ's limit event comes with the WQE that takes it below the limit. */
 	err = rocemu_recv_wqe_next(qp, &qp->ud->rq_ci, &w);
 	if (err == -EINVAL) {
-		rocemu_ud_qp_fatal(qp);
+		rocemu_dgram_qp_fatal(qp);
 		return;
 	}
 	if (err) {
@@ -90,12 +91,12 @@ void rocemu_ud_recv(struct rocemu_qp *qp, const struct rocemu_pkt *pkt)
 		return;
 	}
 	if (GRH_BYTES + (uint64_t)pkt->paylen > w.length) {
-		rocemu_ud_recv_fail(qp, w.counter, IBV_WC_LOC_LEN_ERR);
+		rocemu_dgram_recv_fail(qp, w.counter, IBV_WC_LOC_LEN_ERR);
 		return;
 	}
 	err = scatter(qp, &w, pkt);
 	if (err) {
-		rocemu_ud_recv_fail(qp, w.counter, err == -EMSGSIZE ?
+		rocemu_dgram_recv_fail(qp, w.counter, err == -EMSGSIZE ?
 				    IBV_WC_LOC_LEN_ERR : IBV_WC_LOC_PROT_ERR);
 		return;
 	}

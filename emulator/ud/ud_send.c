@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "emulator/core/sport.h"
+#include "emulator/engine/dgram_qp.h"
 #include "emulator/engine/egress.h"
 #include "emulator/engine/transport.h"
 #include "emulator/engine/wqe_gather.h"
@@ -115,7 +116,7 @@ void rocemu_ud_send_run(struct rocemu_qp *qp)
 	posted = qp->owner->dev->format->sq_posted(qp, ud->sq_bb);
 	if (posted < 0) {
 		rocemu_sq_broken_log(qp, ud->psn, ud->sq_bb);
-		rocemu_ud_qp_fatal(qp);
+		rocemu_dgram_qp_fatal(qp);
 		return;
 	}
 	while (qp->attr.qp_state == IBV_QPS_RTS && posted > 0) {
@@ -124,6 +125,6 @@ void rocemu_ud_send_run(struct rocemu_qp *qp)
 		ud->sq_bb += w.bbs;
 		posted -= (int)w.bbs;
 		status = err ? IBV_WC_LOC_QP_OP_ERR : send_wqe(qp, &w);
-		rocemu_ud_complete_send(qp, &w, status);
+		rocemu_dgram_complete_send(qp, &w, status);
 	}
 }

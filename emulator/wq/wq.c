@@ -28,7 +28,7 @@ static int wq_layout(struct rocemu_wq *wq, const struct rocemu_create_wq_req *re
 	struct rocemu_wq_sizes sizes;
 	struct ibv_qp_cap granted;
 
-	if (rocemu_wq_size(&want, IBV_QPT_RAW_PACKET, &sizes))
+	if (rocemu_wq_size(&want, IBV_QPT_RAW_PACKET, 0, &sizes))
 		return -EINVAL;
 	rocemu_wq_caps(&sizes, IBV_QPT_RAW_PACKET, &granted);
 	wq->max_wr = granted.max_recv_wr;

@@ -104,11 +104,16 @@ static bool sq_sends_only(enum ibv_qp_type type)
 	return type == IBV_QPT_UD || type == IBV_QPT_RAW_PACKET;
 }
 
-/* ctrl, the QP type's segment (UD's and DCI's datagram, XRC's, the Ethernet one), raddr unless sends only: mlx5 sq_overhead. */
-static uint32_t sq_wqe_header(enum ibv_qp_type type)
+/*
+ * ctrl, the QP type's segment (UD's and DCI's datagram, XRC's, the Ethernet
+ * one), raddr unless sends only (mlx5 sq_overhead), and room for a TSO
+ * header of max_tso_header bytes inline, as mlx5_calc_send_wqe adds it.
+ */
+static uint32_t sq_wqe_header(enum ibv_qp_type type, uint32_t max_tso_header)
 {
 	return sizeof(struct mlx5_wqe_ctrl_seg) + rocemu_wqe_qp_header_ds(type) * ROCEMU_WQE_SEG +
-	       (sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_raddr_seg));
+	       (sq_sends_only(type) ? 0 : sizeof(struct mlx5_wqe_raddr_seg)) +
+	       (max_tso_header + ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG * ROCEMU_WQE_SEG;
 }
 
 /* An atomic's segment, before its data, on every type but UD and RAW_PACKET (mlx5 sq_overhead's atomic_size). */
@@ -139,34 +144,37 @@ static uint32_t ilog2(uint64_t pow2)
 
 /* Bytes of the largest send WQE with these caps, before rounding to BBs. */
 static uint64_t sq_wqe_bytes(enum ibv_qp_type type, uint32_t max_send_sge,
-			     uint32_t max_inline_data)
+			     uint32_t max_inline_data, uint32_t max_tso_header)
 {
 	/* an atomic with every SGE fits, as a WRITE of inline data does */
 	uint64_t data = sq_wqe_atomic(type) + (uint64_t)max_send_sge * ROCEMU_WQE_SEG;
 	uint64_t inl = (sizeof(struct mlx5_wqe_inl_data_seg) + (uint64_t)max_inline_data +
 			ROCEMU_WQE_SEG - 1) / ROCEMU_WQE_SEG * ROCEMU_WQE_SEG;
 
-	return sq_wqe_header(type) + (data > inl ? data : inl);
+	return sq_wqe_header(type, max_tso_header) + (data > inl ? data : inl);
 }
 
 uint32_t rocemu_sq_wqe_bbs(enum ibv_qp_type type, uint32_t max_send_sge,
-			   uint32_t max_inline_data)
+			   uint32_t max_inline_data, uint32_t max_tso_header)
 {
-	return (uint32_t)((sq_wqe_bytes(type, max_send_sge, max_inline_data) + ROCEMU_WQE_BB - 1) /
-			  ROCEMU_WQE_BB);
+	return (uint32_t)((sq_wqe_bytes(type, max_send_sge, max_inline_data, max_tso_header) +
+			   ROCEMU_WQE_BB - 1) / ROCEMU_WQE_BB);
 }
 
 int rocemu_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
-		   struct rocemu_wq_sizes *sizes)
+		   uint32_t max_tso_header, struct rocemu_wq_sizes *sizes)
 {
 	uint32_t recv_sge = want->max_recv_sge ? want->max_recv_sge : 1;
 
 	/* Checked before any product: each factor is small once these hold. */
-	if (sq_wqe_bytes(type, want->max_send_sge, want->max_inline_data) > WQE_MAX_BYTES ||
+	if (sq_wqe_bytes(type, want->max_send_sge, want->max_inline_data, max_tso_header) >
+	    WQE_MAX_BYTES ||
 	    want->max_send_wr > ROCEMU_SQ_MAX_BBS || want->max_recv_wr > ROCEMU_RQ_MAX_WQES ||
 	    recv_sge > ROCEMU_RQ_MAX_STRIDE / ROCEMU_WQE_SEG)
 		return -EINVAL;
-	sizes->sq_wqe_bbs = rocemu_sq_wqe_bbs(type, want->max_send_sge, want->max_inline_data);
+	sizes->max_tso_header = max_tso_header;
+	sizes->sq_wqe_bbs = rocemu_sq_wqe_bbs(type, want->max_send_sge, want->max_inline_data,
+					      max_tso_header);
 	sizes->sq_bbs = want->max_send_wr ?
 			(uint32_t)pow2_roundup((uint64_t)want->max_send_wr * sizes->sq_wqe_bbs) : 0;
 	/* mlx5 calc_sq_size: wqe_cnt > max_send_wqebb is EINVAL */
@@ -202,7 +210,8 @@ void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
 {
 	uint32_t bytes = sizes->sq_wqe_bbs * ROCEMU_WQE_BB;
 	/* What ds can describe bounds a WQE even where its BBs have room for more. */
-	uint32_t room = (bytes < WQE_MAX_BYTES ? bytes : WQE_MAX_BYTES) - sq_wqe_header(type);
+	uint32_t room = (bytes < WQE_MAX_BYTES ? bytes : WQE_MAX_BYTES) -
+			sq_wqe_header(type, sizes->max_tso_header);
 
 	cap->max_send_wr = sizes->sq_bbs / sizes->sq_wqe_bbs;
 	cap->max_send_sge = (room - sq_wqe_atomic(type)) / ROCEMU_WQE_SEG;

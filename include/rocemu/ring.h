@@ -242,16 +242,19 @@ struct rocemu_wq_sizes {
 	uint32_t sq_bbs;		/* SQ ring: power of two <= ROCEMU_SQ_MAX_BBS; 0: none */
 	uint32_t rq_wqes;		/* RQ ring: power of two <= ROCEMU_RQ_MAX_WQES; 0: none */
 	uint32_t rq_wqe_shift;		/* log2 of the receive WQE stride */
+	uint32_t max_tso_header;	/* the room each send WQE keeps for a TSO header */
 };
 
 /*
  * BBs of the largest send WQE of a QP of this type with these caps: ctrl
- * and raddr segments (UD: ctrl and datagram segments; XRC: ctrl, XRC and raddr), then max_send_sge data segments or one inline segment of
- * max_inline_data bytes, whichever is larger; at least 1. Every opcode's
- * WQE within the caps fits (atomics carry one SGE).
+ * and raddr segments (UD: ctrl and datagram segments; XRC: ctrl, XRC and
+ * raddr; RAW_PACKET: ctrl, the Ethernet segment and max_tso_header bytes
+ * rounded to 16, as mlx5), then max_send_sge data segments or one inline
+ * segment of max_inline_data bytes, whichever is larger; at least 1.
+ * Every opcode's WQE within the caps fits (atomics carry one SGE).
  */
 uint32_t rocemu_sq_wqe_bbs(enum ibv_qp_type type, uint32_t max_send_sge,
-			   uint32_t max_inline_data);
+			   uint32_t max_inline_data, uint32_t max_tso_header);
 
 /*
  * Rings for want: the SQ holds max_send_wr WQEs of sq_wqe_bbs rounded up
@@ -260,7 +263,7 @@ uint32_t rocemu_sq_wqe_bbs(enum ibv_qp_type type, uint32_t max_send_sge,
  * ring would pass what its format and counters allow (mlx5: EINVAL too).
  */
 int rocemu_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
-		   struct rocemu_wq_sizes *sizes);
+		   uint32_t max_tso_header, struct rocemu_wq_sizes *sizes);
 
 /* What rings of these sizes hold, before device limits clamp SGEs and inline bytes. */
 void rocemu_wq_caps(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,

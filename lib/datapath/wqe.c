@@ -371,11 +371,8 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	sq->buf = map + l->sq_offset;
 	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
 	sq->wqe_cnt = l->sq_wqe_cnt;
-	/* A TSO header past the Ethernet segment's own room makes the largest WQE longer (mlx5 calc_send_wqe). */
 	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->type, qp->cap.max_send_sge,
-					     qp->cap.max_inline_data) +
-			  rocemu_wqe_ds_bbs((rocemu_wqe_eth_seg_bytes(qp->max_tso_header) -
-					     rocemu_wqe_eth_seg_bytes(0)) / ROCEMU_WQE_SEG);
+					     qp->cap.max_inline_data, qp->max_tso_header);
 	sq->max_sge = qp->cap.max_send_sge;
 	sq->max_inline = qp->cap.max_inline_data;
 	sq->bf = map + l->bf_offset;

@@ -181,8 +181,40 @@ keep_figures() { # KEY PARSER LOG
 	((!first))
 }
 
-# One server/client pair, their commands from SIDES (ib_sides, ucx_sides);
-# keeps the client's figures or writes KEY.err.
+# raw_sides SIDE PORT ARGS...: CMD becomes perftest's raw_ethernet_bw as SIDE
+# (server on rocemu0, client on rocemu1), IPv4/UDP frames between the
+# devices' addresses and default MACs (02:00 then the address), to UDP PORT.
+raw_sides() {
+	local side=$1 port=$2 addrs macs
+	shift 2
+	read -r -a addrs <<<"$(sed 's/rocemu[01]=//g; s/,/ /' <<<"$DEVICES")"
+	read -r -a macs <<<"$(for a in "${addrs[@]}"; do
+		IFS=. read -r -a b <<<"$a"
+		printf '02:00:%02x:%02x:%02x:%02x ' "${b[@]}"
+	done)"
+	[ "$side" = server ] || macs=("${macs[1]}" "${macs[0]}")
+	CMD=(raw_ethernet_bw -d "$([ "$side" = server ] && echo rocemu0 || echo rocemu1)" "--$side"
+		-B "${macs[0]}" -E "${macs[1]}" -J "${addrs[0]}" -j "${addrs[1]}" -K "$port" -k $((port + 1)) "$@")
+}
+
+# raw_ready PORT PID: raw_ethernet_bw has no handshake; its server is ready
+# once its RAW_PACKET QP is in RTR or RTS with RAW_RX receives posted.
+raw_ready() {
+	local tries=$((LISTEN_WAIT * 10))
+	while ((tries-- > 0)); do
+		timeout 5 "$build/tools/rocemu" status 2>/dev/null | awk -v rx="$RAW_RX" \
+			'$3 == "RAW_PACKET" && $4 ~ /^RT[RS]$/ && $7 == "rq_posted" && $8 >= rx { ok = 1 } END { exit !ok }' &&
+			return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# One server/client pair, their commands from SIDES (ib_sides, ucx_sides,
+# raw_sides), the server ready when PAIR_READY says (default: listening on
+# PORT); keeps the figures of PAIR_FIGURES's log (client by default) or
+# writes KEY.err.
 perftest_pair() { # KEY PARSER PORT SIDES ARGS...
 	local key=$1 parser=$2 port=$3 sides=$4 server rc CMD
 	local slog="$work/$key.$port.server" clog="$work/$key.$port.client"
@@ -190,7 +222,7 @@ perftest_pair() { # KEY PARSER PORT SIDES ARGS...
 	"$sides" server "$port" "$@"
 	timeout -k 2 "$PERFTEST_LIMIT" "${CMD[@]}" >"$slog" 2>&1 &
 	server=$!
-	if ! wait_listen "$port" "$server"; then
+	if ! "${PAIR_READY:-wait_listen}" "$port" "$server"; then
 		if kill "$server" 2>/dev/null; then
 			wait "$server"
 			echo "server: not listening after $LISTEN_WAIT s" >"$work/$key.err"
@@ -205,6 +237,7 @@ perftest_pair() { # KEY PARSER PORT SIDES ARGS...
 	rc=$?
 	[ $rc -eq 0 ] || kill "$server" 2>/dev/null # a server without its client would wait out its limit
 	wait "$server"
+	[ "${PAIR_FIGURES:-client}" = client ] || clog=$slog
 	if [ $rc -ne 0 ] || ! keep_figures "$key" "$parser" "$clog"; then
 		echo "client: $(failure $rc "$clog")" >"$work/$key.err"
 		return 1
@@ -363,6 +396,9 @@ rocemu_side() {
 	# RC needs UD to wire its connections up, as UCX always does.
 	ucx_runs rc rc_verbs,ud_verbs:aux
 	ucx_runs ud ud_verbs
+	# Frames of 64 B a RAW_PACKET QP received per second (the server's report).
+	RAW_RX=512 PAIR_READY=raw_ready PAIR_FIGURES=server \
+		perftest_runs raw_rate parse_write_rate raw_sides -s 64 -D 2 -r 512
 	idle_cpu
 }
 

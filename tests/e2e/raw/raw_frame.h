@@ -16,11 +16,7 @@
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
 
-/* Headers inside a frame sit at any byte (IP at 14): a typedef may lower a type's alignment. */
-typedef struct iphdr __attribute__((aligned(1))) frame_iphdr;
-typedef struct tcphdr __attribute__((aligned(1))) frame_tcphdr;
-typedef struct udphdr __attribute__((aligned(1))) frame_udphdr;
-typedef struct ip6_hdr __attribute__((aligned(1))) frame_ip6_hdr;
+#include "tests/frame_headers.h"
 
 /* What frame_build makes; proto IPPROTO_UDP or IPPROTO_TCP. */
 struct frame_desc {

@@ -3,7 +3,9 @@
  * Creating a RAW_PACKET QP needs CAP_NET_RAW, as the kernel's uverbs
  * requires it: `raw_perm DEVICE allowed` expects the create to succeed,
  * `raw_perm DEVICE EPERM` expects it refused with EPERM, and a UD QP
- * created either way (the capability is asked of raw QPs alone).
+ * created either way (the capability is asked of raw QPs alone). A flow
+ * rule needs it too, asked before anything else: on that UD QP it is
+ * refused with EPERM without it, with EOPNOTSUPP (mlx5's) with it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,8 +42,20 @@ int main(int argc, char **argv)
 			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
 			.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 } }) : NULL;
 		check(ud != NULL, "a UD QP %s CAP_NET_RAW: created", allowed ? "with" : "without");
-		if (ud)
+		if (ud) {
+			static const uint8_t mac[6] = { 0x02, 0, 1, 2, 3, 4 };
+			struct ibv_flow *flow;
+			int want = allowed ? EOPNOTSUPP : EPERM;
+
+			errno = 0;
+			flow = raw_flow_to_mac(ud, mac);
+			check(!flow && errno == want, "a flow on a UD QP %s CAP_NET_RAW: %s (got %s)",
+			      allowed ? "with" : "without", strerror(want),
+			      flow ? "a flow" : strerror(errno));
+			if (flow)
+				ibv_destroy_flow(flow);
 			ibv_destroy_qp(ud);
+		}
 		if (cq)
 			ibv_destroy_cq(cq);
 	}

@@ -3,7 +3,8 @@
 # CAP_NET_RAW (tests/e2e/raw/raw_perm.c): a client holding it creates a
 # RAW_PACKET QP; the same client with the capability dropped from its
 # inheritable and bounding sets (setpriv) gets EPERM, as from the kernel,
-# and still creates a UD QP.
+# and still creates a UD QP; a flow rule, also asked for it first, is
+# refused with EPERM without it (EOPNOTSUPP on that UD QP with it, as mlx5).
 . "$(dirname "${BASH_SOURCE[0]}")/../harness/lib.sh"
 RAW_PERM=$top_builddir/tests/e2e/raw/raw_perm
 require_built "$RAW_PERM"

@@ -20,10 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-/* Headers inside a frame sit at any byte (IP at 14): a typedef may lower a type's alignment. */
-typedef struct iphdr __attribute__((aligned(1))) frame_iphdr;
-typedef struct icmphdr __attribute__((aligned(1))) frame_icmphdr;
-typedef struct ether_arp __attribute__((aligned(1))) frame_ether_arp;
+#include "tests/frame_headers.h"
 
 #define SLOTS 64
 #define SLOT_BYTES 2048

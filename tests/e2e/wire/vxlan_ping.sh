@@ -81,6 +81,10 @@ vxlan_ping() {
 	ROCEMU_RUNTIME_DIR=$dir capture 10 "$ROCEMU" status || fail "rocemu status failed"
 	expect "^  vxlan vni $VNI .* learned [1-9][0-9]* tx [1-9][0-9]* tx_dropped 0 rx [1-9][0-9]* rx_malformed 0 rx_other_vni 0 " \
 		"the wire sent and received frames and learned the Linux host's MAC, nothing dropped"
+	ROCEMU_RUNTIME_DIR=$dir capture 10 "$ROCEMU" stats || fail "rocemu stats failed"
+	expect "^rocemu0 vxlan_rx_frames [1-9]" "rocemu stats counts the VXLAN frames received"
+	expect "^rocemu0 vxlan_fdb_learned [1-9]" "rocemu stats counts the MACs learned"
+	expect "^rocemu0 vxlan_rx_malformed 0$" "rocemu stats: no malformed VXLAN datagram"
 
 	kill -INT "$dump_pid" 2>/dev/null
 	wait "$dump_pid" 2>/dev/null

@@ -315,7 +315,7 @@ static const struct {
 
 START_TEST(test_sq_wqe_bbs)
 {
-	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RC, wqe_bbs_cases[_i].sge, wqe_bbs_cases[_i].inl),
+	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RC, wqe_bbs_cases[_i].sge, wqe_bbs_cases[_i].inl, 0),
 			  wqe_bbs_cases[_i].bbs);
 }
 END_TEST
@@ -335,25 +335,33 @@ static const struct {
 START_TEST(test_ud_sq_wqe_bbs)
 {
 	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_UD, ud_wqe_bbs_cases[_i].sge,
-					    ud_wqe_bbs_cases[_i].inl),
+					    ud_wqe_bbs_cases[_i].inl, 0),
 			  ud_wqe_bbs_cases[_i].bbs);
 }
 END_TEST
 
-/* RAW_PACKET: ctrl and the 32-byte Ethernet segment (18 bytes inline), no raddr (mlx5's sq_overhead). */
+/*
+ * RAW_PACKET: ctrl and the 32-byte Ethernet segment (18 bytes inline), no
+ * raddr (mlx5's sq_overhead), and max_tso_header rounded to 16 (mlx5_calc_send_wqe).
+ */
 static const struct {
-	uint32_t sge, inl, bbs;
+	uint32_t sge, inl, tso, bbs;
 } raw_wqe_bbs_cases[] = {
-	{ 1, 0, 1 },		/* 48 + 16 */
-	{ 2, 0, 2 },
-	{ 0, 12, 1 },		/* 48 + 4 + 12 */
-	{ 0, 13, 2 },
+	{ 1, 0, 0, 1 },		/* 48 + 16 */
+	{ 2, 0, 0, 2 },
+	{ 0, 12, 0, 1 },	/* 48 + 4 + 12 */
+	{ 0, 13, 0, 2 },
+	{ 1, 1, 0, 1 },
+	{ 1, 0, 1, 2 },		/* 48 + 16 + 16 */
+	{ 1, 0, 64, 2 },	/* 48 + 64 + 16 = 128 */
+	{ 2, 0, 64, 3 },
+	{ 1, 0, 256, 5 },	/* 48 + 256 + 16 = 320 */
 };
 
 START_TEST(test_raw_sq_wqe_bbs)
 {
 	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RAW_PACKET, raw_wqe_bbs_cases[_i].sge,
-					    raw_wqe_bbs_cases[_i].inl),
+					    raw_wqe_bbs_cases[_i].inl, raw_wqe_bbs_cases[_i].tso),
 			  raw_wqe_bbs_cases[_i].bbs);
 }
 END_TEST
@@ -394,7 +402,7 @@ START_TEST(test_every_wqe_fits)
 	uint32_t sge = (uint32_t)_i % (ROCEMU_MAX_SGE + 1), inl, bbs, data, op;
 
 	for (inl = 0; inl <= ROCEMU_MAX_INLINE; inl++) {
-		bbs = rocemu_sq_wqe_bbs(type, sge, inl);
+		bbs = rocemu_sq_wqe_bbs(type, sge, inl, 0);
 		for (op = 0; op < 256; op++) {
 			const struct rocemu_wqe_op *o = rocemu_wqe_op((uint8_t)op);
 
@@ -420,11 +428,11 @@ START_TEST(test_caps_round_trip)
 	struct rocemu_wq_sizes sizes;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_wq_size(&want, IBV_QPT_RC, &sizes), 0);
+	ck_assert_int_eq(rocemu_wq_size(&want, IBV_QPT_RC, 0, &sizes), 0);
 	rocemu_wq_caps(&sizes, IBV_QPT_RC, &granted);
 	ck_assert_uint_ge(granted.max_send_sge, want.max_send_sge);
 	ck_assert_uint_ge(granted.max_inline_data, want.max_inline_data);
-	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RC, granted.max_send_sge, granted.max_inline_data),
+	ck_assert_uint_eq(rocemu_sq_wqe_bbs(IBV_QPT_RC, granted.max_send_sge, granted.max_inline_data, 0),
 			  sizes.sq_wqe_bbs);
 }
 END_TEST
@@ -458,7 +466,7 @@ START_TEST(test_wq_size)
 {
 	struct rocemu_wq_sizes sizes;
 	struct ibv_qp_cap granted;
-	int ret = rocemu_wq_size(&size_cases[_i].want, IBV_QPT_RC, &sizes);
+	int ret = rocemu_wq_size(&size_cases[_i].want, IBV_QPT_RC, 0, &sizes);
 
 	ck_assert_msg(ret == size_cases[_i].ret, "%s: %d", size_cases[_i].what, ret);
 	if (ret)
@@ -533,20 +541,20 @@ START_TEST(test_layout_at_and_above_the_cap)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR);
 	ck_assert_uint_eq(layout.rq_wqe_cnt, ROCEMU_RQ_MAX_WQES);
 	/* Two BBs per WQE: half as many WQEs fill the ring. */
 	want.max_send_sge = 4;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 	want.max_send_wr = ROCEMU_MAX_QP_WR / 2;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR / 2);
 	ck_assert_uint_eq(granted.max_send_sge, 5);
 	want.max_send_wr++;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 }
 END_TEST
 
@@ -558,11 +566,11 @@ START_TEST(test_layout_recv_sge_within_max_sge)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(1u << layout.rq_wqe_shift, 512);
 	ck_assert_uint_eq(granted.max_recv_sge, ROCEMU_MAX_SGE);
 	want.max_recv_sge = 3;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(granted.max_recv_sge, 4);
 }
 END_TEST

@@ -13,9 +13,7 @@
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 
-/* Headers inside a frame sit at any byte (IP at 14): a typedef may lower a type's alignment. */
-typedef struct iphdr __attribute__((aligned(1))) frame_iphdr;
-typedef struct tcphdr __attribute__((aligned(1))) frame_tcphdr;
+#include "tests/frame_headers.h"
 
 #define BUILD_NO_VLAN (-1)
 

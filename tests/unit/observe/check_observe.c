@@ -525,9 +525,11 @@ START_TEST(test_stats_lines)
 		ck_assert_msg(!strncmp(p, "rocemu0 ", 8), "line without the device: %s", p);
 		lines++;
 	}
-	/* 37 counters and the faults line, every one of them 0 or off before any traffic. */
-	ck_assert_uint_eq(lines, 38);
+	/* 44 counters and the faults line, every one of them 0 or off before any traffic. */
+	ck_assert_uint_eq(lines, 45);
 	ck_assert_uint_eq(counter("raw_rx_dropped"), 0);
+	ck_assert_uint_eq(counter("vxlan_rx_frames"), 0);
+	ck_assert_uint_eq(counter("vxlan_fdb_learned"), 0);
 	ck_assert_uint_eq(counter("port_xmit_packets"), 0);
 	ck_assert_uint_eq(counter("rx_eth_dropped"), 0);
 	ck_assert_uint_eq(counter("rx_dc_key_violations"), 0);
