@@ -285,6 +285,7 @@ struct rocemu_cq {
 	struct rocemu_domain_res domain_res;	/* of IBV_CQ_INIT_ATTR_MASK_PD's parent domain */
 	bool dv_owned;			/* mlx5dv_init_obj gave the consumer index to the program */
 	struct rocemu_srq *xrc_srqs;	/* XRC SRQs completing here, linked by xrc_next (under lock) */
+	struct rocemu_wq *wqs;		/* WQs completing here, linked by cq_next (under lock) */
 };
 
 /*
@@ -428,6 +429,7 @@ struct rocemu_wq {
 	uint64_t map_size;
 	__be32 *dbrec;			/* one word: the posted-WQE counter */
 	struct rocemu_rq rq;
+	struct rocemu_wq *cq_next;	/* in its CQ's wqs: a CQE names the WQ by its number */
 };
 
 static inline struct rocemu_wq *to_rwq(struct ibv_wq *wq)

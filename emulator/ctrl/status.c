@@ -80,7 +80,7 @@ static void client_status(struct text *t, struct rocemu_client *c)
 			/* Raw tools have no handshake: a peer may send once receives are posted. */
 			text_add(t, "  qp 0x%06x %s %s pd %u rq_posted %d\n", qp->qpn,
 				 rocemu_qp_type_name(qp->type), rocemu_qp_state_name(qp->attr.qp_state),
-				 qp->pd->pdn, qp->owner->dev->format->rq_posted(qp, qp->raw->rq_ci));
+				 qp->pd->pdn, rocemu_qp_rq_posted(qp, qp->raw->rq_ci));
 		else if (qp->pd)
 			text_add(t, "  qp 0x%06x %s %s pd %u\n", qp->qpn, rocemu_qp_type_name(qp->type),
 				 rocemu_qp_state_name(qp->attr.qp_state), qp->pd->pdn);

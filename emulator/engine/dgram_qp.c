@@ -76,6 +76,6 @@ void rocemu_dgram_flush(struct rocemu_qp *qp, uint32_t *sq_bb, uint32_t *rq_ci)
 		rocemu_dgram_complete_send(qp, &w, IBV_WC_WR_FLUSH_ERR);
 		*sq_bb += w.bbs;
 	}
-	for (posted = format->rq_posted(qp, *rq_ci); posted > 0; posted--, ++*rq_ci)
+	for (posted = rocemu_qp_rq_posted(qp, *rq_ci); posted > 0; posted--, ++*rq_ci)
 		rocemu_dgram_recv_fail(qp, *rq_ci, IBV_WC_WR_FLUSH_ERR);
 }

@@ -45,19 +45,27 @@ static int srq_take(struct rocemu_srq *srq, struct rocemu_recv_wqe *w)
 	return 0;
 }
 
-int rocemu_recv_wqe_next(struct rocemu_qp *qp, uint32_t *rq_ci, struct rocemu_recv_wqe *w)
+int rocemu_recv_wqe_take(const struct rocemu_device *dev, struct rocemu_srq *srq,
+			 const struct rocemu_rq_ring *rq, uint32_t *rq_ci, struct rocemu_recv_wqe *w)
 {
 	int posted;
 
-	if (qp->srq)
-		return srq_take(qp->srq, w);
-	posted = qp->owner->dev->format->rq_posted(qp, *rq_ci);
+	if (srq)
+		return srq_take(srq, w);
+	posted = dev->format->rq_posted(rq, *rq_ci);
 	if (posted < 0)
 		rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: receive doorbell past the %u WQEs of the ring from 0x%04x",
-			   qp->owner->dev->name, qp->qpn, qp->layout.rq_wqe_cnt, (uint16_t)*rq_ci);
+			   dev->name, rq->num, rq->wqe_cnt, (uint16_t)*rq_ci);
 	if (posted <= 0)
 		return posted ? posted : -EAGAIN;
-	qp->owner->dev->format->parse_recv(qp, *rq_ci, w);
+	dev->format->parse_recv(rq, *rq_ci, w);
 	(*rq_ci)++;
 	return 0;
+}
+
+int rocemu_recv_wqe_next(struct rocemu_qp *qp, uint32_t *rq_ci, struct rocemu_recv_wqe *w)
+{
+	struct rocemu_rq_ring rq = rocemu_qp_rq_ring(qp);
+
+	return rocemu_recv_wqe_take(qp->owner->dev, qp->srq, &rq, rq_ci, w);
 }

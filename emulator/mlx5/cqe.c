@@ -249,7 +249,8 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info,
 	struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
 
 	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
-	cqe->srqn_uidx = htobe32(info->srqn);	/* ring.h: also an error CQE's srqn */
+	/* ring.h: also an error CQE's srqn; a WQ's receive is marked there */
+	cqe->srqn_uidx = htobe32(info->srqn | (info->wq ? ROCEMU_CQE_WQ_RECV : 0));
 	if (rocemu_cqe_kind_error(info->kind)) {
 		err->syndrome = syndrome;
 		err->s_wqe_opcode_qpn = rocemu_cqe_sop_drop_qpn(info->wqe_opcode, info->qpn);

@@ -48,13 +48,14 @@ int rocemu_wqe_sq_posted(const struct rocemu_qp *qp, uint32_t bb)
 	       posted_within(rocemu_wqe_sq_doorbell(qp), bb, qp->layout.sq_wqe_cnt) : 0;
 }
 
-int rocemu_wqe_rq_posted(const struct rocemu_qp *qp, uint32_t counter)
+int rocemu_wqe_rq_posted(const struct rocemu_rq_ring *rq, uint32_t counter)
 {
+	const __be32 *db = rq->dbrec;
+
 	/* Acquire: pairs with the shim's release store after writing WQEs. */
-	return qp->layout.rq_wqe_cnt ?
-	       posted_within((uint16_t)be32toh(__atomic_load_n(&dbrec(qp)[MLX5_RCV_DBR],
-							       __ATOMIC_ACQUIRE)),
-			     counter, qp->layout.rq_wqe_cnt) : 0;
+	return rq->wqe_cnt ?
+	       posted_within((uint16_t)be32toh(__atomic_load_n(&db[MLX5_RCV_DBR], __ATOMIC_ACQUIRE)),
+			     counter, rq->wqe_cnt) : 0;
 }
 
 bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp)
@@ -283,11 +284,11 @@ static void parse_recv_segs(const uint8_t *base, uint32_t n, uint32_t counter,
 	}
 }
 
-int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w)
+int rocemu_wqe_parse_recv(const struct rocemu_rq_ring *rq, uint32_t counter,
+			  struct rocemu_recv_wqe *w)
 {
-	uint32_t stride = 1u << qp->layout.rq_wqe_shift;
-	const uint8_t *base = (const uint8_t *)qp->rings.addr + qp->layout.rq_offset +
-			      (size_t)(counter & (qp->layout.rq_wqe_cnt - 1)) * stride;
+	uint32_t stride = 1u << rq->wqe_shift;
+	const uint8_t *base = rq->buf + (size_t)(counter & (rq->wqe_cnt - 1)) * stride;
 
 	parse_recv_segs(base, stride / SEG_SIZE, counter, w);
 	return 0;

@@ -37,8 +37,9 @@ int rocemu_wqe_parse_send(const struct rocemu_qp *qp, uint32_t bb, uint32_t post
  */
 void rocemu_wqe_peek_dc(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_dest *dest,
 			uint16_t *stream);
-/* Parse receive WQE number counter. Returns 0 (no failure is possible). */
-int rocemu_wqe_parse_recv(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
+/* Parse receive WQE number counter of a QP's or WQ's RQ. Returns 0 (no failure is possible). */
+int rocemu_wqe_parse_recv(const struct rocemu_rq_ring *rq, uint32_t counter,
+			  struct rocemu_recv_wqe *w);
 
 /*
  * Parse SRQ WQE index (counter: the index); returns the index its
@@ -56,7 +57,7 @@ uint16_t rocemu_wqe_sq_doorbell(const struct rocemu_qp *qp);
  * its size whatever the application wrote.
  */
 int rocemu_wqe_sq_posted(const struct rocemu_qp *qp, uint32_t bb);
-int rocemu_wqe_rq_posted(const struct rocemu_qp *qp, uint32_t counter);
+int rocemu_wqe_rq_posted(const struct rocemu_rq_ring *rq, uint32_t counter);
 int rocemu_wqe_srq_posted(const struct rocemu_srq *srq, uint32_t taken);
 /*
  * Whether the page of qp's doorbell record exists (mincore): until someone

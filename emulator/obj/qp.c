@@ -107,6 +107,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	/* A DCI is an initiator too: a send queue only. */
 	bool ini = req->qp_type == IBV_QPT_XRC_SEND || req->qp_type == ROCEMU_QPT_DCI;
 	bool dct = req->qp_type == ROCEMU_QPT_DCT;
+	/* An RSS QP is a TIR: its table's WQs receive, it has no queue or CQ (mlx5). */
+	bool rss = req->qp_type == IBV_QPT_RAW_PACKET && req->rwq_ind_tbl != ROCEMU_NO_HANDLE;
 	struct rocemu_qp *qp;
 	int err, ring_fd;
 
@@ -122,7 +124,7 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 	pd = rocemu_pd_lookup(c, req->pdn);
 	send_cq = rocemu_cq_lookup(c, req->send_cqn);
 	recv_cq = rocemu_cq_lookup(c, req->recv_cqn);
-	if (req->srqn != ROCEMU_NO_HANDLE && !tgt && !ini) {
+	if (req->srqn != ROCEMU_NO_HANDLE && !tgt && !ini && !rss) {
 		srq = rocemu_srq_lookup(c, req->srqn);
 		/* uverbs create_qp: an XRC SRQ serves XRC targets only. */
 		if (!srq || srq->xrcd_open)
@@ -149,8 +151,11 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		want.max_recv_wr = 0;
 		want.max_recv_sge = 0;
 		recv_cq = NULL;
+	} else if (rss) {
+		memset(&want, 0, sizeof(want));
+		send_cq = recv_cq = NULL;
 	}
-	if (!tgt && (!pd || !send_cq || (!recv_cq && !ini)))
+	if (rss ? !pd : !tgt && (!pd || !send_cq || (!recv_cq && !ini)))
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
 	/* mlx5 calc_send_wqe: a RAW_PACKET WQE has room for its TSO header besides its data. */

@@ -19,6 +19,7 @@
 #include "emulator/mem/mkey.h"
 #include "emulator/obj/qp_path.h"
 #include "emulator/obj/qp_timer.h"
+#include "emulator/ring/format.h"
 
 struct rocemu_create_qp_req;
 struct rocemu_dc;
@@ -149,6 +150,26 @@ extern const struct rocemu_obj_kind rocemu_qp_kind;
 void rocemu_qp_mem_update(struct rocemu_qp *qp);
 /* Where its receives complete: an XRC target's, in the CQ of the SRQ the request named. */
 struct rocemu_cq *rocemu_qp_recv_cq(const struct rocemu_qp *qp);
+/* The QP's RQ as the ring format reads it (wqe_cnt 0: none). */
+static inline struct rocemu_rq_ring rocemu_qp_rq_ring(const struct rocemu_qp *qp)
+{
+	return (struct rocemu_rq_ring){
+		.buf = (const uint8_t *)qp->rings.addr + qp->layout.rq_offset,
+		.dbrec = (const uint8_t *)qp->rings.addr + qp->layout.dbrec_offset,
+		.wqe_cnt = qp->layout.rq_wqe_cnt,
+		.wqe_shift = qp->layout.rq_wqe_shift,
+		.num = qp->qpn,
+	};
+}
+
+/* Receive WQEs posted in the QP's RQ past counter (the format's rq_posted). */
+static inline int rocemu_qp_rq_posted(const struct rocemu_qp *qp, uint32_t counter)
+{
+	struct rocemu_rq_ring rq = rocemu_qp_rq_ring(qp);
+
+	return qp->owner->dev->format->rq_posted(&rq, counter);
+}
+
 /*
  * The srqn of qp's receive CQEs: its SRQ's number (an XRC target's, the
  * one the request named), which a ConnectX writes into every CQE of a

@@ -15,11 +15,13 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "net/eth/toeplitz.h"
 #include "rocemu/ctrl.h"
 
 struct rocemu_device;
 struct rocemu_eth_frame;
 struct rocemu_qp;
+struct rocemu_rwq_ind_table;
 struct rocemu_send_wqe;
 
 /* The largest max_tso_header (a ConnectX-5's, ibv_query_device_ex's tso_caps). */
@@ -31,12 +33,10 @@ struct rocemu_raw {
 	uint32_t sq_bb;			/* next BB to fetch from the SQ ring */
 	uint32_t rq_ci;			/* next receive WQE counter of the RQ (none with an SRQ) */
 	uint32_t max_tso_header;	/* 0: the QP was made without TSO */
-	/* RSS (the port's RSS reads them): the indirection table and the hash asked for */
-	uint32_t rwq_ind_tbl;		/* ROCEMU_NO_HANDLE: none */
-	uint64_t rx_hash_fields_mask;
-	uint8_t rx_hash_function;
-	uint8_t rx_hash_key_len;
-	uint8_t rx_hash_key[ROCEMU_RSS_KEY_MAX];
+	/* RSS: the indirection table (NULL: not an RSS QP) it holds, and the hash asked for */
+	struct rocemu_rwq_ind_table *rss_table;
+	struct rocemu_rss_conf rss;	/* its key: rss_key */
+	uint8_t rss_key[ROCEMU_RSS_KEY_MAX];
 };
 
 /* ---- raw_send.c ---- */

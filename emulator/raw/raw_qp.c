@@ -14,18 +14,26 @@
 #include "emulator/obj/qp.h"
 #include "emulator/obj/srq.h"
 #include "emulator/raw/raw.h"
+#include "emulator/wq/rwq_ind_table.h"
 #include "rocemu/ctrl.h"
 
 /*
  * uverbs: a RAW_PACKET QP needs CAP_NET_RAW (EPERM); mlx5: a TSO header
- * within the device's, an RSS hash key within ROCEMU_RSS_KEY_MAX (EINVAL).
+ * within the device's, an RSS QP's table one of the client's and its
+ * Toeplitz key of ROCEMU_RSS_KEY_MAX bytes (EINVAL).
  */
 static int raw_create_check(const struct rocemu_client *c, const struct rocemu_create_qp_req *req)
 {
 	if (!rocemu_client_capable(c, CAP_NET_RAW))
 		return -EPERM;
-	if (req->max_tso_header > ROCEMU_RAW_MAX_TSO_HEADER ||
-	    req->rx_hash_key_len > ROCEMU_RSS_KEY_MAX)
+	if (req->max_tso_header > ROCEMU_RAW_MAX_TSO_HEADER)
+		return -EINVAL;
+	if (req->rwq_ind_tbl == ROCEMU_NO_HANDLE)
+		return 0;
+	if (!rocemu_rwq_ind_table_lookup(c, req->rwq_ind_tbl) ||
+	    req->rx_hash_key_len != ROCEMU_RSS_KEY_MAX ||
+	    req->rx_hash_function != IBV_RX_HASH_FUNC_TOEPLITZ || req->max_tso_header ||
+	    req->create_flags)
 		return -EINVAL;
 	return 0;
 }
@@ -42,15 +50,21 @@ static void raw_created(struct rocemu_qp *qp, const struct rocemu_create_qp_req 
 	struct rocemu_raw *raw = qp->raw;
 
 	raw->max_tso_header = req->max_tso_header;
-	raw->rwq_ind_tbl = req->rwq_ind_tbl;
-	raw->rx_hash_fields_mask = req->rx_hash_fields_mask;
-	raw->rx_hash_function = req->rx_hash_function;
-	raw->rx_hash_key_len = req->rx_hash_key_len;
-	memcpy(raw->rx_hash_key, req->rx_hash_key, req->rx_hash_key_len);
+	if (req->rwq_ind_tbl == ROCEMU_NO_HANDLE)
+		return;
+	/* Held while the QP lives: the table's destroy is EBUSY until then. */
+	raw->rss_table = rocemu_rwq_ind_table_lookup(qp->owner, req->rwq_ind_tbl);
+	raw->rss_table->users++;
+	memcpy(raw->rss_key, req->rx_hash_key, ROCEMU_RSS_KEY_MAX);
+	raw->rss = (struct rocemu_rss_conf){
+		.key = raw->rss_key, .key_len = ROCEMU_RSS_KEY_MAX, .fields = req->rx_hash_fields_mask,
+	};
 }
 
 static void raw_destroy(struct rocemu_qp *qp)
 {
+	if (qp->raw->rss_table)
+		qp->raw->rss_table->users--;
 	free(qp->raw);
 	qp->raw = NULL;
 }

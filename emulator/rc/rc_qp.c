@@ -270,7 +270,7 @@ static void flush_sq(struct rocemu_qp *qp)
 static void flush_rq(struct rocemu_qp *qp)
 {
 	struct rocemu_rc_resp *resp = &qp->rc->resp;
-	int posted = qp->owner->dev->format->rq_posted(qp, resp->rq_ci);
+	int posted = rocemu_qp_rq_posted(qp, resp->rq_ci);
 	struct rocemu_cqe_info info = {
 		.kind = ROCEMU_CQE_RECV_ERR,
 		.status = IBV_WC_WR_FLUSH_ERR,

@@ -73,6 +73,18 @@ struct rocemu_send_wqe {
 	struct rocemu_send_eth eth;	/* RAW_PACKET's, never staged either */
 };
 
+/*
+ * A receive ring in the application's memory, a QP's RQ or a WQ's: the
+ * format reads both alike (rocemu_qp_rq_ring, rocemu_wq_rq_ring).
+ */
+struct rocemu_rq_ring {
+	const uint8_t *buf;		/* WQE 0 */
+	const void *dbrec;		/* its doorbell record */
+	uint32_t wqe_cnt;		/* a power of two; 0: no ring */
+	uint32_t wqe_shift;		/* log2 of the stride */
+	uint32_t num;			/* the QP's or WQ's number, for the log */
+};
+
 struct rocemu_recv_wqe {
 	uint32_t counter;
 	uint64_t length;		/* room in all SGEs */
@@ -111,6 +123,7 @@ struct rocemu_cqe_info {
 	__be32 imm;			/* receive: as on the wire */
 	uint32_t src_qp;
 	uint32_t srqn;			/* receive from an SRQ: its number, else 0 */
+	bool wq;			/* receive into a WQ (an RSS QP's): qpn is the WQ's number */
 	bool grh_ipv4;			/* UD receive: its GRH is an IPv4 header */
 	const struct rocemu_cqe_eth *eth;	/* RAW_PACKET receive: what the port found, else NULL */
 	bool solicited;
@@ -144,8 +157,8 @@ struct rocemu_ring_format {
 	void (*peek_dc)(const struct rocemu_qp *qp, uint32_t bb, struct rocemu_send_dest *dest,
 			uint16_t *stream);
 	/* Receive WQEs posted past counter; -EINVAL past the ring. */
-	int (*rq_posted)(const struct rocemu_qp *qp, uint32_t counter);
-	int (*parse_recv)(const struct rocemu_qp *qp, uint32_t counter, struct rocemu_recv_wqe *w);
+	int (*rq_posted)(const struct rocemu_rq_ring *rq, uint32_t counter);
+	int (*parse_recv)(const struct rocemu_rq_ring *rq, uint32_t counter, struct rocemu_recv_wqe *w);
 	/* SRQ WQEs posted past those taken; parse one, returning the index it links to. */
 	int (*srq_posted)(const struct rocemu_srq *srq, uint32_t taken);
 	uint16_t (*parse_srq)(const struct rocemu_srq *srq, uint16_t index, struct rocemu_recv_wqe *w);

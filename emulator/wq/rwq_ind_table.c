@@ -54,7 +54,7 @@ fail:
 	return err;
 }
 
-struct rocemu_rwq_ind_table *rocemu_rwq_ind_table_lookup(struct rocemu_client *c,
+struct rocemu_rwq_ind_table *rocemu_rwq_ind_table_lookup(const struct rocemu_client *c,
 							 uint32_t handle)
 {
 	return rocemu_obj_lookup(c->emu, &rocemu_rwq_ind_table_kind, c, handle);

@@ -34,7 +34,7 @@ int rocemu_rwq_ind_table_create(struct rocemu_client *c,
 				struct rocemu_create_rwq_ind_table_resp *resp);
 /* -EBUSY while a QP uses it. */
 int rocemu_rwq_ind_table_destroy(struct rocemu_client *c, uint32_t handle);
-struct rocemu_rwq_ind_table *rocemu_rwq_ind_table_lookup(struct rocemu_client *c,
+struct rocemu_rwq_ind_table *rocemu_rwq_ind_table_lookup(const struct rocemu_client *c,
 							 uint32_t handle);
 /* Tables as objects of their context (object.h), freed when it closes, before its WQs. */
 extern const struct rocemu_obj_kind rocemu_rwq_ind_table_kind;

@@ -101,6 +101,56 @@ struct rocemu_wq *rocemu_wq_lookup(struct rocemu_client *c, uint32_t wqn)
 	return rocemu_obj_lookup(c->emu, &rocemu_wq_kind, c, wqn);
 }
 
+struct rocemu_rq_ring rocemu_wq_rq_ring(const struct rocemu_wq *wq)
+{
+	return (struct rocemu_rq_ring){
+		.buf = wq->ring.addr,
+		.dbrec = (const uint8_t *)wq->ring.addr + wq->dbrec_offset,
+		.wqe_cnt = wq->wqe_cnt,
+		.wqe_shift = wq->wqe_shift,
+		.num = wq->wqn,
+	};
+}
+
+static void wq_enter_state(struct rocemu_wq *wq, enum ibv_wq_state to, const char *why)
+{
+	if (to != wq->state)
+		rocemu_log(to == IBV_WQS_ERR ? ROCEMU_LOG_INFO : ROCEMU_LOG_DEBUG,
+			   "%s wq 0x%06x %s -> %s: %s", wq->owner->dev->name, wq->wqn,
+			   state_names[wq->state], state_names[to], why);
+	wq->state = to;
+}
+
+static void wq_complete_error(struct rocemu_wq *wq, uint32_t counter, enum ibv_wc_status status)
+{
+	const struct rocemu_cqe_info info = {
+		.kind = ROCEMU_CQE_RECV_ERR, .status = status, .qpn = wq->wqn,
+		.wqe_counter = (uint16_t)counter, .wq = true,
+	};
+
+	wq->owner->dev->format->cqe_write(wq->cq, &info);
+}
+
+/* Every WQE posted and not taken completes with WR_FLUSH_ERR (a doorbell past the ring: none). */
+static void wq_flush(struct rocemu_wq *wq)
+{
+	struct rocemu_rq_ring rq = rocemu_wq_rq_ring(wq);
+	int posted;
+
+	for (posted = wq->owner->dev->format->rq_posted(&rq, wq->consumed); posted > 0;
+	     posted--, wq->consumed++)
+		wq_complete_error(wq, wq->consumed, IBV_WC_WR_FLUSH_ERR);
+}
+
+void rocemu_wq_recv_fail(struct rocemu_wq *wq, uint32_t counter, enum ibv_wc_status status)
+{
+	wq_complete_error(wq, counter, status);
+	if (status == IBV_WC_WR_FLUSH_ERR || wq->state == IBV_WQS_ERR)
+		return;
+	wq_enter_state(wq, IBV_WQS_ERR, "an error completion");
+	wq_flush(wq);
+}
+
 /* The RQ state machine: to RESET from anywhere, RESET to RDY, RDY to ERR, or staying. */
 static bool transition_ok(enum ibv_wq_state from, enum ibv_wq_state to)
 {
@@ -127,10 +177,9 @@ int rocemu_wq_modify(struct rocemu_client *c, const struct rocemu_modify_wq_req 
 	/* RESET empties the ring: the shim posts from its start again. */
 	if (to == IBV_WQS_RESET)
 		wq->consumed = 0;
-	if (to != wq->state)
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s wq 0x%06x %s -> %s", c->dev->name, wq->wqn,
-			   state_names[wq->state], state_names[to]);
-	wq->state = to;
+	wq_enter_state(wq, to, "ibv_modify_wq");
+	if (to == IBV_WQS_ERR)
+		wq_flush(wq);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "emulator/base/shm.h"
 #include "emulator/core/client.h"
 #include "emulator/core/object.h"
+#include "emulator/ring/format.h"
 
 struct rocemu_wq {
 	struct rocemu_client *owner;
@@ -44,12 +45,21 @@ int rocemu_wq_create(struct rocemu_client *c, const struct rocemu_create_wq_req 
 /*
  * ibv_modify_wq: the state (RESET to RDY, RDY to ERR or RESET, ERR to
  * RESET, or the same) from the current one, which a CURR_STATE given
- * must match, and the flags of flags_mask: -EINVAL otherwise.
+ * must match, and the flags of flags_mask: -EINVAL otherwise. To ERR
+ * flushes the WQEs posted (WR_FLUSH_ERR).
  */
 int rocemu_wq_modify(struct rocemu_client *c, const struct rocemu_modify_wq_req *req);
 /* -EBUSY while an indirection table names it. */
 int rocemu_wq_destroy(struct rocemu_client *c, uint32_t wqn);
 struct rocemu_wq *rocemu_wq_lookup(struct rocemu_client *c, uint32_t wqn);
+/* The WQ's ring as the ring format reads it. */
+struct rocemu_rq_ring rocemu_wq_rq_ring(const struct rocemu_wq *wq);
+/*
+ * A receive of WQE counter failed with status: its error CQE (the WQ's
+ * number as the QPN), and unless a flush, the WQ to ERR, which flushes
+ * every WQE posted with WR_FLUSH_ERR, as mlx5's RQ in error.
+ */
+void rocemu_wq_recv_fail(struct rocemu_wq *wq, uint32_t counter, enum ibv_wc_status status);
 /* WQs as objects of their context (object.h), freed when it closes. */
 extern const struct rocemu_obj_kind rocemu_wq_kind;
 

@@ -404,6 +404,18 @@ static inline uint32_t rocemu_cqe_srqn(const struct mlx5_cqe64 *cqe)
 }
 
 /*
+ * srqn_uidx's top bit: a receive (or its error) of a WQ, an RSS QP's,
+ * whose number the CQE's QPN carries (mlx5 reports wc.qp_num = the WQ's
+ * number); WQ and QP numbers are apart, as a ConnectX's RQs and QPs.
+ */
+#define ROCEMU_CQE_WQ_RECV 0x80000000u
+
+static inline bool rocemu_cqe_is_wq(const struct mlx5_cqe64 *cqe)
+{
+	return be32toh(cqe->srqn_uidx) & ROCEMU_CQE_WQ_RECV;
+}
+
+/*
  * sop_drop_qpn (s_wqe_opcode_qpn of an error CQE): the QP and, for send
  * CQEs, the WQE opcode; a RAW_PACKET QP's receive CQE has it in flags_rqpn.
  */

@@ -65,13 +65,24 @@ static uint64_t rq_complete(struct rocemu_rq *rq)
 
 /*
  * Where a CQE's receive came from: the XRC SRQ it names (its QP, an XRC
- * target, may be another process's: qp NULL), or the QP's SRQ (which the
- * CQE names too) or RQ.
+ * target, may be another process's: qp NULL), the WQ it names (an RSS
+ * QP's receive: qp NULL), or the QP's SRQ (which the CQE names too) or RQ.
  */
 struct cqe_src {
 	struct rocemu_qp *qp;
 	struct rocemu_srq *xrc_srq;
+	struct rocemu_wq *wq;
 };
+
+/* The WQ wqn that completes to cq (cq's lock held), or NULL: mlx5's RWQ by its user index. */
+static struct rocemu_wq *cq_wq(const struct rocemu_cq *cq, uint32_t wqn)
+{
+	struct rocemu_wq *wq;
+
+	for (wq = cq->wqs; wq && wq->ibwq.wq_num != wqn; wq = wq->cq_next)
+		;
+	return wq;
+}
 
 /* The XRC SRQ srqn that completes to cq (cq's lock held), or NULL. */
 static struct rocemu_srq *cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
@@ -92,7 +103,11 @@ static struct rocemu_srq *cqe_src_srq(const struct cqe_src *src)
 /* The receive a CQE completes: the SRQ WQE its wqe_counter names, else the RQ's oldest. */
 static uint64_t recv_complete(const struct cqe_src *src, const struct mlx5_cqe64 *cqe)
 {
-	struct rocemu_srq *srq = cqe_src_srq(src);
+	struct rocemu_srq *srq;
+
+	if (src->wq)
+		return rq_complete(&src->wq->rq);
+	srq = cqe_src_srq(src);
 
 	return srq ? rocemu_srq_complete(srq, be16toh(cqe->wqe_counter))
 		   : rq_complete(&src->qp->rq);
@@ -147,8 +162,8 @@ static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, 
 	wc->wr_id = recv_complete(src, cqe);
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
-	/* A RAW_PACKET QP's, once its port is set (mlx5's MLX5_RX_CSUM_VALID) */
-	if (src->qp && src->qp->raw_csum)
+	/* A RAW_PACKET QP's, once its port is set (mlx5's MLX5_RX_CSUM_VALID), and a WQ's */
+	if ((src->qp && src->qp->raw_csum) || src->wq)
 		wc->wc_flags |= cqe_csum_ok(cqe);
 	if (op->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->imm_inval_pkey;	/* stays big-endian, as on the wire */
@@ -208,11 +223,12 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 		cq->cons_index++;
 		qpn = rocemu_cqe_qpn(cqe);
 		srqn = op->flags & ROCEMU_CQE_OP_RQ ? rocemu_cqe_srqn(cqe) : 0;
+		src.wq = rocemu_cqe_is_wq(cqe) ? cq_wq(cq, qpn) : NULL;
 		src.xrc_srq = srqn ? cq_xrc_srq(cq, srqn) : NULL;
-		src.qp = src.xrc_srq ? NULL : cqe_qp(cq, qpn, cache);
-		if (__builtin_expect(src.qp || src.xrc_srq, 1))
+		src.qp = src.xrc_srq || rocemu_cqe_is_wq(cqe) ? NULL : cqe_qp(cq, qpn, cache);
+		if (__builtin_expect(src.qp || src.xrc_srq || src.wq, 1))
 			break;
-		/* A CQE of a QP or XRC SRQ destroyed since (mlx5 cleans them from the CQ): dropped. */
+		/* A CQE of a QP, XRC SRQ or WQ destroyed since (mlx5 cleans them from the CQ): dropped. */
 		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: CQE of unknown qp 0x%06x srq 0x%06x dropped (opcode %u wqe %u)",
 			   cq->cqn, qpn, srqn, opcode, be16toh(cqe->wqe_counter));
 	}

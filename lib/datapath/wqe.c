@@ -364,6 +364,9 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 		rocemu_qp_queues_free(qp);
 		return ENOMEM;
 	}
+	rocemu_qp_queues_state(qp, IBV_QPS_RESET);
+	if (!map)	/* an RSS QP: no queue of its own, nothing to post (wqe_cnt 0) */
+		return 0;
 	qp->dbrec = (__be32 *)(map + l->dbrec_offset);
 	sq->buf = map + l->sq_offset;
 	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
@@ -378,7 +381,6 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 	rq->wqe_cnt = l->rq_wqe_cnt;
 	rq->wqe_shift = l->rq_wqe_shift;
 	rq->max_sge = qp->cap.max_recv_sge;
-	rocemu_qp_queues_state(qp, IBV_QPS_RESET);
 	return 0;
 }
 

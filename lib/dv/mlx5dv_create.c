@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device: the mlx5
- * attributes are checked as mlx5's create_cq and create_qp check them on
- * a ConnectX without CQE compression, CQE padding or signature pipelining
- * (create_flags: mlx5dv_qp_flags.c); what is left is an ordinary CQ or
- * QP, an RC QP with the mkey send ops (mlx5dv_mkey.c) when asked, raw
- * WQEs on any (mlx5dv_raw_wqe.c), or a DC QP (mlx5dv_dc.c).
+ * mlx5dv_create_cq, mlx5dv_create_qp and mlx5dv_create_wq on an emulated
+ * device: the mlx5 attributes are checked as mlx5's create_cq, create_qp
+ * and create_wq check them on a ConnectX without CQE compression, CQE
+ * padding, signature pipelining or striding RQ (create_flags:
+ * mlx5dv_qp_flags.c); what is left is an ordinary CQ, WQ or QP, an RC QP
+ * with the mkey send ops (mlx5dv_mkey.c) when asked, raw WQEs on any
+ * (mlx5dv_raw_wqe.c), or a DC QP (mlx5dv_dc.c).
  */
 #include "lib/shim.h"
 #include "lib/dv/dv.h"
@@ -114,4 +115,26 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 	if (qp && (dv_ops & MLX5DV_QP_EX_WITH_RAW_WQE))
 		rocemu_dv_raw_wqe_enable(qp);
 	return qp;
+}
+
+/*
+ * mlx5's create_wq against striding_rq_caps, all 0 here (mlx5dv.c): a
+ * stride or stride count past them is EINVAL in libmlx5, and what passes
+ * (both logs 0) EOPNOTSUPP in the kernel, which has no striding RQ.
+ */
+struct ibv_wq *mlx5dv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *wq_init_attr,
+				struct mlx5dv_wq_init_attr *mlx5_wq_attr)
+{
+	const struct mlx5dv_striding_rq_init_attr *striding;
+
+	if (!rocemu_ctx_is_ours(context))
+		return REAL(mlx5dv_create_wq)(context, wq_init_attr, mlx5_wq_attr);
+	if (!wq_init_attr)
+		return dv_fail(EINVAL);
+	if (mlx5_wq_attr && (mlx5_wq_attr->comp_mask & MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ)) {
+		striding = &mlx5_wq_attr->striding_rq_attrs;
+		return dv_fail(striding->single_stride_log_num_of_bytes ||
+			       striding->single_wqe_log_num_of_strides ? EINVAL : EOPNOTSUPP);
+	}
+	return rocemu_create_wq_op(context, wq_init_attr);
 }

@@ -100,6 +100,23 @@ static int dv_get_srq(struct ibv_srq *srq_in, struct mlx5dv_srq *out)
 	return 0;
 }
 
+/*
+ * mlx5dv_get_rwq: the WQ's RQ ring and its doorbell record's receive
+ * counter; the program posts there itself (the daemon reads the record
+ * whenever a frame comes, no doorbell to watch).
+ */
+static int dv_get_rwq(struct ibv_wq *wq_in, struct mlx5dv_rwq *out)
+{
+	struct rocemu_wq *wq = to_rwq(wq_in);
+
+	out->comp_mask = 0;
+	out->buf = wq->rq.buf;
+	out->dbrec = wq->dbrec;
+	out->wqe_cnt = wq->rq.wqe_cnt;
+	out->stride = 1u << wq->rq.wqe_shift;
+	return 0;
+}
+
 /* The first object's context decides, as in mlx5's get_context_from_obj. */
 static struct ibv_context *obj_context(const struct mlx5dv_obj *obj, uint64_t obj_type)
 {
@@ -135,9 +152,8 @@ int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		ret = dv_get_cq(obj->cq.in, obj->cq.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_SRQ))
 		ret = dv_get_srq(obj->srq.in, obj->srq.out);
-	/* No work queues on an emulated device (ibv_create_wq: EOPNOTSUPP): none can be named. */
 	if (!ret && (obj_type & MLX5DV_OBJ_RWQ))
-		ret = EOPNOTSUPP;
+		ret = dv_get_rwq(obj->rwq.in, obj->rwq.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_DM))
 		ret = rocemu_dm_dv(obj->dm.in, obj->dm.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_AH)) {

@@ -80,14 +80,6 @@ mlx5dv_create_steering_anchor(struct ibv_context *context, struct mlx5dv_steerin
 	return REAL(mlx5dv_create_steering_anchor)(context, attr);
 }
 
-struct ibv_wq *mlx5dv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *wq_init_attr,
-				struct mlx5dv_wq_init_attr *mlx5_wq_attr)
-{
-	if (rocemu_ctx_is_ours(context))
-		return dv_refuse();
-	return REAL(mlx5dv_create_wq)(context, wq_init_attr, mlx5_wq_attr);
-}
-
 int mlx5dv_crypto_login(struct ibv_context *context, struct mlx5dv_crypto_login_attr *login_attr)
 {
 	if (rocemu_ctx_is_ours(context))

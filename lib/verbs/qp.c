@@ -208,9 +208,13 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		errno = EPROTO;
 		goto err_daemon;
 	}
-	qp->map = rocemu_map_shared(fd, resp.layout.size);
-	if (!qp->map)
-		goto err_daemon;
+	if (qp->rss) {	/* a TIR: the daemon's rings of it go unused, as mlx5 maps none */
+		close(fd);
+	} else {
+		qp->map = rocemu_map_shared(fd, resp.layout.size);
+		if (!qp->map)
+			goto err_daemon;
+	}
 	qp->qpn = resp.layout.qpn;
 	qp->layout = resp.layout;
 	qp->cap = resp.cap;
@@ -252,7 +256,8 @@ err_domain:
 err_queues:
 	rocemu_qp_queues_free(qp);
 err_unmap:
-	munmap(qp->map, resp.layout.size);
+	if (qp->map)
+		munmap(qp->map, resp.layout.size);
 	errno = err;
 err_daemon:
 	err = errno;

@@ -61,6 +61,31 @@ static int wq_map(struct rocemu_wq *wq, const struct rocemu_create_wq_resp *resp
 	return 0;
 }
 
+/* A CQE of the WQ names it by number: its CQ finds it so (poll.c). */
+static void wq_cq_attach(struct rocemu_wq *wq)
+{
+	struct rocemu_cq *cq = to_rcq(wq->ibwq.cq);
+
+	pthread_spin_lock(&cq->lock);
+	wq->cq_next = cq->wqs;
+	cq->wqs = wq;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static void wq_cq_detach(struct rocemu_wq *wq)
+{
+	struct rocemu_cq *cq = to_rcq(wq->ibwq.cq);
+	struct rocemu_wq **p;
+
+	pthread_spin_lock(&cq->lock);
+	for (p = &cq->wqs; *p; p = &(*p)->cq_next)
+		if (*p == wq) {
+			*p = wq->cq_next;
+			break;
+		}
+	pthread_spin_unlock(&cq->lock);
+}
+
 struct ibv_wq *rocemu_create_wq_op(struct ibv_context *context, struct ibv_wq_init_attr *attr)
 {
 	struct rocemu_create_wq_req req = {
@@ -104,6 +129,7 @@ struct ibv_wq *rocemu_create_wq_op(struct ibv_context *context, struct ibv_wq_in
 		.wq_num = resp.wqn, .handle = resp.wqn, .state = IBV_WQS_RESET,
 		.wq_type = attr->wq_type, .post_recv = post_wq_recv,
 	};
+	wq_cq_attach(wq);
 	attr->max_wr = resp.max_wr;
 	attr->max_sge = resp.max_sge;
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s wq 0x%06x created (%u x %u)", to_rctx(context)->info.name,
@@ -145,6 +171,8 @@ int rocemu_destroy_wq_op(struct ibv_wq *ibwq)
 
 	if (err)
 		return -err;
+	/* Its CQEs still in the CQ are dropped by the poller, which no longer finds it. */
+	wq_cq_detach(wq);
 	munmap(wq->map, wq->map_size);
 	pthread_spin_destroy(&wq->rq.lock);
 	free(wq->rq.wrid);

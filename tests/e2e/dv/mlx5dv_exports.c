@@ -100,7 +100,6 @@ static void refused_everywhere(void)
 	REFUSED_PTR(mlx5dv_create_flow_matcher, ctx, NULL);
 	REFUSED_PTR(mlx5dv_create_mkey, &mkey_attr);
 	REFUSED_PTR(mlx5dv_create_steering_anchor, ctx, NULL);
-	REFUSED_PTR(mlx5dv_create_wq, ctx, NULL, NULL);
 	REFUSED_INT(mlx5dv_crypto_login, ctx, NULL);
 	REFUSED_PTR(mlx5dv_crypto_login_create, ctx, NULL);
 	REFUSED_INT(mlx5dv_crypto_login_query_state, ctx, NULL);
@@ -264,11 +263,30 @@ static void init_obj(void)
 	      dsrq.head, dsrq.tail);
 	check(dah.av != NULL, "mlx5dv_ah: the address vector");
 	check(dpd.pdn != 0 || dpd.comp_mask == 0, "mlx5dv_pd: pdn %u", dpd.pdn);
-	obj.rwq = (typeof(obj.rwq)){ &fake_wq, &drwq };
-	check(mlx5dv_init_obj(&obj, MLX5DV_OBJ_RWQ) == EOPNOTSUPP, "mlx5dv_init_obj: RWQ: EOPNOTSUPP");
-	wq = ibv_create_wq(ctx, &(struct ibv_wq_init_attr){ .wq_type = IBV_WQT_RQ, .max_wr = 1,
-							   .max_sge = 1, .pd = pd, .cq = cq });
-	check(wq && !ibv_destroy_wq(wq), "ibv_create_wq: a receive WQ (errno %d)", wq ? 0 : errno);
+	wq = mlx5dv_create_wq(ctx, &(struct ibv_wq_init_attr){ .wq_type = IBV_WQT_RQ, .max_wr = 4,
+							      .max_sge = 1, .pd = pd, .cq = cq },
+			      &(struct mlx5dv_wq_init_attr){ 0 });
+	check(wq != NULL, "mlx5dv_create_wq: a receive WQ (errno %d)", wq ? 0 : errno);
+	if (wq) {
+		obj.rwq = (typeof(obj.rwq)){ wq, &drwq };
+		ret = mlx5dv_init_obj(&obj, MLX5DV_OBJ_RWQ);
+		check(!ret && drwq.buf && drwq.dbrec && drwq.wqe_cnt >= 4 &&
+			      !(drwq.wqe_cnt & (drwq.wqe_cnt - 1)) && drwq.stride >= 16 &&
+			      !(drwq.stride & (drwq.stride - 1)),
+		      "mlx5dv_rwq: %u WQEs of %u bytes and the doorbell record (got %d)", drwq.wqe_cnt,
+		      drwq.stride, ret);
+		check(!ibv_destroy_wq(wq), "ibv_destroy_wq");
+	}
+	/* No striding RQ (striding_rq_caps all 0): libmlx5's range check, then the kernel's. */
+	NULL_ERRNO(EINVAL, mlx5dv_create_wq, ctx,
+		   &(struct ibv_wq_init_attr){ .wq_type = IBV_WQT_RQ, .max_wr = 4, .max_sge = 1,
+					       .pd = pd, .cq = cq },
+		   &(struct mlx5dv_wq_init_attr){ .comp_mask = MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ,
+						  .striding_rq_attrs = { 6, 9, 0 } });
+	NULL_ERRNO(EOPNOTSUPP, mlx5dv_create_wq, ctx,
+		   &(struct ibv_wq_init_attr){ .wq_type = IBV_WQT_RQ, .max_wr = 4, .max_sge = 1,
+					       .pd = pd, .cq = cq },
+		   &(struct mlx5dv_wq_init_attr){ .comp_mask = MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ });
 	init_obj_dm(&obj, &ddm);
 	check(mlx5dv_init_obj(&obj, 0) == EINVAL, "mlx5dv_init_obj: of nothing: EINVAL");
 	check(mlx4dv_init_obj(&m4, MLX4DV_OBJ_QP) == EOPNOTSUPP, "mlx4dv_init_obj: EOPNOTSUPP");

@@ -4,8 +4,9 @@
  * IPv4/UDP frames with Toeplitz and the test's key over source and
  * destination address and port; 10000 flows sent from DEVICE_A's raw QP
  * each land in the WQ that the test's own Toeplitz picks (the table entry
- * of the hash's low bits), and every WQ gets some. Arguments: DEVICE_A
- * DEVICE_B.
+ * of the hash's low bits), each completion naming its WQ in qp_num, and
+ * every WQ gets some. Then a WQ moved to ERR completes each receive
+ * still posted with WR_FLUSH_ERR. Arguments: DEVICE_A DEVICE_B.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -149,6 +150,9 @@ static bool rss_open(void)
 	return rss_qp != NULL;
 }
 
+/* Completions that named their WQ in qp_num, as mlx5 reports an RSS QP's receives. */
+static unsigned int named_wq;
+
 /* The WQ whose CQ holds the next frame, its wr_id in *slot: -1 when none came in time. */
 static int next_landing(uint64_t *slot)
 {
@@ -161,6 +165,7 @@ static int next_landing(uint64_t *slot)
 
 			if (ibv_poll_cq(cqs[w], 1, &wc) == 1) {
 				*slot = wc.wr_id;
+				named_wq += wc.qp_num == wqs[w]->wq_num;
 				return wc.status == IBV_WC_SUCCESS ? w : -1;
 			}
 		}
@@ -212,8 +217,35 @@ static void spread(void)
 	for (int w = 0; w < WQS; w++)
 		used += per_wq[w] > 0;
 	check(right == FLOWS, "%u of %u flows landed in the WQ the reference Toeplitz picks", right, FLOWS);
+	check(named_wq == FLOWS, "%u of %u completions name their WQ in qp_num", named_wq, FLOWS);
 	check(used == WQS, "all %d WQs got flows (%u, %u, %u, %u, %u, %u, %u, %u)", WQS, per_wq[0], per_wq[1],
 	      per_wq[2], per_wq[3], per_wq[4], per_wq[5], per_wq[6], per_wq[7]);
+}
+
+/* WQ 0 to ERR: each of its WQ_DEPTH receives posted completes once, with WR_FLUSH_ERR. */
+static void flush(void)
+{
+	struct ibv_wq_attr to_err = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_ERR };
+	uint64_t seen = 0;
+	unsigned int flushed = 0, wrong = 0;
+	struct timespec start;
+	struct ibv_wc wc;
+
+	check(ibv_modify_wq(wqs[0], &to_err) == 0, "WQ 0 to ERR");
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (flushed + wrong < WQ_DEPTH && elapsed_ms(&start) < RAW_WAIT_MS)
+		if (ibv_poll_cq(cqs[0], 1, &wc) == 1) {
+			if (wc.status == IBV_WC_WR_FLUSH_ERR && wc.qp_num == wqs[0]->wq_num &&
+			    wc.wr_id < WQ_DEPTH && !(seen >> wc.wr_id & 1)) {
+				seen |= 1ull << wc.wr_id;
+				flushed++;
+			} else {
+				wrong++;
+			}
+		}
+	check(flushed == WQ_DEPTH && !wrong,
+	      "WQ 0 in ERR: %u of its %d receives flushed, each once (%u other completions)", flushed,
+	      WQ_DEPTH, wrong);
 }
 
 static void run(void)
@@ -224,8 +256,10 @@ static void run(void)
 	if (raw_port_open(&a, &dev_a, 0) && rss_open()) {
 		to_b = raw_flow_to_mac(rss_qp, b_mac);
 		check(to_b != NULL, "a flow to %s's MAC on the RSS QP", dev_b.name);
-		if (to_b)
+		if (to_b) {
 			spread();
+			flush();
+		}
 	}
 	if (to_b)
 		ibv_destroy_flow(to_b);

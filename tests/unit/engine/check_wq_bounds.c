@@ -102,8 +102,8 @@ START_TEST(test_posted_within_ring)
 	ck_assert_int_eq(rocemu_wqe_sq_posted(qp, sq), 0);
 	ck_assert_int_eq(rocemu_wqe_sq_posted(qp, 0x10000 + 1), (int)sq - 1);
 	ck_assert_int_eq(rocemu_wqe_sq_posted(qp, sq + 1), -EINVAL);	/* the consumer ahead */
-	ck_assert_int_eq(rocemu_wqe_rq_posted(qp, 0), (int)rq);
-	ck_assert_int_eq(rocemu_wqe_rq_posted(qp, 0xffff), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_rq_posted(qp, 0), (int)rq);
+	ck_assert_int_eq(rocemu_qp_rq_posted(qp, 0xffff), -EINVAL);
 	qp->layout.sq_wqe_cnt = 0;	/* a queue without a ring has nothing posted */
 	ck_assert_int_eq(rocemu_wqe_sq_posted(qp, 5), 0);
 	qp->layout.sq_wqe_cnt = sq;

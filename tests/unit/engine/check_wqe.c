@@ -265,17 +265,18 @@ START_TEST(test_recv_sge_list)
 		{ .addr = 0x2000, .length = 0, .lkey = 0x202 },
 		{ .addr = 0x3000, .length = 32, .lkey = 0x203 },
 	};
+	struct rocemu_rq_ring rq = rocemu_qp_rq_ring(fx_emu_qp());
 	struct rocemu_recv_wqe r;
 
 	fx_post_recv(sge, 3);
 	fx_post_recv(sge, 1);
-	ck_assert_int_eq(rocemu_wqe_parse_recv(fx_emu_qp(), 0, &r), 0);
+	ck_assert_int_eq(rocemu_wqe_parse_recv(&rq, 0, &r), 0);
 	ck_assert_uint_eq(r.counter, 0);
 	ck_assert_uint_eq(r.num_sge, 2);
 	ck_assert_uint_eq(r.length, 96);
 	ck_assert_uint_eq(r.sge[1].addr, 0x3000);
 	ck_assert_uint_eq(r.sge[1].key, 0x203);
-	ck_assert_int_eq(rocemu_wqe_parse_recv(fx_emu_qp(), 1, &r), 0);
+	ck_assert_int_eq(rocemu_wqe_parse_recv(&rq, 1, &r), 0);
 	ck_assert_uint_eq(r.num_sge, 1);
 	ck_assert_uint_eq(r.length, 64);
 }

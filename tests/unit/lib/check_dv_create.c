@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * mlx5dv_create_cq and mlx5dv_create_qp on an emulated device
+ * mlx5dv_create_cq, mlx5dv_create_qp and mlx5dv_create_wq on an emulated device
  * (lib/dv/mlx5dv_create.c, the DC part in lib/dv/mlx5dv_dc.c, the
  * create_flags in lib/dv/mlx5dv_qp_flags.c): the attributes mlx5 refuses
  * with the errno it gives, and which create each accepted call becomes,
@@ -26,12 +26,13 @@ static struct rocemu_context rctx;
 static struct ibv_context *const ctx = &rctx.vctx.context;
 
 /* Which create an accepted call became, and with what. */
-enum created { CREATED_NONE, CREATED_CQ, CREATED_QP, CREATED_DC_QP, CREATED_MKEY_QP };
+enum created { CREATED_NONE, CREATED_CQ, CREATED_QP, CREATED_DC_QP, CREATED_MKEY_QP, CREATED_WQ };
 static enum created created;
 static uint32_t created_cqe_size, created_vendor_flags;
 static struct rocemu_dc_attr created_dc;
 static struct ibv_cq_ex cq_made;
 static struct ibv_qp qp_made;
+static struct ibv_wq wq_made;
 
 /* The daemon's answer to the next request, and the request it got. */
 static int conn_answer, conn_calls;
@@ -90,6 +91,14 @@ struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_in
 	created_vendor_flags = vendor_flags;
 	created_dc = *dc;
 	return &qp_made;
+}
+
+struct ibv_wq *rocemu_create_wq_op(struct ibv_context *context, struct ibv_wq_init_attr *attr)
+{
+	ck_assert_ptr_eq(context, ctx);
+	ck_assert_ptr_nonnull(attr);
+	created = CREATED_WQ;
+	return &wq_made;
 }
 
 struct ibv_qp *rocemu_dv_mkey_qp_create(struct ibv_context *context,
@@ -366,6 +375,33 @@ START_TEST(test_udp_sport)
 }
 END_TEST
 
+/* No striding RQ: a stride past the caps (all 0) EINVAL as libmlx5, within them EOPNOTSUPP as the kernel. */
+START_TEST(test_wq_striding_refused)
+{
+	struct ibv_wq_init_attr attr = { .wq_type = IBV_WQT_RQ, .max_wr = 4, .max_sge = 1 };
+	struct mlx5dv_wq_init_attr dv = { .comp_mask = MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ,
+					  .striding_rq_attrs = { .single_stride_log_num_of_bytes = 6 } };
+
+	created = CREATED_NONE;
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_create_wq(ctx, &attr, &dv));
+	ck_assert_int_eq(errno, EINVAL);
+	dv.striding_rq_attrs = (struct mlx5dv_striding_rq_init_attr){ .single_wqe_log_num_of_strides = 9 };
+	ck_assert_ptr_null(mlx5dv_create_wq(ctx, &attr, &dv));
+	ck_assert_int_eq(errno, EINVAL);
+	dv.striding_rq_attrs = (struct mlx5dv_striding_rq_init_attr){ 0 };
+	ck_assert_ptr_null(mlx5dv_create_wq(ctx, &attr, &dv));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_ptr_null(mlx5dv_create_wq(ctx, NULL, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(created, CREATED_NONE);
+	dv.comp_mask = 0;
+	ck_assert_ptr_eq(mlx5dv_create_wq(ctx, &attr, &dv), &wq_made);
+	ck_assert_ptr_eq(mlx5dv_create_wq(ctx, &attr, NULL), &wq_made);
+	ck_assert_int_eq(created, CREATED_WQ);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dv_create");
@@ -383,6 +419,7 @@ int main(void)
 	tcase_add_test(tc, test_dci);
 	tcase_add_test(tc, test_dci_stream_reset);
 	tcase_add_test(tc, test_udp_sport);
+	tcase_add_test(tc, test_wq_striding_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -307,7 +307,7 @@ START_TEST(test_srq_ah_pd)
 }
 END_TEST
 
-/* No object: EINVAL; a work queue, which none can create here: EOPNOTSUPP. */
+/* No object: EINVAL. */
 START_TEST(test_init_obj_refusals)
 {
 	struct ibv_wq wq = { .context = ctx };
@@ -315,7 +315,27 @@ START_TEST(test_init_obj_refusals)
 	struct mlx5dv_obj obj = { .rwq = { .in = &wq, .out = &drwq } };
 
 	ck_assert_int_eq(mlx5dv_init_obj(&obj, 0), EINVAL);
-	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_RWQ), EOPNOTSUPP);
+}
+END_TEST
+
+/* A WQ: its ring, doorbell record, WQE count and stride (mlx5dv_get_rwq). */
+START_TEST(test_init_obj_rwq)
+{
+	__be32 dbrec = 0;
+	char ring[4 * 64];
+	struct rocemu_wq wq = {
+		.ibwq = { .context = ctx }, .dbrec = &dbrec,
+		.rq = { .buf = ring, .wqe_cnt = 4, .wqe_shift = 6 },
+	};
+	struct mlx5dv_rwq drwq = { .comp_mask = 7 };
+	struct mlx5dv_obj obj = { .rwq = { .in = &wq.ibwq, .out = &drwq } };
+
+	ck_assert_int_eq(mlx5dv_init_obj(&obj, MLX5DV_OBJ_RWQ), 0);
+	ck_assert_ptr_eq(drwq.buf, ring);
+	ck_assert_ptr_eq(drwq.dbrec, &dbrec);
+	ck_assert_uint_eq(drwq.wqe_cnt, 4);
+	ck_assert_uint_eq(drwq.stride, 64);
+	ck_assert_uint_eq(drwq.comp_mask, 0);
 }
 END_TEST
 
@@ -401,6 +421,7 @@ int main(void)
 	tcase_add_test(tc, test_cq_handed_out);
 	tcase_add_test(tc, test_srq_ah_pd);
 	tcase_add_test(tc, test_init_obj_refusals);
+	tcase_add_test(tc, test_init_obj_rwq);
 	tcase_add_test(tc, test_query_device);
 	tcase_add_test(tc, test_open_device);
 	tcase_add_test(tc, test_query_rt_values);

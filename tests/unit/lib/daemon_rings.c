@@ -203,15 +203,16 @@ void daemon_peek_dc(const struct daemon_qp *qp, uint32_t bb, struct daemon_send_
 
 int daemon_rq_posted(const struct daemon_qp *qp, uint32_t counter)
 {
-	return format->rq_posted(&qp->qp, counter);
+	return rocemu_qp_rq_posted(&qp->qp, counter);
 }
 
 void daemon_parse_recv(const struct daemon_qp *qp, uint32_t counter, struct daemon_recv_wqe *w)
 {
+	struct rocemu_rq_ring rq = rocemu_qp_rq_ring(&qp->qp);
 	struct rocemu_recv_wqe r;
 
 	memset(&r, 0, sizeof(r));
-	format->parse_recv(&qp->qp, counter, &r);
+	format->parse_recv(&rq, counter, &r);
 	w->length = r.length;
 	w->num_sge = r.num_sge;
 	sges_out(r.sge, r.num_sge, w->sge);

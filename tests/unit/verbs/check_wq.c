@@ -84,6 +84,7 @@ static void objs_open(void)
 	memset(&cq, 0, sizeof(cq));
 	cq.ibcq.context = ctx;
 	cq.cqn = CQN;
+	pthread_spin_init(&cq.lock, PTHREAD_PROCESS_PRIVATE);	/* a WQ joins its CQ's list */
 	recv_doorbells = 0;
 	conn_reset();
 	answer_wq(WQES, SHIFT, MAP_SIZE);
@@ -119,7 +120,9 @@ START_TEST(test_create_destroy)
 	ck_assert_ptr_eq(wq->cq, ibv_cq_ex_to_cq(&cq.ibcq));
 	ck_assert_uint_eq(attr.max_wr, WQES);
 	ck_assert_uint_eq(attr.max_sge, 2);
+	ck_assert_ptr_eq(cq.wqs, to_rwq(wq));	/* its CQ finds it by number */
 	ck_assert_int_eq(ibv_destroy_wq(wq), 0);
+	ck_assert_ptr_null(cq.wqs);
 	ck_assert_uint_eq(((const struct rocemu_handle_req *)conn_last(ROCEMU_OP_DESTROY_WQ))->handle,
 			  WQN);
 }
