@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Direct verbs an emulated device does not offer: DevX, steering and
- * flows, crypto, scheduling elements, LAG, device memory, VAR/PP,
- * AV-QP mappings, VFIO, and all of mlx4dv. On an emulated object each
+ * flows (but for the matchers of mlx5dv_flow_matcher.c), crypto,
+ * scheduling elements, LAG, device memory, VAR/PP, AV-QP mappings, VFIO,
+ * and all of mlx4dv. On an emulated object each
  * answers as mlx5 does for a device without the capability or a context
  * whose ops lack it: EOPNOTSUPP (the errno value, or NULL with errno).
  * Real objects go to the real provider.
@@ -61,15 +62,6 @@ struct ibv_flow_action *mlx5dv_create_flow_action_packet_reformat(
 		return dv_refuse();
 	return REAL(mlx5dv_create_flow_action_packet_reformat)(ctx, data_sz, data, reformat_type,
 							       ft_type);
-}
-
-struct mlx5dv_flow_matcher *
-mlx5dv_create_flow_matcher(struct ibv_context *context,
-			   struct mlx5dv_flow_matcher_attr *matcher_attr)
-{
-	if (rocemu_ctx_is_ours(context))
-		return dv_refuse();
-	return REAL(mlx5dv_create_flow_matcher)(context, matcher_attr);
 }
 
 struct mlx5dv_steering_anchor *

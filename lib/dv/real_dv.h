@@ -21,6 +21,7 @@
 	X(mlx5dv_create_flow_action_esp, "MLX5_1.5", MLX5)	\
 	X(mlx5dv_create_flow_action_modify_header, "MLX5_1.7", MLX5)	\
 	X(mlx5dv_create_flow_action_packet_reformat, "MLX5_1.7", MLX5)	\
+	X(mlx5dv_create_flow, "MLX5_1.6", MLX5)	\
 	X(mlx5dv_create_flow_matcher, "MLX5_1.6", MLX5)	\
 	X(mlx5dv_create_mkey, "MLX5_1.10", MLX5)	\
 	X(mlx5dv_create_qp, "MLX5_1.3", MLX5)	\
@@ -32,6 +33,7 @@
 	X(mlx5dv_crypto_logout, "MLX5_1.21", MLX5)	\
 	X(mlx5dv_dci_stream_id_reset, "MLX5_1.21", MLX5)	\
 	X(mlx5dv_dek_create, "MLX5_1.21", MLX5)	\
+	X(mlx5dv_destroy_flow_matcher, "MLX5_1.6", MLX5)	\
 	X(mlx5dv_destroy_mkey, "MLX5_1.10", MLX5)	\
 	X(mlx5dv_devx_alloc_msi_vector, "MLX5_1.23", MLX5)	\
 	X(mlx5dv_devx_alloc_uar, "MLX5_1.7", MLX5)	\

@@ -45,9 +45,9 @@
 
 /* Objects only the real provider makes: an emulated device never hands one out. */
 static const char *const provider_only[] = {
-	"mlx5dv_create_flow", "mlx5dv_crypto_login_destroy",
+	"mlx5dv_crypto_login_destroy",
 	"mlx5dv_crypto_login_query", "mlx5dv_dek_destroy", "mlx5dv_dek_query",
-	"mlx5dv_destroy_flow_matcher", "mlx5dv_destroy_steering_anchor",
+	"mlx5dv_destroy_steering_anchor",
 	"mlx5dv_devx_destroy_cmd_comp", "mlx5dv_devx_destroy_eq",
 	"mlx5dv_devx_destroy_event_channel", "mlx5dv_devx_free_msi_vector",
 	"mlx5dv_devx_free_uar", "mlx5dv_devx_get_async_cmd_comp", "mlx5dv_devx_get_event",
@@ -89,6 +89,17 @@ static struct ibv_rwq_ind_table fake_ind_tbl;
 
 static void refused_everywhere(void)
 {
+	static struct {
+		struct mlx5dv_flow_match_parameters p;
+		uint8_t buf[64];	/* fte_match_set_lyr_2_4: ip_protocol at byte 16 */
+	} no_mask = { .p.match_sz = 64 }, ip_mask = { .p.match_sz = 64, .buf[16] = 0xff };
+	struct mlx5dv_flow_matcher_attr tx_matcher_attr = {
+		.type = IBV_FLOW_ATTR_NORMAL, .match_mask = &no_mask.p,
+		.comp_mask = MLX5DV_FLOW_MATCHER_MASK_FT_TYPE, .ft_type = MLX5DV_FLOW_TABLE_TYPE_NIC_TX,
+	};
+	struct mlx5dv_flow_matcher_attr ip_matcher_attr = {
+		.type = IBV_FLOW_ATTR_NORMAL, .match_mask = &ip_mask.p, .match_criteria_enable = 1,
+	};
 	struct mlx5dv_mkey_init_attr mkey_attr = { .pd = pd };
 
 	REFUSED_INT(_mlx5dv_query_port, ctx, 0, NULL, 0);
@@ -97,7 +108,9 @@ static void refused_everywhere(void)
 	REFUSED_PTR(mlx5dv_create_flow_action_esp, ctx, NULL, NULL);
 	REFUSED_PTR(mlx5dv_create_flow_action_modify_header, ctx, 0, NULL, 0);
 	REFUSED_PTR(mlx5dv_create_flow_action_packet_reformat, ctx, 0, NULL, 0, 0);
-	REFUSED_PTR(mlx5dv_create_flow_matcher, ctx, NULL);
+	/* A matcher of the NIC TX table, or of fields past the outer L2 ones: not emulated. */
+	REFUSED_PTR(mlx5dv_create_flow_matcher, ctx, &tx_matcher_attr);
+	REFUSED_PTR(mlx5dv_create_flow_matcher, ctx, &ip_matcher_attr);
 	REFUSED_PTR(mlx5dv_create_mkey, &mkey_attr);
 	REFUSED_PTR(mlx5dv_create_steering_anchor, ctx, NULL);
 	REFUSED_INT(mlx5dv_crypto_login, ctx, NULL);
@@ -384,6 +397,26 @@ static void mkeys(void)
 	      "mlx5dv_qp_ex_from_ibv_qp_ex: no mlx5 send op on a QP created without them");
 }
 
+/* A matcher of source MACs (mlx5dv_flow_matcher.c): flows of it steer to a QP, nothing else. */
+static void flow_matchers(void)
+{
+	static struct {
+		struct mlx5dv_flow_match_parameters p;
+		uint8_t buf[8];
+	} smac = { .p.match_sz = 6, .buf = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	struct mlx5dv_flow_matcher_attr attr = { .type = IBV_FLOW_ATTR_NORMAL,
+						 .match_criteria_enable = 1, .match_mask = &smac.p };
+	struct mlx5dv_flow_matcher *m = mlx5dv_create_flow_matcher(ctx, &attr);
+	struct mlx5dv_flow_action_attr drop = { .type = MLX5DV_FLOW_ACTION_DROP };
+
+	check(m != NULL, "mlx5dv_create_flow_matcher: a matcher of outer source MACs");
+	if (!m)
+		return;
+	NULL_ERRNO(EOPNOTSUPP, mlx5dv_create_flow, m, &smac.p, 1, &drop);
+	NULL_ERRNO(EINVAL, mlx5dv_create_flow, m, &smac.p, 0, NULL);
+	check(mlx5dv_destroy_flow_matcher(m) == 0, "mlx5dv_destroy_flow_matcher: 0");
+}
+
 static void create_qp(void)
 {
 	const uint64_t cf = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
@@ -454,6 +487,7 @@ int main(int argc, char **argv)
 		create_cq();
 		create_qp();
 		mkeys();
+		flow_matchers();
 		ibv_destroy_ah(ah);
 		ibv_destroy_qp(qp);
 		ibv_destroy_srq(srq);
