@@ -340,6 +340,7 @@ struct rocemu_sq {
 	uint64_t *wrid;
 	uint32_t *wqe_head;
 	uint8_t *wr_opcode;
+	bool raw_wqes;			/* mlx5dv_wr_raw_wqe may have posted some (ROCEMU_WR_RAW_WQE) */
 	struct mlx5_wqe_ctrl_seg *last_ctrl;	/* the WQE the BlueFlame copy carries */
 	char *bf;
 	uint32_t bf_toggle;		/* offset of the BlueFlame half to write next */

@@ -32,11 +32,12 @@ static uint32_t sq_idx(const struct rocemu_sq *sq, uint16_t wqe_counter)
 static enum ibv_wc_opcode sq_wc_opcode(const struct rocemu_sq *sq, const struct mlx5_cqe64 *cqe)
 {
 	uint8_t opcode = rocemu_cqe_wqe_opcode(cqe);
-	uint8_t posted = sq->wr_opcode[sq_idx(sq, be16toh(cqe->wqe_counter))];
 
-	if (posted == (uint8_t)ROCEMU_WR_RAW_WQE)
+	if (__builtin_expect(sq->raw_wqes, 0) &&
+	    sq->wr_opcode[sq_idx(sq, be16toh(cqe->wqe_counter))] == (uint8_t)ROCEMU_WR_RAW_WQE)
 		return IBV_WC_DRIVER2;
-	if (opcode == MLX5_OPCODE_UMR && posted == IBV_WR_DRIVER1)
+	if (opcode == MLX5_OPCODE_UMR &&
+	    sq->wr_opcode[sq_idx(sq, be16toh(cqe->wqe_counter))] == IBV_WR_DRIVER1)
 		return IBV_WC_DRIVER1;
 	return (enum ibv_wc_opcode)rocemu_wqe_op(opcode)->wc_opcode;
 }

@@ -39,5 +39,8 @@ static void wr_raw_wqe(struct mlx5dv_qp_ex *mqp, const void *wqe)
 
 void rocemu_dv_raw_wqe_enable(struct ibv_qp *ibqp)
 {
-	to_rqp(ibqp)->dv_qpx.wr_raw_wqe = wr_raw_wqe;
+	struct rocemu_qp *qp = to_rqp(ibqp);
+
+	qp->sq.raw_wqes = true;
+	qp->dv_qpx.wr_raw_wqe = wr_raw_wqe;
 }
