@@ -879,6 +879,8 @@ void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle);
  * A CQ the program owns (dv_owned) is left alone, as mlx5 leaves it.
  */
 void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq);
+/* The same for the CQEs of WQ wqn (its reset or destroy, as mlx5_modify_wq and mlx5_destroy_wq). */
+void rocemu_cq_clean_wq(struct rocemu_cq *cq, uint32_t wqn);
 
 /*
  * lib/datapath/flush.c, with cq->lock held, once the daemon is gone: the

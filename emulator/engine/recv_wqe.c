@@ -54,8 +54,8 @@ int rocemu_recv_wqe_take(const struct rocemu_device *dev, struct rocemu_srq *srq
 		return srq_take(srq, w);
 	posted = dev->format->rq_posted(rq, *rq_ci);
 	if (posted < 0)
-		rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x: receive doorbell past the %u WQEs of the ring from 0x%04x",
-			   dev->name, rq->num, rq->wqe_cnt, (uint16_t)*rq_ci);
+		rocemu_log(ROCEMU_LOG_INFO, "%s %s 0x%06x: receive doorbell past the %u WQEs of the ring from 0x%04x",
+			   dev->name, rq->wq ? "wq" : "qp", rq->num, rq->wqe_cnt, (uint16_t)*rq_ci);
 	if (posted <= 0)
 		return posted ? posted : -EAGAIN;
 	dev->format->parse_recv(rq, *rq_ci, w);

@@ -83,6 +83,7 @@ struct rocemu_rq_ring {
 	uint32_t wqe_cnt;		/* a power of two; 0: no ring */
 	uint32_t wqe_shift;		/* log2 of the stride */
 	uint32_t num;			/* the QP's or WQ's number, for the log */
+	bool wq;			/* a WQ's */
 };
 
 struct rocemu_recv_wqe {

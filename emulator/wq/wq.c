@@ -109,6 +109,7 @@ struct rocemu_rq_ring rocemu_wq_rq_ring(const struct rocemu_wq *wq)
 		.wqe_cnt = wq->wqe_cnt,
 		.wqe_shift = wq->wqe_shift,
 		.num = wq->wqn,
+		.wq = true,
 	};
 }
 

@@ -4,8 +4,9 @@
  * on a fatal error (Linux mlx5_ib_poll_sw_comp): once the daemon died and
  * the poller has read every CQE it wrote, each WR still outstanding on a
  * QP of the CQ completes with WR_FLUSH_ERR (sends, then receives, each
- * queue in order) and that QP is in ERR. WRs posted afterwards go the same
- * way, so a program that only polls sees its work fail instead of waiting.
+ * queue in order) and that QP is in ERR, then each receive of a WQ of the
+ * CQ, the WQ in ERR. WRs posted afterwards go the same way, so a program
+ * that only polls sees its work fail instead of waiting.
  */
 #include "lib/shim.h"
 
@@ -76,10 +77,28 @@ static uint64_t rq_flush_one(struct rocemu_rq *rq)
 	return wr_id;
 }
 
+/* A WQ of cq (its lock held) with a receive to flush; every WQ met is in ERR from now on. */
+static struct rocemu_wq *wq_to_flush(struct rocemu_cq *cq)
+{
+	struct rocemu_wq *wq;
+	bool found;
+
+	for (wq = cq->wqs; wq; wq = wq->cq_next) {
+		wq->ibwq.state = IBV_WQS_ERR;
+		pthread_spin_lock(&wq->rq.lock);
+		found = rq_outstanding(&wq->rq);
+		pthread_spin_unlock(&wq->rq.lock);
+		if (found)
+			return wq;
+	}
+	return NULL;
+}
+
 bool rocemu_cq_flush_one(struct rocemu_cq *cq, struct ibv_wc *wc)
 {
 	struct ibv_context *ctx = cq->ibcq.context;
 	struct flush_match m = { .cq = cq };
+	struct rocemu_wq *wq;
 	struct rocemu_qp *qp;
 
 	/*
@@ -90,13 +109,20 @@ bool rocemu_cq_flush_one(struct rocemu_cq *cq, struct ibv_wc *wc)
 	if (pthread_mutex_trylock(&ctx->mutex))
 		return false;
 	qp = rocemu_qp_table_first(to_rctx(ctx), flush_match, &m);
+	wq = qp ? NULL : wq_to_flush(cq);
 	pthread_mutex_unlock(&ctx->mutex);
-	if (!qp)
+	if (!qp && !wq)
 		return false;
 	memset(wc, 0, sizeof(*wc));
-	wc->qp_num = qp->qpn;
 	wc->status = IBV_WC_WR_FLUSH_ERR;
 	wc->vendor_err = MLX5_CQE_SYNDROME_WR_FLUSH_ERR;
+	if (wq) {	/* its number, as its CQEs carry it */
+		wc->qp_num = wq->ibwq.wq_num;
+		wc->wr_id = rq_flush_one(&wq->rq);
+		wc->opcode = IBV_WC_RECV;
+		return true;
+	}
+	wc->qp_num = qp->qpn;
 	if (m.send) {
 		wc->wr_id = sq_flush_one(&qp->sq);
 		wc->opcode = IBV_WC_SEND;	/* not defined for an error completion */

@@ -163,8 +163,8 @@ static void parse_resp(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, 
 	wc->wr_id = recv_complete(src, cqe);
 	wc->opcode = (enum ibv_wc_opcode)op->wc_opcode;
 	wc->wc_flags = op->wc_flags | ((flags_rqpn >> 28) & 3 ? IBV_WC_GRH : 0);
-	/* A RAW_PACKET QP's, once its port is set (mlx5's MLX5_RX_CSUM_VALID), and a WQ's */
-	if ((src->qp && src->qp->raw_csum) || src->wq)
+	/* A RAW_PACKET QP's, once its port is set (mlx5's MLX5_RX_CSUM_VALID); mlx5 tells a WQ's none */
+	if (src->qp && src->qp->raw_csum)
 		wc->wc_flags |= cqe_csum_ok(cqe);
 	if (op->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->imm_inval_pkey;	/* stays big-endian, as on the wire */

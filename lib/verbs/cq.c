@@ -273,12 +273,13 @@ int rocemu_req_notify_cq_op(struct ibv_cq *ibcq, int solicited_only)
 
 /*
  * As mlx5's __mlx5_cq_clean: sweep the unpolled CQEs from the newest back,
- * dropping qpn's and moving the older ones up over them; then the consumer
- * index skips the slots freed. New CQEs the daemon writes meanwhile are of
- * other QPs (qpn is in RESET) and lie past the end found first. A
- * receive CQE dropped gives its WQE back to srq, when the QP has one.
+ * dropping those of the QP (or with wq, the WQ) num and moving the older
+ * ones up over them; then the consumer index skips the slots freed. New
+ * CQEs the daemon writes meanwhile are of others (num is in RESET or
+ * gone) and lie past the end found first. A receive CQE dropped gives its
+ * WQE back to srq, when the QP has one.
  */
-void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
+static void cq_sweep(struct rocemu_cq *cq, uint32_t num, bool wq, struct rocemu_srq *srq)
 {
 	struct mlx5_cqe64 *cqe, *dest;
 	uint32_t prod, nfreed = 0;
@@ -292,7 +293,7 @@ void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
 		;
 	while (prod-- != cq->cons_index) {
 		cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, prod);
-		if ((be32toh(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+		if (rocemu_cqe_is_wq(cqe) == wq && rocemu_cqe_qpn(cqe) == num) {
 			if (srq && (rocemu_cqe_op(cqe->op_own >> 4)->flags & ROCEMU_CQE_OP_RQ))
 				rocemu_srq_complete(srq, be16toh(cqe->wqe_counter));
 			nfreed++;
@@ -308,8 +309,18 @@ void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
 	if (nfreed) {
 		cq->cons_index += nfreed;
 		rocemu_cq_update_ci(cq);
-		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: %u CQEs of qp 0x%06x cleaned", cq->cqn,
-			   nfreed, qpn);
+		rocemu_log(ROCEMU_LOG_DEBUG, "cq 0x%06x: %u CQEs of %s 0x%06x cleaned", cq->cqn,
+			   nfreed, wq ? "wq" : "qp", num);
 	}
 	pthread_spin_unlock(&cq->lock);
+}
+
+void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq)
+{
+	cq_sweep(cq, qpn, false, srq);
+}
+
+void rocemu_cq_clean_wq(struct rocemu_cq *cq, uint32_t wqn)
+{
+	cq_sweep(cq, wqn, true, NULL);
 }

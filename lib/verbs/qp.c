@@ -376,6 +376,9 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 
 	if (!rocemu_ctx_is_ours(ibqp->context))
 		return REAL(ibv_modify_qp)(ibqp, attr, attr_mask);
+	/* libmlx5's mlx5_modify_qp: an RSS QP (a TIR) has no state to move */
+	if (to_rqp(ibqp)->rss)
+		return EOPNOTSUPP;
 	memset(&req, 0, sizeof(req));
 	req.qpn = to_rqp(ibqp)->qpn;
 	req.attr_mask = (uint32_t)attr_mask;

@@ -150,8 +150,9 @@ int rocemu_modify_wq_op(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 
 	if (err || !(attr->attr_mask & IBV_WQ_ATTR_STATE))
 		return err;
-	/* To RESET the ring is empty again, as mlx5_init_rwq_indices leaves it. */
+	/* To RESET the ring is empty again, as mlx5_init_rwq_indices leaves it, its CQEs gone. */
 	if (attr->wq_state == IBV_WQS_RESET) {
+		rocemu_cq_clean_wq(to_rcq(ibwq->cq), ibwq->wq_num);
 		pthread_spin_lock(&wq->rq.lock);
 		wq->rq.head = 0;
 		__atomic_store_n(&wq->rq.tail, 0, __ATOMIC_RELEASE);
@@ -171,8 +172,9 @@ int rocemu_destroy_wq_op(struct ibv_wq *ibwq)
 
 	if (err)
 		return -err;
-	/* Its CQEs still in the CQ are dropped by the poller, which no longer finds it. */
+	/* Its CQEs still in the CQ go, as mlx5_destroy_wq cleans them. */
 	wq_cq_detach(wq);
+	rocemu_cq_clean_wq(to_rcq(ibwq->cq), ibwq->wq_num);
 	munmap(wq->map, wq->map_size);
 	pthread_spin_destroy(&wq->rq.lock);
 	free(wq->rq.wrid);

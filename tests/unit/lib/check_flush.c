@@ -5,7 +5,9 @@
  * with WR_FLUSH_ERR (vendor syndrome 0x5), sends before receives, each
  * queue oldest first across its ring's wrap; a multi-BB send frees all its
  * BBs; every QP of the CQ goes to ERR; a CQ serving only one side of a QP
- * flushes that side alone; a context mutex held elsewhere defers the flush.
+ * flushes that side alone; a context mutex held elsewhere defers the flush;
+ * a WQ of the CQ flushes its receives after the QPs', named by its number,
+ * and goes to ERR.
  */
 #include <check.h>
 #include <pthread.h>
@@ -162,6 +164,36 @@ START_TEST(test_mutex_held_defers)
 }
 END_TEST
 
+/* A WQ completing to the CQ: its receives after the QP's, oldest first, with the WQ's number. */
+START_TEST(test_wq_after_qps)
+{
+	uint64_t wq_wrid[DEPTH] = { 0 };
+	struct rocemu_wq wq = {
+		.ibwq = { .wq_num = 0x000042, .state = IBV_WQS_RDY },
+		.rq = { .wqe_cnt = DEPTH, .wrid = wq_wrid, .tail = DEPTH - 1, .head = DEPTH + 1 },
+	};
+	struct ibv_wc wc;
+
+	ck_assert_int_eq(pthread_spin_init(&wq.rq.lock, PTHREAD_PROCESS_PRIVATE), 0);
+	wq_wrid[DEPTH - 1] = 20;
+	wq_wrid[0] = 21;
+	recv_cq.wqs = &wq;
+	qp_init(false);
+	post_recv(10);
+	expect_flush(&recv_cq, 10, IBV_WC_RECV);
+	ck_assert(rocemu_cq_flush_one(&recv_cq, &wc));
+	ck_assert_uint_eq(wc.wr_id, 20);
+	ck_assert_uint_eq(wc.qp_num, 0x000042);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
+	ck_assert_int_eq(wq.ibwq.state, IBV_WQS_ERR);
+	ck_assert(rocemu_cq_flush_one(&recv_cq, &wc));
+	ck_assert_uint_eq(wc.wr_id, 21);
+	ck_assert(!rocemu_cq_flush_one(&recv_cq, &wc));
+	recv_cq.wqs = NULL;
+}
+END_TEST
+
 static Suite *flush_suite(void)
 {
 	Suite *s = suite_create("flush");
@@ -173,6 +205,7 @@ static Suite *flush_suite(void)
 	tcase_add_test(tc, test_each_cq_its_side);
 	tcase_add_test(tc, test_idle_qp_errs);
 	tcase_add_test(tc, test_mutex_held_defers);
+	tcase_add_test(tc, test_wq_after_qps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,8 +4,8 @@
  * holds its indirection table while it lives; a frame lands in the WQ
  * rocemu_rss_select picks, its CQE on the WQ's CQ naming the WQ and
  * carrying the hash and its type; a WQ not RDY drops and counts, a WQ
- * with nothing posted drops and counts out_of_buffer; ibv_modify_wq to
- * ERR flushes the WQEs posted.
+ * with nothing posted (or a doorbell record past its ring) drops and
+ * counts out_of_buffer; ibv_modify_wq to ERR flushes the WQEs posted.
  */
 #include <check.h>
 #include <endian.h>
@@ -203,6 +203,24 @@ START_TEST(test_rss_no_wqe)
 }
 END_TEST
 
+/* A doorbell record past the WQ's ring (a program's scribble): nothing taken, dropped and counted. */
+START_TEST(test_rss_doorbell_past_ring)
+{
+	struct rocemu_rss_hash h;
+	struct mlx5_cqe64 cqe;
+	unsigned int w;
+
+	for (unsigned int i = 0; i < WQS; i++) {
+		ck_assert_int_eq(wq_state(i, IBV_WQS_RDY), 0);
+		*(__be32 *)(wqs[i].map + wqs[i].resp.dbrec_offset) = htobe32(wqs[i].resp.wqe_cnt + 1);
+	}
+	deliver(0, &w, &h);
+	ck_assert(!fx_poll(&fx.rcq, &cqe));
+	ck_assert_uint_eq(fx.dev->counters.out_of_buffer, 1);
+	ck_assert_uint_eq(rocemu_wq_lookup(fx.client, wqs[w].resp.wqn)->consumed, 0);
+}
+END_TEST
+
 /* ibv_modify_wq to ERR: each WQE posted completes with WR_FLUSH_ERR, naming the WQ. */
 START_TEST(test_rss_flush_on_err)
 {
@@ -250,6 +268,7 @@ int main(void)
 	tcase_add_test(tc, test_rss_delivery);
 	tcase_add_test(tc, test_rss_wq_not_ready);
 	tcase_add_test(tc, test_rss_no_wqe);
+	tcase_add_test(tc, test_rss_doorbell_past_ring);
 	tcase_add_test(tc, test_rss_flush_on_err);
 	tcase_add_test(tc, test_rss_holds_table);
 	suite_add_tcase(s, tc);

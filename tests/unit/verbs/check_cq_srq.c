@@ -411,6 +411,28 @@ START_TEST(test_cq_clean)
 }
 END_TEST
 
+/* A WQ's CQEs (ROCEMU_CQE_WQ_RECV) and a QP's of the same number: each sweep takes its own. */
+START_TEST(test_cq_clean_wq)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	struct rocemu_cq *rcq = to_rcq(cq);
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(cq);
+	for (i = 0; i < NCQE; i++)
+		rocemu_cqe_at(rcq->buf, rcq->cqe_size, NCQE, i)->op_own = MLX5_CQE_INVALID << 4 | 1;
+	cqe_put(rcq, 0, MLX5_CQE_RESP_SEND, QPN_B, 0);
+	cqe_put(rcq, 1, MLX5_CQE_RESP_ERR, QPN_B, 0);
+	rocemu_cqe_at(rcq->buf, rcq->cqe_size, NCQE, 1)->srqn_uidx = htobe32(ROCEMU_CQE_WQ_RECV);
+	rocemu_cq_clean_wq(rcq, QPN_B);
+	ck_assert_uint_eq(rcq->cons_index, 1);
+	ck_assert(!rocemu_cqe_is_wq(rocemu_cqe_at(rcq->buf, rcq->cqe_size, NCQE, 1)));
+	rocemu_cq_clean(rcq, QPN_B, NULL);
+	ck_assert_uint_eq(rcq->cons_index, 2);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+}
+END_TEST
+
 /* ibv_create_srq: the request as asked, the grant written back, every WQE on the free list. */
 START_TEST(test_create_srq)
 {
@@ -664,6 +686,7 @@ int main(void)
 	tcase_add_test(cq, test_resize);
 	tcase_add_test(cq, test_destroy_cq_refused);
 	tcase_add_test(cq, test_cq_clean);
+	tcase_add_test(cq, test_cq_clean_wq);
 	suite_add_tcase(s, cq);
 	tcase_add_checked_fixture(srq, objs_open, NULL);
 	tcase_add_test(srq, test_create_srq);

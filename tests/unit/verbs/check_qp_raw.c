@@ -246,6 +246,10 @@ START_TEST(test_create_rss)
 	ck_assert_uint_eq(req->cap.max_send_wr, 0);
 	ck_assert_uint_eq(req->vendor_flags & ROCEMU_QP_VENDOR_SCATTER_CQE, 0);
 	ck_assert_ptr_null(rocemu_qp_table_find(&rctx, QPN));
+	/* libmlx5: no modify of a TIR, the daemon not asked */
+	ck_assert_int_eq(ibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT },
+				       IBV_QP_STATE), EOPNOTSUPP);
+	ck_assert_int_eq(conn_calls(ROCEMU_OP_MODIFY_QP), 0);
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(conn_calls(ROCEMU_OP_DESTROY_QP), 1);
 }

@@ -32,6 +32,14 @@ static struct ibv_context *const ctx = &rctx.vctx.context;
 static struct rocemu_pd pd;
 static struct rocemu_cq cq;
 static int recv_doorbells;
+static uint32_t cleaned_wqn;	/* the WQ whose CQEs rocemu_cq_clean_wq swept last */
+
+/* The sweep of a CQ (lib/verbs/cq.c), recorded. */
+void rocemu_cq_clean_wq(struct rocemu_cq *c, uint32_t wqn)
+{
+	ck_assert_ptr_eq(c, &cq);
+	cleaned_wqn = wqn;
+}
 
 struct rocemu_device *rocemu_device_of(struct ibv_device *dev)
 {
@@ -196,8 +204,10 @@ START_TEST(test_post_and_reset)
 	ck_assert_int_eq(wq->state, IBV_WQS_RDY);
 	conn_answer(ROCEMU_OP_MODIFY_WQ, 0, NULL, 0, 0);
 	mod.wq_state = IBV_WQS_RESET;
+	cleaned_wqn = 0;
 	ck_assert_int_eq(ibv_modify_wq(wq, &mod), 0);
 	ck_assert_uint_eq(*rwq->dbrec, 0);
+	ck_assert_uint_eq(cleaned_wqn, WQN);	/* its CQEs swept, as mlx5_modify_wq */
 	ck_assert_int_eq(ibv_post_wq_recv(wq, &wr, &bad), 0);
 	ck_assert_int_eq(ibv_destroy_wq(wq), 0);
 }
