@@ -420,10 +420,11 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 		qp_clean_cqs(qp);
 	if (qp_has_cqs(qp))
 		rocemu_qp_table_remove(to_rctx(ibqp->context), qp);
-	if (qp->map) {
+	/* Every QP this process created has queue state, an RSS QP's too; one opened by number has none. */
+	if (qp->map || qp->rss)
 		rocemu_qp_queues_free(qp);
+	if (qp->map)
 		munmap(qp->map, qp->layout.size);
-	}
 	rocemu_domain_res_give(&qp->domain_res);
 	pthread_cond_destroy(&ibqp->cond);
 	pthread_mutex_destroy(&ibqp->mutex);

@@ -10,6 +10,10 @@
 PAIR_LOSSY=
 SERVER_PORT=20480	# the frames' UDP or TCP ports (only in the frames: no socket has them)
 CLIENT_PORT=20481
+# perftest's payload is arbitrary bytes: tshark reads it as data, never as
+# what a heuristic dissector guesses (some of it passes for R-GOOSE).
+TSHARK_IB+=(-d "udp.port==$SERVER_PORT-$((SERVER_PORT + 15)),data"
+	-d "tcp.port==$SERVER_PORT-$((SERVER_PORT + 15)),data")
 
 # mac_of A.B.C.D: a port's default MAC, 02:00 then its IPv4 address.
 mac_of() {
