@@ -86,7 +86,11 @@ static void pci_name(const struct rocemu_device *dev, char buf[16])
 	snprintf(buf, 16, "0000:%02x:00.0", (PCI_FIRST_BUS + dev->index) & 0xff);
 }
 
-/* The interface whose IPv4 subnet holds the device's address (lo for 127.x), as ndevs names it. */
+/*
+ * The interface holding the device's address, else the first whose IPv4
+ * subnet holds it (lo for 127.x), as ndevs names it: two interfaces of one
+ * subnet are told apart by their own addresses.
+ */
 static void netdev_name(const struct rocemu_device *dev, char *buf, size_t len)
 {
 	struct ifaddrs *ifs, *ifa;
@@ -100,10 +104,12 @@ static void netdev_name(const struct rocemu_device *dev, char *buf, size_t len)
 
 		if (!a || !m || a->sin_family != AF_INET)
 			continue;
-		if (((a->sin_addr.s_addr ^ dev->ipv4) & m->sin_addr.s_addr) == 0) {
+		if (a->sin_addr.s_addr == dev->ipv4) {
 			snprintf(buf, len, "%s", ifa->ifa_name);
 			break;
 		}
+		if (!buf[0] && ((a->sin_addr.s_addr ^ dev->ipv4) & m->sin_addr.s_addr) == 0)
+			snprintf(buf, len, "%s", ifa->ifa_name);
 	}
 	freeifaddrs(ifs);
 }

@@ -162,7 +162,7 @@ START_TEST(test_local_cpus_mask)
 }
 END_TEST
 
-/* ndevs/0 names the interface whose subnet holds the address: lo for 127.x. */
+/* ndevs/0 names the interface holding the address, else one whose subnet holds it: lo for 127.x. */
 START_TEST(test_gid_netdev)
 {
 	struct rocemu_device dev;
