@@ -19,11 +19,12 @@ perftest_raw_burst() {
 	# needs a rate limit asked for (its SW default refuses a latency test):
 	# HW at 10 MB/s, which an Ethernet port turns down for SW. Every send is
 	# signaled (-Q 1: with the default moderation of 100 the client never
-	# sees a completion of its 128 unsignaled sends and stops), and bursts
-	# of 32 keep the server's replies in flight far below its tx depth,
-	# past which it skips a reply the client then waits for.
+	# sees a completion of its 128 unsignaled sends and stops). The server
+	# skips a reply (which the client then waits for) whenever its replies
+	# not yet completed reach its tx depth: a depth of the run's length (-t)
+	# makes that impossible, however late the daemon completes them.
 	raw_pair "raw_ethernet_burst_lat" raw_ethernet_burst_lat -s "$SIZE" -n "$ITERS" \
-		--rate_limit=10 --rate_units=M --burst_size=32 -Q 1
+		--rate_limit=10 --rate_units=M --burst_size=32 -Q 1 -t "$ITERS"
 	expect_client "^ *#bytes +#iterations +t_min" "raw_ethernet_burst_lat: report header"
 	expect_client "^ *$SIZE +${ITERS}[[:space:]]+[0-9]+\.[0-9]+[[:space:]]+[0-9]+\.[0-9]+[[:space:]]+[0-9]+\.[0-9]+" \
 		"raw_ethernet_burst_lat: every burst timed"
