@@ -6,9 +6,21 @@
 
 #include "emulator/mlx5/cqe.h"
 #include "emulator/mlx5/wqe.h"
+#include "emulator/obj/qp_layout.h"
+
+/* mlx5 has no inline receive: a receive WQE is its SGEs. */
+static int mlx5_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
+			uint32_t max_tso_header, uint32_t inl_recv_sz, struct rocemu_wq_sizes *sizes)
+{
+	(void)inl_recv_sz;
+	return rocemu_wq_size(want, type, max_tso_header, sizes);
+}
 
 const struct rocemu_ring_format rocemu_ring_mlx5 = {
 	.name = "mlx5",
+	.wq_size = mlx5_wq_size,
+	.wq_caps = rocemu_wq_caps,
+	.bf_size = ROCEMU_BF_SIZE,
 	.wqe_ops = rocemu_wqe_ops,
 	.sq_posted = rocemu_wqe_sq_posted,
 	.sq_doorbell = rocemu_wqe_sq_doorbell,

@@ -159,7 +159,8 @@ int rocemu_qp_create(struct rocemu_client *c, const struct rocemu_create_qp_req 
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
 	/* mlx5 calc_send_wqe: a RAW_PACKET WQE has room for its TSO header besides its data. */
-	err = rocemu_qp_layout(&want, req->qp_type, req->max_tso_header, &resp->cap, &resp->layout);
+	err = rocemu_qp_layout(c->dev->format, &want, req->qp_type, req->max_tso_header,
+			       req->inl_recv_sz, &resp->cap, &resp->layout);
 	if (err)
 		return err;
 	if (srq)

@@ -15,9 +15,9 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
-		     uint32_t max_tso_header, struct ibv_qp_cap *granted,
-		     struct rocemu_qp_layout *layout)
+int rocemu_qp_layout(const struct rocemu_ring_format *f, const struct ibv_qp_cap *want,
+		     enum ibv_qp_type type, uint32_t max_tso_header, uint32_t inl_recv_sz,
+		     struct ibv_qp_cap *granted, struct rocemu_qp_layout *layout)
 {
 	struct rocemu_wq_sizes sizes;
 	uint64_t sq_bytes, rq_bytes;
@@ -27,9 +27,9 @@ int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
 	    want->max_inline_data > ROCEMU_MAX_INLINE)
 		return -EINVAL;
 	/* The contract's rule: a send queue of more BBs than its counters tell apart is EINVAL. */
-	if (rocemu_wq_size(want, type, max_tso_header, &sizes))
+	if (f->wq_size(want, type, max_tso_header, inl_recv_sz, &sizes))
 		return -EINVAL;
-	rocemu_wq_caps(&sizes, type, granted);
+	f->wq_caps(&sizes, type, granted);
 	granted->max_send_sge = min_u32(granted->max_send_sge, ROCEMU_MAX_SGE);
 	granted->max_inline_data = min_u32(granted->max_inline_data, ROCEMU_MAX_INLINE);
 	/* The stride may have room for more; the daemon scatters into max_sge, so the shim may post no more. */
@@ -39,13 +39,14 @@ int rocemu_qp_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type,
 	layout->sq_wqe_cnt = sizes.sq_bbs;
 	layout->rq_wqe_cnt = sizes.rq_wqes;
 	layout->rq_wqe_shift = sizes.rq_wqe_shift;
-	sq_bytes = (uint64_t)layout->sq_wqe_cnt * ROCEMU_WQE_BB;
+	layout->sq_wqe_shift = sizes.sq_wqe_shift;
+	sq_bytes = (uint64_t)layout->sq_wqe_cnt << layout->sq_wqe_shift;
 	rq_bytes = (uint64_t)layout->rq_wqe_cnt << layout->rq_wqe_shift;
 	layout->sq_offset = 0;
 	layout->rq_offset = rocemu_page_align(sq_bytes);
 	layout->dbrec_offset = rocemu_page_align(layout->rq_offset + rq_bytes);
 	layout->bf_offset = layout->dbrec_offset + DBREC_BYTES;
-	layout->bf_size = ROCEMU_BF_SIZE;
-	layout->size = rocemu_page_align(layout->bf_offset + ROCEMU_BF_SIZE);
+	layout->bf_size = f->bf_size;
+	layout->size = rocemu_page_align(layout->bf_offset + f->bf_size);
 	return 0;
 }

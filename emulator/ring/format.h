@@ -145,6 +145,14 @@ static inline bool rocemu_cqe_kind_error(enum rocemu_cqe_kind kind)
  */
 struct rocemu_ring_format {
 	const char *name;
+	/* A QP's rings for the caps asked (a receive stride of inl_recv_sz bytes at least): 0 or -EINVAL. */
+	int (*wq_size)(const struct ibv_qp_cap *want, enum ibv_qp_type type, uint32_t max_tso_header,
+		       uint32_t inl_recv_sz, struct rocemu_wq_sizes *sizes);
+	/* What rings of these sizes hold, before the device's limits clamp it. */
+	void (*wq_caps)(const struct rocemu_wq_sizes *sizes, enum ibv_qp_type type,
+			struct ibv_qp_cap *cap);
+	/* Bytes of a QP's doorbell page: mlx5's BlueFlame register, mlx4's UAR page. */
+	uint32_t bf_size;
 	/* What each of its WQE opcodes does, by opcode (256 rows; flags 0: none). */
 	const struct rocemu_wqe_op *wqe_ops;
 	/* Send BBs the doorbell says are posted past bb; -EINVAL past the ring. */

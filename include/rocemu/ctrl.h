@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 5
+#define ROCEMU_CTRL_VERSION 6
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
@@ -112,6 +112,12 @@ struct rocemu_hello_req {
 	uint32_t flags;
 };
 
+/* The adapter a device plays (ROCEMU_DEVICES name=ip@cx5 or @cx3): its caps and ring format. */
+enum rocemu_model {
+	ROCEMU_MODEL_CX5,	/* ConnectX-5, mlx5 rings (include/rocemu/ring.h); the default */
+	ROCEMU_MODEL_CX3,	/* ConnectX-3 Pro, mlx4 rings (include/rocemu/ring_mlx4.h) */
+};
+
 struct rocemu_dev_info {
 	char name[ROCEMU_DEV_NAME_MAX];
 	uint32_t index;
@@ -119,7 +125,7 @@ struct rocemu_dev_info {
 	uint32_t netdev_mtu;	/* the Ethernet MTU the port is configured with */
 	uint32_t active_mtu;	/* enum ibv_mtu */
 	uint32_t port_state;	/* enum ibv_port_state */
-	uint32_t reserved;
+	uint32_t model;		/* enum rocemu_model: which adapter it plays, which rings it has */
 	uint64_t node_guid;	/* network byte order, as ibv_get_device_guid() returns */
 	uint8_t mac[6];
 	uint8_t pad[2];
@@ -305,7 +311,7 @@ struct rocemu_create_qp_req {
 	uint8_t dci_log_concurrent;	/* DCI: mlx5dv_dci_streams (0, 0: no streams), each at most: */
 #define ROCEMU_DCI_MAX_LOG_STREAMS 6
 	uint8_t dci_log_errored;
-	uint16_t reserved;
+	uint16_t inl_recv_sz;	/* mlx4dv_create_qp: bytes a receive WQE holds at least (0: none) */
 	uint64_t dct_access_key;	/* DCT: what every request must carry */
 	/* RAW_PACKET: create_flags may add SCATTER_FCS, CVLAN_STRIPPING, PCI_WRITE_END_PADDING */
 	uint32_t max_tso_header;	/* ibv_qp_init_attr_ex's, 0: no TSO */
@@ -402,10 +408,11 @@ enum {
 };
 
 /*
- * The memfd holds the SQ (sq_wqe_cnt basic blocks of 64 bytes) at
- * sq_offset, the RQ (rq_wqe_cnt entries of 1 << rq_wqe_shift bytes) at
+ * The memfd holds the SQ (sq_wqe_cnt entries of 1 << sq_wqe_shift bytes:
+ * mlx5's basic blocks, mlx4's WQEs) at sq_offset, the RQ (rq_wqe_cnt entries of 1 << rq_wqe_shift bytes) at
  * rq_offset, the doorbell record (MLX5_RCV_DBR, MLX5_SND_DBR words) at
- * dbrec_offset and the BlueFlame page at bf_offset.
+ * dbrec_offset (mlx4: the RQ's word only) and the BlueFlame page at
+ * bf_offset (mlx4: the UAR page, its send doorbell at MLX4_SEND_DOORBELL).
  */
 struct rocemu_qp_layout {
 	uint32_t qpn;
@@ -418,7 +425,7 @@ struct rocemu_qp_layout {
 	uint64_t dbrec_offset;
 	uint64_t bf_offset;
 	uint32_t bf_size;
-	uint32_t reserved;
+	uint32_t sq_wqe_shift;	/* log2 of an SQ entry: 6 (mlx5's BB), mlx4's WQE stride */
 };
 
 struct rocemu_create_qp_resp {

@@ -173,6 +173,8 @@ int rocemu_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
 	    recv_sge > ROCEMU_RQ_MAX_STRIDE / ROCEMU_WQE_SEG)
 		return -EINVAL;
 	sizes->max_tso_header = max_tso_header;
+	sizes->sq_wqe_shift = 6;	/* MLX5_SEND_WQE_SHIFT */
+	sizes->sq_spare = 0;
 	sizes->sq_wqe_bbs = rocemu_sq_wqe_bbs(type, want->max_send_sge, want->max_inline_data,
 					      max_tso_header);
 	sizes->sq_bbs = want->max_send_wr ?

@@ -238,8 +238,10 @@ static inline uint32_t rocemu_wqe_ds_bbs(uint32_t ds)
 /* ---- ring sizing (mlx5 calc_sq_size and calc_rq_size, with rocemu's WQE overhead; CQs) ---- */
 
 struct rocemu_wq_sizes {
-	uint32_t sq_wqe_bbs;		/* BBs of the largest send WQE */
+	uint32_t sq_wqe_bbs;		/* BBs of the largest send WQE (mlx4: 1, a stride) */
 	uint32_t sq_bbs;		/* SQ ring: power of two <= ROCEMU_SQ_MAX_BBS; 0: none */
+	uint32_t sq_wqe_shift;		/* log2 of a BB: 6 (mlx4: of the WQE stride) */
+	uint32_t sq_spare;		/* BBs never posted into (mlx4's prefetch headroom; mlx5: 0) */
 	uint32_t rq_wqes;		/* RQ ring: power of two <= ROCEMU_RQ_MAX_WQES; 0: none */
 	uint32_t rq_wqe_shift;		/* log2 of the receive WQE stride */
 	uint32_t max_tso_header;	/* the room each send WQE keeps for a TSO header */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "emulator/core/device.h"
+#include "emulator/mlx5/format.h"
 #include "emulator/obj/qp_layout.h"
 #include "rocemu/ring.h"
 
@@ -541,20 +542,20 @@ START_TEST(test_layout_at_and_above_the_cap)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx5, &want, IBV_QPT_RC, 0, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR);
 	ck_assert_uint_eq(layout.rq_wqe_cnt, ROCEMU_RQ_MAX_WQES);
 	/* Two BBs per WQE: half as many WQEs fill the ring. */
 	want.max_send_sge = 4;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx5, &want, IBV_QPT_RC, 0, 0, &granted, &layout), -EINVAL);
 	want.max_send_wr = ROCEMU_MAX_QP_WR / 2;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx5, &want, IBV_QPT_RC, 0, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, ROCEMU_SQ_MAX_BBS);
 	ck_assert_uint_eq(granted.max_send_wr, ROCEMU_MAX_QP_WR / 2);
 	ck_assert_uint_eq(granted.max_send_sge, 5);
 	want.max_send_wr++;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx5, &want, IBV_QPT_RC, 0, 0, &granted, &layout), -EINVAL);
 }
 END_TEST
 
@@ -566,11 +567,11 @@ START_TEST(test_layout_recv_sge_within_max_sge)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx5, &want, IBV_QPT_RC, 0, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(1u << layout.rq_wqe_shift, 512);
 	ck_assert_uint_eq(granted.max_recv_sge, ROCEMU_MAX_SGE);
 	want.max_recv_sge = 3;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx5, &want, IBV_QPT_RC, 0, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(granted.max_recv_sge, 4);
 }
 END_TEST

@@ -10,8 +10,16 @@
 #include <unistd.h>
 
 #include "emulator/core/device.h"
+#include "emulator/mlx5/format.h"
 #include "emulator/obj/qp_layout.h"
 #include "rocemu/ring.h"
+
+/* A ConnectX-5's rings: no inline receive. */
+static int mlx5_layout(const struct ibv_qp_cap *want, enum ibv_qp_type type, uint32_t max_tso_header,
+		       struct ibv_qp_cap *granted, struct rocemu_qp_layout *layout)
+{
+	return rocemu_qp_layout(&rocemu_ring_mlx5, want, type, max_tso_header, 0, granted, layout);
+}
 
 static uint64_t page(void)
 {
@@ -29,24 +37,24 @@ START_TEST(test_past_device_limits_refused)
 
 	want = small;
 	want.max_send_wr = ROCEMU_MAX_QP_WR + 1;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 	want = small;
 	want.max_recv_wr = ROCEMU_MAX_QP_WR + 1;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 	want = small;
 	want.max_send_sge = ROCEMU_MAX_SGE + 1;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 	want = small;
 	want.max_recv_sge = ROCEMU_MAX_SGE + 1;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 	want = small;
 	want.max_inline_data = ROCEMU_MAX_INLINE + 1;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), -EINVAL);
 	/* Every limit at once is still a queue the contract's counters tell apart. */
 	want = (struct ibv_qp_cap){ .max_send_wr = 1, .max_recv_wr = ROCEMU_MAX_QP_WR,
 				    .max_send_sge = ROCEMU_MAX_SGE, .max_recv_sge = ROCEMU_MAX_SGE,
 				    .max_inline_data = ROCEMU_MAX_INLINE };
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 }
 END_TEST
 
@@ -56,7 +64,7 @@ START_TEST(test_granted_within_limits)
 	struct rocemu_qp_layout layout;
 	struct ibv_qp_cap want = small, granted;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 	ck_assert_uint_ge(granted.max_send_wr, want.max_send_wr);
 	ck_assert_uint_ge(granted.max_recv_wr, want.max_recv_wr);
 	ck_assert_uint_ge(granted.max_send_sge, want.max_send_sge);
@@ -68,7 +76,7 @@ START_TEST(test_granted_within_limits)
 	/* A WQE stride of room for more than ROCEMU_MAX_SGE is still granted that many. */
 	want.max_recv_sge = ROCEMU_MAX_SGE;
 	want.max_send_sge = ROCEMU_MAX_SGE;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RC, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(granted.max_recv_sge, ROCEMU_MAX_SGE);
 	ck_assert_uint_eq(granted.max_send_sge, ROCEMU_MAX_SGE);
 }
@@ -81,7 +89,7 @@ START_TEST(test_regions_in_order)
 	struct ibv_qp_cap granted;
 	uint64_t sq_bytes, rq_bytes;
 
-	ck_assert_int_eq(rocemu_qp_layout(&small, IBV_QPT_RC, 0, &granted, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&small, IBV_QPT_RC, 0, &granted, &layout), 0);
 	sq_bytes = (uint64_t)layout.sq_wqe_cnt * ROCEMU_WQE_BB;
 	rq_bytes = (uint64_t)layout.rq_wqe_cnt << layout.rq_wqe_shift;
 	ck_assert_uint_eq(layout.qpn, 0);
@@ -107,7 +115,7 @@ START_TEST(test_no_receive_queue)
 
 	want.max_recv_wr = 0;
 	want.max_recv_sge = 0;
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_XRC_SEND, 0, &granted, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_XRC_SEND, 0, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.rq_wqe_cnt, 0);
 	ck_assert_uint_eq(layout.dbrec_offset, layout.rq_offset);
 }
@@ -124,9 +132,9 @@ START_TEST(test_tso_header_room)
 				   .max_recv_sge = 1 }, plain, granted;
 	struct rocemu_qp_layout layout;
 
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RAW_PACKET, 0, &plain, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RAW_PACKET, 0, &plain, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, 64);
-	ck_assert_int_eq(rocemu_qp_layout(&want, IBV_QPT_RAW_PACKET, 256, &granted, &layout), 0);
+	ck_assert_int_eq(mlx5_layout(&want, IBV_QPT_RAW_PACKET, 256, &granted, &layout), 0);
 	ck_assert_uint_eq(layout.sq_wqe_cnt, 512);
 	ck_assert_uint_ge(granted.max_send_wr, want.max_send_wr);
 	ck_assert_uint_eq(granted.max_send_sge, plain.max_send_sge);
