@@ -66,11 +66,15 @@ static void av_fill(struct mlx5_wqe_av *av, const struct ibv_ah_attr *attr)
 /*
  * The same address as libmlx4's mlx4_create_ah writes it for an Ethernet
  * port: PD and port, the priority in sl_tclass_flowlabel's top 3 bits, the
- * rate past MLX4_STAT_RATE_OFFSET, and the GRH (g_slid bit 7) always.
+ * rate past MLX4_STAT_RATE_OFFSET, and the GRH (g_slid bit 7) always;
+ * dlid, unused on RoCE, keeps the UDP source port mlx5's AV has in rlid
+ * (include/rocemu/ring_mlx4.h).
  */
-static void mlx4_av_fill(struct mlx4_av *av, uint32_t pdn, const struct ibv_ah_attr *attr)
+static void mlx4_av_fill(struct mlx4_av *av, uint32_t pdn, const struct ibv_ah_attr *attr,
+			 __be16 udp_sport)
 {
 	memset(av, 0, sizeof(*av));
+	av->dlid = udp_sport;
 	av->port_pd = htobe32(pdn | (uint32_t)attr->port_num << 24);
 	if (attr->static_rate)
 		av->stat_rate = (uint8_t)(attr->static_rate + MLX4_STAT_RATE_OFFSET);
@@ -101,7 +105,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		return NULL;
 	}
 	av_fill(&ah->av, attr);
-	mlx4_av_fill(&ah->mlx4_av, to_rpd(pd)->pdn, attr);
+	mlx4_av_fill(&ah->mlx4_av, to_rpd(pd)->pdn, attr, ah->av.rlid);
 	ah->ibah.context = pd->context;
 	ah->ibah.pd = pd;
 	return &ah->ibah;
