@@ -2,9 +2,8 @@
 /*
  * The mlx5 ring format's writing half (ring/format.h's table points
  * here): requester, responder and error CQEs in mlx5 format (owner bit
- * last, with release) from the neutral completion record, and completion
- * events for armed CQs into the completion channel's pipe: one per arm,
- * for a CQE no event reported before.
+ * last, with release) from the neutral completion record; completion
+ * events for armed CQs come from cqev/cq_event.c, read from mlx5's arm word.
  */
 #ifndef ROCEMU_EMULATOR_MLX5_CQE_H
 #define ROCEMU_EMULATOR_MLX5_CQE_H

@@ -21,7 +21,7 @@ struct rocemu_cq {
 	struct rocemu_cq_layout layout;
 	struct rocemu_shm ring;
 	uint32_t users;			/* QPs completing to it */
-	uint32_t pi;			/* producer index (free-running), cqe.c */
+	uint32_t pi;			/* producer index (free-running), cqev/cq_event.c */
 	uint32_t untouched;		/* entries after pi still the memfd's zeros, cqe.c */
 	struct rocemu_charge charge;	/* limits.h */
 	uint8_t fired_sn;		/* arm sequence number of the last event */
@@ -29,7 +29,7 @@ struct rocemu_cq {
 	 * As a ConnectX's CQ context (last_notified_index, last_solicit_index):
 	 * pi when the last event was raised (the CQEs before it were reported
 	 * by one), and pi just past the newest solicited or error CQE; both
-	 * kept within ncqe of pi (cqe.c).
+	 * kept within ncqe of pi (cqev/cq_event.c).
 	 */
 	uint32_t notified, solicited;
 	uint64_t overruns;
