@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Identity, attributes and port of an emulated ConnectX-5 (RoCE, one port). */
+/* Identity, attributes and port of an emulated ConnectX-5 or ConnectX-3 Pro (RoCE, one port). */
 #include "emulator/core/device.h"
 
 #include <arpa/inet.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #define ROCEMU_VENDOR_ID 0x02c9		/* Mellanox */
-#define ROCEMU_FW_VER "16.35.2000"
 #define ROCEMU_GID_TBL_LEN 256
 #define ROCEMU_PHYS_LINK_UP 5
 #define ROCEMU_PHYS_DISABLED 3
@@ -107,16 +106,46 @@ void rocemu_device_set_mac(struct rocemu_device *dev, const uint8_t mac[6])
 	memcpy(&dev->node_guid, guid, sizeof(guid));
 }
 
+static const struct rocemu_model_ids model_ids[] = {
+	[ROCEMU_MODEL_CX5] = { "ConnectX-5", 0x1017, 0x0007, "16.35.2000", "MT_0000000008",
+			       "mlx5_core" },
+	[ROCEMU_MODEL_CX3] = { "ConnectX-3 Pro", 0x1007, 0x0006, "2.42.5000", "MT_1090111023",
+			       "mlx4_core" },
+};
+
+const struct rocemu_model_ids *rocemu_device_ids(const struct rocemu_device *dev)
+{
+	return &model_ids[dev->model == ROCEMU_MODEL_CX3 ? ROCEMU_MODEL_CX3 : ROCEMU_MODEL_CX5];
+}
+
+/*
+ * A ConnectX-3 Pro's limits where they are below the emulator's (mlx4_ib's
+ * query_device on one), and its flags: no raw packet offloads here, no
+ * memory windows of type 2A beyond what mlx4 states.
+ */
+static void cx3_query(struct ibv_device_attr *attr)
+{
+	attr->page_size_cap = 0xfffffe00;
+	attr->max_qp_wr = 16351;
+	attr->max_srq_wr = 16383;
+	attr->max_pd = 32764;
+	attr->local_ca_ack_delay = 15;
+	attr->device_cap_flags &= ~(unsigned int)IBV_DEVICE_RAW_IP_CSUM;
+	attr->device_cap_flags |= IBV_DEVICE_UD_AV_PORT_ENFORCE;
+}
+
 void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr *attr)
 {
+	const struct rocemu_model_ids *ids = rocemu_device_ids(dev);
+
 	memset(attr, 0, sizeof(*attr));
-	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%s", ROCEMU_FW_VER);
+	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "%s", ids->fw_ver);
 	attr->node_guid = dev->node_guid;
 	attr->sys_image_guid = dev->node_guid;
 	attr->max_mr_size = ~0ULL;
 	attr->page_size_cap = 0xfffffffffffff000ULL;
 	attr->vendor_id = ROCEMU_VENDOR_ID;
-	attr->vendor_part_id = ROCEMU_VENDOR_PART_ID;
+	attr->vendor_part_id = ids->part_id;
 	attr->hw_ver = 0;
 	attr->max_qp = ROCEMU_MAX_QP;
 	attr->max_qp_wr = ROCEMU_MAX_QP_WR;
@@ -149,6 +178,8 @@ void rocemu_device_query(const struct rocemu_device *dev, struct ibv_device_attr
 	attr->max_pkeys = 128;
 	attr->local_ca_ack_delay = 16;
 	attr->phys_port_cnt = 1;
+	if (dev->model == ROCEMU_MODEL_CX3)
+		cx3_query(attr);
 }
 
 void rocemu_port_query(const struct rocemu_device *dev, struct ibv_port_attr *attr)
@@ -179,6 +210,7 @@ void rocemu_device_info(const struct rocemu_device *dev, struct rocemu_dev_info 
 	info->netdev_mtu = dev->netdev_mtu;
 	info->active_mtu = dev->active_mtu;
 	info->port_state = dev->port_state;
+	info->model = dev->model;
 	info->node_guid = dev->node_guid;
 	memcpy(info->mac, dev->mac, sizeof(info->mac));
 }

@@ -100,12 +100,27 @@ struct rocemu_mcast_group {
 	uint32_t qpns[ROCEMU_MAX_MCAST_QP_ATTACH];
 };
 
-/* A ConnectX-5: ibv_query_device's part id is its PCI device id (0x1017), vendor Mellanox's. */
-#define ROCEMU_VENDOR_PART_ID 4119
-#define ROCEMU_PCI_VENDOR_ID 0x15b3
+#define ROCEMU_PCI_VENDOR_ID 0x15b3	/* Mellanox */
+
+/*
+ * What tells the adapters apart to software: ibv_query_device's part id
+ * is the PCI device id (ConnectX-5 0x1017, ConnectX-3 Pro 0x1007), and
+ * the PCI function's driver is the one of that generation.
+ */
+struct rocemu_model_ids {
+	const char *name;		/* "ConnectX-5", for logs and status */
+	uint16_t part_id;
+	uint16_t pci_subsys_device;	/* one of the boards */
+	const char *fw_ver;
+	const char *board_id;
+	const char *driver;		/* mlx5_core, mlx4_core */
+};
+
+const struct rocemu_model_ids *rocemu_device_ids(const struct rocemu_device *dev);
 
 struct rocemu_device {
 	struct rocemu_emu *emu;
+	enum rocemu_model model;	/* the adapter it plays: its caps, ids and ring format */
 	const struct rocemu_ring_format *format;	/* ring/format.h: how its rings are read and written */
 	char name[ROCEMU_DEV_NAME_MAX];
 	uint32_t index;

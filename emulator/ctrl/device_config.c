@@ -185,18 +185,35 @@ static int parse_options(struct rocemu_device *dev, char *opts, char *err, size_
 	return ret;
 }
 
-/* Parse one `name=ipv4[/mtu][/key=value...]` entry (modified in place) as device number n. */
+/* The adapter after '@' in an entry: "cx5" (the default) or "cx3". */
+static int parse_model(const char *name, const char *text, enum rocemu_model *model, char *err,
+		       size_t errlen)
+{
+	if (!strcmp(text, "cx5"))
+		*model = ROCEMU_MODEL_CX5;
+	else if (!strcmp(text, "cx3"))
+		*model = ROCEMU_MODEL_CX3;
+	else {
+		snprintf(err, errlen, "device %s: \"%s\" is no adapter (cx5, cx3)", name, text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parse one `name=ipv4[@model][/mtu][/key=value...]` entry (modified in place) as device number n. */
 static int parse_entry(char *entry, unsigned int n, struct rocemu_device *devs,
 		       char *err, size_t errlen)
 {
-	char *addr = strchr(entry, '='), *opts, *mtu_text = NULL, *end;
+	char *addr = strchr(entry, '='), *opts, *mtu_text = NULL, *end, *model_text;
+	enum rocemu_model model = ROCEMU_MODEL_CX5;
 	struct in_addr ip;
 	unsigned long mtu = ROCEMU_DEFAULT_NETDEV_MTU;
 	unsigned int i;
 	int ret;
 
 	if (!addr) {
-		snprintf(err, errlen, "entry \"%s\": expected NAME=IPV4[/MTU][/KEY=VALUE...]", entry);
+		snprintf(err, errlen, "entry \"%s\": expected NAME=IPV4[@MODEL][/MTU][/KEY=VALUE...]",
+			 entry);
 		return -EINVAL;
 	}
 	*addr++ = '\0';
@@ -208,6 +225,13 @@ static int parse_entry(char *entry, unsigned int n, struct rocemu_device *devs,
 	opts = strchr(addr, '/');
 	if (opts)
 		*opts++ = '\0';
+	model_text = strchr(addr, '@');
+	if (model_text) {
+		*model_text++ = '\0';
+		ret = parse_model(entry, model_text, &model, err, errlen);
+		if (ret)
+			return ret;
+	}
 	/* The first field after the address is the MTU unless it is an option. */
 	if (opts && !memchr(opts, '=', strcspn(opts, "/"))) {
 		mtu_text = strsep(&opts, "/");
@@ -242,6 +266,7 @@ static int parse_entry(char *entry, unsigned int n, struct rocemu_device *devs,
 		}
 	}
 	rocemu_device_init(&devs[n], n, entry, ip.s_addr, (uint32_t)mtu);
+	devs[n].model = model;
 	ret = opts ? parse_options(&devs[n], opts, err, errlen) : 0;
 	/* The daemon's switch tells its ports apart by MAC. */
 	for (i = 0; i < n && !ret; i++) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The device list from ROCEMU_DEVICES: `name=ipv4[/mtu][/key=value...],...`. */
+/* The device list from ROCEMU_DEVICES: `name=ipv4[@model][/mtu][/key=value...],...`. */
 #ifndef ROCEMU_EMULATOR_DEVICE_CONFIG_H
 #define ROCEMU_EMULATOR_DEVICE_CONFIG_H
 

@@ -165,7 +165,7 @@ static void link_target(enum sysfs_link l, const struct rocemu_device *dev, char
 		snprintf(buf, len, "../../../%s", pci);
 		break;
 	default:
-		snprintf(buf, len, "../../../bus/pci/drivers/mlx5_core");
+		snprintf(buf, len, "../../../bus/pci/drivers/%s", rocemu_device_ids(dev)->driver);
 		break;
 	}
 }
@@ -206,14 +206,14 @@ static void sysfs_content(enum sysfs_file f, const struct rocemu_device *dev,
 
 	switch (f) {
 	case SYSFS_BOARD_ID:
-		snprintf(buf, len, "MT_0000000008");
+		snprintf(buf, len, "%s", rocemu_device_ids(dev)->board_id);
 		break;
 	case SYSFS_FW_VER:
 		rocemu_device_query(dev, &attr);
 		snprintf(buf, len, "%s", attr.fw_ver);
 		break;
 	case SYSFS_HCA_TYPE:
-		snprintf(buf, len, "MT%u", ROCEMU_VENDOR_PART_ID);
+		snprintf(buf, len, "MT%u", rocemu_device_ids(dev)->part_id);
 		break;
 	case SYSFS_HW_REV:
 		snprintf(buf, len, "0");
@@ -240,10 +240,10 @@ static void sysfs_content(enum sysfs_file f, const struct rocemu_device *dev,
 		snprintf(buf, len, "0x%04x", ROCEMU_PCI_VENDOR_ID);
 		break;
 	case SYSFS_PCI_DEVICE:
-		snprintf(buf, len, "0x%04x", ROCEMU_VENDOR_PART_ID);
+		snprintf(buf, len, "0x%04x", rocemu_device_ids(dev)->part_id);
 		break;
 	case SYSFS_PCI_SUBSYS_DEVICE:
-		snprintf(buf, len, "0x0007");	/* one of the ConnectX-5 boards */
+		snprintf(buf, len, "0x%04x", rocemu_device_ids(dev)->pci_subsys_device);
 		break;
 	case SYSFS_PCI_CLASS:
 		snprintf(buf, len, "0x020000");	/* Ethernet controller */
@@ -262,11 +262,12 @@ static void sysfs_content(enum sysfs_file f, const struct rocemu_device *dev,
 		break;
 	case SYSFS_PCI_LINK_SPEED:
 	case SYSFS_PCI_MAX_LINK_SPEED:
-		snprintf(buf, len, "8.0 GT/s PCIe");	/* a ConnectX-5 is PCIe Gen3 x16 */
+		snprintf(buf, len, "8.0 GT/s PCIe");	/* both are PCIe Gen3 */
 		break;
 	case SYSFS_PCI_LINK_WIDTH:
 	case SYSFS_PCI_MAX_LINK_WIDTH:
-		snprintf(buf, len, "16");
+		/* a ConnectX-5 x16, a ConnectX-3 Pro x8 */
+		snprintf(buf, len, "%d", dev->model == ROCEMU_MODEL_CX3 ? 8 : 16);
 		break;
 	case SYSFS_NETDEV_ADDRESS:
 		rocemu_device_mac_text(dev, buf);

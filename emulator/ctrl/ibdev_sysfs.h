@@ -6,9 +6,10 @@
  * the kernel's sysfs has them: <root>/<dev> is a link, as
  * /sys/class/infiniband/<dev> is, to
  * <root>/devices/pci0000:00/<bdf>/infiniband/<dev>, whose device link names
- * the function <bdf> with a ConnectX-5's PCI ids (UCX reads vendor and
- * device two levels above the link's real path to choose its mlx5
- * transports), its link speed and width, and a driver link to mlx5_core
+ * the function <bdf> with the PCI ids of the adapter it plays, a
+ * ConnectX-5's or a ConnectX-3 Pro's (UCX reads vendor and device two
+ * levels above the link's real path to choose its mlx5 transports), its
+ * link speed and width, and a driver link to mlx5_core or mlx4_core
  * (Open MPI's test for a ConnectX), and its netdev, net/<ifname>/address
  * the port's MAC (ifname: the interface ndevs/0 names, else the device's
  * name). Device index i is function 0000:(3b+i):00.0.

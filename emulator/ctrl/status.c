@@ -135,10 +135,13 @@ int rocemu_status_text(struct rocemu_emu *emu, char *buf, size_t len)
 	for (i = 0; i < emu->num_devices; i++) {
 		const struct rocemu_device *dev = &emu->devices[i];
 
-		text_add(&t, "device %s %s mac %s port %s mtu %u%s%s\n", dev->name,
+		/* the default adapter goes unnamed, as ROCEMU_DEVICES leaves it unnamed */
+		text_add(&t, "device %s %s mac %s port %s mtu %u%s%s%s\n", dev->name,
 			 rocemu_device_ipv4_text(dev, ip), rocemu_device_mac_text(dev, mac),
 			 rocemu_port_state_name(dev->port_state),
-			 rocemu_mtu_bytes(dev->active_mtu), rocemu_capture_path(dev) ? " capture " : "",
+			 rocemu_mtu_bytes(dev->active_mtu),
+			 dev->model == ROCEMU_MODEL_CX3 ? " model cx3" : "",
+			 rocemu_capture_path(dev) ? " capture " : "",
 			 rocemu_capture_path(dev) ? rocemu_capture_path(dev) : "");
 		if (dev->vxlan.on)
 			vxlan_status(&t, &dev->vxlan);

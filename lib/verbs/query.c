@@ -57,14 +57,19 @@ int rocemu_query_device_ex_op(struct ibv_context *context,
 	err = ibv_query_device(context, &full.orig_attr);
 	if (err)
 		return err;
+	full.device_cap_flags_ex = full.orig_attr.device_cap_flags;
+	full.phys_port_cnt_ex = full.orig_attr.phys_port_cnt;
+	/* A ConnectX-3 here offers the verbs of its transports alone: no raw offloads, ODP or DM. */
+	if (to_rctx(context)->info.model == ROCEMU_MODEL_CX3) {
+		copy_sized(attr, attr_size, &full, sizeof(full));
+		return 0;
+	}
 	/* A ConnectX-5 on Ethernet; CQE timestamps in its core clock. */
-	full.device_cap_flags_ex = (unsigned int)full.orig_attr.device_cap_flags |
-				   IBV_DEVICE_RAW_SCATTER_FCS | IBV_DEVICE_PCI_WRITE_END_PADDING;
+	full.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS | IBV_DEVICE_PCI_WRITE_END_PADDING;
 	rocemu_raw_caps(&full);
 	full.completion_timestamp_mask = ROCEMU_CLOCK_MASK;
 	full.hca_core_clock = ROCEMU_CLOCK_KHZ;
 	full.max_dm_size = ROCEMU_DM_MAX_SIZE;
-	full.phys_port_cnt_ex = full.orig_attr.phys_port_cnt;
 	rocemu_odp_caps(&full);
 	copy_sized(attr, attr_size, &full, sizeof(full));
 	return 0;

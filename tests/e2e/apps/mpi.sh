@@ -13,7 +13,9 @@
 #   when a device's driver (/sys/class/infiniband/DEV/device/driver) matches
 #   opal_common_ucx_devices, mlx* unless told otherwise: rocemu's devices
 #   read as mlx5_core, whatever ROCEMU_DEVICES names them (rocemu0, mlx5_0),
-#   and `--mca opal_common_ucx_devices any` works as well.
+#   and `--mca opal_common_ucx_devices any` works as well;
+# - on a device playing a ConnectX-3 (@cx3), which reads as mlx4_core, by
+#   Open MPI's default too, over rc_verbs and ud_verbs.
 # UCX says at info level which transport and device carry the tags, and the
 # device's counters show the bytes went through it.
 . "$(dirname "${BASH_SOURCE[0]}")/../harness/lib.sh"
@@ -81,6 +83,15 @@ mpi() {
 	start_daemon
 	mpi_run mlx5_0 "$RC_TLS" --mca pml ""
 	mpi_run mlx5_0 "$UD_TLS" --mca pml ""
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	wait "$DAEMON_PID"
+	forget_pid "$DAEMON_PID"
+
+	# A ConnectX-3 (mlx4 rings, mlx4_core): pml ucx by Open MPI's own default, verbs transports.
+	ROCEMU_DEVICES="mlx4_0=$(addr 1)@cx3"
+	start_daemon
+	mpi_run mlx4_0 "$RC_TLS" --mca pml ""
+	mpi_run mlx4_0 "$UD_TLS" --mca pml ""
 }
 
 for_each_backend mpi

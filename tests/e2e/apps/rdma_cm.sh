@@ -10,41 +10,11 @@
 # perftest's -R is left out: its client makes a second connection that can
 # reach the server before the server listens for it (REJECTED 8 under load,
 # as it would be on the kernel's CM).
-. "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_pair.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_rdmacm.sh"
 CM_PSN_CHECK=$top_builddir/tests/e2e/harness/cm_psn_check
 require_built "$CM_PSN_CHECK"
 require_programs rping ucmatose udaddy rstream riostream
 use_test_net 240
-
-PAIR_READY=wait_cm_listening
-PAIR_LOSSY=
-
-# rping_pair SERVER_ADDR CLIENT_ADDR: 100 pings validated, client bound to CLIENT_ADDR.
-rping_pair() {
-	local what="rping -C 100 -V, $2 -> $1"
-
-	next_port
-	run_pair "$what" 30 rping -s -a "$1" -p "$PAIR_PORT" -C 100 -V \
-		--client rping -c -a "$1" -I "$2" -p "$PAIR_PORT" -C 100 -v -V
-	[ "$(grep -c '^ping data: rdma-ping-' "$CLIENT_OUT")" -eq 100 ] ||
-		fail "$what: the client shows $(grep -c '^ping data: rdma-ping-' "$CLIENT_OUT") of 100 pings"
-	expect_fixed_in "$CLIENT_OUT" "ping data: rdma-ping-99: " "$what: the 100th ping's data"
-	if grep -qiE "invalid|mismatch|error" "$SERVER_OUT" "$CLIENT_OUT"; then
-		fail "$what: an error or invalid data was reported"
-	fi
-	ok "$what: no invalid data"
-}
-
-ucmatose_pair() {
-	local what="ucmatose -c 4 -C 10, $2 -> $1"
-
-	next_port
-	run_pair "$what" 30 ucmatose -b "$1" -p "$PAIR_PORT" -c 4 -C 10 \
-		--client ucmatose -s "$1" -b "$2" -p "$PAIR_PORT" -c 4 -C 10
-	grep -q "^return status 0" "$SERVER_OUT" && grep -q "^return status 0" "$CLIENT_OUT" ||
-		fail "$what: not both sides report status 0"
-	ok "$what: 4 connections, data transfers complete on both sides"
-}
 
 # udaddy_pair: UD ids (SIDR REQ/REP), 2 connections of 10 messages; udaddy's port is fixed.
 udaddy_pair() {
@@ -68,12 +38,6 @@ rsocket_pair() {
 	run_pair "$what" 30 "$tool" -b "$(addr 1)" -p "$PAIR_PORT" -S 4096 -C 100 -T v "$@" \
 		--client "$tool" -s "$(addr 1)" -b "$(addr 2)" -p "$PAIR_PORT" -S 4096 -C 100 -T v "$@"
 	expect_client "^custom +4k +100 +1 +800k " "$what: 100 transfers of 4 KiB both ways"
-}
-
-# expect_fixed_in FILE TEXT WHAT: FILE has a line containing TEXT.
-expect_fixed_in() {
-	grep -qF -- "$2" "$1" || fail "$3: no line with '$2'"
-	ok "$3"
 }
 
 rdma_cm() {

@@ -13,9 +13,10 @@ PAIR_LOSSY=
 # UCX's own allocations at exit are not the shim's to answer for.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 
-# ucx_daemon_start: a daemon with rocemu0 and rocemu1 on this test's first two addresses.
+# ucx_daemon_start [MODEL0 MODEL1]: a daemon with rocemu0 and rocemu1 on this
+# test's first two addresses, playing the adapters named (cx5, cx3; default cx5).
 ucx_daemon_start() {
-	ROCEMU_DEVICES="rocemu0=$(addr 1),rocemu1=$(addr 2)"
+	ROCEMU_DEVICES="rocemu0=$(addr 1)@${1:-cx5},rocemu1=$(addr 2)@${2:-cx5}"
 	export ROCEMU_DEVICES
 	ROCEMU_LOG=info start_daemon
 }

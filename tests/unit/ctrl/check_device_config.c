@@ -105,7 +105,7 @@ END_TEST
 
 START_TEST(test_malformed_entries)
 {
-	expect_refused("dev0", "expected NAME=IPV4[/MTU][/KEY=VALUE...]");
+	expect_refused("dev0", "expected NAME=IPV4[@MODEL][/MTU][/KEY=VALUE...]");
 	expect_refused("=" ADDR_A, "device name \"\"");
 	expect_refused("bad name=" ADDR_A, "device name \"bad name\"");
 	expect_refused("dev/0=" ADDR_A, "device name");
@@ -256,6 +256,26 @@ START_TEST(test_vxlan_refused)
 END_TEST
 
 /* A refused list leaves the caller's string as it was: the parser works on a copy. */
+/* @cx3 makes a ConnectX-3 Pro, @cx5 or nothing a ConnectX-5; the model comes before the MTU. */
+START_TEST(test_model)
+{
+	unsigned int count = 0;
+
+	ck_assert_int_eq(rocemu_devices_parse("a=" ADDR_A "@cx3/4200/mac=02:00:00:00:00:0a,b="
+					      ADDR_B "@cx5,c=192.0.2.1",
+					      devs, &count, err, sizeof(err)), 0);
+	ck_assert_uint_eq(count, 3);
+	ck_assert_int_eq(devs[0].model, ROCEMU_MODEL_CX3);
+	ck_assert_uint_eq(devs[0].ipv4, ip(ADDR_A));
+	ck_assert_uint_eq(devs[0].netdev_mtu, 4200);
+	ck_assert_uint_eq(devs[0].mac[5], 0x0a);
+	ck_assert_int_eq(devs[1].model, ROCEMU_MODEL_CX5);
+	ck_assert_int_eq(devs[2].model, ROCEMU_MODEL_CX5);
+	expect_refused("a=" ADDR_A "@cx4", "\"cx4\" is no adapter");
+	expect_refused("a=" ADDR_A "@", "\"\" is no adapter");
+}
+END_TEST
+
 START_TEST(test_spec_untouched)
 {
 	char spec[] = "a=" ADDR_A "/1500,b";
@@ -284,6 +304,7 @@ static Suite *device_config_suite(void)
 	tcase_add_test(tc, test_mac_refused);
 	tcase_add_test(tc, test_vxlan);
 	tcase_add_test(tc, test_vxlan_refused);
+	tcase_add_test(tc, test_model);
 	suite_add_tcase(s, tc);
 	return s;
 }

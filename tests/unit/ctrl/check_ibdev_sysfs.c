@@ -136,6 +136,34 @@ START_TEST(test_pci_function)
 END_TEST
 
 /* The cpumask as the kernel prints it (%*pb): every CPU's bit set, 32 to a comma-separated word. */
+/* A ConnectX-3 Pro: its ids, board, firmware, an x8 link and mlx4_core, whose mlx5 transports UCX does not offer. */
+START_TEST(test_cx3_identity)
+{
+	struct rocemu_device dev;
+	struct ibv_device_attr attr;
+
+	device(&dev, 0, "mlx4_0", "198.51.100.7");
+	dev.model = ROCEMU_MODEL_CX3;
+	ck_assert_int_eq(rocemu_ibdev_sysfs_create(root, &dev), 0);
+	rocemu_device_query(&dev, &attr);
+	ck_assert_str_eq(attr.fw_ver, "2.42.5000");
+	ck_assert_uint_eq(attr.vendor_id, 0x02c9);
+	ck_assert_uint_eq(attr.vendor_part_id, 4103);
+	ck_assert_uint_eq(attr.max_qp_wr, 16351);
+	ck_assert(!(attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM));
+	ck_assert(attr.device_cap_flags & IBV_DEVICE_XRC);
+	ck_assert_str_eq(file_line("mlx4_0/fw_ver"), "2.42.5000");
+	ck_assert_str_eq(file_line("mlx4_0/hca_type"), "MT4103");
+	ck_assert_str_eq(file_line("mlx4_0/board_id"), "MT_1090111023");
+	ck_assert_str_eq(file_line("mlx4_0/device/device"), "0x1007");
+	ck_assert_str_eq(file_line("mlx4_0/device/vendor"), "0x15b3");
+	ck_assert_str_eq(file_line("mlx4_0/device/max_link_width"), "8");
+	ck_assert_str_eq(link_text("devices/pci0000:00/0000:3b:00.0/driver"),
+			 "../../../bus/pci/drivers/mlx4_core");
+	rocemu_ibdev_sysfs_remove(root, &dev);
+}
+END_TEST
+
 START_TEST(test_local_cpus_mask)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF), counted = 0;
@@ -251,6 +279,7 @@ static Suite *ibdev_sysfs_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_ibverbs_files);
 	tcase_add_test(tc, test_pci_function);
+	tcase_add_test(tc, test_cx3_identity);
 	tcase_add_test(tc, test_local_cpus_mask);
 	tcase_add_test(tc, test_gid_netdev);
 	tcase_add_test(tc, test_two_devices_and_removal);

@@ -151,6 +151,10 @@ START_TEST(test_port_and_capture)
 	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port ACTIVE mtu 4096 capture %s", path);
 	rocemu_capture_stop(fx.dev);
 	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port ACTIVE mtu 4096");
+	/* a ConnectX-3 says so; a ConnectX-5, the default, does not */
+	fx.dev->model = ROCEMU_MODEL_CX3;
+	expect_line("device rocemu0 " FX_DEV_IP " " FX_DEV_MAC_TEXT " port ACTIVE mtu 4096 model cx3");
+	fx.dev->model = ROCEMU_MODEL_CX5;
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(rmdir(dir), 0);
 }
