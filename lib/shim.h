@@ -27,6 +27,7 @@
 
 #include "rocemu/ctrl.h"
 #include "rocemu/ring.h"
+#include "rocemu/ring_mlx4.h"
 #include "lib/dv/real_dv.h"
 
 /* The shim defines the exported functions behind these verbs.h macros. */
@@ -290,6 +291,7 @@ struct rocemu_cq {
 	bool dv_owned;			/* mlx5dv_init_obj gave the consumer index to the program */
 	struct rocemu_srq *xrc_srqs;	/* XRC SRQs completing here, linked by xrc_next (under lock) */
 	struct rocemu_wq *wqs;		/* WQs completing here, linked by cq_next (under lock) */
+	bool mlx4;			/* a ConnectX-3's: struct mlx4_cqe entries of 32 or 64 bytes */
 };
 
 /*
@@ -335,6 +337,8 @@ struct rocemu_sq {
 	char *buf;
 	char *qend;
 	uint32_t wqe_cnt;		/* BBs, a power of two (0: no send queue) */
+	uint32_t wqe_shift;		/* log2 of an entry: 6, or a ConnectX-3's WQE stride */
+	uint32_t spare;			/* ConnectX-3: entries of prefetch headroom never posted into */
 	uint32_t max_wqe_bbs;		/* BBs of the largest WQE the granted caps allow */
 	uint32_t max_sge;
 	int32_t state_max_sge;		/* max_sge from RTS on, -1 before and from RESET (mlx5) */
@@ -394,10 +398,11 @@ struct rocemu_qp {
 	bool rss;			/* an RSS QP: no queues of its own */
 };
 
-/* An address handle is a userspace object on mlx5: the AV UD WQEs carry. */
+/* An address handle is a userspace object on mlx5 and mlx4: the AV UD WQEs carry. */
 struct rocemu_ah {
 	struct ibv_ah ibah;
 	struct mlx5_wqe_av av;
+	struct mlx4_av mlx4_av;		/* the same address as libmlx4's mlx4_create_ah writes it */
 };
 
 static inline struct rocemu_ah *to_rah(struct ibv_ah *ah)
@@ -545,6 +550,20 @@ int rocemu_dev_node_access(int mode);
 /* For the shim's own descriptors, which the overrides would look up in vain. */
 ssize_t rocemu_libc_write(int fd, const void *buf, size_t n);
 int rocemu_libc_close(int fd);
+
+/* A context of a device that plays a ConnectX-3 (mlx4 rings, include/rocemu/ring_mlx4.h). */
+static inline bool rocemu_ctx_is_mlx4(struct ibv_context *ctx)
+{
+	return container_of(ctx, struct rocemu_context, vctx.context)->info.model ==
+	       ROCEMU_MODEL_CX3;
+}
+
+/* log2 of an SQ entry of a QP of ctx laid out as l: mlx5's BB, or a ConnectX-3's WQE stride. */
+static inline uint32_t rocemu_sq_entry_shift(struct ibv_context *ctx,
+					     const struct rocemu_qp_layout *l)
+{
+	return rocemu_ctx_is_mlx4(ctx) ? l->sq_wqe_shift : MLX5_SEND_WQE_SHIFT;
+}
 
 static inline bool rocemu_ctx_is_ours(struct ibv_context *ctx)
 {
@@ -700,6 +719,13 @@ struct ibv_srq *rocemu_create_srq_ex_op(struct ibv_context *context,
 int rocemu_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr);
 int rocemu_get_srq_num_op(struct ibv_srq *srq, uint32_t *srq_num);
+/*
+ * Post wr to srq (the WQE bytes are mlx5's and mlx4's alike): 0, or
+ * err_sge for too many SGEs and err_full for a full SRQ, as the provider
+ * answers (mlx5: EINVAL, ENOMEM; mlx4: -1 for both).
+ */
+int rocemu_srq_post(struct rocemu_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr,
+		    int err_sge, int err_full);
 /* The wr_id of WQE wqe_counter (a receive CQE's), which is free again (mlx5_free_srq_wqe). */
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter);
 
@@ -871,6 +897,22 @@ static inline struct mlx5_cqe64 *rocemu_cqe_sw(struct rocemu_cq *cq, uint32_t i)
  * consume it. Returns false when the CQ is empty. *qp caches the last QP.
  */
 bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **qp);
+/*
+ * ibv_poll_cq of a CQ whose entries poll_one parses (rocemu_cq_poll_one,
+ * or a ConnectX-3's rocemu_mlx4_cq_poll_one): the lock, the consumer
+ * index record once per call, the yield of an idle poller.
+ */
+typedef bool rocemu_cq_poll_one_fn(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **qp);
+int rocemu_cq_poll(struct rocemu_cq *cq, int num_entries, struct ibv_wc *wc,
+		   rocemu_cq_poll_one_fn *poll_one);
+/* With cq->lock held: the wr_id of the SQ entry a send CQE's 16-bit index names; it and those before it are done. */
+uint64_t rocemu_sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter);
+/* With cq->lock held: the receive completed next (the daemon consumes an RQ in order). */
+uint64_t rocemu_rq_complete(struct rocemu_rq *rq);
+/* With cq->lock held: the XRC SRQ srqn that completes to cq, or NULL. */
+struct rocemu_srq *rocemu_cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn);
+/* The QP of qpn, through the one-entry cache of a poll call; NULL if none. */
+struct rocemu_qp *rocemu_cq_qp(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_qp **cache);
 /* With cq->lock held: the consumer index record, written once per poll. */
 void rocemu_cq_update_ci(struct rocemu_cq *cq);
 /* What a poller does once it has unlocked the CQ. */
@@ -889,6 +931,14 @@ void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle);
  * A CQ the program owns (dv_owned) is left alone, as mlx5 leaves it.
  */
 void rocemu_cq_clean(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_srq *srq);
+/* What the sweep of rocemu_cq_clean asks of a CQE format, with cq->lock held. */
+struct rocemu_cqe_sweep_ops {
+	bool (*ready)(struct rocemu_cq *cq, uint32_t i);	/* the CQE at i is software's */
+	/* The CQE at i is num's (a QP's, or with wq a WQ's): it goes, its receive WQE back to srq. */
+	bool (*drop)(struct rocemu_cq *cq, uint32_t i, uint32_t num, bool wq,
+		     struct rocemu_srq *srq);
+	void (*move)(struct rocemu_cq *cq, uint32_t from, uint32_t to);	/* keeping to's owner bit */
+};
 /* The same for the CQEs of WQ wqn (its reset or destroy, as mlx5_modify_wq and mlx5_destroy_wq). */
 void rocemu_cq_clean_wq(struct rocemu_cq *cq, uint32_t wqn);
 
@@ -901,6 +951,48 @@ bool rocemu_cq_flush_one(struct rocemu_cq *cq, struct ibv_wc *wc);
 
 /* lib/datapath/cq_ex.c: start_poll/next_poll/end_poll and read_*() of ibv_cq_ex. */
 void rocemu_cq_ex_set_poll_ops(struct ibv_cq_ex *cq);
+
+/* ---- a ConnectX-3's data path (lib/mlx4/): libmlx4's formats, sizes and errnos ---- */
+
+/* lib/mlx4/post.c: the context ops post_send, post_recv, post_srq_recv. */
+int rocemu_mlx4_post_send_op(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			     struct ibv_send_wr **bad_wr);
+int rocemu_mlx4_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+int rocemu_mlx4_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+				 struct ibv_recv_wr **bad_wr);
+
+/* lib/mlx4/sq.c: the SQ entry at free-running index i; its stamp (libmlx4 stamp_send_wqe). */
+struct mlx4_wqe_ctrl_seg *rocemu_mlx4_sq_wqe(const struct rocemu_sq *sq, uint32_t i);
+void rocemu_mlx4_sq_stamp(const struct rocemu_sq *sq, uint32_t i);
+/*
+ * The SQ of a mapped QP as libmlx4 starts it (at creation and at RESET):
+ * its spare entries, each entry's owner bit set, size the stride, stamped
+ * (mlx4_qp_init_sq_ownership).
+ */
+void rocemu_mlx4_sq_init(struct rocemu_qp *qp);
+
+/* The CQE at free-running index i if the daemon has handed it to the shim, else NULL. */
+static inline struct mlx4_cqe *rocemu_mlx4_cqe_sw(struct rocemu_cq *cq, uint32_t i)
+{
+	struct mlx4_cqe *cqe = rocemu_mlx4_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, i);
+	/* Acquire: pairs with the daemon's release store of owner_sr_opcode, written last. */
+	uint8_t owner = __atomic_load_n(&cqe->owner_sr_opcode, __ATOMIC_ACQUIRE);
+
+	return rocemu_mlx4_cqe_ready(owner, i, cq->ncqe) ? cqe : NULL;
+}
+
+static inline bool rocemu_mlx4_cqe_is_send(const struct mlx4_cqe *cqe)
+{
+	return cqe->owner_sr_opcode & MLX4_CQE_IS_SEND_MASK;
+}
+
+/* lib/mlx4/poll.c: the context ops poll_cq and req_notify_cq, and one CQE's parse. */
+int rocemu_mlx4_poll_cq_op(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+bool rocemu_mlx4_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_qp **qp);
+int rocemu_mlx4_req_notify_cq_op(struct ibv_cq *cq, int solicited_only);
+/* lib/mlx4/cq_clean.c: how rocemu_cq_clean sweeps a ConnectX-3 CQ's entries (__mlx4_cq_clean). */
+extern const struct rocemu_cqe_sweep_ops rocemu_mlx4_cqe_sweep_ops;
 
 #pragma GCC visibility pop
 

@@ -21,6 +21,7 @@
 #include "emulator/mem/mw.h"
 #include "emulator/mem/pd_mr.h"
 #include "emulator/mem/ufile.h"
+#include "emulator/mlx4/format.h"
 #include "emulator/mlx5/format.h"
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"
@@ -134,7 +135,8 @@ int rocemu_emu_setup(struct rocemu_emu *emu, struct rocemu_loop *loop,
 	for (i = 0; i < num_devs; i++) {
 		emu->devices[i] = devs[i];
 		emu->devices[i].emu = emu;
-		emu->devices[i].format = &rocemu_ring_mlx5;	/* a ConnectX-5 */
+		emu->devices[i].format = devs[i].model == ROCEMU_MODEL_CX3 ? &rocemu_ring_mlx4 :
+									      &rocemu_ring_mlx5;
 		emu->devices[i].udp_fd = -1;
 		rocemu_list_init(&emu->devices[i].flows);
 	}

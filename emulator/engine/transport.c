@@ -60,6 +60,6 @@ void rocemu_transport_settle(void)
 void rocemu_sq_broken_log(const struct rocemu_qp *qp, uint32_t psn, uint32_t bb)
 {
 	rocemu_log(ROCEMU_LOG_INFO, "%s qp 0x%06x psn 0x%06x: send doorbell 0x%04x is past the %u BBs of the ring from 0x%04x",
-		   qp->owner->dev->name, qp->qpn, psn, qp->owner->dev->format->sq_doorbell(qp),
+		   qp->owner->dev->name, qp->qpn, psn, qp->owner->dev->format->sq_doorbell(qp, bb),
 		   qp->layout.sq_wqe_cnt, (uint16_t)bb);
 }

@@ -3,52 +3,25 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 #include <netinet/tcp.h>
 #include <infiniband/mlx5dv.h>
 
 #include "emulator/core/client.h"
-#include "emulator/obj/async_event.h"
-#include "emulator/obj/comp_channel.h"
 #include "emulator/obj/cq.h"
+#include "emulator/cqev/cq_event.h"
 #include "emulator/observe/trace.h"
 #include "net/eth/eth_frame.h"
 #include "rocemu/clock.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
-static const __be32 *cq_dbrec(const struct rocemu_cq *cq)
+/* mlx5's arm word (ring.h): a command of 0 arms for every CQE. */
+static struct rocemu_cq_arm cq_arm(const struct rocemu_cq *cq)
 {
-	return (const __be32 *)((const uint8_t *)cq->ring.addr + cq->layout.dbrec_offset);
-}
+	uint32_t arm = rocemu_cq_dbrec_read(cq, ROCEMU_CQ_DBR_ARM);
 
-static uint32_t cq_db_read(const struct rocemu_cq *cq, int word)
-{
-	/* Acquire: the shim wrote its index after consuming the CQEs before it. */
-	return be32toh(__atomic_load_n(&cq_dbrec(cq)[word], __ATOMIC_ACQUIRE));
-}
-
-/*
- * Write the 8-byte user_cq into the channel, as uverbs does per event; it
- * reports every CQE written so far, unpolled ones included.
- */
-static void cq_fire(struct rocemu_cq *cq, uint32_t arm)
-{
-	cq->fired_sn = (uint8_t)rocemu_cq_arm_sn(arm);
-	cq->notified = cq->pi;
-	if (!cq->channel)
-		return;
-	if (write(cq->channel->event_fd, &cq->user_cq, sizeof(cq->user_cq)) !=
-	    sizeof(cq->user_cq))
-		rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x: completion event dropped (%s)",
-			   cq->owner->dev->name, cq->cqn, strerror(errno));
-	else
-		rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x event", cq->owner->dev->name, cq->cqn);
-}
-
-static bool cq_armed(const struct rocemu_cq *cq, uint32_t arm)
-{
-	return rocemu_cq_arm_sn(arm) != cq->fired_sn;
+	return (struct rocemu_cq_arm){ .sn = (uint8_t)rocemu_cq_arm_sn(arm), .armed = true,
+				       .all = rocemu_cq_arm_all(arm), .ci = rocemu_cq_arm_ci(arm) };
 }
 
 /*
@@ -78,7 +51,7 @@ uint32_t rocemu_cqe_ring_start(void *ring, uint32_t cqe_size, uint32_t ncqe, uin
 int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe, void *to_dbrec)
 {
 	__be32 *dbrec = to_dbrec;
-	uint32_t ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), n = (cq->pi - ci) & ROCEMU_CQ_INDEX_MASK;
+	uint32_t ci = rocemu_cq_dbrec_read(cq, ROCEMU_CQ_DBR_SET_CI), n = (cq->pi - ci) & ROCEMU_CQ_INDEX_MASK;
 
 	/* Hardware's rule too: the unpolled CQEs must fit, one slot kept free. */
 	if (n > cq->layout.ncqe || n >= to_ncqe)
@@ -96,51 +69,13 @@ int rocemu_cqe_ring_move(const struct rocemu_cq *cq, void *to, uint32_t to_ncqe,
 	}
 	/* Same free-running indices: the shim resumes polling at ci, the daemon writes at pi. */
 	dbrec[ROCEMU_CQ_DBR_SET_CI] = htobe32(ci);
-	dbrec[ROCEMU_CQ_DBR_ARM] = htobe32(cq_db_read(cq, ROCEMU_CQ_DBR_ARM));
+	dbrec[ROCEMU_CQ_DBR_ARM] = htobe32(rocemu_cq_dbrec_read(cq, ROCEMU_CQ_DBR_ARM));
 	return (int)rocemu_cqe_ring_start(to, cq->layout.cqe_size, to_ncqe, cq->pi, n);
-}
-
-/*
- * An arm that finds CQEs owes an event at once only for CQEs no event has
- * reported yet, as a ConnectX decides it from its CQ context
- * (last_notified_index, last_solicit_index): some at or past the arm's
- * consumer index, written since the last event (for a solicited arm, one
- * of them solicited or an error). The CQ that raised an event and is
- * armed again before it is polled (ibv_get_cq_event(3)'s loop, librpma's
- * rpma_cq_wait) raises none until its next CQE; NAPI-like pollers that
- * arm after their last poll still hear of the CQEs that came in between.
- */
-static bool cq_owes_event(const struct rocemu_cq *cq, uint32_t arm)
-{
-	uint32_t unpolled = (cq->pi - rocemu_cq_arm_ci(arm)) & ROCEMU_CQ_INDEX_MASK;
-	uint32_t unreported = cq->pi - cq->notified;
-	uint32_t fresh = unpolled < unreported ? unpolled : unreported;
-
-	if (rocemu_cq_arm_all(arm))
-		return fresh > 0;
-	return cq->pi - cq->solicited < fresh;
 }
 
 void rocemu_cqe_arm_check(struct rocemu_cq *cq)
 {
-	uint32_t arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
-
-	if (cq_armed(cq, arm) && cq_owes_event(cq, arm))
-		cq_fire(cq, arm);
-}
-
-/*
- * Further than ncqe back, the marks tell nothing an arm could use (no more
- * CQEs are unpolled), and a free-running distance must never wrap.
- */
-static void cq_marks_bound(struct rocemu_cq *cq)
-{
-	uint32_t ncqe = cq->layout.ncqe;
-
-	if (cq->pi - cq->notified > ncqe)
-		cq->notified = cq->pi - ncqe;
-	if (cq->pi - cq->solicited > ncqe)
-		cq->solicited = cq->pi - ncqe;
+	rocemu_cq_event_arm_check(cq, cq_arm(cq));
 }
 
 /*
@@ -279,22 +214,15 @@ static void fill_cqe(struct mlx5_cqe64 *cqe, const struct rocemu_cqe_info *info,
 
 bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 {
-	uint32_t ncqe = cq->layout.ncqe, ci = cq_db_read(cq, ROCEMU_CQ_DBR_SET_CI), arm;
+	uint32_t ncqe = cq->layout.ncqe, ci = rocemu_cq_dbrec_read(cq, ROCEMU_CQ_DBR_SET_CI);
 	struct mlx5_cqe64 *cqe;
 	bool error = rocemu_cqe_kind_error(info->kind);
 	uint8_t op = cqe_opcode[info->kind];
 	uint8_t syndrome = error ? rocemu_cqe_syndrome_of(info->status) : 0;
 	uint8_t scatter;
 
-	/* An overrun puts the CQ in error for good, as on mlx5: CQ_ERR once, then no CQE. */
-	if (cq->overruns || ((cq->pi - ci) & ROCEMU_CQ_INDEX_MASK) >= ncqe) {
-		if (!cq->overruns++) {
-			rocemu_log(ROCEMU_LOG_WARN, "%s cq 0x%06x overrun: pi %u ci %u qp 0x%06x, CQ in error",
-				   cq->owner->dev->name, cq->cqn, cq->pi, ci, info->qpn);
-			rocemu_async_event(cq->owner, cq->user_cq, IBV_EVENT_CQ_ERR);
-		}
+	if (!rocemu_cq_room(cq, ci, info->qpn))
 		return false;
-	}
 	cqe = rocemu_cqe_at(cq->ring.addr, cq->layout.cqe_size, ncqe, cq->pi);
 	fill_cqe(cqe, info, syndrome);
 	if (cq->untouched) {
@@ -306,19 +234,13 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	/* Release: every field is visible before the owner bit hands the CQE over. */
 	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(op, cq->pi, ncqe) | scatter,
 			 __ATOMIC_RELEASE);
-	cq->pi++;
-	if (info->solicited || error)
-		cq->solicited = cq->pi;
-	cq_marks_bound(cq);
+	rocemu_cq_advance(cq, info->solicited || error);
 	/* Traced once written: an overrun's lost CQE is not one. */
 	if (rocemu_tracing(cq->owner->emu))
-		rocemu_trace_cqe(cq, info, op, syndrome);
+		rocemu_trace_cqe(cq, info, syndrome);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
 		   cq->owner->dev->name, info->qpn, cq->cqn, op, info->wqe_counter,
 		   info->byte_cnt, syndrome);
-	arm = cq_db_read(cq, ROCEMU_CQ_DBR_ARM);
-	if (cq_armed(cq, arm) &&
-	    (rocemu_cq_arm_all(arm) || info->solicited || error))
-		cq_fire(cq, arm);
+	rocemu_cq_event_after_cqe(cq, cq_arm(cq), info->solicited || error);
 	return true;
 }

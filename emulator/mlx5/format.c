@@ -16,6 +16,13 @@ static int mlx5_wq_size(const struct ibv_qp_cap *want, enum ibv_qp_type type,
 	return rocemu_wq_size(want, type, max_tso_header, sizes);
 }
 
+/* mlx5's doorbell record says where posted BBs end, whatever the consumer. */
+static uint16_t mlx5_sq_doorbell(const struct rocemu_qp *qp, uint32_t bb)
+{
+	(void)bb;
+	return rocemu_wqe_sq_doorbell(qp);
+}
+
 const struct rocemu_ring_format rocemu_ring_mlx5 = {
 	.name = "mlx5",
 	.wq_size = mlx5_wq_size,
@@ -23,7 +30,7 @@ const struct rocemu_ring_format rocemu_ring_mlx5 = {
 	.bf_size = ROCEMU_BF_SIZE,
 	.wqe_ops = rocemu_wqe_ops,
 	.sq_posted = rocemu_wqe_sq_posted,
-	.sq_doorbell = rocemu_wqe_sq_doorbell,
+	.sq_doorbell = mlx5_sq_doorbell,
 	.parse_send = rocemu_wqe_parse_send,
 	.peek_dc = rocemu_wqe_peek_dc,
 	.rq_posted = rocemu_wqe_rq_posted,
@@ -32,6 +39,7 @@ const struct rocemu_ring_format rocemu_ring_mlx5 = {
 	.parse_srq = rocemu_wqe_parse_srq,
 	.doorbell_written = rocemu_wqe_doorbell_written,
 	.doorbell_reset = rocemu_wqe_doorbell_reset,
+	.direct_rung = rocemu_wqe_direct_rung,
 	.cqe_write = rocemu_cqe_write,
 	.cq_arm_check = rocemu_cqe_arm_check,
 	.cqe_size_valid = rocemu_cqe_size_valid,

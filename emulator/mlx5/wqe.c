@@ -68,6 +68,16 @@ bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp)
 	return resident & 1;
 }
 
+bool rocemu_wqe_direct_rung(struct rocemu_qp *qp)
+{
+	/* Both words at once, acquire: the WQEs were written before the doorbell record. */
+	uint64_t now = __atomic_load_n((const uint64_t *)dbrec(qp), __ATOMIC_ACQUIRE);
+	bool changed = qp->direct_seen != now;
+
+	qp->direct_seen = now;
+	return changed;
+}
+
 void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp)
 {
 	__be32 *db = (__be32 *)dbrec(qp);

@@ -65,6 +65,8 @@ int rocemu_wqe_srq_posted(const struct rocemu_srq *srq, uint32_t taken);
  * allocating the page (a QP that never posts costs no ring memory here).
  */
 bool rocemu_wqe_doorbell_written(const struct rocemu_qp *qp);
+/* Whether a program posting on its own (direct.c) changed the doorbell record since the last look. */
+bool rocemu_wqe_direct_rung(struct rocemu_qp *qp);
 /* Zero the doorbell record (QP reset, as mlx5 does). */
 void rocemu_wqe_doorbell_reset(struct rocemu_qp *qp);
 

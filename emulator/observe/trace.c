@@ -84,22 +84,30 @@ void rocemu_trace_packets(struct rocemu_device *dev, bool sent, const struct roc
 	}
 }
 
+/* A receive completion as traces name it, whatever the ring format. */
+static const char *const recv_names[] = {
+	[ROCEMU_CQE_RECV_SEND] = "RESP_SEND",
+	[ROCEMU_CQE_RECV_SEND_IMM] = "RESP_SEND_IMM",
+	[ROCEMU_CQE_RECV_SEND_INV] = "RESP_SEND_INV",
+	[ROCEMU_CQE_RECV_WRITE_IMM] = "RESP_WR_IMM",
+};
+
 void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info,
-		      uint8_t cqe_opcode, uint8_t syndrome)
+		      uint8_t syndrome)
 {
-	const struct rocemu_cqe_op *op = rocemu_cqe_op(cqe_opcode);
 	struct rocemu_trace_event ev = { .dev = cq->owner->dev, .kind = ROCEMU_TRACE_CQE,
 					 .qpn = { info->qpn, info->qpn } };
 
-	if (op->flags & ROCEMU_CQE_OP_ERR)
+	if (rocemu_cqe_kind_error(info->kind))
 		rocemu_trace_emit(&ev, "cqe cq 0x%x qp 0x%06x %s wqe %u: %s (syndrome 0x%02x)",
-				  cq->cqn, info->qpn, op->flags & ROCEMU_CQE_OP_SQ ? "send" : "recv",
-				  info->wqe_counter, rocemu_cqe_error_text(syndrome), syndrome);
-	else if (op->flags & ROCEMU_CQE_OP_SQ)
+				  cq->cqn, info->qpn, info->kind == ROCEMU_CQE_SEND_ERR ? "send" : "recv",
+				  info->wqe_counter,
+				  rocemu_cqe_error_text(rocemu_cqe_syndrome_of(info->status)), syndrome);
+	else if (info->kind == ROCEMU_CQE_SEND_DONE)
 		rocemu_trace_emit(&ev, "cqe cq 0x%x qp 0x%06x send wqe %u %s: success", cq->cqn,
 				  info->qpn, info->wqe_counter,
 				  rocemu_ring_wqe_op(cq->owner->dev->format, info->wqe_opcode)->name);
 	else
 		rocemu_trace_emit(&ev, "cqe cq 0x%x qp 0x%06x recv %s %u B: success", cq->cqn,
-				  info->qpn, op->name, info->byte_cnt);
+				  info->qpn, recv_names[info->kind], info->byte_cnt);
 }

@@ -21,8 +21,8 @@ struct rocemu_device;
 /* Packets of buf[0, len) along flow (a run of seg-byte packets when seg > 0). */
 void rocemu_trace_packets(struct rocemu_device *dev, bool sent, const struct rocemu_ipv4_udp *flow,
 			  const uint8_t *buf, size_t len, size_t seg);
-/* A CQE as the format wrote it: its opcode and, for an error, its syndrome. */
+/* A CQE as the format wrote it, and for an error the syndrome it carries. */
 void rocemu_trace_cqe(const struct rocemu_cq *cq, const struct rocemu_cqe_info *info,
-		      uint8_t cqe_opcode, uint8_t syndrome);
+		      uint8_t syndrome);
 
 #endif /* ROCEMU_EMULATOR_TRACE_H */

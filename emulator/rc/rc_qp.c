@@ -185,7 +185,7 @@ void rocemu_rc_modified(struct rocemu_qp *qp, enum ibv_qp_state cur, enum ibv_qp
 		if (cur == IBV_QPS_RTS) {
 			/* Drain what was posted until now, WQEs fetched or not. */
 			qp->rc->req.draining = true;
-			qp->rc->req.sqd_db = qp->owner->dev->format->sq_doorbell(qp);
+			qp->rc->req.sqd_db = qp->owner->dev->format->sq_doorbell(qp, qp->rc->req.sq_bb);
 			qp->ops->post(qp);
 			rocemu_rc_sqd_check(qp);
 		}

@@ -3,8 +3,7 @@
  * The ring format as a seam: the records the engines work from (a parsed
  * send or receive WQE, a completion to write) and the per-device table
  * that reads a device's WQE rings and writes its CQEs (mlx5/ for a
- * ConnectX-5; every device's today). No engine reads a ring itself: a
- * second format plugs in as a second table.
+ * ConnectX-5, mlx4/ for a ConnectX-3). No engine reads a ring itself.
  */
 #ifndef ROCEMU_EMULATOR_RING_FORMAT_H
 #define ROCEMU_EMULATOR_RING_FORMAT_H
@@ -157,8 +156,8 @@ struct rocemu_ring_format {
 	const struct rocemu_wqe_op *wqe_ops;
 	/* Send BBs the doorbell says are posted past bb; -EINVAL past the ring. */
 	int (*sq_posted)(const struct rocemu_qp *qp, uint32_t bb);
-	/* The send doorbell's 16-bit counter (SQ drain reads where it stands). */
-	uint16_t (*sq_doorbell)(const struct rocemu_qp *qp);
+	/* The 16-bit index where the send WQEs posted past bb end (SQ drain waits for it). */
+	uint16_t (*sq_doorbell)(const struct rocemu_qp *qp, uint32_t bb);
 	/* Parse the send WQE at bb of posted BBs: 0, -EINVAL or -EOPNOTSUPP; w->bbs the step. */
 	int (*parse_send)(const struct rocemu_qp *qp, uint32_t bb, uint32_t posted,
 			  struct rocemu_send_wqe *w);
@@ -174,6 +173,8 @@ struct rocemu_ring_format {
 	/* Whether the doorbell record was ever written; zero it (QP reset). */
 	bool (*doorbell_written)(const struct rocemu_qp *qp);
 	void (*doorbell_reset)(struct rocemu_qp *qp);
+	/* A program that posts without the shim (direct.c): whether it rang qp since the last look. */
+	bool (*direct_rung)(struct rocemu_qp *qp);
 	/* Write a CQE and raise the event it owes; false when the CQ is in error. */
 	bool (*cqe_write)(struct rocemu_cq *cq, const struct rocemu_cqe_info *info);
 	/* The CQ's arm word may have changed: raise the event it owes now. */

@@ -5,6 +5,7 @@
 
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
+#include "emulator/ring/format.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -57,10 +58,10 @@ int rocemu_direct_watch(struct rocemu_client *c, const struct rocemu_direct_door
 	return 0;
 }
 
-/* Both words of a doorbell record at once: any change is a doorbell. */
+/* Both words of a CQ's doorbell record at once: a new consumer index or arm. */
 static uint64_t dbrec_words(const void *dbrec)
 {
-	/* Acquire: the WQEs were written before the doorbell record. */
+	/* Acquire: the program consumed the CQEs before it wrote the record. */
 	return __atomic_load_n((const uint64_t *)dbrec, __ATOMIC_ACQUIRE);
 }
 
@@ -80,8 +81,7 @@ bool rocemu_direct_rung(struct rocemu_client *c)
 
 	rocemu_list_for_each(qp, &c->qps, struct rocemu_qp, node)
 		if (qp->direct)
-			rung |= seen_update(&qp->direct_seen, dbrec_words((const char *)qp->rings.addr +
-									qp->layout.dbrec_offset));
+			rung |= c->dev->format->direct_rung(qp);
 	rocemu_list_for_each(cq, &c->cqs, struct rocemu_cq, node)
 		if (cq->direct)
 			rung |= seen_update(&cq->direct_seen, dbrec_words((const char *)cq->ring.addr +

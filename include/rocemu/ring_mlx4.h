@@ -89,6 +89,20 @@ static inline uint32_t rocemu_mlx4_xrc_srqn(__be32 srcrb_flags)
 	return be32toh(srcrb_flags) >> 8;
 }
 
+/*
+ * The RoCEv2 UDP source port of a UD send through av, as mlx5's AV gives
+ * it: from the flow label (sl_tclass_flowlabel's low 20 bits) as
+ * ibv_flow_label_to_udp_sport maps it; without one, the port the shim
+ * picked for the address handle, which it keeps in dlid (unused on RoCE)
+ * as it keeps it in mlx5's rlid; 0 there is the map's port of label 0.
+ */
+static inline uint16_t rocemu_mlx4_av_udp_sport(const struct mlx4_av *av)
+{
+	uint32_t flow_label = be32toh(av->sl_tclass_flowlabel) & 0xfffff;
+
+	return !flow_label && av->dlid ? be16toh(av->dlid) : ibv_flow_label_to_udp_sport(flow_label);
+}
+
 /* ---- ring sizing (libmlx4 mlx4_calc_sq_wqe_size, mlx4_set_sq_sizes; mlx4_ib set_rq_size) ---- */
 
 /*

@@ -42,8 +42,7 @@ static enum ibv_wc_opcode sq_wc_opcode(const struct rocemu_sq *sq, const struct 
 	return (enum ibv_wc_opcode)rocemu_wqe_op(opcode)->wc_opcode;
 }
 
-/* The wr_id of the SQ entry a requester CQE names; its WQE and those before it are done. */
-static uint64_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
+uint64_t rocemu_sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 {
 	uint32_t idx = sq_idx(sq, wqe_counter);
 	/* Read before the release below: a poster may then overwrite the entry. */
@@ -54,8 +53,7 @@ static uint64_t sq_complete(struct rocemu_sq *sq, uint16_t wqe_counter)
 	return wr_id;
 }
 
-/* The receive entry completed next: the daemon consumes the RQ in order. */
-static uint64_t rq_complete(struct rocemu_rq *rq)
+uint64_t rocemu_rq_complete(struct rocemu_rq *rq)
 {
 	uint64_t wr_id = rq->wrid[rq->tail & (rq->wqe_cnt - 1)];
 
@@ -85,8 +83,7 @@ static struct rocemu_wq *cq_wq(const struct rocemu_cq *cq, uint32_t wqn)
 	return wq;
 }
 
-/* The XRC SRQ srqn that completes to cq (cq's lock held), or NULL. */
-static struct rocemu_srq *cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
+struct rocemu_srq *rocemu_cq_xrc_srq(const struct rocemu_cq *cq, uint32_t srqn)
 {
 	struct rocemu_srq *srq;
 
@@ -107,11 +104,11 @@ static uint64_t recv_complete(const struct cqe_src *src, const struct mlx5_cqe64
 	struct rocemu_srq *srq;
 
 	if (src->wq)
-		return rq_complete(&src->wq->rq);
+		return rocemu_rq_complete(&src->wq->rq);
 	srq = cqe_src_srq(src);
 
 	return srq ? rocemu_srq_complete(srq, be16toh(cqe->wqe_counter))
-		   : rq_complete(&src->qp->rq);
+		   : rocemu_rq_complete(&src->qp->rq);
 }
 
 /* Data the CQE carries into the receive WQE it names, while that WQE is still unposted. */
@@ -140,7 +137,7 @@ static void parse_req(const struct cqe_src *src, const struct mlx5_cqe64 *cqe, s
 	/* A READ or atomic reply in the CQE goes to its SGEs before the WQE is given back. */
 	wc->status = __builtin_expect(!data, 1) ? IBV_WC_SUCCESS :
 		     rocemu_cqe_scatter_to_sq(src->qp, be16toh(cqe->wqe_counter), data, wc->byte_len);
-	wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
+	wc->wr_id = rocemu_sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 }
 
 /* mlx5's get_csum_ok: IPv4 with good L3 and L4 checksums. */
@@ -186,7 +183,7 @@ static void parse_err(const struct rocemu_cq *cq, const struct cqe_src *src,
 	wc->vendor_err = ecqe->vendor_err_synd;
 	if (sq) {
 		wc->opcode = sq_wc_opcode(&src->qp->sq, cqe);
-		wc->wr_id = sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
+		wc->wr_id = rocemu_sq_complete(&src->qp->sq, be16toh(cqe->wqe_counter));
 	} else {
 		wc->wr_id = recv_complete(src, cqe);
 		wc->opcode = (enum ibv_wc_opcode)rocemu_cqe_op(opcode)->wc_opcode;
@@ -198,8 +195,7 @@ static void parse_err(const struct rocemu_cq *cq, const struct cqe_src *src,
 			   ecqe->vendor_err_synd);
 }
 
-/* The QP of qpn, through the one-entry cache of this poll call. */
-static struct rocemu_qp *cqe_qp(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_qp **cache)
+struct rocemu_qp *rocemu_cq_qp(struct rocemu_cq *cq, uint32_t qpn, struct rocemu_qp **cache)
 {
 	if (__builtin_expect(!*cache || (*cache)->qpn != qpn, 0))
 		*cache = rocemu_qp_table_find(to_rctx(cq->ibcq.context), qpn);
@@ -225,8 +221,8 @@ bool rocemu_cq_poll_one(struct rocemu_cq *cq, struct ibv_wc *wc, struct rocemu_q
 		qpn = rocemu_cqe_qpn(cqe);
 		srqn = op->flags & ROCEMU_CQE_OP_RQ ? rocemu_cqe_srqn(cqe) : 0;
 		src.wq = rocemu_cqe_is_wq(cqe) ? cq_wq(cq, qpn) : NULL;
-		src.xrc_srq = srqn ? cq_xrc_srq(cq, srqn) : NULL;
-		src.qp = src.xrc_srq || rocemu_cqe_is_wq(cqe) ? NULL : cqe_qp(cq, qpn, cache);
+		src.xrc_srq = srqn ? rocemu_cq_xrc_srq(cq, srqn) : NULL;
+		src.qp = src.xrc_srq || rocemu_cqe_is_wq(cqe) ? NULL : rocemu_cq_qp(cq, qpn, cache);
 		if (__builtin_expect(src.qp || src.xrc_srq || src.wq, 1))
 			break;
 		/* A CQE of a QP, XRC SRQ or WQ destroyed since (mlx5 cleans them from the CQ): dropped. */
@@ -303,7 +299,7 @@ void rocemu_cq_idle(struct rocemu_cq *cq, enum rocemu_poll_idle idle)
 
 /* One look at the CQ: up to num_entries completions; *idle what the poller does next. */
 static int cq_poll(struct rocemu_cq *cq, int num_entries, struct ibv_wc *wc,
-		   enum rocemu_poll_idle *idle)
+		   enum rocemu_poll_idle *idle, rocemu_cq_poll_one_fn *poll_one)
 {
 	struct rocemu_qp *cache = NULL;
 	uint32_t start;
@@ -312,7 +308,7 @@ static int cq_poll(struct rocemu_cq *cq, int num_entries, struct ibv_wc *wc,
 	pthread_spin_lock(&cq->lock);
 	start = cq->cons_index;
 	for (n = 0; n < num_entries; n++)
-		if (!rocemu_cq_poll_one(cq, wc + n, &cache))
+		if (!poll_one(cq, wc + n, &cache))
 			break;
 	if (cq->cons_index != start)
 		rocemu_cq_update_ci(cq);
@@ -321,16 +317,21 @@ static int cq_poll(struct rocemu_cq *cq, int num_entries, struct ibv_wc *wc,
 	return n;
 }
 
-int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+int rocemu_cq_poll(struct rocemu_cq *cq, int num_entries, struct ibv_wc *wc,
+		   rocemu_cq_poll_one_fn *poll_one)
 {
-	struct rocemu_cq *cq = to_rcq(ibcq);
 	enum rocemu_poll_idle idle;
-	int n = cq_poll(cq, num_entries, wc, &idle);
+	int n = cq_poll(cq, num_entries, wc, &idle, poll_one);
 
 	/* An empty answer tells the CQ as it is on return, not as it was before a yield. */
 	if (__builtin_expect(idle != ROCEMU_POLL_BUSY, 0)) {
 		rocemu_cq_idle(cq, idle);
-		n = cq_poll(cq, num_entries, wc, &idle);
+		n = cq_poll(cq, num_entries, wc, &idle, poll_one);
 	}
 	return n;
+}
+
+int rocemu_poll_cq_op(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	return rocemu_cq_poll(to_rcq(ibcq), num_entries, wc, rocemu_cq_poll_one);
 }

@@ -369,7 +369,8 @@ int rocemu_qp_queues_init(struct rocemu_qp *qp)
 		return 0;
 	qp->dbrec = (__be32 *)(map + l->dbrec_offset);
 	sq->buf = map + l->sq_offset;
-	sq->qend = sq->buf + (size_t)l->sq_wqe_cnt * BB_SIZE;
+	sq->wqe_shift = rocemu_sq_entry_shift(qp->qpx.qp_base.context, l);
+	sq->qend = sq->buf + ((size_t)l->sq_wqe_cnt << sq->wqe_shift);
 	sq->wqe_cnt = l->sq_wqe_cnt;
 	sq->max_wqe_bbs = rocemu_sq_wqe_bbs(qp->type, qp->cap.max_send_sge,
 					     qp->cap.max_inline_data, qp->max_tso_header);

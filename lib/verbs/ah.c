@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Address handles. On mlx5 an AH is a userspace object holding the
- * address vector (struct mlx5_wqe_av) that each UD send WQE carries in its
- * datagram segment; for RoCE the kernel only resolves the peer's MAC. Here
+ * Address handles. On mlx5 and mlx4 an AH is a userspace object holding
+ * the address vector (struct mlx5_wqe_av, struct mlx4_av) that each UD
+ * send WQE carries in its datagram segment; for RoCE the kernel only resolves the peer's MAC. Here
  * nothing needs the daemon: the AV names the destination GID (an
  * IPv4-mapped address, rocemu's only kind) and, in rlid, the UDP source
  * port, which mlx5 derives from the flow label or, without one, draws at
@@ -20,6 +20,8 @@
 #define AV_SGID_SHIFT 20
 #define FLOW_LABEL_MASK 0xfffffu
 #define GRH_IPV4_OFFSET 20		/* RoCEv2 over IPv4: the header ends the 40-byte GRH */
+#define MLX4_STAT_RATE_OFFSET 5		/* libmlx4: enum ibv_rate to the AV's stat_rate */
+#define MLX4_AV_GLOBAL 0x80		/* g_slid: the packet has a GRH */
 
 static const uint8_t ipv4_mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
@@ -61,6 +63,26 @@ static void av_fill(struct mlx5_wqe_av *av, const struct ibv_ah_attr *attr)
 			   (uint16_t)(ROCE_UDP_SPORT_MIN + (uint32_t)rand() % ROCE_UDP_SPORT_SPAN));
 }
 
+/*
+ * The same address as libmlx4's mlx4_create_ah writes it for an Ethernet
+ * port: PD and port, the priority in sl_tclass_flowlabel's top 3 bits, the
+ * rate past MLX4_STAT_RATE_OFFSET, and the GRH (g_slid bit 7) always.
+ */
+static void mlx4_av_fill(struct mlx4_av *av, uint32_t pdn, const struct ibv_ah_attr *attr)
+{
+	memset(av, 0, sizeof(*av));
+	av->port_pd = htobe32(pdn | (uint32_t)attr->port_num << 24);
+	if (attr->static_rate)
+		av->stat_rate = (uint8_t)(attr->static_rate + MLX4_STAT_RATE_OFFSET);
+	av->g_slid = MLX4_AV_GLOBAL;
+	av->gid_index = attr->grh.sgid_index;
+	av->hop_limit = attr->grh.hop_limit;
+	av->sl_tclass_flowlabel = htobe32((uint32_t)attr->sl << 29 |
+					  (uint32_t)attr->grh.traffic_class << 20 |
+					  (attr->grh.flow_label & FLOW_LABEL_MASK));
+	memcpy(av->dgid, attr->grh.dgid.raw, sizeof(av->dgid));
+}
+
 struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	struct rocemu_ah *ah;
@@ -79,6 +101,7 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		return NULL;
 	}
 	av_fill(&ah->av, attr);
+	mlx4_av_fill(&ah->mlx4_av, to_rpd(pd)->pdn, attr);
 	ah->ibah.context = pd->context;
 	ah->ibah.pd = pd;
 	return &ah->ibah;

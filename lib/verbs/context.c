@@ -77,6 +77,13 @@ static void context_fill_ops(struct rocemu_context *rctx)
 	ops->dealloc_mw = rocemu_dealloc_mw_op;
 	ops->bind_mw = rocemu_bind_mw_op;
 	ops->post_srq_recv = rocemu_post_srq_recv_op;
+	if (rctx->info.model == ROCEMU_MODEL_CX3) {	/* libmlx4's rings (lib/mlx4/) */
+		ops->poll_cq = rocemu_mlx4_poll_cq_op;
+		ops->req_notify_cq = rocemu_mlx4_req_notify_cq_op;
+		ops->post_send = rocemu_mlx4_post_send_op;
+		ops->post_recv = rocemu_mlx4_post_recv_op;
+		ops->post_srq_recv = rocemu_mlx4_post_srq_recv_op;
+	}
 	vctx->query_port = rocemu_query_port_op;
 	vctx->query_device_ex = rocemu_query_device_ex_op;
 	vctx->query_rt_values = rocemu_query_rt_values_op;
@@ -249,7 +256,7 @@ static struct ibv_context *context_open(struct rocemu_device *dev, enum rocemu_c
 	ctx->async_fd = fds[OPEN_FD_ASYNC];
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
-	context_fill_ops(rctx);
+	context_fill_ops(rctx);	/* after rctx->info: the model chooses the data path */
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s %s", rctx->info.name,
 		   op == ROCEMU_OP_OPEN_DEVICE ? "opened" : "imported");
 	return ctx;

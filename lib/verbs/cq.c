@@ -27,14 +27,23 @@ static bool layout_fits(uint64_t offset, uint64_t len, uint64_t size)
 	return offset <= size && len <= size - offset;
 }
 
+/* The entry sizes of a CQ of context: mlx5's 64 and 128 bytes, mlx4's 32 and 64. */
+static bool cqe_size_ok(struct ibv_context *context, uint32_t size)
+{
+	uint32_t unit = rocemu_ctx_is_mlx4(context) ? ROCEMU_MLX4_CQE_SIZE :
+						      sizeof(struct mlx5_cqe64);
+
+	return size == unit || size == 2 * unit;
+}
+
 /* Map the ring described by layout (fd consumed) into cq. Returns 0 or errno. */
-static int cq_map(struct rocemu_cq *cq, const struct rocemu_cq_layout *layout, int fd)
+static int cq_map(struct rocemu_cq *cq, struct ibv_context *context,
+		  const struct rocemu_cq_layout *layout, int fd)
 {
 	void *map;
 
 	if (layout->ncqe < 2 || (layout->ncqe & (layout->ncqe - 1)) ||
-	    (layout->cqe_size != sizeof(struct mlx5_cqe64) &&
-	     layout->cqe_size != 2 * sizeof(struct mlx5_cqe64)) ||
+	    !cqe_size_ok(context, layout->cqe_size) ||
 	    !layout_fits(layout->buf_offset, (uint64_t)layout->ncqe * layout->cqe_size, layout->size) ||
 	    !layout_fits(layout->dbrec_offset, 2 * sizeof(__be32), layout->size)) {
 		close(fd);
@@ -94,7 +103,7 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 		errno = -err;
 		return NULL;
 	}
-	err = cq_map(cq, &resp.layout, fd);
+	err = cq_map(cq, context, &resp.layout, fd);
 	if (err) {
 		cq_destroy_in_daemon(rctx, resp.layout.cqn);
 		free(cq);
@@ -121,7 +130,9 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 	pthread_mutex_init(&cq->ibcq.mutex, NULL);
 	pthread_cond_init(&cq->ibcq.cond, NULL);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	rocemu_cq_ex_set_poll_ops(&cq->ibcq);
+	cq->mlx4 = rocemu_ctx_is_mlx4(context);
+	if (!cq->mlx4)	/* a ConnectX-3 CQ is made by ibv_create_cq only */
+		rocemu_cq_ex_set_poll_ops(&cq->ibcq);
 	if (channel) {
 		pthread_mutex_lock(&context->mutex);
 		channel->refcnt++;
@@ -130,6 +141,12 @@ static struct rocemu_cq *cq_create(struct ibv_context *context, int cqe, void *c
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s cq 0x%06x cqe %d", rctx->info.name, cq->cqn,
 		   cq->ibcq.cqe);
 	return cq;
+}
+
+/* The CQE size a CQ of context gets without mlx5dv_create_cq: libmlx4's, or libmlx5's as MLX5_CQE_SIZE says. */
+static uint32_t cqe_size_default(struct ibv_context *context)
+{
+	return rocemu_ctx_is_mlx4(context) ? ROCEMU_MLX4_CQE_SIZE_DEFAULT : rocemu_cqe_size_env();
 }
 
 uint32_t rocemu_cqe_size_env(void)
@@ -150,7 +167,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 		return REAL(ibv_create_cq)(context, cqe, cq_context, channel, comp_vector);
 	/* Negative: far above num_comp_vectors once unsigned, refused there. */
 	cq = cq_create(context, cqe, cq_context, channel, (uint32_t)comp_vector,
-		       IBV_WC_STANDARD_FLAGS, NULL, rocemu_cqe_size_env());
+		       IBV_WC_STANDARD_FLAGS, NULL, cqe_size_default(context));
 	return cq ? ibv_cq_ex_to_cq(&cq->ibcq) : NULL;
 }
 
@@ -187,6 +204,11 @@ struct ibv_cq_ex *rocemu_cq_create_ex(struct ibv_context *context,
 struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *attr)
 {
+	/* The extended CQ's readers parse mlx5 CQEs: as a provider without create_cq_ex */
+	if (rocemu_ctx_is_mlx4(context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	return rocemu_cq_create_ex(context, attr, rocemu_cqe_size_env());
 }
 
@@ -210,7 +232,7 @@ int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return rocemu_errno_value(err);
 	}
 	memset(&resized, 0, sizeof(resized));
-	err = cq_map(&resized, &resp.layout, fd);
+	err = cq_map(&resized, ibcq->context, &resp.layout, fd);
 	if (err) {
 		pthread_spin_unlock(&cq->lock);
 		return err;
@@ -271,40 +293,62 @@ int rocemu_req_notify_cq_op(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+static bool mlx5_ready(struct rocemu_cq *cq, uint32_t i)
+{
+	return rocemu_cqe_sw(cq, i) != NULL;
+}
+
+static bool mlx5_drop(struct rocemu_cq *cq, uint32_t i, uint32_t num, bool wq,
+		      struct rocemu_srq *srq)
+{
+	struct mlx5_cqe64 *cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, i);
+
+	if (rocemu_cqe_is_wq(cqe) != wq || rocemu_cqe_qpn(cqe) != num)
+		return false;
+	if (srq && (rocemu_cqe_op(cqe->op_own >> 4)->flags & ROCEMU_CQE_OP_RQ))
+		rocemu_srq_complete(srq, be16toh(cqe->wqe_counter));
+	return true;
+}
+
+static void mlx5_move(struct rocemu_cq *cq, uint32_t from, uint32_t to)
+{
+	struct mlx5_cqe64 *cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, from);
+	struct mlx5_cqe64 *dest = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, to);
+	uint8_t owner = dest->op_own & MLX5_CQE_OWNER_MASK;
+
+	/* The whole entry, as mlx5: a 128-byte CQE's first half may hold its data. */
+	memcpy((char *)dest + sizeof(*dest) - cq->cqe_size,
+	       (char *)cqe + sizeof(*cqe) - cq->cqe_size, cq->cqe_size);
+	dest->op_own = (uint8_t)(owner | (cqe->op_own & ~MLX5_CQE_OWNER_MASK));
+}
+
+static const struct rocemu_cqe_sweep_ops mlx5_sweep_ops = { mlx5_ready, mlx5_drop, mlx5_move };
+
 /*
- * As mlx5's __mlx5_cq_clean: sweep the unpolled CQEs from the newest back,
- * dropping those of the QP (or with wq, the WQ) num and moving the older
- * ones up over them; then the consumer index skips the slots freed. New
- * CQEs the daemon writes meanwhile are of others (num is in RESET or
- * gone) and lie past the end found first. A receive CQE dropped gives its
- * WQE back to srq, when the QP has one.
+ * As mlx5's __mlx5_cq_clean and mlx4's __mlx4_cq_clean: sweep the unpolled
+ * CQEs from the newest back, dropping those of the QP (or with wq, the WQ)
+ * num and moving the older ones up over them; then the consumer index
+ * skips the slots freed. New CQEs the daemon writes meanwhile are of
+ * others (num is in RESET or gone) and lie past the end found first. A
+ * receive CQE dropped gives its WQE back to srq, when the QP has one.
  */
 static void cq_sweep(struct rocemu_cq *cq, uint32_t num, bool wq, struct rocemu_srq *srq)
 {
-	struct mlx5_cqe64 *cqe, *dest;
+	const struct rocemu_cqe_sweep_ops *ops = cq->mlx4 ? &rocemu_mlx4_cqe_sweep_ops :
+							    &mlx5_sweep_ops;
 	uint32_t prod, nfreed = 0;
-	uint8_t owner;
 
 	if (__atomic_load_n(&cq->dv_owned, __ATOMIC_ACQUIRE))
 		return;
 	pthread_spin_lock(&cq->lock);
-	for (prod = cq->cons_index; prod - cq->cons_index < cq->ncqe && rocemu_cqe_sw(cq, prod);
+	for (prod = cq->cons_index; prod - cq->cons_index < cq->ncqe && ops->ready(cq, prod);
 	     prod++)
 		;
 	while (prod-- != cq->cons_index) {
-		cqe = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, prod);
-		if (rocemu_cqe_is_wq(cqe) == wq && rocemu_cqe_qpn(cqe) == num) {
-			if (srq && (rocemu_cqe_op(cqe->op_own >> 4)->flags & ROCEMU_CQE_OP_RQ))
-				rocemu_srq_complete(srq, be16toh(cqe->wqe_counter));
+		if (ops->drop(cq, prod, num, wq, srq))
 			nfreed++;
-		} else if (nfreed) {
-			dest = rocemu_cqe_at(cq->buf, cq->cqe_size, cq->ncqe, prod + nfreed);
-			owner = dest->op_own & MLX5_CQE_OWNER_MASK;
-			/* The whole entry, as mlx5: a 128-byte CQE's first half may hold its data. */
-			memcpy((char *)dest + sizeof(*dest) - cq->cqe_size,
-			       (char *)cqe + sizeof(*cqe) - cq->cqe_size, cq->cqe_size);
-			dest->op_own = (uint8_t)(owner | (cqe->op_own & ~MLX5_CQE_OWNER_MASK));
-		}
+		else if (nfreed)
+			ops->move(cq, prod, prod + nfreed);
 	}
 	if (nfreed) {
 		cq->cons_index += nfreed;

@@ -26,6 +26,11 @@
 					   IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH | \
 					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 
+/* What libmlx4 takes (MLX4_CREATE_QP_SUP_COMP_MASK). */
+#define QP_MLX4_COMP_MASK ((uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | \
+				      IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+				      IBV_QP_INIT_ATTR_MAX_TSO_HEADER))
+
 static const char *const qp_state_names[] = {
 	[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT", [IBV_QPS_RTR] = "RTR",
 	[IBV_QPS_RTS] = "RTS", [IBV_QPS_SQD] = "SQD", [IBV_QPS_SQE] = "SQE",
@@ -51,6 +56,9 @@ static int qp_init_attr_check(struct ibv_context *context,
 	if (attr->comp_mask & ~QP_KNOWN_COMP_MASK)
 		return EINVAL;
 	if (attr->comp_mask & ~QP_SUPPORTED_COMP_MASK)
+		return EOPNOTSUPP;
+	/* libmlx4's create_qp_ex: no ibv_wr_* API (nor RSS), ENOTSUP */
+	if (rocemu_ctx_is_mlx4(context) && (attr->comp_mask & ~QP_MLX4_COMP_MASK))
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    (attr->create_flags & ~ROCEMU_QP_CREATE_FLAGS))
@@ -89,12 +97,15 @@ static bool qp_has_cqs(const struct rocemu_qp *qp)
 	return qp->type != IBV_QPT_XRC_RECV && !qp->rss;
 }
 
-/* The daemon's layout keeps to the ring contract and fits the memfd. */
-static bool qp_layout_ok(const struct rocemu_qp_layout *l)
+/* The daemon's layout of a QP of context keeps to the ring contract and fits the memfd. */
+static bool qp_layout_ok(struct ibv_context *context, const struct rocemu_qp_layout *l)
 {
+	uint32_t sq_shift = rocemu_sq_entry_shift(context, l);
+
 	return l->rq_wqe_shift < 32 && l->sq_wqe_cnt <= ROCEMU_SQ_MAX_BBS &&
+	       sq_shift >= ROCEMU_MLX4_SQ_MIN_SHIFT && sq_shift <= ROCEMU_MLX4_SQ_MAX_SHIFT &&
 	       l->rq_wqe_cnt <= ROCEMU_RQ_MAX_WQES && l->sq_offset <= l->size &&
-	       (uint64_t)l->sq_wqe_cnt * ROCEMU_WQE_BB <= l->size - l->sq_offset &&
+	       ((uint64_t)l->sq_wqe_cnt << sq_shift) <= l->size - l->sq_offset &&
 	       l->rq_offset <= l->size &&
 	       ((uint64_t)l->rq_wqe_cnt << l->rq_wqe_shift) <= l->size - l->rq_offset &&
 	       l->dbrec_offset <= l->size && 2 * sizeof(__be32) <= l->size - l->dbrec_offset &&
@@ -154,6 +165,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	if (!qp)
 		return NULL;	/* calloc set ENOMEM */
 	ibqp = &qp->qpx.qp_base;
+	ibqp->context = context;	/* the queues are laid out by its model */
 	qp->type = attr->qp_type;	/* the queues are laid out by type */
 	ibqp->qp_type = dc ? IBV_QPT_DRIVER : attr->qp_type;
 	qp->rss = rocemu_qp_is_rss(attr);
@@ -205,7 +217,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		errno = -err;
 		return NULL;
 	}
-	if (!qp_layout_ok(&resp.layout)) {
+	if (!qp_layout_ok(context, &resp.layout)) {
 		close(fd);
 		errno = EPROTO;
 		goto err_daemon;
@@ -230,6 +242,8 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	err = rocemu_qp_queues_init(qp);
 	if (err)
 		goto err_unmap;
+	if (qp->map && rocemu_ctx_is_mlx4(context))
+		rocemu_mlx4_sq_init(qp);
 	ibqp_fill(qp, context, attr->qp_context, IBV_QPS_RESET);
 	/*
 	 * What the caller gave, even where the type keeps none of it (an XRC
@@ -241,7 +255,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	ibqp->recv_cq = want->recv_cq;
 	ibqp->srq = want->srq;
 	err = rocemu_domain_res_take(&qp->domain_res, context, attr->pd, MLX5DV_RES_TYPE_QP,
-				     (size_t)qp->layout.sq_wqe_cnt * MLX5_SEND_WQE_BB +
+				     ((size_t)qp->layout.sq_wqe_cnt << qp->sq.wqe_shift) +
 				     ((size_t)qp->layout.rq_wqe_cnt << qp->layout.rq_wqe_shift));
 	if (err)
 		goto err_queues;
@@ -287,10 +301,16 @@ struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_in
 	return qp_create(context, attr, vendor_flags, dc, 0);
 }
 
+/* The vendor flags a QP of context gets by default: mlx5's scatter to CQE; libmlx4 has none. */
+static uint32_t qp_vendor_default(struct ibv_context *context)
+{
+	return rocemu_ctx_is_mlx4(context) ? 0 : rocemu_qp_vendor_default();
+}
+
 struct ibv_qp *rocemu_create_qp_ex_op(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr)
 {
-	return rocemu_qp_create(context, attr, rocemu_qp_vendor_default());
+	return rocemu_qp_create(context, attr, qp_vendor_default(context));
 }
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
@@ -304,7 +324,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init
 	memcpy(&attr_ex, qp_init_attr, sizeof(*qp_init_attr));
 	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr_ex.pd = pd;
-	qp = rocemu_qp_create(pd->context, &attr_ex, rocemu_qp_vendor_default());
+	qp = rocemu_qp_create(pd->context, &attr_ex, qp_vendor_default(pd->context));
 	if (qp)
 		qp_init_attr->cap = attr_ex.cap;
 	return qp;
@@ -373,8 +393,12 @@ static void qp_clean_cqs(struct rocemu_qp *qp)
 static void qp_reset(struct rocemu_qp *qp)
 {
 	qp_clean_cqs(qp);
-	if (qp->map)	/* an XRC target opened by number has no rings here */
-		rocemu_qp_queues_reset(qp);
+	if (!qp->map)	/* an XRC target opened by number has no rings here */
+		return;
+	rocemu_qp_queues_reset(qp);
+	/* libmlx4 sets the owner bits again before the next INIT */
+	if (rocemu_ctx_is_mlx4(qp->qpx.qp_base.context))
+		rocemu_mlx4_sq_init(qp);
 }
 
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)

@@ -255,11 +255,18 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	return 0;
 }
 
-/* mlx5_post_srq_recv: fill head, follow its link; one doorbell per call. */
-int rocemu_post_srq_recv_op(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad_wr)
+/* A ConnectX-3's SRQ WQE has the same bytes: its link at byte 2, the same invalid lkey. */
+_Static_assert(offsetof(struct mlx4_wqe_srq_next_seg, next_wqe_index) ==
+		       offsetof(struct mlx5_wqe_srq_next_seg, next_wqe_index) &&
+	       sizeof(struct mlx4_wqe_srq_next_seg) == sizeof(struct mlx5_wqe_srq_next_seg) &&
+	       sizeof(struct mlx4_wqe_data_seg) == sizeof(struct mlx5_wqe_data_seg) &&
+	       (unsigned int)MLX4_INVALID_LKEY == (unsigned int)MLX5_INVALID_LKEY,
+	       "mlx4 and mlx5 SRQ WQEs differ");
+
+/* mlx5_post_srq_recv and mlx4_post_srq_recv: fill head, follow its link; one doorbell per call. */
+int rocemu_srq_post(struct rocemu_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr,
+		    int err_sge, int err_full)
 {
-	struct rocemu_srq *srq = to_rsrq(ibsrq);
 	struct mlx5_wqe_srq_next_seg *next;
 	struct mlx5_wqe_data_seg *scat;
 	uint32_t nreq = 0;
@@ -268,12 +275,12 @@ int rocemu_post_srq_recv_op(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&srq->lock);
 	for (; wr; wr = wr->next, nreq++) {
 		if (__builtin_expect((unsigned int)wr->num_sge > srq->max_gs, 0)) {
-			err = EINVAL;
+			err = err_sge;
 			*bad_wr = wr;
 			break;
 		}
 		if (__builtin_expect(srq->head == srq->tail, 0)) {	/* full */
-			err = ENOMEM;
+			err = err_full;
 			*bad_wr = wr;
 			break;
 		}
@@ -296,10 +303,16 @@ int rocemu_post_srq_recv_op(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		srq->counter += nreq;
 		/* Release: a daemon that reads the new counter reads whole WQEs. */
 		__atomic_store_n(srq->db, rocemu_wq_dbrec_word(srq->counter), __ATOMIC_RELEASE);
-		rocemu_ctx_recv_doorbell(to_rctx(ibsrq->context));
+		rocemu_ctx_recv_doorbell(to_rctx(srq->ibsrq.context));
 	}
 	pthread_spin_unlock(&srq->lock);
 	return err;
+}
+
+int rocemu_post_srq_recv_op(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	return rocemu_srq_post(to_rsrq(ibsrq), wr, bad_wr, EINVAL, ENOMEM);
 }
 
 uint64_t rocemu_srq_complete(struct rocemu_srq *srq, uint16_t wqe_counter)
