@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <infiniband/verbs.h>
+#include <infiniband/mlx4dv.h>
 #include <infiniband/mlx5dv.h>
 
 #include "rocemu/ctrl.h"
@@ -201,6 +202,9 @@ struct rocemu_context {
 	struct rocemu_huge_pool huge_pool;
 	/* QPs by qpn for the poller: chunks of 4096 slots, changed under context mutex. */
 	struct rocemu_qp **qp_table[ROCEMU_QP_TABLE_CHUNKS];
+	/* mlx4dv_set_context_attr's, kept as libmlx4 keeps them for its WQs and buffers */
+	uint8_t mlx4_log_wqs_range_sz;
+	struct mlx4dv_ctx_allocators mlx4_allocators;
 };
 
 /*
@@ -609,6 +613,12 @@ struct ibv_cq_ex *rocemu_create_cq_ex_op(struct ibv_context *context,
 uint32_t rocemu_qp_vendor_default(void);
 struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
 				uint32_t vendor_flags);
+/*
+ * The same for mlx4dv_create_qp: no mlx5 vendor flags, receive WQEs of
+ * at least inl_recv_sz bytes (the layout's rq_wqe_shift is what was granted).
+ */
+struct ibv_qp *rocemu_qp_create_inl_recv(struct ibv_context *context,
+					 struct ibv_qp_init_attr_ex *want, uint16_t inl_recv_sz);
 /* lib/verbs/flow.c: steering rules, NULL and errno (destroy: the errno value) as libibverbs. */
 struct ibv_flow *rocemu_create_flow_op(struct ibv_qp *qp, struct ibv_flow_attr *attr);
 int rocemu_destroy_flow_op(struct ibv_flow *flow);

@@ -4,8 +4,11 @@
 #define ROCEMU_DV_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lib/shim.h"
 
 /* A constructor that fails: NULL with errno err. */
 static inline void *dv_fail(int err)
@@ -20,7 +23,18 @@ static inline void *dv_refuse(void)
 	return dv_fail(EOPNOTSUPP);
 }
 
-struct ibv_qp_init_attr_ex;
+/*
+ * The emulated device dev plays model: libmlx5's is_mlx5_dev for
+ * ROCEMU_MODEL_CX5, libmlx4's own device for ROCEMU_MODEL_CX3. A
+ * provider's direct verbs answer EOPNOTSUPP for an emulated device of the
+ * other model, as it answers for a device not its own.
+ */
+static inline bool rocemu_dv_plays(struct ibv_device *dev, enum rocemu_model model)
+{
+	const struct rocemu_device *d = rocemu_device_of(dev);
+
+	return d && d->info.model == model;
+}
 
 /* Internal to the shim, as shim.h's declarations: not exported from librocemu.so. */
 #pragma GCC visibility push(hidden)
@@ -32,6 +46,20 @@ struct ibv_qp_init_attr_ex;
  */
 int rocemu_dv_qp_create_flags(const struct ibv_qp_init_attr_ex *attr, uint32_t create_flags,
 			      uint32_t *vendor_flags);
+
+/*
+ * dv_direct.c: tell the daemon once (*told) that the QP or CQ handle's
+ * doorbells ring without the shim, as mlx5dv_init_obj and
+ * mlx4dv_init_obj hand it out. Returns 0 or the errno value.
+ */
+int rocemu_dv_direct_doorbells(struct ibv_context *context, bool *told,
+			       enum rocemu_direct_kind kind, uint32_t handle);
+/*
+ * The page handed out as a CQ's doorbell register (mlx5 cq_uar, mlx4
+ * MLX4DV_CQ_MASK_UAR): the daemon reads the arm word of the doorbell
+ * record instead, so the writes land here and nobody reads them.
+ */
+extern uint64_t rocemu_dv_cq_uar_sink[4096 / sizeof(uint64_t)];
 
 #pragma GCC visibility pop
 

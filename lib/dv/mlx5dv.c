@@ -21,7 +21,8 @@
 
 bool mlx5dv_is_supported(struct ibv_device *device)
 {
-	return rocemu_device_of(device) ? true : REAL(mlx5dv_is_supported)(device);
+	return rocemu_device_of(device) ? rocemu_dv_plays(device, ROCEMU_MODEL_CX5)
+				       : REAL(mlx5dv_is_supported)(device);
 }
 
 struct ibv_context *mlx5dv_open_device(struct ibv_device *device,
@@ -29,6 +30,8 @@ struct ibv_context *mlx5dv_open_device(struct ibv_device *device,
 {
 	if (!rocemu_device_of(device))
 		return REAL(mlx5dv_open_device)(device, attr);
+	if (!rocemu_dv_plays(device, ROCEMU_MODEL_CX5))
+		return dv_refuse();
 	if (attr && (attr->flags & ~(uint32_t)MLX5DV_CONTEXT_FLAGS_DEVX))
 		return dv_fail(EINVAL);
 	/* A kernel without DevX refuses the DevX context: programs fall back to verbs. */
@@ -43,6 +46,8 @@ int mlx5dv_query_device(struct ibv_context *ctx_in, struct mlx5dv_context *attrs
 
 	if (!rocemu_ctx_is_ours(ctx_in))
 		return REAL(mlx5dv_query_device)(ctx_in, attrs_out);
+	if (!rocemu_dv_plays(ctx_in->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	asked = attrs_out->comp_mask;
 	/* CQE version 0, no MPW, no 128-byte CQE compression or padding, free-running clock. */
 	attrs_out->version = 0;

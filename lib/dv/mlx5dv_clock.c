@@ -7,6 +7,7 @@
  * period; here each read computes it afresh, so it is never stale.
  */
 #include "lib/shim.h"
+#include "lib/dv/dv.h"
 
 #include "rocemu/clock.h"
 
@@ -39,6 +40,8 @@ int mlx5dv_get_clock_info(struct ibv_context *context, struct mlx5dv_clock_info 
 {
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_get_clock_info)(context, clock_info);
+	if (!rocemu_dv_plays(context->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	rocemu_clock_info(clock_info);
 	return 0;
 }

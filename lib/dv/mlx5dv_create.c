@@ -45,6 +45,8 @@ struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *context, struct ibv_cq_in
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_create_cq)(context, cq_attr, mlx5_cq_attr);
+	if (!rocemu_dv_plays(context->device, ROCEMU_MODEL_CX5))
+		return dv_refuse();
 	err = dv_cq_attr_check(mlx5_cq_attr);
 	if (err)
 		return dv_fail(err);
@@ -93,6 +95,8 @@ struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_create_qp)(context, qp_attr, mlx5_qp_attr);
+	if (!rocemu_dv_plays(context->device, ROCEMU_MODEL_CX5))
+		return dv_refuse();
 	err = dv_qp_attr_check(qp_attr, mlx5_qp_attr, &vendor_flags);
 	if (err)
 		return dv_fail(err);
@@ -129,6 +133,8 @@ struct ibv_wq *mlx5dv_create_wq(struct ibv_context *context, struct ibv_wq_init_
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_create_wq)(context, wq_init_attr, mlx5_wq_attr);
+	if (!rocemu_dv_plays(context->device, ROCEMU_MODEL_CX5))
+		return dv_refuse();
 	if (!wq_init_attr)
 		return dv_fail(EINVAL);
 	if (mlx5_wq_attr && (mlx5_wq_attr->comp_mask & MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ)) {

@@ -89,6 +89,8 @@ int mlx5dv_dci_stream_id_reset(struct ibv_qp *ibqp, uint16_t stream_id)
 
 	if (!ibqp || !rocemu_ctx_is_ours(ibqp->context))
 		return REAL(mlx5dv_dci_stream_id_reset)(ibqp, stream_id);
+	if (!rocemu_dv_plays(ibqp->context->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	/* mlx5 asks the firmware only of a QP it knows in RTS. */
 	if (ibqp->state != IBV_QPS_RTS)
 		return EOPNOTSUPP;

@@ -71,6 +71,8 @@ struct mlx5dv_flow_matcher *mlx5dv_create_flow_matcher(struct ibv_context *conte
 
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_create_flow_matcher)(context, attr);
+	if (!rocemu_dv_plays(context->device, ROCEMU_MODEL_CX5))
+		return dv_refuse();
 	if (!attr || attr->type != IBV_FLOW_ATTR_NORMAL || !mask ||
 	    (attr->comp_mask & ~(uint64_t)MLX5DV_FLOW_MATCHER_MASK_FT_TYPE))
 		return dv_fail(EINVAL);

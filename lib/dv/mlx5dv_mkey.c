@@ -87,6 +87,8 @@ struct mlx5dv_mkey *mlx5dv_create_mkey(struct mlx5dv_mkey_init_attr *mkey_init_a
 
 	if (!rocemu_pd_is_ours(pd))
 		return REAL(mlx5dv_create_mkey)(mkey_init_attr);
+	if (!rocemu_dv_plays(pd->context->device, ROCEMU_MODEL_CX5))
+		return dv_refuse();
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return dv_fail(ENOMEM);
@@ -138,7 +140,9 @@ int _mlx5dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_inf
 struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 {
 	if (qp && rocemu_ctx_is_ours(qp->qp_base.context))
-		return &to_rqp_ex(qp)->dv_qpx;
+		return rocemu_dv_plays(qp->qp_base.context->device, ROCEMU_MODEL_CX5)
+			       ? &to_rqp_ex(qp)->dv_qpx
+			       : dv_refuse();
 	return REAL(mlx5dv_qp_ex_from_ibv_qp_ex)(qp);
 }
 

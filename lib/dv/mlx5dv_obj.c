@@ -7,32 +7,9 @@
  * consumer index, so the shim no longer cleans it.
  */
 #include "lib/shim.h"
+#include "lib/dv/dv.h"
 
 #include "rocemu/log.h"
-
-/*
- * The CQ doorbell register programs write after arming (cq_uar +
- * MLX5_CQ_DOORBELL): the daemon reads the arm word of the doorbell
- * record instead, so the writes land here and nobody reads them.
- */
-static uint64_t cq_uar_sink[4096 / sizeof(uint64_t)] __attribute__((aligned(4096)));
-
-/* Tell the daemon once that obj's doorbells ring unannounced. Returns 0 or errno. */
-static int direct_doorbells(struct ibv_context *context, bool *told, enum rocemu_direct_kind kind,
-			    uint32_t handle)
-{
-	struct rocemu_direct_doorbells_req req = { .kind = kind, .handle = handle };
-	int err;
-
-	if (__atomic_load_n(told, __ATOMIC_ACQUIRE))
-		return 0;
-	err = rocemu_conn_call(&to_rctx(context)->conn, ROCEMU_OP_DIRECT_DOORBELLS, &req, NULL,
-			       NULL, 0);
-	if (err)
-		return -err;
-	__atomic_store_n(told, true, __ATOMIC_RELEASE);
-	return 0;
-}
 
 static int dv_get_qp(struct ibv_qp *qp_in, struct mlx5dv_qp *out)
 {
@@ -61,7 +38,7 @@ static int dv_get_qp(struct ibv_qp *qp_in, struct mlx5dv_qp *out)
 		mask_out |= MLX5DV_QP_MASK_RAW_QP_TIR_ADDR;
 	}
 	out->comp_mask = mask_out;
-	return direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn);
+	return rocemu_dv_direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn);
 }
 
 static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
@@ -69,7 +46,7 @@ static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
 	struct rocemu_cq *cq = to_rcq(cq_in);
 	int err;
 
-	err = direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn);
+	err = rocemu_dv_direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn);
 	if (err)
 		return err;
 	out->comp_mask = 0;
@@ -78,7 +55,7 @@ static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
 	out->cqe_size = cq->cqe_size;
 	out->buf = cq->buf;
 	out->dbrec = cq->dbrec;
-	out->cq_uar = cq_uar_sink;
+	out->cq_uar = rocemu_dv_cq_uar_sink;
 	return 0;
 }
 
@@ -146,6 +123,8 @@ int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 		return EINVAL;
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(mlx5dv_init_obj)(obj, obj_type);
+	if (!rocemu_dv_plays(context->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	if (obj_type & MLX5DV_OBJ_QP)
 		ret = dv_get_qp(obj->qp.in, obj->qp.out);
 	if (!ret && (obj_type & MLX5DV_OBJ_CQ))

@@ -8,6 +8,7 @@
  * (mlx5dv_refused.c).
  */
 #include "lib/shim.h"
+#include "lib/dv/dv.h"
 
 int mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
 {
@@ -15,6 +16,8 @@ int mlx5dv_modify_qp_udp_sport(struct ibv_qp *qp, uint16_t udp_sport)
 
 	if (!qp || !rocemu_ctx_is_ours(qp->context))
 		return REAL(mlx5dv_modify_qp_udp_sport)(qp, udp_sport);
+	if (!rocemu_dv_plays(qp->context->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	/* mlx5: RC and UC only, in RTS as the provider last set the state. */
 	if ((qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UC) || qp->state != IBV_QPS_RTS)
 		return EOPNOTSUPP;
@@ -30,6 +33,8 @@ int mlx5dv_reserved_qpn_alloc(struct ibv_context *ctx, uint32_t *qpn)
 
 	if (!rocemu_ctx_is_ours(ctx))
 		return REAL(mlx5dv_reserved_qpn_alloc)(ctx, qpn);
+	if (!rocemu_dv_plays(ctx->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	err = rocemu_conn_call(&to_rctx(ctx)->conn, ROCEMU_OP_RESERVED_QPN_ALLOC, NULL, &resp,
 			       NULL, 0);
 	if (err)
@@ -45,6 +50,8 @@ int mlx5dv_reserved_qpn_dealloc(struct ibv_context *ctx, uint32_t qpn)
 
 	if (!rocemu_ctx_is_ours(ctx))
 		return REAL(mlx5dv_reserved_qpn_dealloc)(ctx, qpn);
+	if (!rocemu_dv_plays(ctx->device, ROCEMU_MODEL_CX5))
+		return EOPNOTSUPP;
 	return rocemu_errno_value(rocemu_conn_call(&to_rctx(ctx)->conn,
 						   ROCEMU_OP_RESERVED_QPN_DEALLOC, &req, NULL, NULL, 0));
 }

@@ -143,7 +143,8 @@ uint32_t rocemu_qp_vendor_default(void)
 }
 
 static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
-				uint32_t vendor_flags, const struct rocemu_dc_attr *dc)
+				uint32_t vendor_flags, const struct rocemu_dc_attr *dc,
+				uint16_t inl_recv_sz)
 {
 	struct ibv_qp_init_attr_ex a = *want, *attr = &a;	/* what the QP type keeps of it */
 	struct rocemu_context *rctx = to_rctx(context);
@@ -197,6 +198,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		.xrcd = attr->qp_type == IBV_QPT_XRC_RECV ? to_rxrcd(attr->xrcd)->handle
 							  : ROCEMU_NO_HANDLE,
 		.vendor_flags = vendor_flags,
+		.inl_recv_sz = inl_recv_sz,
 	};
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
 		req.create_flags = attr->create_flags;
@@ -284,13 +286,19 @@ err_daemon:
 struct ibv_qp *rocemu_qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *want,
 				uint32_t vendor_flags)
 {
-	return qp_create(context, want, vendor_flags, NULL);
+	return qp_create(context, want, vendor_flags, NULL, 0);
+}
+
+struct ibv_qp *rocemu_qp_create_inl_recv(struct ibv_context *context,
+					 struct ibv_qp_init_attr_ex *want, uint16_t inl_recv_sz)
+{
+	return qp_create(context, want, 0, NULL, inl_recv_sz);
 }
 
 struct ibv_qp *rocemu_create_qp_dc(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
 				   uint32_t vendor_flags, const struct rocemu_dc_attr *dc)
 {
-	return qp_create(context, attr, vendor_flags, dc);
+	return qp_create(context, attr, vendor_flags, dc, 0);
 }
 
 /* The vendor flags a QP of context gets by default: mlx5's scatter to CQE; libmlx4 has none. */

@@ -7,6 +7,8 @@
  * the daemon's parser and the daemon's CQE read through mlx5dv.h's
  * inlines (daemon_rings.h); what mlx5dv_query_device answers for the
  * masks asked and only those; mlx5dv_open_device's flags; the raw clock.
+ * On a ConnectX-3 the mlx5 ones refuse as libmlx5 for a device not its
+ * own and mlx4dv_init_obj (lib/dv/mlx4dv_obj.c) hands out the rings.
  */
 #include <check.h>
 #include <errno.h>
@@ -102,6 +104,7 @@ static void objs_open(void)
 	memset(map, 0, sizeof(map));
 	memset(cq_map, 0, sizeof(cq_map));
 	direct_calls = direct_err = 0;
+	device.info.model = ROCEMU_MODEL_CX5;
 	ctx->device = &ibdev;
 	qp.qpx.qp_base.context = ctx;
 	qp.qpx.qp_base.qp_type = IBV_QPT_RC;
@@ -407,6 +410,59 @@ START_TEST(test_query_rt_values)
 }
 END_TEST
 
+/* A ConnectX-3: mlx5dv fails as for a device not libmlx5's; mlx4dv_init_obj gives the rings. */
+START_TEST(test_cx3_model)
+{
+	struct mlx5dv_context attrs = { 0 };
+	struct mlx5dv_qp dv5 = { 0 };
+	struct mlx5dv_obj obj5 = { .qp = { .in = &qp.qpx.qp_base, .out = &dv5 } };
+	struct mlx4dv_qp dv_qp = { .comp_mask = MLX4DV_QP_MASK_UAR_MMAP_OFFSET };
+	struct mlx4dv_cq dv_cq = { .comp_mask = MLX4DV_CQ_MASK_UAR };
+	struct mlx4dv_obj obj = { .qp = { .in = &qp.qpx.qp_base, .out = &dv_qp },
+				  .cq = { .in = ibv_cq_ex_to_cq(&cq.ibcq), .out = &dv_cq } };
+
+	ck_assert_int_eq(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP), EOPNOTSUPP);
+	device.info.model = ROCEMU_MODEL_CX3;
+	ck_assert(!mlx5dv_is_supported(&ibdev));
+	errno = 0;
+	ck_assert_ptr_null(mlx5dv_open_device(&ibdev, NULL));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(mlx5dv_query_device(ctx, &attrs), EOPNOTSUPP);
+	ck_assert_int_eq(mlx5dv_init_obj(&obj5, MLX5DV_OBJ_QP), EOPNOTSUPP);
+	ck_assert_int_eq(direct_calls, 0);
+
+	qp.layout.sq_wqe_shift = 6;
+	cq.arm_sn = 1;
+	ck_assert_int_eq(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP | MLX4DV_OBJ_CQ), 0);
+	ck_assert_ptr_eq(dv_qp.buf.buf, map);
+	ck_assert_uint_eq(dv_qp.buf.length, DBREC_OFFSET);
+	ck_assert_int_eq(dv_qp.sq.offset, 0);
+	ck_assert_uint_eq(dv_qp.sq.wqe_cnt, SQ_BBS);
+	ck_assert_int_eq(dv_qp.sq.wqe_shift, 6);
+	ck_assert_int_eq(dv_qp.rq.offset, RQ_OFFSET);
+	ck_assert_uint_eq(dv_qp.rq.wqe_cnt, RQ_WQES);
+	ck_assert_int_eq(dv_qp.rq.wqe_shift, RQ_SHIFT);
+	ck_assert_ptr_eq(dv_qp.rdb, map + DBREC_OFFSET);
+	ck_assert_ptr_eq(dv_qp.sdb, map + BF_OFFSET + MLX4_SEND_DOORBELL);
+	ck_assert_uint_eq(dv_qp.doorbell_qpn, htobe32(QPN << 8));
+	ck_assert_uint_eq(dv_qp.comp_mask, MLX4DV_QP_MASK_UAR_MMAP_OFFSET);
+	ck_assert_ptr_eq(dv_cq.buf.buf, cq_map);
+	ck_assert_uint_eq(dv_cq.buf.length, NCQE * sizeof(struct mlx5_cqe64));
+	ck_assert_uint_eq(dv_cq.cqe_cnt, NCQE);
+	ck_assert_uint_eq(dv_cq.cqn, CQN);
+	ck_assert_ptr_eq(dv_cq.set_ci_db, cq.dbrec);
+	ck_assert_ptr_eq(dv_cq.arm_db, cq.dbrec + 1);
+	ck_assert_int_eq(dv_cq.arm_sn, 1);
+	ck_assert_uint_eq(dv_cq.comp_mask, MLX4DV_CQ_MASK_UAR);
+	ck_assert_ptr_nonnull(dv_cq.cq_uar);
+	/* Both named to the daemon, once; the CQ is the program's from now on. */
+	ck_assert_int_eq(direct_calls, 2);
+	ck_assert(cq.dv_owned);
+	ck_assert_int_eq(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP | MLX4DV_OBJ_CQ), 0);
+	ck_assert_int_eq(direct_calls, 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dv_obj");
@@ -425,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, test_query_device);
 	tcase_add_test(tc, test_open_device);
 	tcase_add_test(tc, test_query_rt_values);
+	tcase_add_test(tc, test_cx3_model);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
