@@ -4,7 +4,13 @@
 # ud_verbs there and no mlx5 transport (mlx5dv_is_supported is false on a
 # ConnectX-3), and ucx_perftest runs over rc_verbs and ud_verbs between two
 # ConnectX-3 devices and between a ConnectX-3 and a ConnectX-5.
+# UCX before 1.18 (Debian 12 has 1.13) takes the address family of a UD
+# receive over RoCE from wc.sl, the packet type a ConnectX-4 or later writes
+# there; libmlx4 reports the VLAN priority in it, so with its destination GID
+# check on, ud_verbs drops every UDP/IPv4 datagram on a ConnectX-3 (UCX's
+# pull request 10209 mends this for providers that do so): the check is off.
 . "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_ucx.sh"
+export UCX_UD_VERBS_ETH_DGID_CHECK=n
 use_test_net 323
 
 # ucx_pair MODEL0 MODEL1: the daemon's two devices, UCX's view of them and traffic between them.
