@@ -10,6 +10,8 @@
 #include "emulator/obj/async_event.h"
 #include "emulator/obj/comp_channel.h"
 #include "emulator/obj/cq.h"
+#include "emulator/observe/trace.h"
+#include "emulator/ring/format.h"
 #include "rocemu/log.h"
 #include "rocemu/ring.h"
 
@@ -97,16 +99,24 @@ static void cq_marks_bound(struct rocemu_cq *cq)
 		cq->solicited = cq->pi - ncqe;
 }
 
-void rocemu_cq_advance(struct rocemu_cq *cq, bool solicited)
+void rocemu_cq_written(struct rocemu_cq *cq, const struct rocemu_cqe_info *info, uint8_t op,
+		       uint8_t syndrome, struct rocemu_cq_arm (*arm_of)(const struct rocemu_cq *cq))
 {
+	bool solicited = info->solicited || rocemu_cqe_kind_error(info->kind);
+	struct rocemu_cq_arm arm;
+
 	cq->pi++;
 	if (solicited)
 		cq->solicited = cq->pi;
 	cq_marks_bound(cq);
-}
-
-void rocemu_cq_event_after_cqe(struct rocemu_cq *cq, struct rocemu_cq_arm arm, bool solicited)
-{
+	/* Traced once written: an overrun's lost CQE is not one. */
+	if (rocemu_tracing(cq->owner->emu))
+		rocemu_trace_cqe(cq, info, syndrome);
+	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
+		   cq->owner->dev->name, info->qpn, cq->cqn, op, info->wqe_counter,
+		   info->byte_cnt, syndrome);
+	/* The arm word as it stands now: an arm the shim made meanwhile counts. */
+	arm = arm_of(cq);
 	if (cq_armed(cq, arm) && (arm.all || solicited))
 		cq_fire(cq, arm);
 }

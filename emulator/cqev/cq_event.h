@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct rocemu_cq;
+struct rocemu_cqe_info;
 
 /* An arm word as its format reads it. */
 struct rocemu_cq_arm {
@@ -35,11 +36,14 @@ uint32_t rocemu_cq_dbrec_read(const struct rocemu_cq *cq, int word);
  */
 bool rocemu_cq_room(struct rocemu_cq *cq, uint32_t ci, uint32_t qpn);
 
-/* The CQE at the producer index is written (solicited: or an error's): move past it. */
-void rocemu_cq_advance(struct rocemu_cq *cq, bool solicited);
-
-/* After rocemu_cq_advance: the event an armed CQ owes for that CQE. */
-void rocemu_cq_event_after_cqe(struct rocemu_cq *cq, struct rocemu_cq_arm arm, bool solicited);
+/*
+ * The CQE of info (its format's opcode op, an error's syndrome) at the
+ * producer index is written and handed over: move past it, trace and log
+ * it, and raise the event an armed CQ owes for it (arm_of decodes the
+ * format's arm word).
+ */
+void rocemu_cq_written(struct rocemu_cq *cq, const struct rocemu_cqe_info *info, uint8_t op,
+		       uint8_t syndrome, struct rocemu_cq_arm (*arm_of)(const struct rocemu_cq *cq));
 
 /*
  * The shim armed cq (or it may have): fire now if CQEs at or past the

@@ -10,8 +10,6 @@
 #include "emulator/obj/cq.h"
 #include "emulator/cqev/cq_event.h"
 #include "emulator/obj/srq.h"
-#include "emulator/observe/trace.h"
-#include "rocemu/log.h"
 #include "rocemu/ring_mlx4.h"
 
 /* libmlx4's GRH flag of a UD receive, bit 31 of g_mlpath_rqpn. */
@@ -143,12 +141,6 @@ bool rocemu_mlx4_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *i
 	/* Release: every field is visible before the owner bit hands the CQE over. */
 	__atomic_store_n(&cqe->owner_sr_opcode,
 			 rocemu_mlx4_cqe_owner_sr_opcode(op, is_send, cq->pi, ncqe), __ATOMIC_RELEASE);
-	rocemu_cq_advance(cq, info->solicited || error);
-	if (rocemu_tracing(cq->owner->emu))
-		rocemu_trace_cqe(cq, info, syndrome);
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
-		   cq->owner->dev->name, info->qpn, cq->cqn, op, info->wqe_counter,
-		   info->byte_cnt, syndrome);
-	rocemu_cq_event_after_cqe(cq, cq_arm(cq), info->solicited || error);
+	rocemu_cq_written(cq, info, op, syndrome, cq_arm);
 	return true;
 }

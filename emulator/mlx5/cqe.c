@@ -9,10 +9,8 @@
 #include "emulator/core/client.h"
 #include "emulator/obj/cq.h"
 #include "emulator/cqev/cq_event.h"
-#include "emulator/observe/trace.h"
 #include "net/eth/eth_frame.h"
 #include "rocemu/clock.h"
-#include "rocemu/log.h"
 #include "rocemu/ring.h"
 
 /* mlx5's arm word (ring.h): a command of 0 arms for every CQE. */
@@ -234,13 +232,6 @@ bool rocemu_cqe_write(struct rocemu_cq *cq, const struct rocemu_cqe_info *info)
 	/* Release: every field is visible before the owner bit hands the CQE over. */
 	__atomic_store_n(&cqe->op_own, rocemu_cqe_op_own(op, cq->pi, ncqe) | scatter,
 			 __ATOMIC_RELEASE);
-	rocemu_cq_advance(cq, info->solicited || error);
-	/* Traced once written: an overrun's lost CQE is not one. */
-	if (rocemu_tracing(cq->owner->emu))
-		rocemu_trace_cqe(cq, info, syndrome);
-	rocemu_log(ROCEMU_LOG_DEBUG, "%s qp 0x%06x cq 0x%06x cqe op %u wqe %u bytes %u syndrome 0x%02x",
-		   cq->owner->dev->name, info->qpn, cq->cqn, op, info->wqe_counter,
-		   info->byte_cnt, syndrome);
-	rocemu_cq_event_after_cqe(cq, cq_arm(cq), info->solicited || error);
+	rocemu_cq_written(cq, info, op, syndrome, cq_arm);
 	return true;
 }
