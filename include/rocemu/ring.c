@@ -56,6 +56,8 @@ const struct rocemu_wqe_op rocemu_wqe_ops[256] = {
 			      IBV_WC_BIND_MW, 0, ROCEMU_WC_LEN_NONE },
 };
 
+_Static_assert(MLX5_OPCODE_NOP == 0, "rocemu_wqe_opcode_map takes opcode 0 for no work request's");
+
 /* Work request -> WQE opcode (mlx5_ib_opcode); 0 (NOP) is no work request's. */
 static const uint8_t wr_opcodes[] = {
 	[IBV_WR_RDMA_WRITE] = MLX5_OPCODE_RDMA_WRITE,
@@ -71,15 +73,22 @@ static const uint8_t wr_opcodes[] = {
 	[IBV_WR_TSO] = MLX5_OPCODE_TSO,
 };
 
-int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
+int rocemu_wqe_opcode_map(const uint8_t *map, size_t n, const struct rocemu_wqe_op *ops,
+			  enum ibv_wr_opcode wr_opcode)
 {
 	uint8_t opcode;
 
-	if ((unsigned int)wr_opcode >= sizeof(wr_opcodes) / sizeof(wr_opcodes[0]))
+	if ((unsigned int)wr_opcode >= n)
 		return -1;
-	opcode = wr_opcodes[wr_opcode];
-	return opcode != MLX5_OPCODE_NOP && (rocemu_wqe_ops[opcode].flags & ROCEMU_WQE_OP_VALID) ?
-	       opcode : -1;
+	opcode = map[wr_opcode];
+	/* 0 is NOP in both formats: no work request's */
+	return opcode && (ops[opcode].flags & ROCEMU_WQE_OP_VALID) ? opcode : -1;
+}
+
+int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
+{
+	return rocemu_wqe_opcode_map(wr_opcodes, sizeof(wr_opcodes) / sizeof(wr_opcodes[0]),
+				     rocemu_wqe_ops, wr_opcode);
 }
 
 /* Completions after rdma-core's mlx5 handle_responder and mlx5_parse_cqe. */

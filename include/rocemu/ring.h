@@ -128,6 +128,10 @@ static inline bool rocemu_wqe_op_rd_atomic(const struct rocemu_wqe_op *op)
 /* The MLX5_OPCODE_* a work request is posted as, or -1 for one this device has not. */
 int rocemu_wqe_opcode_of_wr(enum ibv_wr_opcode wr_opcode);
 
+/* A format's opcode for wr_opcode by its map of n rows (0: none) and its table ops, or -1. */
+int rocemu_wqe_opcode_map(const uint8_t *map, size_t n, const struct rocemu_wqe_op *ops,
+			  enum ibv_wr_opcode wr_opcode);
+
 /* Segments (ds units) of ctrl and of what the opcode carries before its data. */
 static inline uint32_t rocemu_wqe_op_header_ds(const struct rocemu_wqe_op *op)
 {

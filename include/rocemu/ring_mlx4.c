@@ -51,6 +51,8 @@ const struct rocemu_wqe_op rocemu_mlx4_wqe_ops[256] = {
 				  IBV_WC_BIND_MW, 0, ROCEMU_WC_LEN_NONE },
 };
 
+_Static_assert(MLX4_OPCODE_NOP == 0, "rocemu_wqe_opcode_map takes opcode 0 for no work request's");
+
 /* Work request -> WQE opcode (libmlx4 mlx4_ib_opcode); 0 (NOP) is no work request's. */
 static const uint8_t wr_opcodes[] = {
 	[IBV_WR_RDMA_WRITE] = MLX4_OPCODE_RDMA_WRITE,
@@ -67,13 +69,8 @@ static const uint8_t wr_opcodes[] = {
 
 int rocemu_mlx4_opcode_of_wr(enum ibv_wr_opcode wr_opcode)
 {
-	uint8_t opcode;
-
-	if ((unsigned int)wr_opcode >= sizeof(wr_opcodes) / sizeof(wr_opcodes[0]))
-		return -1;
-	opcode = wr_opcodes[wr_opcode];
-	return opcode != MLX4_OPCODE_NOP &&
-	       (rocemu_mlx4_wqe_ops[opcode].flags & ROCEMU_WQE_OP_VALID) ? opcode : -1;
+	return rocemu_wqe_opcode_map(wr_opcodes, sizeof(wr_opcodes) / sizeof(wr_opcodes[0]),
+				     rocemu_mlx4_wqe_ops, wr_opcode);
 }
 
 /* Receive completions after libmlx4's mlx4_parse_cqe. */
