@@ -14,9 +14,10 @@
 # drops nothing it received (probes on rxe_rcv and rxe_icrc_check against
 # its rcvd_pkts: rxe has no ICRC counter), rocemu neither (rocemu stats);
 # a late resend to a QP its program already destroyed, which any NIC
-# drops, excepted on rocemu's side (rxe has no way to tell one). Last, ib_send_bw and ib_read_bw with 5 % of rocemu's
-# packets dropped, which rxe must recover from as responder and as
-# requester, with nothing thrown away either.
+# drops, excepted on both sides (rocemu's rx_no_qp, the lines rxe logs).
+# Last, ib_send_bw and ib_read_bw with 5 % of rocemu's packets dropped,
+# which rxe must recover from as responder and as requester, with nothing
+# thrown away either.
 #
 # A table gives each case's result and the figure its client printed, or
 # why it failed; a failed case's outputs, the guest's dmesg and counters go
@@ -172,12 +173,15 @@ guest_facts() {
 # The guest's counters as "name value" lines: rxe_rcv's calls (rcv, the
 # probe's hits and misses; probe_missed, the misses of both probes: a bad
 # ICRC may hide in those), bad ICRCs (icrc_bad, from the return values of
-# rxe_icrc_check), rxe0's hw_counters and the UDP and IP errors of its stack.
+# rxe_icrc_check), packets to a QP rxe no longer has (no_qp, the lines
+# hdr_check logs for them: a late resend after the program destroyed its
+# QP), rxe0's hw_counters and the UDP and IP errors of its stack.
 GUEST_COUNTERS='T=/sys/kernel/tracing
 awk '\''$1 == "rxevm_rcv" { print "rcv", $2 + $3 } $1 ~ /^rxevm_/ { m += $3 } END { print "probe_missed", m + 0 }'\'' \
 	$T/kprobe_profile
 awk '\''$1 == "{" && $2 == "ret:" { n += $6; if ($3 != 0) bad += $6 } END { print "icrc_checked", n + 0; print "icrc_bad", bad + 0 }'\'' \
 	$T/events/kprobes/rxevm_icrc/hist
+echo "no_qp $(dmesg | grep -c "no qp matches qpn")"
 for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "${f##*/} $(cat "$f")"; done
 awk '\''$1 == "Udp:" || $1 == "Ip:" { if (!(($1) in h)) { h[$1] = $0; next } split(h[$1], k); for (i = 2; i <= NF; i++) print tolower($1) k[i], $i }'\'' /proc/net/snmp |
 	sed "s/^\([a-z]*\):/\1_/"'
@@ -206,11 +210,11 @@ value() {
 
 # wire_deltas: what each side threw away since the last call: sets
 # RXE_ICRC_BAD, RXE_DROPPED (packets rxe_rcv got minus those it counted
-# received and those with a bad ICRC), ROCEMU_ICRC_BAD, ROCEMU_DROPPED
-# (rx_dropped but for bad ICRCs and rx_no_qp: a packet to a QP no longer
-# there is a peer's late resend after its partner exited, which any NIC
-# drops; rxe cannot tell those apart, see docs/interop.md); and WIRE_WHY,
-# those not 0 in words, and probes that missed.
+# received, those with a bad ICRC and those to no QP), ROCEMU_ICRC_BAD,
+# ROCEMU_DROPPED (rx_dropped but for bad ICRCs and rx_no_qp): a packet to a
+# QP no longer there is a peer's late resend after its partner exited,
+# which any NIC drops, see docs/interop.md; and WIRE_WHY, those not 0 in
+# words, and probes that missed.
 wire_deltas() {
 	local g0=$GUEST_NOW r0=$ROCEMU_NOW missed
 
@@ -221,7 +225,8 @@ wire_deltas() {
 	fi
 	RXE_ICRC_BAD=$(($(value "$GUEST_NOW" icrc_bad) - $(value "$g0" icrc_bad)))
 	RXE_DROPPED=$(($(value "$GUEST_NOW" rcv) - $(value "$g0" rcv) -
-		($(value "$GUEST_NOW" rcvd_pkts) - $(value "$g0" rcvd_pkts)) - RXE_ICRC_BAD))
+		($(value "$GUEST_NOW" rcvd_pkts) - $(value "$g0" rcvd_pkts)) - RXE_ICRC_BAD -
+		($(value "$GUEST_NOW" no_qp) - $(value "$g0" no_qp))))
 	missed=$(($(value "$GUEST_NOW" probe_missed) - $(value "$g0" probe_missed)))
 	ROCEMU_ICRC_BAD=$(($(value "$ROCEMU_NOW" rx_icrc_errors) - $(value "$r0" rx_icrc_errors)))
 	ROCEMU_DROPPED=$(($(value "$ROCEMU_NOW" rx_dropped) - $(value "$r0" rx_dropped) - ROCEMU_ICRC_BAD -
@@ -628,7 +633,7 @@ total_check() {
 	vm 20 'rdma statistic show link rxe0/1' || fail "rdma statistic in the guest failed"
 	RDMA_STATISTIC=$(cat "$OUT")
 	rxe_bad=$(value "$g" icrc_bad)
-	rxe_dropped=$(($(value "$g" rcv) - $(value "$g" rcvd_pkts) - rxe_bad))
+	rxe_dropped=$(($(value "$g" rcv) - $(value "$g" rcvd_pkts) - rxe_bad - $(value "$g" no_qp)))
 	rocemu_bad=$(value "$r" rx_icrc_errors)
 	rocemu_dropped=$(($(value "$r" rx_dropped) - rocemu_bad - $(value "$r" rx_no_qp)))
 	[ $((rxe_bad + rxe_dropped + rocemu_bad + rocemu_dropped + $(value "$g" probe_missed))) -eq 0 ] || {
@@ -636,7 +641,8 @@ total_check() {
 		CASE_FAILS=$((CASE_FAILS + 1))
 	}
 	CASE_ROWS+=("counters after the cases above|-|$result|rxe: $rxe_bad bad ICRCs in \
-$(value "$g" rcv) packets, $rxe_dropped dropped more, $(value "$g" probe_missed) missed by the \
+$(value "$g" rcv) packets, $rxe_dropped dropped more ($(value "$g" no_qp) to no QP), \
+$(value "$g" probe_missed) missed by the \
 probes; rocemu: $rocemu_bad bad ICRCs in $(value "$r" port_rcv_packets), $rocemu_dropped \
 dropped more ($(value "$r" rx_no_qp) to no QP)")
 	for name in udp_inerrors udp_incsumerrors udp_rcvbuferrors ip_inhdrerrors ip_indiscards; do
