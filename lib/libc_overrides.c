@@ -3,9 +3,11 @@
  * The libc functions librocemu.so exports, all of them here: preloaded, the
  * shim answers in front of libc for the files of emulated devices
  * (dev_files.c) and for the RDMA CM file (lib/cm/ucma.c), and hands every
- * other path or descriptor to libc after one test. A path goes to the *at
- * form (which is what glibc's own stat, access and open call), a descriptor
- * to the next definition of the function, found with dlsym(RTLD_NEXT).
+ * other path or descriptor to libc after one test; mmap of a ConnectX-3
+ * context's cmd_fd maps its QPs' doorbell pages (lib/mlx4/uar_map.c). A
+ * path goes to the *at form (which is what glibc's own stat, access and
+ * open call), a descriptor to the next definition of the function, found
+ * with dlsym(RTLD_NEXT).
  */
 #undef _FORTIFY_SOURCE		/* this file defines open and readlink itself */
 #include "lib/shim.h"
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,4 +196,22 @@ int fstat64(int fd, struct stat64 *st)
 int fstat(int fd, struct stat *st)
 {
 	return fstat64(fd, (struct stat64 *)st);
+}
+
+/* mmap(2): a ConnectX-3 context's cmd_fd maps its QPs' doorbell pages (lib/mlx4/uar_map.c). */
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t offset)
+{
+	static void *fn;
+	void *mapped;
+
+	if (fd >= 0 && __builtin_expect(rocemu_mlx4_uar_mmap(addr, len, prot, flags, fd, offset,
+							      &mapped), 0))
+		return mapped;
+	return ((void *(*)(void *, size_t, int, int, int, off64_t))libc_next("mmap64", &fn))(
+		addr, len, prot, flags, fd, offset);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+	return mmap64(addr, len, prot, flags, fd, offset);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 #include <infiniband/mlx4dv.h>
 #include <infiniband/mlx5dv.h>
@@ -205,6 +206,7 @@ struct rocemu_context {
 	/* mlx4dv_set_context_attr's, kept as libmlx4 keeps them for its WQs and buffers */
 	uint8_t mlx4_log_wqs_range_sz;
 	struct mlx4dv_ctx_allocators mlx4_allocators;
+	struct rocemu_context *uar_next;	/* lib/mlx4/uar_map.c's list of cx3 contexts */
 };
 
 /*
@@ -961,6 +963,23 @@ int rocemu_mlx4_post_recv_op(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad_wr);
 int rocemu_mlx4_post_srq_recv_op(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 				 struct ibv_recv_wr **bad_wr);
+
+/*
+ * lib/mlx4/uar_map.c: a cx3 context's cmd_fd maps its QPs' UAR and
+ * BlueFlame pages. rocemu_mlx4_uar_mmap: false when fd is no such cmd_fd,
+ * else true with *mapped the mapping or MAP_FAILED and errno.
+ */
+void rocemu_mlx4_uar_register(struct rocemu_context *rctx);
+void rocemu_mlx4_uar_unregister(struct rocemu_context *rctx);
+
+/* QP qpn's UAR page is page 2 qpn + 2 of cmd_fd, its BlueFlame the next; 0 to 3 are libmlx4's own. */
+#define ROCEMU_MLX4_UAR_FIRST_PAGE 2
+static inline off_t rocemu_mlx4_uar_offset(uint32_t qpn)
+{
+	return (off_t)(2 * (uint64_t)qpn + ROCEMU_MLX4_UAR_FIRST_PAGE) * sysconf(_SC_PAGESIZE);
+}
+bool rocemu_mlx4_uar_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset,
+			  void **mapped);
 
 /* lib/mlx4/sq.c: the SQ entry at free-running index i; its stamp (libmlx4 stamp_send_wqe). */
 struct mlx4_wqe_ctrl_seg *rocemu_mlx4_sq_wqe(const struct rocemu_sq *sq, uint32_t i);

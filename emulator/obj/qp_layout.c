@@ -46,6 +46,9 @@ int rocemu_qp_layout(const struct rocemu_ring_format *f, const struct ibv_qp_cap
 	layout->rq_offset = rocemu_page_align(sq_bytes);
 	layout->dbrec_offset = rocemu_page_align(layout->rq_offset + rq_bytes);
 	layout->bf_offset = layout->dbrec_offset + DBREC_BYTES;
+	/* Doorbell pages (a ConnectX-3's UAR and BlueFlame) start on a page: programs map them. */
+	if (rocemu_page_align(f->bf_size) == f->bf_size)
+		layout->bf_offset = rocemu_page_align(layout->bf_offset);
 	layout->bf_size = f->bf_size;
 	layout->size = rocemu_page_align(layout->bf_offset + f->bf_size);
 	return 0;

@@ -56,8 +56,8 @@ enum {
 	ROCEMU_MLX4_CQE_SIZE = 32,		/* struct mlx4_cqe; 64-byte entries end in one */
 	ROCEMU_MLX4_CQE_SIZE_DEFAULT = 64,	/* a ConnectX-3 Pro with mlx4_core's enable_64b_cqe_eqe */
 	ROCEMU_MLX4_OPCODE_MASK = 0x1f,		/* owner_opcode's low bits */
-	ROCEMU_MLX4_BF_SIZE = 256,		/* bf_reg_size / 2: one half of a BlueFlame register */
 	ROCEMU_MLX4_UAR_SIZE = 4096,		/* the UAR page: send doorbell at MLX4_SEND_DOORBELL */
+	ROCEMU_MLX4_DOORBELL_PAGES = 2 * ROCEMU_MLX4_UAR_SIZE,	/* a QP's UAR page, then its BlueFlame page */
 };
 
 #define ROCEMU_MLX4_WQE_OWNER 0x80000000u	/* owner_opcode: the WQE is posted on an odd pass */

@@ -3,9 +3,9 @@
  * mlx4dv_init_obj on an emulated ConnectX-3: the real rings, as libmlx4's
  * mlx4dv_get_qp/cq/srq/rwq give them. A QP's SQ and RQ lie in its memfd
  * mapping (buf covers both, offsets relative to it), its send doorbell in
- * the UAR page there; the daemon is told of each QP and CQ handed out,
- * and a CQ handed out is the program's (libmlx4's DV-owned CQ: the shim
- * no longer cleans it).
+ * the UAR page there, which cmd_fd also maps at uar_mmap_offset; the
+ * daemon is told of each QP and CQ handed out, and a CQ handed out is the
+ * program's (libmlx4's DV-owned CQ: the shim no longer cleans it).
  */
 #include "lib/shim.h"
 #include "lib/dv/dv.h"
@@ -31,8 +31,8 @@ static int dv_get_qp(struct ibv_qp *qp_in, struct mlx4dv_qp *out)
 	out->rq.wqe_shift = (int)l->rq_wqe_shift;
 	out->rq.offset = (int)(l->rq_offset - start);
 	if (out->comp_mask & MLX4DV_QP_MASK_UAR_MMAP_OFFSET) {
-		/* The UAR page's offset in the QP's memfd: there is no uverbs file to mmap. */
-		out->uar_mmap_offset = (off_t)l->bf_offset;
+		/* Where mmap of cmd_fd finds this QP's UAR page, BlueFlame one page on (uar_map.c). */
+		out->uar_mmap_offset = rocemu_mlx4_uar_offset(qp->qpn);
 		mask_out |= MLX4DV_QP_MASK_UAR_MMAP_OFFSET;
 	}
 	out->comp_mask = mask_out;

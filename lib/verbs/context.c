@@ -257,6 +257,8 @@ static struct ibv_context *context_open(struct rocemu_device *dev, enum rocemu_c
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	context_fill_ops(rctx);	/* after rctx->info: the model chooses the data path */
+	if (rocemu_ctx_is_mlx4(ctx))
+		rocemu_mlx4_uar_register(rctx);
 	rocemu_log(ROCEMU_LOG_DEBUG, "%s %s", rctx->info.name,
 		   op == ROCEMU_OP_OPEN_DEVICE ? "opened" : "imported");
 	return ctx;
@@ -323,6 +325,8 @@ int ibv_close_device(struct ibv_context *context)
 	if (!rocemu_ctx_is_ours(context))
 		return REAL(ibv_close_device)(context);
 	rctx = to_rctx(context);
+	if (rocemu_ctx_is_mlx4(context))
+		rocemu_mlx4_uar_unregister(rctx);
 	/* Closing the connection makes the daemon destroy what is left. */
 	rocemu_conn_close(&rctx->conn);
 	munmap(rctx->page, rctx->page_size);

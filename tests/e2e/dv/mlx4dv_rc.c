@@ -6,7 +6,9 @@
  * <infiniband/mlx4dv.h>. The program writes SEND (gathered and inline),
  * RDMA WRITE, WRITE with immediate, RDMA READ and both atomics WQEs
  * itself (ctrl segment with the owner bit of the pass, raddr, atomic,
- * data and inline segments), rings the send doorbell with doorbell_qpn,
+ * data and inline segments), rings the send doorbell with doorbell_qpn
+ * (through sdb and through the UAR page it maps from cmd_fd at
+ * uar_mmap_offset) or copies an inline WQE to the BlueFlame page,
  * posts receives in the RQ and in the SRQ (its free list of next
  * segments, the doorbell record's counter), and parses CQEs itself
  * (owner bit, opcode, is_send, byte_cnt, wqe_index, QPN, immediate, an
@@ -21,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <infiniband/mlx4dv.h>
 
 #include "tests/e2e/harness/verbs_pair.h"
@@ -35,12 +39,18 @@
 #define ATOMIC_INIT 0x0102030405060708ull
 #define ATOMIC_SWAP 0x1111222233334444ull
 #define ATOMIC_ADD 0x10ull
+#define BF_HALF 256			/* libmlx4's bf_buf_size on a ConnectX-3: half the 512-byte register */
+#define UAR_PROBE 0x100			/* a UAR word the device does not read */
 
 struct dv_qp {
 	struct ibv_qp *ibqp;
 	struct mlx4dv_qp dv;
 	uint32_t sq_pi;			/* WQEs posted */
 	uint32_t rq_head;		/* receive WQEs posted */
+	uint8_t *uar, *bf;		/* cmd_fd's UAR and BlueFlame pages of the QP */
+	size_t page;
+	uint32_t bf_offset;		/* the BlueFlame half the next copy goes to */
+	unsigned int uar_rings, bf_rings;
 };
 
 struct dv_cq {
@@ -137,9 +147,31 @@ struct wqe {
 };
 
 /*
+ * An inline WQE goes to the BlueFlame page too, as libmlx4 sends one: the
+ * WQE index in owner_opcode, the QPN in bf_qpn, copied in whole 64-byte
+ * blocks to the half not used last.
+ */
+static void ring_blueflame(struct dv_qp *q, struct mlx4_wqe_ctrl_seg *hw, uint32_t ind, uint8_t size)
+{
+	size_t bytes = ((size_t)size * 16 + 63) & ~(size_t)63;
+	volatile uint64_t *dst = (volatile uint64_t *)(q->bf + q->bf_offset);
+	const uint64_t *src = (const uint64_t *)hw;
+
+	hw->owner_opcode |= htobe32((ind & 0xffff) << 8);
+	hw->bf_qpn |= q->dv.doorbell_qpn;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < bytes / sizeof(*dst); i++)
+		dst[i] = src[i];
+	q->bf_offset ^= BF_HALF;
+	q->bf_rings++;
+}
+
+/*
  * Write w at the SQ's head, its owner word last with the owner bit of
- * this pass (odd passes set it), then ring the send doorbell. Returns the
- * WQE's index, its CQE's wqe_index.
+ * this pass (odd passes set it), then ring: BlueFlame for an inline WQE,
+ * else the send doorbell, through sdb and through cmd_fd's UAR page in
+ * turn (sdb alone for a QP whose pages are not mapped). Returns the WQE's
+ * index, its CQE's wqe_index.
  */
 static uint16_t post_wqe(struct dv_qp *q, const struct wqe *w)
 {
@@ -186,8 +218,15 @@ static uint16_t post_wqe(struct dv_qp *q, const struct wqe *w)
 	__atomic_store_n(&hw->owner_opcode, ctrl.owner_opcode, __ATOMIC_RELEASE);
 	q->sq_pi++;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	/* The send doorbell register takes the QP number, already big-endian. */
-	*(volatile uint32_t *)q->dv.sdb = q->dv.doorbell_qpn;
+	if (q->bf && !w->lkey && size * 16 <= BF_HALF) {
+		ring_blueflame(q, hw, ind, size);
+	} else if (q->uar && (ind & 1)) {
+		/* The send doorbell register takes the QP number, already big-endian. */
+		*(volatile uint32_t *)(q->uar + MLX4_SEND_DOORBELL) = q->dv.doorbell_qpn;
+		q->uar_rings++;
+	} else {
+		*(volatile uint32_t *)q->dv.sdb = q->dv.doorbell_qpn;
+	}
 	return (uint16_t)ind;
 }
 
@@ -224,6 +263,50 @@ static bool rings_are_mlx4(struct dv_side *d)
 	return cq_empty(&d->scq) && cq_empty(&d->rcq);
 }
 
+/*
+ * The QP's UAR page and BlueFlame page from cmd_fd, as libmlx4 maps a
+ * context's: UAR at uar_mmap_offset, BlueFlame one page on, write-only.
+ */
+static bool doorbell_pages_map(struct dv_qp *q, int cmd_fd)
+{
+	volatile uint32_t *probe;
+	void *bad;
+	int bad_errno;
+
+	q->page = (size_t)sysconf(_SC_PAGESIZE);
+	check(q->dv.comp_mask & MLX4DV_QP_MASK_UAR_MMAP_OFFSET,
+	      "QP 0x%06x: uar_mmap_offset 0x%llx", q->ibqp->qp_num,
+	      (unsigned long long)q->dv.uar_mmap_offset);
+	q->uar = mmap(NULL, q->page, PROT_WRITE, MAP_SHARED, cmd_fd, q->dv.uar_mmap_offset);
+	q->bf = mmap(NULL, q->page, PROT_WRITE, MAP_SHARED, cmd_fd,
+		     q->dv.uar_mmap_offset + (off_t)q->page);
+	bad = mmap(NULL, 2 * q->page, PROT_WRITE, MAP_SHARED, cmd_fd, q->dv.uar_mmap_offset);
+	bad_errno = errno;
+	if (bad != MAP_FAILED)
+		munmap(bad, 2 * q->page);
+	check(q->uar != MAP_FAILED && q->bf != MAP_FAILED && bad == MAP_FAILED && bad_errno == EINVAL,
+	      "cmd_fd maps the UAR and BlueFlame pages, and refuses two pages with EINVAL (%s)",
+	      strerror(bad_errno));
+	if (q->uar == MAP_FAILED || q->bf == MAP_FAILED) {
+		q->uar = q->bf = NULL;
+		return false;
+	}
+	/* Written through cmd_fd's page, read through sdb's: the same UAR. */
+	probe = (volatile uint32_t *)((uint8_t *)q->dv.sdb - MLX4_SEND_DOORBELL + UAR_PROBE);
+	*(volatile uint32_t *)(q->uar + UAR_PROBE) = q->ibqp->qp_num;
+	check(*probe == q->ibqp->qp_num, "cmd_fd's UAR page is the page of sdb");
+	*(volatile uint32_t *)(q->uar + UAR_PROBE) = 0;
+	return true;
+}
+
+static void doorbell_pages_unmap(struct dv_qp *q)
+{
+	if (q->uar)
+		munmap(q->uar, q->page);
+	if (q->bf)
+		munmap(q->bf, q->page);
+}
+
 static bool dv_side_init(struct dv_side *d, struct side *s)
 {
 	struct mlx4dv_obj obj = {
@@ -235,6 +318,7 @@ static bool dv_side_init(struct dv_side *d, struct side *s)
 
 	memset(d, 0, sizeof(*d));
 	d->qp.ibqp = s->qp;
+	d->qp.dv.comp_mask = MLX4DV_QP_MASK_UAR_MMAP_OFFSET;
 	d->scq.dv.comp_mask = MLX4DV_CQ_MASK_UAR;
 	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP | MLX4DV_OBJ_CQ);
 	if (!ret)
@@ -256,7 +340,7 @@ static bool dv_side_init(struct dv_side *d, struct side *s)
 		      d->scq.dv.buf.length >= (size_t)d->scq.dv.cqe_cnt * d->scq.dv.cqe_size &&
 		      (d->scq.dv.comp_mask & MLX4DV_CQ_MASK_UAR) && d->scq.dv.cq_uar,
 	      "CQs of %u %d-byte CQEs, a CQ doorbell page", d->scq.dv.cqe_cnt, d->scq.dv.cqe_size);
-	return true;
+	return doorbell_pages_map(&d->qp, s->qp->context->cmd_fd);
 }
 
 /* mlx4dv_create_qp's checks and its granted inline receive size, on a QP of its own. */
@@ -658,7 +742,12 @@ int main(int argc, char **argv)
 	srq_sends(a_buf, slots);
 	printf("== error CQE\n");
 	bad_rkey(a_buf, b_buf);
+	check(sa.qp.uar_rings && sa.qp.bf_rings,
+	      "the requester rang %u doorbells through cmd_fd's UAR and %u BlueFlame copies",
+	      sa.qp.uar_rings, sa.qp.bf_rings);
 out:
+	doorbell_pages_unmap(&sa.qp);
+	doorbell_pages_unmap(&sb.qp);
 	pair_close(&pair);
 	bufs_free();
 	dev_close(&dev_b);

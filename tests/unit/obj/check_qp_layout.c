@@ -3,13 +3,15 @@
  * The layout of a QP's memfd (emulator/obj/qp_layout.c): capabilities
  * past the device's limits refused with EINVAL, the granted ones clamped
  * to them and never below what was asked, and the SQ, RQ, doorbell record
- * and BlueFlame area each page-aligned where the next begins, in order.
+ * and BlueFlame area each page-aligned where the next begins, in order;
+ * a ConnectX-3's UAR and BlueFlame pages whole pages, which programs map.
  */
 #include <check.h>
 #include <errno.h>
 #include <unistd.h>
 
 #include "emulator/core/device.h"
+#include "emulator/mlx4/format.h"
 #include "emulator/mlx5/format.h"
 #include "emulator/obj/qp_layout.h"
 #include "rocemu/ring.h"
@@ -107,6 +109,21 @@ START_TEST(test_regions_in_order)
 }
 END_TEST
 
+/* A ConnectX-3's doorbell area is its UAR page and its BlueFlame page, page-aligned in the memfd. */
+START_TEST(test_mlx4_doorbell_pages)
+{
+	struct rocemu_qp_layout layout;
+	struct ibv_qp_cap granted;
+
+	ck_assert_int_eq(rocemu_qp_layout(&rocemu_ring_mlx4, &small, IBV_QPT_RC, 0, 0, &granted,
+					  &layout), 0);
+	ck_assert_uint_eq(layout.bf_size, 2 * page());
+	ck_assert_uint_eq(layout.bf_offset % page(), 0);
+	ck_assert_uint_gt(layout.bf_offset, layout.dbrec_offset);
+	ck_assert_uint_ge(layout.size, layout.bf_offset + layout.bf_size);
+}
+END_TEST
+
 /* No receive queue (an XRC initiator): no RQ bytes, the doorbell record right after the SQ. */
 START_TEST(test_no_receive_queue)
 {
@@ -152,6 +169,7 @@ int main(void)
 	tcase_add_test(tc, test_past_device_limits_refused);
 	tcase_add_test(tc, test_granted_within_limits);
 	tcase_add_test(tc, test_regions_in_order);
+	tcase_add_test(tc, test_mlx4_doorbell_pages);
 	tcase_add_test(tc, test_no_receive_queue);
 	tcase_add_test(tc, test_tso_header_room);
 	suite_add_tcase(s, tc);
