@@ -30,22 +30,39 @@ void rocemu_emu_qp_errors(struct rocemu_emu *emu, int delta)
 					 __ATOMIC_RELEASE);
 }
 
-void rocemu_client_watch_direct(struct rocemu_client *c, bool *watched)
+void rocemu_client_watch_direct(struct rocemu_client *c, struct rocemu_direct *d)
 {
-	if (*watched)
+	if (d->watched)
 		return;
-	*watched = true;
+	d->watched = true;
+	d->owner = c;
 	c->direct_objs++;
 	c->emu->direct_objs++;
+	c->emu->direct_polled++;
 }
 
-void rocemu_client_unwatch_direct(struct rocemu_client *c, bool *watched)
+void rocemu_client_direct_uffd_close(struct rocemu_client *c, struct rocemu_direct *d)
 {
-	if (!*watched)
+	if (!d->has_uffd)
 		return;
-	*watched = false;
+	/* Closing the daemon's copy, the last, releases a thread still faulting there. */
+	rocemu_loop_unwatch_fd(c->emu->loop, d->uffd);
+	close(d->uffd);
+	d->has_uffd = false;
+	if (d->armed)
+		c->emu->direct_polled++;
+	d->armed = false;
+}
+
+void rocemu_client_unwatch_direct(struct rocemu_client *c, struct rocemu_direct *d)
+{
+	rocemu_client_direct_uffd_close(c, d);
+	if (!d->watched)
+		return;
+	d->watched = false;
 	c->direct_objs--;
 	c->emu->direct_objs--;
+	c->emu->direct_polled--;
 }
 
 /* Whether the process behind c's pidfd still runs (its pidfd is readable once it exits). */

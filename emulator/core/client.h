@@ -20,6 +20,22 @@
 
 struct rocemu_context_page;
 struct rocemu_mm;
+struct rocemu_client;
+
+/*
+ * A QP's or CQ's doorbells as a program rings them itself, once
+ * mlx5dv_init_obj handed them out (sched/direct.h). With a userfaultfd of
+ * the program over its doorbell pages, an idle daemon write-protects them
+ * and sleeps without polling: the program's next doorbell faults and wakes it.
+ */
+struct rocemu_direct {
+	bool watched;
+	bool has_uffd;			/* uffd is the program's userfaultfd over [addr, addr + len) */
+	bool armed;			/* write-protected: the next doorbell faults into uffd */
+	int uffd;
+	uint64_t addr, len;		/* the doorbell pages in the program's address space */
+	struct rocemu_client *owner;
+};
 
 struct rocemu_client {
 	struct rocemu_emu *emu;
@@ -81,8 +97,10 @@ void rocemu_emu_qp_errors(struct rocemu_emu *emu, int delta);
  * watched from now on (sched/direct.h), or no more (it goes): *watched is
  * the object's own mark, counted on c and its emu. Either is a no-op twice.
  */
-void rocemu_client_watch_direct(struct rocemu_client *c, bool *watched);
-void rocemu_client_unwatch_direct(struct rocemu_client *c, bool *watched);
+void rocemu_client_watch_direct(struct rocemu_client *c, struct rocemu_direct *d);
+void rocemu_client_unwatch_direct(struct rocemu_client *c, struct rocemu_direct *d);
+/* d's userfaultfd, if any, closed: the object is polled from now on. */
+void rocemu_client_direct_uffd_close(struct rocemu_client *c, struct rocemu_direct *d);
 
 /*
  * Whether c's process has capability cap (<linux/capability.h>) in its

@@ -139,6 +139,7 @@ struct rocemu_device {
 	uint64_t rx_no_qp;		/* of rx_dropped: to a QPN no QP has (one destroyed, a stale peer) */
 	uint64_t rx_forged_source;	/* of rx_dropped: from a device of this daemon, not through it */
 	uint64_t rx_eth_dropped;	/* Ethernet frames: port down, malformed, no rule took, a drop rule */
+	uint64_t direct_wakeups;	/* direct doorbells that woke an idle daemon by a write fault */
 	uint64_t objs[ROCEMU_RES_KINDS];	/* limits.c: objects held, some against the limits above */
 	uint64_t dm_used;		/* dm.c: bytes of ROCEMU_DM_MAX_SIZE allocated */
 	struct rocemu_device_counters counters;

@@ -75,6 +75,7 @@ struct rocemu_emu {
 	bool dma_by_mem;		/* ROCEMU_DMA=mem: no copy by pid (mm_guard.h) */
 	unsigned int qps_in_error;	/* client.c: receive doorbells wake the daemon while > 0 */
 	unsigned int direct_objs;	/* client.c: QPs and CQs watched for direct doorbells */
+	unsigned int direct_polled;	/* of those, the ones not write-protected: the poll timer's */
 	uint64_t direct_timer;		/* direct.c: the poll timer while asleep, 0 when none */
 	uint64_t direct_deadline;	/* direct.c: when it fires */
 	uint64_t direct_poll_ns;	/* direct.c: its period, backing off while nothing rings */

@@ -33,7 +33,7 @@ struct rocemu_cq {
 	 */
 	uint32_t notified, solicited;
 	uint64_t overruns;
-	bool direct;			/* handed out by mlx5dv_init_obj (direct.c) */
+	struct rocemu_direct direct;	/* handed out by mlx5dv_init_obj (direct.c) */
 	uint64_t direct_seen;		/* its doorbell record as the scan last saw it */
 };
 

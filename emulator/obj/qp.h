@@ -104,7 +104,7 @@ struct rocemu_qp {
 	struct ibv_qp_attr attr;	/* current state and attributes */
 	struct rocemu_qp_layout layout;
 	struct rocemu_shm rings;
-	bool direct;			/* handed out by mlx5dv_init_obj (direct.c) */
+	struct rocemu_direct direct;	/* handed out by mlx5dv_init_obj (direct.c) */
 	uint64_t direct_seen;		/* its doorbell record as the scan last saw it */
 	struct rocemu_qp_path path;	/* connected transports: the peer */
 	struct rocemu_qp_timer timers[ROCEMU_QP_TIMER__COUNT];

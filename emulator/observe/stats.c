@@ -56,6 +56,7 @@ static void device_stats(struct text *t, const struct rocemu_device *dev)
 		{ "rx_no_qp", dev->rx_no_qp },
 		{ "rx_forged_source", dev->rx_forged_source },
 		{ "rx_eth_dropped", dev->rx_eth_dropped },
+		{ "direct_wakeups", dev->direct_wakeups },
 		{ "rx_queue_full", queue_full },
 		{ "out_of_sequence", k->out_of_sequence },
 		{ "duplicate_request", k->duplicate_request },

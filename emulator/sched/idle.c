@@ -123,6 +123,8 @@ static int idle_hook(void *arg, bool may_sleep)
 	if (rocemu_now_ns() - emu->last_work_ns < SPIN_NS)
 		return 1;
 	sleeping_set(emu, 1);
+	/* Cold: direct doorbells write-protected, so those the scan below misses fault instead. */
+	rocemu_direct_cool(emu);
 	/* Full barrier: the flag is visible before we read the doorbells again (Dekker). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (scan_all(emu)) {

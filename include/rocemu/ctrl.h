@@ -19,7 +19,7 @@
 #include <infiniband/verbs.h>
 
 #define ROCEMU_CTRL_MAGIC 0x52434d55u /* "RCMU" */
-#define ROCEMU_CTRL_VERSION 6
+#define ROCEMU_CTRL_VERSION 7
 #define ROCEMU_CTRL_SOCKET "ctrl.sock"  /* inside the runtime dir */
 #define ROCEMU_CTRL_LOCK "autostart.lock"
 #define ROCEMU_MAX_DEVICES 16
@@ -503,9 +503,16 @@ enum rocemu_direct_kind {
 	ROCEMU_DIRECT_CQ,	/* arm word */
 };
 
+/*
+ * With a userfaultfd passed along (SCM_RIGHTS), registered for write
+ * protection over the program's [wp_addr, wp_addr + wp_len), every page
+ * its doorbells are written in: an idle daemon protects them and sleeps.
+ */
 struct rocemu_direct_doorbells_req {
 	uint32_t kind;		/* enum rocemu_direct_kind */
 	uint32_t handle;	/* qpn or cqn */
+	uint64_t wp_addr;
+	uint64_t wp_len;	/* 0 with no userfaultfd: the daemon polls */
 };
 
 struct rocemu_qp_udp_sport_req {

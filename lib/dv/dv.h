@@ -50,10 +50,14 @@ int rocemu_dv_qp_create_flags(const struct ibv_qp_init_attr_ex *attr, uint32_t c
 /*
  * dv_direct.c: tell the daemon once (*told) that the QP or CQ handle's
  * doorbells ring without the shim, as mlx5dv_init_obj and
- * mlx4dv_init_obj hand it out. Returns 0 or the errno value.
+ * mlx4dv_init_obj hand it out. Every doorbell the program writes lies
+ * between db_first and db_end, in the pages an idle daemon may
+ * write-protect to be woken by the next; NULL when some lies elsewhere
+ * (the daemon then polls). Returns 0 or the errno value.
  */
 int rocemu_dv_direct_doorbells(struct ibv_context *context, bool *told,
-			       enum rocemu_direct_kind kind, uint32_t handle);
+			       enum rocemu_direct_kind kind, uint32_t handle,
+			       const void *db_first, const void *db_end);
 /*
  * The page handed out as a CQ's doorbell register (mlx5 cq_uar, mlx4
  * MLX4DV_CQ_MASK_UAR): the daemon reads the arm word of the doorbell

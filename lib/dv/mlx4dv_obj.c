@@ -36,7 +36,9 @@ static int dv_get_qp(struct ibv_qp *qp_in, struct mlx4dv_qp *out)
 		mask_out |= MLX4DV_QP_MASK_UAR_MMAP_OFFSET;
 	}
 	out->comp_mask = mask_out;
-	return rocemu_dv_direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn);
+	/* Polled: BlueFlame posts ring no register, and cmd_fd maps the UAR a second time. */
+	return rocemu_dv_direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn,
+					  NULL, NULL);
 }
 
 static int dv_get_cq(struct ibv_cq *cq_in, struct mlx4dv_cq *out)
@@ -45,7 +47,8 @@ static int dv_get_cq(struct ibv_cq *cq_in, struct mlx4dv_cq *out)
 	uint64_t mask_out = 0;
 	int err;
 
-	err = rocemu_dv_direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn);
+	err = rocemu_dv_direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn,
+					 cq->dbrec, cq->dbrec + 2);
 	if (err)
 		return err;
 	out->buf.buf = cq->buf;

@@ -13,17 +13,30 @@
 
 void rocemu_clock_info(struct mlx5dv_clock_info *info)
 {
-	struct timespec mono0, real, mono1;
-	uint64_t mono, cycles;
+	uint64_t mono = 0, real = 0, gap = UINT64_MAX, cycles;
 
-	/* Wall clock minus monotonic, taken between two monotonic reads. */
-	clock_gettime(CLOCK_MONOTONIC, &mono0);
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono1);
-	mono = rocemu_timespec_ns(&mono0) / 2 + rocemu_timespec_ns(&mono1) / 2;
+	/*
+	 * Wall clock minus monotonic, taken between two monotonic reads: the
+	 * tightest pair of a few, as a preemption between them would shift
+	 * every converted timestamp by half its length.
+	 */
+	for (int i = 0; i < 4 && gap > 1000; i++) {
+		struct timespec m0, r, m1;
+		uint64_t g;
+
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		g = rocemu_timespec_ns(&m1) - rocemu_timespec_ns(&m0);
+		if (g < gap) {
+			gap = g;
+			mono = rocemu_timespec_ns(&m0) / 2 + rocemu_timespec_ns(&m1) / 2;
+			real = rocemu_timespec_ns(&r);
+		}
+	}
 	cycles = rocemu_clock_cycles_at(mono);
 	info->last_cycles = cycles & ROCEMU_CLOCK_MASK;
-	info->nsec = rocemu_clock_ns_of(cycles) + (rocemu_timespec_ns(&real) - mono);
+	info->nsec = rocemu_clock_ns_of(cycles) + (real - mono);
 	info->frac = 0;
 	info->mult = ROCEMU_CLOCK_MULT;
 	info->shift = ROCEMU_CLOCK_SHIFT;

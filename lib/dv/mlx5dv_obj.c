@@ -38,7 +38,10 @@ static int dv_get_qp(struct ibv_qp *qp_in, struct mlx5dv_qp *out)
 		mask_out |= MLX5DV_QP_MASK_RAW_QP_TIR_ADDR;
 	}
 	out->comp_mask = mask_out;
-	return rocemu_dv_direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn);
+	/* The doorbell record and both BlueFlame halves: one page of the QP's memfd. */
+	return rocemu_dv_direct_doorbells(qp_in->context, &qp->dv_direct, ROCEMU_DIRECT_QP, qp->qpn,
+					  qp->map ? (void *)qp->dbrec : NULL,
+					  qp->map ? qp->sq.bf + 2 * qp->sq.bf_half : NULL);
 }
 
 static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
@@ -46,7 +49,9 @@ static int dv_get_cq(struct ibv_cq *cq_in, struct mlx5dv_cq *out)
 	struct rocemu_cq *cq = to_rcq(cq_in);
 	int err;
 
-	err = rocemu_dv_direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn);
+	/* Its arm word is in the doorbell record; the cq_uar writes land in a page nobody reads. */
+	err = rocemu_dv_direct_doorbells(cq_in->context, &cq->dv_owned, ROCEMU_DIRECT_CQ, cq->cqn,
+					 cq->dbrec, cq->dbrec + 2);
 	if (err)
 		return err;
 	out->comp_mask = 0;

@@ -61,14 +61,18 @@ void *rocemu_real(enum rocemu_real_fn fn)
 	abort();
 }
 
-int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op, const void *req,
-		     void *resp, int *fds, int nfds)
+int rocemu_conn_call_fd(struct rocemu_conn *conn, enum rocemu_ctrl_op op, const void *req,
+			void *resp, int send_fd)
 {
+	const struct rocemu_direct_doorbells_req *r = req;
+
 	ck_assert_ptr_eq(conn, &rctx.conn);
 	ck_assert_int_eq(op, ROCEMU_OP_DIRECT_DOORBELLS);
 	ck_assert_ptr_null(resp);
-	ck_assert_ptr_null(fds);
-	ck_assert_int_eq(nfds, 0);
+	/* A userfaultfd comes with the pages it covers, whole; none comes with none. */
+	ck_assert_int_eq(send_fd >= 0, r->wp_len > 0);
+	ck_assert_uint_eq(r->wp_addr % (uint64_t)sysconf(_SC_PAGESIZE), 0);
+	ck_assert_uint_eq(r->wp_len % (uint64_t)sysconf(_SC_PAGESIZE), 0);
 	direct_calls++;
 	memcpy(&direct_req, req, sizeof(direct_req));
 	return direct_err;

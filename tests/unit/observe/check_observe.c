@@ -525,8 +525,9 @@ START_TEST(test_stats_lines)
 		ck_assert_msg(!strncmp(p, "rocemu0 ", 8), "line without the device: %s", p);
 		lines++;
 	}
-	/* 44 counters and the faults line, every one of them 0 or off before any traffic. */
-	ck_assert_uint_eq(lines, 45);
+	/* 45 counters and the faults line, every one of them 0 or off before any traffic. */
+	ck_assert_uint_eq(lines, 46);
+	ck_assert_uint_eq(counter("direct_wakeups"), 0);
 	ck_assert_uint_eq(counter("raw_rx_dropped"), 0);
 	ck_assert_uint_eq(counter("vxlan_rx_frames"), 0);
 	ck_assert_uint_eq(counter("vxlan_fdb_learned"), 0);
