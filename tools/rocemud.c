@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,33 @@ static int env_wire(enum rocemu_wire_mode *wire)
 }
 
 /*
+ * ROCEMU_REALTIME=1: the daemon runs SCHED_FIFO at the lowest real-time
+ * priority, so that a doorbell or a packet wakes it ahead of programs that
+ * busy-poll their CQs (a NIC does not wait for the host's CPUs); its
+ * children go back to the normal policy. Returns 0, or -1 with a line on
+ * stderr when the system refuses it or ROCEMU_BUSY_POLL=1 would spin it.
+ */
+static int realtime_enter(bool realtime, bool busy_poll)
+{
+	struct sched_param param = { .sched_priority = 1 };
+
+	if (!realtime)
+		return 0;
+	if (busy_poll) {
+		fprintf(stderr, "rocemud: ROCEMU_REALTIME=1 with ROCEMU_BUSY_POLL=1 would keep a core "
+				"from every other process\n");
+		return -1;
+	}
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param)) {
+		fprintf(stderr, "rocemud: ROCEMU_REALTIME=1: SCHED_FIFO: %s (it needs CAP_SYS_NICE or an "
+				"RLIMIT_RTPRIO of 1)\n", strerror(errno));
+		return -1;
+	}
+	rocemu_log(ROCEMU_LOG_INFO, "real-time scheduling: SCHED_FIFO priority 1");
+	return 0;
+}
+
+/*
  * Is a daemon answering on dir's socket? Returns its pid, 0 when none
  * (a stale socket file is removed), or -errno (-EPERM: why says whose it is).
  */
@@ -190,7 +218,7 @@ static int run(const struct options *opt)
 	struct rocemu_limits limits;
 	char dir[PATH_MAX], err[512], why[ROCEMU_TRUST_WHY_MAX];
 	unsigned int num_devs;
-	bool udp_delivery, busy_poll, dma_by_mem;
+	bool udp_delivery, busy_poll, dma_by_mem, realtime;
 	enum rocemu_wire_mode wire;
 	long other;
 	int ret;
@@ -207,7 +235,8 @@ static int run(const struct options *opt)
 	/* local: devices of this daemon hand datagrams over inside it; udp: through the kernel. */
 	if (env_switch("ROCEMU_DELIVERY", "local", "udp", &udp_delivery) ||
 	    env_switch("ROCEMU_BUSY_POLL", "0", "1", &busy_poll) ||
-	    env_switch("ROCEMU_DMA", "pid", "mem", &dma_by_mem) || env_wire(&wire))
+	    env_switch("ROCEMU_DMA", "pid", "mem", &dma_by_mem) || env_wire(&wire) ||
+	    env_switch("ROCEMU_REALTIME", "0", "1", &realtime))
 		return 1;
 	ret = rocemu_runtime_dir(dir, sizeof(dir));
 	if (!ret)
@@ -231,6 +260,8 @@ static int run(const struct options *opt)
 			strerror((int)-other));
 		return 1;
 	}
+	if (realtime_enter(realtime, busy_poll))
+		return 1;
 	if (busy_poll)
 		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected");
 	if (dma_by_mem)

@@ -5,7 +5,9 @@
 # state R) and sleeps again (state S) once none is, so an idle daemon still
 # takes no CPU; a pingpong runs as usual. The default daemon sleeps while a
 # connected client does nothing. A value that is neither 0 nor 1 stops the
-# daemon with a one-line reason.
+# daemon with a one-line reason. ROCEMU_REALTIME=1 runs the daemon under
+# SCHED_FIFO (a pingpong runs as usual), or stops it with the reason where
+# the system refuses that, and is refused with ROCEMU_BUSY_POLL=1.
 . "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_pair.sh"
 require_programs ibv_rc_pingpong
 use_test_net 34
@@ -40,6 +42,32 @@ pingpong_sampled() {
 		--client ibv_rc_pingpong -d rocemu1 -g 0 -p "$PAIR_PORT" -n 100 "$(addr 1)"
 }
 
+# realtime: ROCEMU_REALTIME's values, and a daemon under SCHED_FIFO where the system allows it.
+realtime() {
+	local policy
+
+	capture 10 env ROCEMU_REALTIME=yes "$ROCEMUD" && fail "rocemud started with ROCEMU_REALTIME=yes"
+	expect_fixed 'ROCEMU_REALTIME="yes" is neither 0 nor 1' "a bad ROCEMU_REALTIME is refused"
+	capture 10 env ROCEMU_REALTIME=1 ROCEMU_BUSY_POLL=1 "$ROCEMUD" &&
+		fail "rocemud started with ROCEMU_REALTIME=1 and ROCEMU_BUSY_POLL=1"
+	expect_fixed "ROCEMU_REALTIME=1 with ROCEMU_BUSY_POLL=1 would keep a core" \
+		"real-time and busy polling together are refused"
+	if ! chrt -f 1 true 2>/dev/null; then
+		capture 10 env ROCEMU_REALTIME=1 "$ROCEMUD" && fail "rocemud started real-time where chrt may not"
+		expect_fixed "ROCEMU_REALTIME=1: SCHED_FIFO:" "no real-time priority here: the daemon says why"
+		return
+	fi
+	ROCEMU_REALTIME=1 start_daemon
+	DAEMON=$(daemon_pid)
+	[ -n "$DAEMON" ] || fail "no daemon pid"
+	# /proc/PID/stat's 41st field, the policy (1: SCHED_FIFO), counted after the ")" of comm.
+	policy=$(sed 's/.*) //' "/proc/$DAEMON/stat" | awk '{ print $39 }')
+	[ "$policy" = 1 ] || fail "ROCEMU_REALTIME=1: the daemon's policy is $policy, not SCHED_FIFO (1)"
+	ok "ROCEMU_REALTIME=1: the daemon runs under SCHED_FIFO"
+	pingpong_sampled realtime
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+}
+
 busy_poll() {
 	local idle
 
@@ -67,6 +95,8 @@ busy_poll() {
 	[ "$(count S "$idle")" -ge $((SAMPLES - 2)) ] || fail "busy poll, clients gone: the daemon should sleep again, states $idle"
 	ok "busy poll, clients gone: the daemon sleeps again ($idle)"
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
+
+	realtime
 
 	start_daemon
 	DAEMON=$(daemon_pid)
