@@ -402,6 +402,46 @@ rocemu_side() {
 	idle_cpu
 }
 
+# UCX over its mlx5 direct-verbs transports, UCX's own choice on an mlx5
+# device, against rc_verbs: tag_lat of 8 bytes (ucx_TL_lat8SUFFIX) and
+# tag_bw of 64 KiB (ucx_TL_bwSUFFIX), TL rc_mlx5, dc_mlx5 and ud_mlx5 (the
+# first two wired up over ud_mlx5, as UCX does); rc_verbs' tag_lat is
+# ucx_rc_lat8SUFFIX, its tag_bw ucx_rc_bw (ucx_rc_bw_rt measured here).
+ucx_dv_runs() { # SUFFIX
+	local sfx=$1 tl tls
+	ucx_installed "ucx_rc_lat8$sfx" "ucx_rc_mlx5_lat8$sfx" "ucx_dc_mlx5_lat8$sfx" \
+		"ucx_ud_mlx5_lat8$sfx" "ucx_rc_mlx5_bw$sfx" "ucx_dc_mlx5_bw$sfx" "ucx_ud_mlx5_bw$sfx" || return
+	perftest_runs "ucx_rc_lat8$sfx" parse_ucx_lat ucx_sides rc_verbs,ud_verbs:aux -t tag_lat -s 8 -n 10000
+	[ -z "$sfx" ] || perftest_runs "ucx_rc_bw$sfx" parse_ucx_bw ucx_sides rc_verbs,ud_verbs:aux \
+		-t tag_bw -s 65536 -n 5000
+	for tl in rc_mlx5 dc_mlx5 ud_mlx5; do
+		tls=$tl
+		[ "$tl" = ud_mlx5 ] || tls+=,ud_mlx5:aux
+		perftest_runs "ucx_${tl}_lat8$sfx" parse_ucx_lat ucx_sides "$tls" -t tag_lat -s 8 -n 10000
+		perftest_runs "ucx_${tl}_bw$sfx" parse_ucx_bw ucx_sides "$tls" -t tag_bw -s 65536 -n 5000
+	done
+}
+ucx_dv_side() { ucx_dv_runs ""; }
+ucx_dv_rt_side() { ucx_dv_runs _rt; }
+
+# The daemon's wake-ups in a second of nothing, with direct-verbs QPs and
+# CQs open (tests/e2e/dv/mlx5dv_rc, which measures it, built by `make
+# check`): 0 once their doorbell pages are write-protected.
+dv_idle_side() {
+	local prog=$build/tests/e2e/dv/mlx5dv_rc log=$work/dv_idle.log pid i n
+	[ -x "$prog" ] || { fails "$prog is not built (make tests/e2e/dv/mlx5dv_rc)" dv_idle_wakeups; return; }
+	for ((i = 0; i < runs; i++)); do
+		pid=$(daemon_pid)
+		timeout -k 5 60 "$prog" rocemu0 rocemu1 "$pid" >"$log" 2>&1
+		n=$(sed -n 's/.*daemon idle with QPs handed out, not polling: woke \([0-9]*\) times.*/\1/p' "$log")
+		if [ -n "$n" ]; then
+			echo "$n" >>"$work/dv_idle_wakeups.vals"
+		else
+			echo "$(failure 1 "$log") (polled: no userfaultfd here?)" >"$work/dv_idle_wakeups.err"
+		fi
+	done
+}
+
 # ib_send_lat again, under a daemon in the latency mode (ROCEMU_BUSY_POLL=1).
 busy_poll_side() {
 	perftest_runs send_lat_busy parse_lat ib_sides ib_send_lat -s 64 -n 10000
