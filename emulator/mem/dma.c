@@ -193,13 +193,32 @@ static int copy_by_mem(const struct rocemu_mm *mm, struct iov_cursor *lc,
 }
 
 /*
+ * /proc/PID/mem forces its way (FOLL_FORCE) into what the process maps
+ * read-only or not at all: before a copy of memory that follows the
+ * mapping (ODP, unwatched) goes that way, each range is checked as a page
+ * fault would be. process_vm_readv and process_vm_writev fault as the
+ * process would, so a copy through the guard needs no such look.
+ */
+static bool runs_faultable(const struct rocemu_mm *mm, const struct iovec *remote,
+			   unsigned int nremote, bool to_remote)
+{
+	for (unsigned int i = 0; i < nremote; i++)
+		if (remote[i].iov_len &&
+		    rocemu_proc_range_check(mm->pid, (uintptr_t)remote[i].iov_base,
+					    remote[i].iov_len, to_remote))
+			return false;
+	return true;
+}
+
+/*
  * Copy between the local cursor and the ranges of remote, all in mm; 0 or
  * -errno. By pid through mm's guard where it has one, one call for as many
  * ranges as it takes (the kernel takes the target's mmap lock and pins its
- * pages per range); what that does not move goes through /proc/PID/mem.
+ * pages per range); what that does not move goes through /proc/PID/mem,
+ * after runs_faultable when some range follows the mapping (follows).
  */
 static int copy_run(struct rocemu_mm *mm, struct iov_cursor *lc, const struct iovec *remote,
-		    unsigned int nremote, bool to_remote)
+		    unsigned int nremote, bool to_remote, bool follows)
 {
 	static struct iovec lbuf[IOV_MAX], rbuf[IOV_MAX];	/* [0]: the guard's */
 	struct iov_cursor rc = { remote, nremote, 0, 0 };
@@ -219,6 +238,9 @@ static int copy_run(struct rocemu_mm *mm, struct iov_cursor *lc, const struct io
 		if (rocemu_mm_guard_copy(mm, lbuf, nl + 1, rbuf, nr + 1, bytes, to_remote)) {
 			cursor_advance(lc, bytes);
 		} else {
+			/* A pid that is not the address space's any more fails the check or the copy. */
+			if (follows && !runs_faultable(mm, rbuf + 1, nr, to_remote))
+				return -EFAULT;
 			err = copy_by_mem(mm, lc, rbuf + 1, nr, to_remote);
 			if (err)
 				return err;
@@ -251,26 +273,17 @@ int rocemu_dma_copy(const struct rocemu_mm *owner, const struct iovec *local, un
 	struct iov_cursor lc = { local, nlocal, 0, 0 };
 	struct rocemu_mm *mm;
 	unsigned int i, n;
+	bool follows;
 	int err;
 
 	if (!rocemu_dma_segs_reachable(remote, nremote))
 		return -EFAULT;
-	/*
-	 * /proc/PID/mem forces its way (FOLL_FORCE) into what the process maps
-	 * read-only or not at all, and so may a copy that falls back to it:
-	 * memory that follows the mapping (ODP, unwatched) is checked as a
-	 * page fault would be. A pid that is not the address space's any more
-	 * can only mislead the check of memory the copy then cannot reach.
-	 */
-	for (i = 0; i < nremote; i++)
-		if (remote[i].gen == ROCEMU_MM_FOLLOWS && remote[i].iov.iov_len &&
-		    rocemu_proc_range_check(remote[i].mm->pid, (uintptr_t)remote[i].iov.iov_base,
-					    remote[i].iov.iov_len, to_remote))
-			return -EFAULT;
 	/* One run per stretch of segments in one address space, adjacent ones joined. */
 	for (i = 0; i < nremote;) {
 		mm = remote[i].mm;
+		follows = false;
 		for (n = 0; i < nremote && remote[i].mm == mm; i++) {
+			follows |= remote[i].gen == ROCEMU_MM_FOLLOWS;
 			if (n && (char *)run[n - 1].iov_base + run[n - 1].iov_len ==
 					 (char *)remote[i].iov.iov_base) {
 				run[n - 1].iov_len += remote[i].iov.iov_len;
@@ -280,7 +293,7 @@ int rocemu_dma_copy(const struct rocemu_mm *owner, const struct iovec *local, un
 				break;
 			run[n++] = remote[i].iov;
 		}
-		err = copy_run(mm, &lc, run, n, to_remote);
+		err = copy_run(mm, &lc, run, n, to_remote, follows);
 		/* Another address space gone is memory gone, not the QP's process. */
 		if (err == -ESRCH && mm != owner)
 			err = -EFAULT;
