@@ -47,15 +47,10 @@ static void guard_lock_reset_at_fork(void)
 #define GUARD_SPAN_LO (1ull << 40)
 #define GUARD_SPAN_HI (1ull << 46)
 
-/* A userfaultfd reporting unmaps, or -1 where the kernel gives none (seccomp, an old kernel). */
-static int uffd_open(void)
+int rocemu_uffd_open(uint64_t features)
 {
-	struct uffdio_api api = {
-		.api = UFFD_API,
-		.features = UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE |
-			    UFFD_FEATURE_EVENT_REMAP,
-	};
-	/* Reports only, never faults: user mode only needs no privilege (vm.unprivileged_userfaultfd). */
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+	/* User mode only needs no privilege (vm.unprivileged_userfaultfd is 0). */
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
 
 	if (fd >= 0 && ioctl(fd, UFFDIO_API, &api)) {
@@ -126,7 +121,9 @@ void rocemu_mem_proof_fill(struct rocemu_mem_proof *p, const void *req)
 	p->self = (uintptr_t)req;
 	while (getrandom(p->nonce, sizeof(p->nonce), 0) < 0 && errno == EINTR)
 		;
-	p->uffd = uffd_open();
+	/* Reports of unmaps only, never faults. */
+	p->uffd = rocemu_uffd_open(UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE |
+				   UFFD_FEATURE_EVENT_REMAP);
 	if (!guard_get(&p->guard, &p->guard_fd)) {
 		p->guard = 0;
 		p->guard_fd = -1;

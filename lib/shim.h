@@ -156,6 +156,12 @@ int rocemu_conn_call(struct rocemu_conn *conn, enum rocemu_ctrl_op op,
  * opened.
  */
 void rocemu_mem_proof_fill(struct rocemu_mem_proof *p, const void *req);
+/*
+ * mem_proof.c: a userfaultfd of this process for user-mode faults, with
+ * features (UFFDIO_API), or -1 where the kernel gives none (seccomp, an
+ * old kernel).
+ */
+int rocemu_uffd_open(uint64_t features);
 void rocemu_mem_proof_done(struct rocemu_mem_proof *p);
 /* The same with send_fd passed along with the request (SCM_RIGHTS); -1 passes none. */
 int rocemu_conn_call_fd(struct rocemu_conn *conn, enum rocemu_ctrl_op op,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "emulator/base/pid_fd.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -18,4 +20,15 @@ int rocemu_pid_fd_take(pid_t pid, int fd)
 	}
 #endif
 	return copy;
+}
+
+bool rocemu_fd_is_userfaultfd(int fd)
+{
+	static const char name[] = "anon_inode:[userfaultfd]";
+	char path[64], link[sizeof(name)];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link));
+	return n == (ssize_t)sizeof(name) - 1 && !memcmp(link, name, (size_t)n);
 }

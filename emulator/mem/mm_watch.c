@@ -26,22 +26,11 @@ static uint64_t page_size(void)
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-static bool is_userfaultfd(int fd)
-{
-	static const char name[] = "anon_inode:[userfaultfd]";
-	char path[64], link[sizeof(name)];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link));
-	return n == (ssize_t)sizeof(name) - 1 && !memcmp(link, name, (size_t)n);
-}
-
 int rocemu_mm_watch_take(pid_t pid, int uffd)
 {
 	int fd = rocemu_pid_fd_take(pid, uffd);
 
-	if (fd >= 0 && !is_userfaultfd(fd)) {
+	if (fd >= 0 && !rocemu_fd_is_userfaultfd(fd)) {
 		close(fd);
 		fd = -1;
 	}

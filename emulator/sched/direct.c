@@ -6,11 +6,11 @@
 #include <limits.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "emulator/base/pid_fd.h"
 #include "emulator/obj/cq.h"
 #include "emulator/obj/qp.h"
 #include "emulator/ring/format.h"
@@ -72,20 +72,6 @@ static void direct_fault(void *arg, int fd, uint32_t revents)
 	rocemu_direct_work(d->owner->emu);
 }
 
-/* Whether fd is a userfaultfd, by the name its anonymous inode gives in /proc. */
-static bool is_userfaultfd(int fd)
-{
-	char path[64], target[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return false;
-	target[n] = '\0';
-	return !strcmp(target, "anon_inode:[userfaultfd]");
-}
-
 /*
  * The userfaultfd that came with req, if any and sound, becomes d's: an
  * idle daemon protects d's pages instead of polling them. Without one the
@@ -99,7 +85,7 @@ static void direct_take_uffd(struct rocemu_client *c, struct rocemu_direct *d,
 
 	if (!req->wp_len || fd < 0 || req->wp_addr % (uint64_t)page ||
 	    req->wp_len % (uint64_t)page || req->wp_len > ROCEMU_DIRECT_WP_MAX ||
-	    req->wp_addr > UINT64_MAX - req->wp_len || !is_userfaultfd(fd))
+	    req->wp_addr > UINT64_MAX - req->wp_len || !rocemu_fd_is_userfaultfd(fd))
 		return;
 	/* Blocking, it would poll as an error forever: the loop must never stall on it. */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) ||

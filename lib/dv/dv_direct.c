@@ -10,11 +10,9 @@
 #include "lib/dv/dv.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 
 #include "rocemu/log.h"
 
@@ -30,17 +28,16 @@ static int doorbell_uffd(const void *first, const void *end, struct rocemu_direc
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t start = (uintptr_t)first & ~(page - 1);
 	uintptr_t stop = ((uintptr_t)end + page - 1) & ~(page - 1);
-	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_WP_HUGETLBFS_SHMEM };
 	struct uffdio_register reg = { .range = { .start = start, .len = stop - start },
 				       .mode = UFFDIO_REGISTER_MODE_WP };
 	int fd;
 
 	if (!first || stop <= start)
 		return -1;
-	fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	fd = rocemu_uffd_open(UFFD_FEATURE_WP_HUGETLBFS_SHMEM);
 	if (fd < 0)
 		return -1;
-	if (ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg) ||
+	if (ioctl(fd, UFFDIO_REGISTER, &reg) ||
 	    !(reg.ioctls & (1ull << _UFFDIO_WRITEPROTECT))) {
 		rocemu_log(ROCEMU_LOG_DEBUG, "direct doorbells polled: userfaultfd: %s", strerror(errno));
 		close(fd);

@@ -19,16 +19,6 @@ HOST_B=rocemu-ucx2-$$-b
 ADDR_A=198.18.92.1
 ADDR_B=198.18.92.2
 
-# wait_listening_a PORT PID: the server listens on PORT in host A.
-wait_listening_a() {
-	for _ in $(seq 200); do
-		ip netns exec "$HOST_A" ss -Htln "sport = :$1" | grep -q . && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 # ucx_between WHAT TEST SIZE ITERS [ENV...]: ucx_perftest TEST from host B
 # to host A, UCX at info level on the client; all ITERS iterations, no error.
 ucx_between() {
@@ -36,7 +26,7 @@ ucx_between() {
 
 	shift 4
 	next_port
-	PAIR_READY=wait_listening_a run_pair "$what" 60 \
+	PAIR_READY=listening_in_a run_pair "$what" 60 \
 		env "$@" ucx_perftest -p "$PAIR_PORT" -t "$test" -s "$size" -n "$iters" -w 10 \
 		--client env "$@" UCX_LOG_LEVEL=info \
 		ucx_perftest "$ADDR_A" -p "$PAIR_PORT" -t "$test" -s "$size" -n "$iters" -w 10

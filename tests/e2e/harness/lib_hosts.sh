@@ -19,6 +19,16 @@ add_hosts() {
 		fail "cannot set up the veth pair between $HOST_A and $HOST_B"
 }
 
+# listening_in_a PORT PID: the server in HOST_A listens on TCP PORT (at most 20 s).
+listening_in_a() {
+	for _ in $(seq 200); do
+		ip netns exec "$HOST_A" ss -Hltn "sport = :$1" | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 del_hosts() {
 	ip netns del "$HOST_A" 2>/dev/null
 	ip netns del "$HOST_B" 2>/dev/null

@@ -90,16 +90,6 @@ stop_tcpdumps() {
 	cat "$WORK_DIR"/wire-"$BACKEND"-*.pcap.err >>"$COMMANDS_LOG"
 }
 
-# listening_in_a PORT PID: the server in HOST_A listens on TCP PORT (at most 20 s).
-listening_in_a() {
-	for _ in $(seq 200); do
-		ip netns exec "$HOST_A" ss -Hltn "sport = :$1" | grep -q . && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 # A UD SEND to QP 0xabc of $2, from $1 port 4792, as a ConnectX or rxe sends it: UDP
 # checksum 0 (SO_NO_CHECK), DF and so IPv4 ID 0, the ICRC over that header.
 UNSUMMED_SEND='
