@@ -8,18 +8,26 @@
  * for receive kicks while a QP is in ERR; a watched QP's doorbell record
  * is found without doorbell_seq, a watched CQ's arm word handed over, and
  * a CQ arm found either way owes its event, and the poll period starts
- * short after work and backs off while nothing rings.
+ * short after work and backs off while nothing rings; a userfaultfd that
+ * comes with a watch is taken only when it is one, over whole pages within
+ * the bound, and once the daemon is cold the doorbell page it protects
+ * wakes the loop when the program writes it.
  */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "emulator/ctrl/client_life.h"
 #include "emulator/obj/cq.h"
+#include "emulator/obj/qp.h"
 #include "emulator/sched/direct.h"
 #include "emulator/sched/idle.h"
 #include "tests/unit/fixture.h"
@@ -51,6 +59,28 @@ static int watch(uint32_t kind, uint32_t handle)
 	const struct rocemu_direct_doorbells_req req = { .kind = kind, .handle = handle };
 
 	return rocemu_direct_watch(fx.client, &req);
+}
+
+/*
+ * A userfaultfd of this process registered for write protection over the
+ * page of fx.qp's doorbell record in fx.qp.map (the program's mapping, not
+ * the daemon's), that page in *req; -1 where the kernel gives none.
+ */
+static int doorbell_uffd(struct rocemu_direct_doorbells_req *req)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t start = (uintptr_t)(fx.qp.map + fx.qp.layout.dbrec_offset) & ~(page - 1);
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_WP_HUGETLBFS_SHMEM };
+	struct uffdio_register reg = { .range = { start, page }, .mode = UFFDIO_REGISTER_MODE_WP };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+
+	if (fd >= 0 && (ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg))) {
+		close(fd);
+		fd = -1;
+	}
+	req->wp_addr = start;
+	req->wp_len = page;
+	return fd;
 }
 
 /* fx.qp again in RTS, its send CQ a new one on a completion channel (its read end, non-blocking). */
@@ -326,6 +356,97 @@ START_TEST(test_poll_backs_off_and_resets)
 }
 END_TEST
 
+/*
+ * What comes with a watch is the client's word: a descriptor that is no
+ * userfaultfd, a range not of whole pages, or one past the bound, is not
+ * taken (the request's descriptor stays the server's to close) and the
+ * object stays polled, also once the daemon is cold.
+ */
+START_TEST(test_watch_forged_uffd)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct rocemu_direct_doorbells_req req = { .kind = ROCEMU_DIRECT_QP, .handle = fx.qp.qpn };
+	int pipe_fds[2], uffd;
+
+	ck_assert_int_eq(pipe(pipe_fds), 0);
+	uffd = doorbell_uffd(&req);
+	fx.client->req_fd = pipe_fds[0];
+	ck_assert_int_eq(rocemu_direct_watch(fx.client, &req), 0);
+	ck_assert_int_eq(fx.client->req_fd, pipe_fds[0]);
+	ck_assert(!fx_emu_qp()->direct.has_uffd);
+	if (uffd >= 0) {
+		req = (struct rocemu_direct_doorbells_req){ .kind = ROCEMU_DIRECT_CQ,
+							    .handle = fx.scq.cqn,
+							    .wp_addr = req.wp_addr + 8,
+							    .wp_len = page };
+		fx.client->req_fd = uffd;
+		ck_assert_int_eq(rocemu_direct_watch(fx.client, &req), 0);
+		ck_assert_int_eq(fx.client->req_fd, uffd);
+		ck_assert(!fx_emu_cq(&fx.scq)->direct.has_uffd);
+		req = (struct rocemu_direct_doorbells_req){ .kind = ROCEMU_DIRECT_CQ,
+							    .handle = fx.rcq.cqn,
+							    .wp_addr = req.wp_addr - 8,
+							    .wp_len = ROCEMU_DIRECT_WP_MAX + page };
+		ck_assert_int_eq(rocemu_direct_watch(fx.client, &req), 0);
+		ck_assert_int_eq(fx.client->req_fd, uffd);
+		ck_assert(!fx_emu_cq(&fx.rcq)->direct.has_uffd);
+		close(uffd);
+	}
+	fx.client->req_fd = -1;
+	fx_run(2 * ROCEMU_DIRECT_HOT_NS);
+	ck_assert_uint_eq(fx.emu.direct_polled, fx.emu.direct_objs);
+	ck_assert_uint_ge(fx.emu.direct_polled, 1);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+}
+END_TEST
+
+static void *ring_in_thread(void *done)
+{
+	ring_send_dbrec_only();
+	__atomic_store_n((bool *)done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A watch with the program's userfaultfd: once the daemon is cold the
+ * doorbell page is write-protected and no poll timer runs; the program's
+ * doorbell write (its own thread, which the fault stops) wakes the loop,
+ * the protection is lifted, the write lands and the SEND leaves, one
+ * wake-up counted. Where the kernel gives no userfaultfd the QP stays
+ * polled, and its doorbell is found all the same.
+ */
+START_TEST(test_protected_doorbell_wakes)
+{
+	struct rocemu_direct_doorbells_req req = { .kind = ROCEMU_DIRECT_QP, .handle = fx.qp.qpn };
+	struct rocemu_qp *qp;
+	bool done = false;
+	pthread_t writer;
+	int uffd = doorbell_uffd(&req);
+
+	if (uffd < 0)
+		req.wp_len = 0;
+	fx.client->req_fd = uffd;
+	ck_assert_int_eq(rocemu_direct_watch(fx.client, &req), 0);
+	qp = fx_emu_qp();
+	ck_assert(qp->direct.has_uffd == (uffd >= 0));
+	if (uffd >= 0)
+		ck_assert_int_eq(fx.client->req_fd, -1);
+	fx_run(2 * ROCEMU_DIRECT_HOT_NS);
+	ck_assert(qp->direct.armed == (uffd >= 0));
+	ck_assert_uint_eq(fx.emu.direct_polled, uffd >= 0 ? 0 : 1);
+	post_inline_send();
+	ck_assert_int_eq(pthread_create(&writer, NULL, ring_in_thread, &done), 0);
+	for (int i = 0; i < 100 && !(__atomic_load_n(&done, __ATOMIC_ACQUIRE) && fx.nwire); i++)
+		fx_run(ROCEMU_DIRECT_POLL_MIN_NS * 4);
+	ck_assert_int_eq(pthread_join(writer, NULL), 0);
+	ck_assert_uint_eq(fx.nwire, 1);
+	fx_wire_expect(0, ROCEMU_OP_RC_SEND_ONLY, FX_SQ_PSN, true, 4);
+	ck_assert_uint_eq(fx.client->dev->direct_wakeups, uffd >= 0 ? 1 : 0);
+	ck_assert(!qp->direct.armed);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
 	Suite *s = suite_create("sched");
@@ -347,6 +468,8 @@ static Suite *sched_suite(void)
 	tcase_add_test(direct, test_watched_cq_arm);
 	tcase_add_test(direct, test_poll_timer);
 	tcase_add_test(direct, test_poll_backs_off_and_resets);
+	tcase_add_test(direct, test_watch_forged_uffd);
+	tcase_add_test(direct, test_protected_doorbell_wakes);
 	suite_add_tcase(s, direct);
 	return s;
 }
