@@ -5,9 +5,12 @@
  * pattern, which rank 0 checks. A message of the wrong length or with one
  * wrong byte aborts the job with a line saying where.
  *
- *   mpirun -np 2 mpi_pingpong
+ *   mpirun -np 2 mpi_pingpong [ROUNDS]
  *
  * Each rank ends with "rank R: N sizes from 1 B to 4194304 B checked both ways".
+ * With ROUNDS, the sizes one short of each power of two from 4 B on (3 B,
+ * 7 B, ... 4194303 B: never a whole packet or fragment) join them, and the
+ * whole ladder is climbed ROUNDS times; the line ends ", ROUNDS rounds".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,14 +64,47 @@ static void send_pattern(uint8_t *buf, size_t size, int to, int rank)
 	MPI_Send(buf, (int)size, MPI_BYTE, to, (int)size, MPI_COMM_WORLD);
 }
 
+/* One message each way of SIZE bytes. */
+static void exchange(uint8_t *buf, size_t size, int rank)
+{
+	if (rank == 0) {
+		send_pattern(buf, size, 1, rank);
+		recv_checked(buf, size, 1, rank);
+	} else {
+		recv_checked(buf, size, 0, rank);
+		send_pattern(buf, size, 0, rank);
+	}
+}
+
+/* The ladder once: each power of two, after the size one short of it when ODD; how many sizes. */
+static int climb(uint8_t *buf, int rank, int odd)
+{
+	int sizes = 0;
+
+	for (size_t size = 1; size <= MAX_SIZE; size *= 2, sizes++) {
+		if (odd && size >= 4) {
+			exchange(buf, size - 1, rank);
+			sizes++;
+		}
+		exchange(buf, size, rank);
+	}
+	return sizes;
+}
+
 int main(int argc, char **argv)
 {
-	int rank, ranks, sizes = 0;
+	int rank, ranks, sizes = 0, rounds = 1;
 	uint8_t *buf;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	if (argc > 1)
+		rounds = atoi(argv[1]);
+	if (argc > 2 || rounds < 1) {
+		fprintf(stderr, "usage: mpi_pingpong [ROUNDS], ROUNDS at least 1\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
 	if (ranks != 2) {
 		fprintf(stderr, "rank %d: run with exactly 2 ranks, not %d\n", rank, ranks);
 		MPI_Abort(MPI_COMM_WORLD, 2);
@@ -78,16 +114,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rank %d: no memory for %u B\n", rank, MAX_SIZE);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	for (size_t size = 1; size <= MAX_SIZE; size *= 2, sizes++) {
-		if (rank == 0) {
-			send_pattern(buf, size, 1, rank);
-			recv_checked(buf, size, 1, rank);
-		} else {
-			recv_checked(buf, size, 0, rank);
-			send_pattern(buf, size, 0, rank);
-		}
-	}
-	printf("rank %d: %d sizes from 1 B to %u B checked both ways\n", rank, sizes, MAX_SIZE);
+	for (int round = 0; round < rounds; round++)
+		sizes = climb(buf, rank, argc > 1);
+	if (argc > 1)
+		printf("rank %d: %d sizes from 1 B to %u B checked both ways, %d rounds\n", rank, sizes,
+		       MAX_SIZE, rounds);
+	else
+		printf("rank %d: %d sizes from 1 B to %u B checked both ways\n", rank, sizes, MAX_SIZE);
 	free(buf);
 	MPI_Finalize();
 	return 0;
