@@ -54,7 +54,7 @@ mpi_two_hosts() {
 	write_rsh_agent "$agent" "$dir_b"
 	printf '%s slots=1\n%s slots=1\n' "$ADDR_A" "$ADDR_B" >"$WORK_DIR/hostfile"
 	capture 240 ip netns exec "$HOST_A" unshare --ipc "$ROCEMU" run -- \
-		mpirun -np 2 --allow-run-as-root --timeout 200 --hostfile "$WORK_DIR/hostfile" \
+		mpirun -np 2 --allow-run-as-root --timeout 200 --bind-to none --hostfile "$WORK_DIR/hostfile" \
 		--mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$ADDR_A/24" \
 		--mca pml '' --mca pml_base_verbose 10 -x UCX_LOG_LEVEL=info \
 		"$MPI_PINGPONG" "$ROUNDS" || fail "$what failed"
