@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "emulator/ctrl/device_config.h"
 #include "rocemu/ctrl_io.h"
 #include "rocemu/log.h"
+#include "tools/daemon_priority.h"
 
 #define DEFAULT_AUTOSTART_IDLE_EXIT 10
 #define MAX_IDLE_EXIT 86400
@@ -148,33 +148,6 @@ static int env_wire(enum rocemu_wire_mode *wire)
 }
 
 /*
- * ROCEMU_REALTIME=1: the daemon runs SCHED_FIFO at the lowest real-time
- * priority, so that a doorbell or a packet wakes it ahead of programs that
- * busy-poll their CQs (a NIC does not wait for the host's CPUs); its
- * children go back to the normal policy. Returns 0, or -1 with a line on
- * stderr when the system refuses it or ROCEMU_BUSY_POLL=1 would spin it.
- */
-static int realtime_enter(bool realtime, bool busy_poll)
-{
-	struct sched_param param = { .sched_priority = 1 };
-
-	if (!realtime)
-		return 0;
-	if (busy_poll) {
-		fprintf(stderr, "rocemud: ROCEMU_REALTIME=1 with ROCEMU_BUSY_POLL=1 would keep a core "
-				"from every other process\n");
-		return -1;
-	}
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param)) {
-		fprintf(stderr, "rocemud: ROCEMU_REALTIME=1: SCHED_FIFO: %s (it needs CAP_SYS_NICE or an "
-				"RLIMIT_RTPRIO of 1)\n", strerror(errno));
-		return -1;
-	}
-	rocemu_log(ROCEMU_LOG_INFO, "real-time scheduling: SCHED_FIFO priority 1");
-	return 0;
-}
-
-/*
  * Is a daemon answering on dir's socket? Returns its pid, 0 when none
  * (a stale socket file is removed), or -errno (-EPERM: why says whose it is).
  */
@@ -260,7 +233,7 @@ static int run(const struct options *opt)
 			strerror((int)-other));
 		return 1;
 	}
-	if (realtime_enter(realtime, busy_poll))
+	if (rocemu_daemon_nice() || rocemu_daemon_realtime(realtime, busy_poll))
 		return 1;
 	if (busy_poll)
 		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected");

@@ -7,7 +7,9 @@
 # connected client does nothing. A value that is neither 0 nor 1 stops the
 # daemon with a one-line reason. ROCEMU_REALTIME=1 runs the daemon under
 # SCHED_FIFO (a pingpong runs as usual), or stops it with the reason where
-# the system refuses that, and is refused with ROCEMU_BUSY_POLL=1.
+# the system refuses that, and is refused with ROCEMU_BUSY_POLL=1. The
+# daemon runs at nice -10 where the system allows it, 0 elsewhere, at
+# ROCEMU_NICE when set; a bad value stops it.
 . "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_pair.sh"
 require_programs ibv_rc_pingpong
 use_test_net 34
@@ -68,6 +70,27 @@ realtime() {
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 }
 
+# nice_of PID: the nice value of PID (/proc/PID/stat's 19th field).
+nice_of() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $17 }'; }
+
+# niceness: ROCEMU_NICE's values, and the default of -10 where the system allows it.
+niceness() {
+	local want=-10
+
+	capture 10 env ROCEMU_NICE=-21 "$ROCEMUD" && fail "rocemud started with ROCEMU_NICE=-21"
+	expect_fixed 'ROCEMU_NICE="-21" is not a nice value from -20 to 19' "a bad ROCEMU_NICE is refused"
+	nice -n -1 true 2>/dev/null || want=0
+	start_daemon
+	[ "$(nice_of "$(daemon_pid)")" = "$want" ] ||
+		fail "the daemon runs at nice $(nice_of "$(daemon_pid)"), not $want"
+	ok "the daemon runs at nice $want by default$([ "$want" = 0 ] && echo ": no lower nice allowed here")"
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	ROCEMU_NICE=0 start_daemon
+	[ "$(nice_of "$(daemon_pid)")" = 0 ] || fail "ROCEMU_NICE=0: the daemon runs at nice $(nice_of "$(daemon_pid)")"
+	ok "ROCEMU_NICE=0: the daemon runs at nice 0"
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+}
+
 busy_poll() {
 	local idle
 
@@ -97,6 +120,7 @@ busy_poll() {
 	stop_daemon "$ROCEMU_RUNTIME_DIR"
 
 	realtime
+	niceness
 
 	start_daemon
 	DAEMON=$(daemon_pid)
