@@ -15,7 +15,7 @@
  * ROCEMU_NICE (unset: -10; -20 to 19): the daemon's nice value and, when it
  * leads its own session (an autostarted daemon), its autogroup's. The
  * default is taken only where the system allows it; a value set and
- * refused stops the daemon.
+ * refused stops the daemon. Its timers also lose their slack.
  */
 int rocemu_daemon_nice(void);
 
