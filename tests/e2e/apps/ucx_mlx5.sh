@@ -11,6 +11,8 @@
 # ud_mlx5; tag_lat and tag_bw (UD beside it for UCP's wire-up), UCT's
 # put_bw and am_bw over dc_mlx5, whose DCIs reach the peer's DCT. UCX says at info level which transport carries the endpoint's
 # operations, and rocemu0's counters show the bytes went through it.
+# The latency mode (ROCEMU_BUSY_POLL=1) serves the direct-verbs transports
+# too: tag_lat and tag_bw over rc_mlx5 and dc_mlx5 under such a daemon.
 . "$(dirname "${BASH_SOURCE[0]}")/../harness/lib_ucx.sh"
 use_test_net 91
 
@@ -40,6 +42,17 @@ ucx_mlx5() {
 	uct_perftest ud_mlx5 am_bw bcopy 2048 500
 	uct_perftest dc_mlx5 put_bw zcopy 65536 200
 	uct_perftest dc_mlx5 am_bw zcopy 8192 500
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	wait "$DAEMON_PID"
+	forget_pid "$DAEMON_PID"
+
+	ROCEMU_BUSY_POLL=1 ucx_daemon_start
+	capture 10 "$ROCEMU" status || fail "rocemu status: $(cat "$OUT")"
+	expect "^rocemud pid [0-9]+ backend $ROCEMU_NET delivery local poll busy " "the daemon is in the latency mode"
+	for tls in rc_mlx5,ud_mlx5:aux dc_mlx5,ud_mlx5:aux; do
+		ucp_perftest "$tls" "${tls%%,*}" tag_lat 8 500
+		ucp_perftest "$tls" "${tls%%,*}" tag_bw 65536 100
+	done
 }
 
 for_each_backend ucx_mlx5
