@@ -91,11 +91,12 @@ hosts_ucx_sides() {
 }
 
 # hosts_ucx_runs NAME TLS [SUFFIX]: tag_lat 8 B and tag_bw 64 KiB between
-# the hosts, under hosts_NAME_lat8SUFFIX and hosts_NAME_bwSUFFIX.
+# the hosts, under hosts_NAME_lat8SUFFIX (its mean under
+# hosts_NAME_lat8SUFFIX_mean) and hosts_NAME_bwSUFFIX.
 hosts_ucx_runs() {
 	local name=$1 tls=$2 sfx=${3:-}
 	ucx_installed "hosts_${name}_lat8$sfx" "hosts_${name}_bw$sfx" || return
-	PAIR_READY=hosts_listening perftest_runs "hosts_${name}_lat8$sfx" parse_ucx_lat hosts_ucx_sides \
+	PAIR_READY=hosts_listening perftest_runs "hosts_${name}_lat8$sfx" parse_ucx_lat_mean hosts_ucx_sides \
 		"$tls" -t tag_lat -s 8 -n 10000
 	PAIR_READY=hosts_listening perftest_runs "hosts_${name}_bw$sfx" parse_ucx_bw hosts_ucx_sides \
 		"$tls" -t tag_bw -s 65536 -n 5000

@@ -113,6 +113,8 @@ parse_lat() {
 # overall (usec, one way), bandwidth average, overall (MB/s of 2^20 bytes),
 # message rate average, overall (msg/s).
 parse_ucx_lat() { awk '$1 == "Final:" { print $3; exit }' "$1"; }
+# The 50th percentile, then "mean USEC": the mean shows stalls the median hides.
+parse_ucx_lat_mean() { awk '$1 == "Final:" { print $3; print "mean " $4; exit }' "$1"; }
 parse_ucx_bw() { awk '$1 == "Final:" { printf "%.3f\n", $7 * 1048576 * 8 / 1e9; exit }' "$1"; }
 parse_ucx_rate() { awk '$1 == "Final:" { printf "%.4f\n", $9 / 1e6; exit }' "$1"; }
 
