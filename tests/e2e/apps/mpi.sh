@@ -75,17 +75,13 @@ mpi() {
 	mpi_run rocemu0 "$RC_MLX5_TLS" --mca pml ucx
 	mpi_run rocemu0 "$UD_MLX5_TLS" --mca pml ucx
 	mpi_run rocemu0 "$DC_MLX5_TLS" --mca pml ucx
-	stop_daemon "$ROCEMU_RUNTIME_DIR"
-	wait "$DAEMON_PID"
-	forget_pid "$DAEMON_PID"
+	end_daemon
 
 	ROCEMU_DEVICES="mlx5_0=$(addr 1)"
 	start_daemon
 	mpi_run mlx5_0 "$RC_TLS" --mca pml ""
 	mpi_run mlx5_0 "$UD_TLS" --mca pml ""
-	stop_daemon "$ROCEMU_RUNTIME_DIR"
-	wait "$DAEMON_PID"
-	forget_pid "$DAEMON_PID"
+	end_daemon
 
 	# A ConnectX-3 (mlx4 rings, mlx4_core): pml ucx by Open MPI's own default, verbs
 	# transports; UD's destination GID check off, as tests/e2e/cx3/cx3_ucx.sh says why.

@@ -42,9 +42,7 @@ ucx_mlx5() {
 	uct_perftest ud_mlx5 am_bw bcopy 2048 500
 	uct_perftest dc_mlx5 put_bw zcopy 65536 200
 	uct_perftest dc_mlx5 am_bw zcopy 8192 500
-	stop_daemon "$ROCEMU_RUNTIME_DIR"
-	wait "$DAEMON_PID"
-	forget_pid "$DAEMON_PID"
+	end_daemon
 
 	ROCEMU_BUSY_POLL=1 ucx_daemon_start
 	capture 10 "$ROCEMU" status || fail "rocemu status: $(cat "$OUT")"

@@ -66,9 +66,7 @@ pair_run() {
 	export ROCEMU_DEVICES
 	ROCEMU_PCAP=$dir start_daemon
 	traffic server client
-	stop_daemon "$ROCEMU_RUNTIME_DIR"
-	wait "$DAEMON_PID"
-	forget_pid "$DAEMON_PID"
+	end_daemon
 	capture 30 "$PCAP_CHECK" "$dir/server.pcap" "$dir/client.pcap" ||
 		fail "$1: a captured frame is no whole RoCEv2 packet with a valid ICRC"
 	ok "$1: every frame of both captures whole, ICRC valid"

@@ -248,6 +248,13 @@ stop_daemon() {
 	ROCEMU_RUNTIME_DIR=$1 run_with_timeout 10 "$ROCEMU" stop >/dev/null 2>&1 || true
 }
 
+# end_daemon: stop the daemon start_daemon started and reap it, so that the next one may start.
+end_daemon() {
+	stop_daemon "$ROCEMU_RUNTIME_DIR"
+	wait "$DAEMON_PID"
+	forget_pid "$DAEMON_PID"
+}
+
 # daemon_answers: `rocemu status` gets an answer in the current runtime dir.
 daemon_answers() {
 	run_with_timeout 5 "$ROCEMU" status >/dev/null 2>&1
