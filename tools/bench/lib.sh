@@ -136,10 +136,12 @@ failure() { # RC LOG
 
 # ---- server/client pairs ----
 
+# The server listens on TCP PORT, in network namespace LISTEN_NETNS if set.
 wait_listen() { # PORT SERVER_PID
-	local tries=$((LISTEN_WAIT * 10))
+	local tries=$((LISTEN_WAIT * 10)) in_ns=()
+	[ -z "${LISTEN_NETNS:-}" ] || in_ns=(ip netns exec "$LISTEN_NETNS")
 	while ((tries-- > 0)); do
-		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+		"${in_ns[@]}" ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
