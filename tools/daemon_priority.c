@@ -47,13 +47,13 @@ static void timer_slack_tight(void)
 		rocemu_log(ROCEMU_LOG_DEBUG, "timer slack: %s", strerror(errno));
 }
 
-int rocemu_daemon_nice(void)
+/* ROCEMU_NICE, or the default where allowed; -1 when a value set is bad or refused. */
+static int nice_enter(void)
 {
 	const char *env = getenv("ROCEMU_NICE");
 	long nice = DEFAULT_NICE;
 	char *end;
 
-	timer_slack_tight();
 	if (env && *env) {
 		errno = 0;
 		nice = strtol(env, &end, 10);
@@ -78,7 +78,8 @@ int rocemu_daemon_nice(void)
 	return 0;
 }
 
-int rocemu_daemon_realtime(bool realtime, bool busy_poll)
+/* ROCEMU_REALTIME=1: SCHED_FIFO 1, never with busy polling. */
+static int realtime_enter(bool realtime, bool busy_poll)
 {
 	struct sched_param param = { .sched_priority = 1 };
 
@@ -96,4 +97,10 @@ int rocemu_daemon_realtime(bool realtime, bool busy_poll)
 	}
 	rocemu_log(ROCEMU_LOG_INFO, "real-time scheduling: SCHED_FIFO priority 1");
 	return 0;
+}
+
+int rocemu_daemon_schedule(bool realtime, bool busy_poll)
+{
+	timer_slack_tight();
+	return nice_enter() || realtime_enter(realtime, busy_poll) ? -1 : 0;
 }

@@ -233,7 +233,7 @@ static int run(const struct options *opt)
 			strerror((int)-other));
 		return 1;
 	}
-	if (rocemu_daemon_nice() || rocemu_daemon_realtime(realtime, busy_poll))
+	if (rocemu_daemon_schedule(realtime, busy_poll))
 		return 1;
 	if (busy_poll)
 		rocemu_log(ROCEMU_LOG_INFO, "busy polling while clients are connected");
