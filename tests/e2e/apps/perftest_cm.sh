@@ -25,10 +25,11 @@ perftest_cm() {
 
 	shift 2
 	what="$tool -R $* -s $size -n $ITERS"
+	perftest_clock "$tool"
 	PAIR_PORT=$((30200 + BACKEND_INDEX * 50 + NEXT_CM_PORT))
 	NEXT_CM_PORT=$((NEXT_CM_PORT + 1))
-	run_pair "$what" 30 "$tool" -R "$@" -d rocemu0 -p "$PAIR_PORT" -s "$size" -n "$ITERS" \
-		--client "$tool" -R "$@" -p "$PAIR_PORT" -s "$size" -n "$ITERS" "$(addr 1)"
+	run_pair "$what" 30 "$tool" -R "$@" "${PERFTEST_CLOCK[@]}" -d rocemu0 -p "$PAIR_PORT" -s "$size" -n "$ITERS" \
+		--client "$tool" -R "$@" "${PERFTEST_CLOCK[@]}" -p "$PAIR_PORT" -s "$size" -n "$ITERS" "$(addr 1)"
 	expect_client "^ *$size +$ITERS +[0-9]+\.[0-9]+" "$what: report line"
 	expect_both "Data ex. method : rdma_cm" "$what: data exchanged through the RDMA CM"
 }

@@ -17,11 +17,12 @@ perftest() {
 
 	shift 4
 	what="$tool${*:+ $*} -s $size -n $ITERS, $server <- $client"
+	perftest_clock "$tool"
 	next_port
 	run_pair "$what" 30 \
-		"$tool" -d "$server" -x 0 -F -p "$PAIR_PORT" -s "$size" -n "$ITERS" "$@" \
+		"$tool" -d "$server" -x 0 "${PERFTEST_CLOCK[@]}" -p "$PAIR_PORT" -s "$size" -n "$ITERS" "$@" \
 		--client \
-		"$tool" -d "$client" -x 0 -F -p "$PAIR_PORT" -s "$size" -n "$ITERS" "$@" 127.0.0.1
+		"$tool" -d "$client" -x 0 "${PERFTEST_CLOCK[@]}" -p "$PAIR_PORT" -s "$size" -n "$ITERS" "$@" 127.0.0.1
 	expect_both "remote address: " "$what: peer's QP received"
 	expect_client "^ *$size +$ITERS +[0-9]+\.[0-9]+" "$what: report line"
 	# ib_read_lat's server only serves the reads: it prints no table.

@@ -65,6 +65,15 @@ wait_exit() {
 	return 1
 }
 
+# perftest_clock TOOL: PERFTEST_CLOCK becomes the options that keep TOOL's
+# report free of perftest's CPU-clock calibration (rdtsc fitted against
+# gettimeofday, which one preemption on a busy machine spoils): -F goes on
+# past a failed fit, and a latency tool reports cycles (-C), never "inf".
+perftest_clock() {
+	PERFTEST_CLOCK=(-F)
+	case $1 in *_lat) PERFTEST_CLOCK+=(-C) ;; esac
+}
+
 # log_side NAME FILE STATUS: one side's output into the commands log.
 log_side() {
 	echo "---- $1 output (exit status $3)" >>"$COMMANDS_LOG"

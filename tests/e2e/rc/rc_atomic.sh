@@ -14,11 +14,12 @@ atomic_test() {
 	local tool=$1 op=$2 what
 
 	what="$tool -A $op -n $ITERS"
+	perftest_clock "$tool"
 	next_port
 	run_pair "$what" 30 \
-		"$tool" -d rocemu0 -x 0 -F -p "$PAIR_PORT" -A "$op" -n "$ITERS" \
+		"$tool" -d rocemu0 -x 0 "${PERFTEST_CLOCK[@]}" -p "$PAIR_PORT" -A "$op" -n "$ITERS" \
 		--client \
-		"$tool" -d rocemu1 -x 0 -F -p "$PAIR_PORT" -A "$op" -n "$ITERS" 127.0.0.1
+		"$tool" -d rocemu1 -x 0 "${PERFTEST_CLOCK[@]}" -p "$PAIR_PORT" -A "$op" -n "$ITERS" 127.0.0.1
 	expect_both "local address: " "$what: local QP printed"
 	expect_both "remote address: " "$what: peer's QP received"
 	expect_client "^ *#bytes +#iterations " "$what: report header"

@@ -32,11 +32,12 @@ perftest_ud() {
 
 	shift 2
 	what="$tool -c UD${*:+ $*} -s $size -n $iters"
+	perftest_clock "$tool"
 	next_port
 	run_pair "$what" 30 \
-		"$tool" -d rocemu0 -x 0 -F -c UD "$@" -p "$PAIR_PORT" -s "$size" -n "$iters" \
+		"$tool" -d rocemu0 -x 0 "${PERFTEST_CLOCK[@]}" -c UD "$@" -p "$PAIR_PORT" -s "$size" -n "$iters" \
 		--client \
-		"$tool" -d rocemu1 -x 0 -F -c UD "$@" -p "$PAIR_PORT" -s "$size" -n "$iters" 127.0.0.1
+		"$tool" -d rocemu1 -x 0 "${PERFTEST_CLOCK[@]}" -c UD "$@" -p "$PAIR_PORT" -s "$size" -n "$iters" 127.0.0.1
 	expect_both "remote address: " "$what: peer's QP received"
 	expect_client "^ *$size +$iters +[0-9]+\.[0-9]+" "$what: report line"
 	expect_server "^ *$size +$iters +[0-9]+\.[0-9]+" "$what: report line"

@@ -463,7 +463,7 @@ check_pingpong() {
 	FIGURE+=" $(sed -nE 's/^[0-9]+ iters in .* = (.*)$/\1/p' "$CLIENT_OUT")"
 }
 
-# check_perftest SIZE ITERS bw|lat: the client's report line; its figure (BW average or t_avg).
+# check_perftest SIZE ITERS bw|lat: the client's report line; its figure (BW average, or t_avg in cycles).
 check_perftest() {
 	local line
 
@@ -473,7 +473,7 @@ check_perftest() {
 	if [ "$3" = bw ]; then
 		FIGURE="$(awk '{ print $4 }' <<<"$line") MB/s"
 	else
-		FIGURE="t_avg $(awk '{ print $6 }' <<<"$line") us"
+		FIGURE="t_avg $(awk '{ print $6 }' <<<"$line") cycles"
 	fi
 }
 
@@ -540,8 +540,10 @@ perftest_case() {
 	[ "$tool" = ib_atomic_bw ] || opts="-s $size $opts"
 	check="check_perftest $size $iters $kind"
 	[ "$kind" != faults ] || check="check_faults $size $iters"
+	perftest_clock "$tool"
 	both_ways "$tool $opts${LOSSY:+, $FAULTS}" "$CASE_SECS" tcp "$check" \
-		"$tool -d @DEV -x @GID -F -p @PORT $opts" "$tool -d @DEV -x @GID -F -p @PORT $opts @SRV"
+		"$tool -d @DEV -x @GID ${PERFTEST_CLOCK[*]} -p @PORT $opts" \
+		"$tool -d @DEV -x @GID ${PERFTEST_CLOCK[*]} -p @PORT $opts @SRV"
 }
 
 case_write_bw() { perftest_case ib_write_bw 65536 100 bw; }
