@@ -390,7 +390,7 @@ one_way() {
 	wire_deltas
 	if [ -n "$why" ]; then
 		:
-	elif [ "$server_rc" != 0 ] || [ "$client_rc" != 0 ]; then
+	elif ! side_finished "$server_rc" "$SERVER_OUT" || ! side_finished "$client_rc" "$CLIENT_OUT"; then
 		why="server $(exit_words "$server_rc" "$server_stopped"), client $(exit_words "$client_rc" "$client_stopped")"
 		error=$(first_error "$CLIENT_OUT" "$SERVER_OUT")
 		why+=${error:+: $error}
